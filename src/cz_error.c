@@ -1,0 +1,34 @@
+#include "cz_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char cz_error_buf[512];
+
+int cz_error(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cz_error_buf, sizeof cz_error_buf, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *cz_error_message(void) { return cz_error_buf; }
+
+const char *cz_error_name(int code) {
+    switch (code) {
+    case CZ_OK: return "CZ_OK";
+    case CZ_EINVAL: return "CZ_EINVAL";
+    case CZ_ENOMEM: return "CZ_ENOMEM";
+    case CZ_EIO: return "CZ_EIO";
+    case CZ_EFORMAT: return "CZ_EFORMAT";
+    case CZ_ERANGE: return "CZ_ERANGE";
+    case CZ_ECURVE: return "CZ_ECURVE";
+    case CZ_ESUBGROUP: return "CZ_ESUBGROUP";
+    case CZ_EVERIFY: return "CZ_EVERIFY";
+    case CZ_EUNSUPPORTED: return "CZ_EUNSUPPORTED";
+    case CZ_EDEVICE: return "CZ_EDEVICE";
+    case CZ_ECANCELED: return "CZ_ECANCELED";
+    default: return "CZ_E?";
+    }
+}

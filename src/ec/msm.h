@@ -1,0 +1,20 @@
+/* CPU multi-scalar multiplication and 0/1 batch addition over G1 and G2 (OpenMP).
+ * The reference every GPU kernel is checked against, and the CPU prover's engine.
+ * Scalars are Fr in Montgomery form (as a witness holds them); infinity bases are allowed. */
+#ifndef CZ_EC_MSM_H
+#define CZ_EC_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ec/g1.h"
+#include "ec/g2.h"
+
+/* r = sum_i scalars[i] * bases[i], Pippenger with signed windows; nthreads <= 0 uses OpenMP's default. */
+void cz_g1_msm(cz_g1_jac *r, const cz_g1_affine *bases, const cz_fr *scalars, size_t n, int nthreads);
+void cz_g2_msm(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *scalars, size_t n, int nthreads);
+/* r = sum of bases[i] whose bit i is set in bitmap (64 bits per word, bit i = word i/64, bit i%64). */
+void cz_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *bases, const uint64_t *bitmap, size_t n, int nthreads);
+void cz_g2_batch_add(cz_g2_jac *r, const cz_g2_affine *bases, const uint64_t *bitmap, size_t n, int nthreads);
+
+#endif

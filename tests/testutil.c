@@ -1,0 +1,56 @@
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+unsigned long cz_test_passed, cz_test_failed;
+
+uint64_t cz_test_seed(void) {
+    static uint64_t seed;
+    static int have;
+    if (!have) {
+        const char *env = getenv("CZ_TEST_SEED");
+        if (env && *env) {
+            seed = strtoull(env, NULL, 0);
+        } else if (cz_os_random(&seed, sizeof seed)) {
+            seed = (uint64_t)time(NULL);
+        }
+        fprintf(stderr, "seed: CZ_TEST_SEED=0x%016llx\n", (unsigned long long)seed);
+        have = 1;
+    }
+    return seed;
+}
+
+void cz_test_rng(cz_rng *rng) { cz_rng_seed(rng, cz_test_seed()); }
+
+int cz_test_finish(void) {
+    printf("%lu passed, %lu failed\n", cz_test_passed, cz_test_failed);
+    return cz_test_failed ? 1 : 0;
+}
+
+void cz_hex_encode(char *out, const uint8_t *in, size_t n) {
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = d[in[i] >> 4];
+        out[2 * i + 1] = d[in[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int cz_hex_decode(uint8_t *out, size_t n, const char *in) {
+    if (strlen(in) < 2 * n) return -1;
+    for (size_t i = 0; i < n; i++) {
+        int h = hexval(in[2 * i]), l = hexval(in[2 * i + 1]);
+        if (h < 0 || l < 0) return -1;
+        out[i] = (uint8_t)(h << 4 | l);
+    }
+    return 0;
+}

@@ -1,0 +1,46 @@
+/* Minimal test harness: CHECK records failures without stopping; cz_test_finish prints the
+ * closing "N passed, N failed" line and returns the exit status. */
+#ifndef CZ_TESTUTIL_H
+#define CZ_TESTUTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/rng.h"
+
+extern unsigned long cz_test_passed, cz_test_failed;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            cz_test_passed++;                                                        \
+        } else {                                                                     \
+            cz_test_failed++;                                                        \
+            if (cz_test_failed <= 20)                                                \
+                fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                         \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            cz_test_passed++;                                                        \
+        } else {                                                                     \
+            cz_test_failed++;                                                        \
+            if (cz_test_failed <= 20) {                                              \
+                fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+                fprintf(stderr, __VA_ARGS__);                                        \
+                fputc('\n', stderr);                                                 \
+            }                                                                        \
+        }                                                                            \
+    } while (0)
+
+/* A fresh seed per run (printed so a failure can be replayed with CZ_TEST_SEED=...). */
+uint64_t cz_test_seed(void);
+void cz_test_rng(cz_rng *rng);
+int cz_test_finish(void);
+/* Hex helpers for tests and tools. */
+void cz_hex_encode(char *out, const uint8_t *in, size_t n);
+int cz_hex_decode(uint8_t *out, size_t n, const char *in);
+
+#endif
