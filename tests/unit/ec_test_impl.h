@@ -319,6 +319,22 @@ static void EC_P(t_subgroup)(cz_rng *rng, int n) {
         CHECK(!EC_P(affine_is_on_curve)(&b) || EC_FF(is_zero)(&b.x));
     }
     CHECK(outside == n); /* a random curve point is in G with probability ~1/cofactor */
+    /* Harder cases for an endomorphism test: T = [r]Q has order dividing the cofactor (so T is O or
+     * outside G), and G-point + T is outside G with a large G component. */
+    for (int i = 0; i < 4; i++) {
+        EC_AFF q, t, s;
+        EC_JAC qj, tj, sj;
+        T_ON_CURVE(&q, rng);
+        EC_P(jac_from_affine)(&qj, &q);
+        EC_P(mul_raw)(&tj, &qj, cz_test_r_limbs, 255);
+        CHECK(!EC_P(jac_is_infinity)(&tj));
+        EC_P(to_affine)(&t, &tj);
+        CHECK(EC_P(affine_is_on_curve)(&t) && !EC_P(affine_is_in_subgroup)(&t) && !T_SLOW_SUB(&t));
+        EC_P(random)(&s, rng);
+        EC_P(jac_add_affine)(&sj, &tj, &s);
+        EC_P(to_affine)(&s, &sj);
+        CHECK(EC_P(affine_is_on_curve)(&s) && !EC_P(affine_is_in_subgroup)(&s) && !T_SLOW_SUB(&s));
+    }
     EC_AFF inf = {0};
     CHECK(EC_P(affine_is_on_curve)(&inf) && EC_P(affine_is_in_subgroup)(&inf));
 }
