@@ -215,6 +215,8 @@ int cz_cs_finalize(cz_cs *cs) {
         if (rc) return set_err(cs, rc);
     }
     cs->finalized = true;
+    /* Every later alloc takes the slow path, which refuses it. */
+    cs->input_limit = cs->aux_limit = 0;
     return 0;
 }
 
