@@ -13,6 +13,7 @@
 typedef struct { uint8_t *p; size_t n, cap; } bytes;
 
 static void put(bytes *b, const void *src, size_t n) {
+    if (n == 0) return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2 + 64;
         b->p = realloc(b->p, b->cap);
