@@ -122,6 +122,8 @@ cz_var cz_cs_alloc_slow_(cz_cs *cs, const cz_fr *value, bool input) {
 /* Copies lc into the scratch buffer, checks its variables exist and normalizes it. */
 static int prepare_lc(cz_cs *cs, const cz_lc *lc, size_t *n_out) {
     struct cz_cs_record *r = cs->rec;
+    static const cz_lc zero = {NULL, 0, 0};
+    if (!lc) lc = &zero;
     if (lc->n > r->scratch_cap) {
         size_t cap = lc->n < 64 ? 64 : lc->n;
         cz_lc_term *s = realloc(r->scratch, cap * sizeof *s);

@@ -91,7 +91,8 @@ static inline cz_var cz_cs_alloc_input(cz_cs *cs, const cz_fr *value) {
     return cz_var_input((uint32_t)cs->num_inputs++);
 }
 
-/* Adds the constraint a * b = c. The LCs are only read (the caller still owns them). */
+/* Adds the constraint a * b = c. The LCs are only read (the caller still owns them); NULL is the
+ * zero LC, so a gadget that skipped building LCs may pass NULLs in any mode. */
 static inline void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
     if (cs->mode & CZ_CS_RECORD) cz_cs_enforce_record_(cs, a, b, c);
     else cs->num_constraints++;

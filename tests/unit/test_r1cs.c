@@ -94,7 +94,7 @@ static void hand_circuit(cz_cs *cs, const hand_vals *v) {
     cz_lc_clear(&la), cz_lc_clear(&lb), cz_lc_clear(&lc);
     cz_lc_add(cs, &lc, u, &five);
     cz_lc_sub(cs, &lc, u, &five);
-    cz_cs_enforce(cs, &la, &lb, &lc);
+    cz_cs_enforce(cs, NULL, &lb, &lc); /* NULL is the zero LC */
     cz_lc_free(cs, &la), cz_lc_free(cs, &lb), cz_lc_free(cs, &lc);
 }
 
