@@ -650,6 +650,27 @@ static void test_errors(void) {
     free(in);
     free(aux);
     cz_cs_free(cs);
+    /* Caller-owned value buffers: filled in place, overflow is a sticky CZ_ERANGE, never freed. */
+    cz_fr bin[2], baux[3];
+    CHECK(cz_cs_new(&cs, CZ_CS_WITNESS) == 0);
+    CHECK(cz_cs_set_value_buffers(cs, bin, 2, baux, 3) == 0);
+    CHECK(cz_cs_set_value_buffers(cs, bin, 2, baux, 3) == CZ_EINVAL);
+    CHECK(cz_cs_reserve(cs, 10, 10, 10) == 0);
+    for (uint64_t i = 0; i < 3; i++) {
+        cz_fr x = fr_u64(i + 10);
+        cz_cs_alloc(cs, &x);
+    }
+    cz_fr x = fr_u64(77);
+    cz_cs_alloc_input(cs, &x);
+    CHECK(cz_cs_status(cs) == 0 && cz_fr_equal(&bin[0], &CZ_FR_ONE_V) && cz_fr_equal(&bin[1], &x));
+    x = fr_u64(12);
+    CHECK(cz_fr_equal(&baux[2], &x));
+    cz_cs_alloc(cs, &x);
+    CHECK(cz_cs_status(cs) == CZ_ERANGE);
+    cz_cs_free(cs);
+    CHECK(cz_cs_new(&cs, CZ_CS_RECORD) == 0);
+    CHECK(cz_cs_set_value_buffers(cs, bin, 2, baux, 3) == CZ_EINVAL);
+    cz_cs_free(cs);
 }
 
 int main(void) {
