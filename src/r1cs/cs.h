@@ -18,7 +18,21 @@
  * Linear combinations take their term storage from per-cs size-class free lists carved out of large
  * slabs, so building one never calls malloc in steady state. An LC is a small value (pointer, length,
  * capacity) owned by the gadget that built it: release it with cz_lc_free (or reuse it after
- * cz_lc_clear). Terms are appended unmerged; enforce sorts and merges them. One cs per thread. */
+ * cz_lc_clear). Terms are appended unmerged; enforce sorts and merges them. One cs per thread.
+ *
+ * A gadget, e.g. bellpepper's AllocatedBit ((ONE - b) * b = 0), written once for all modes:
+ *     cz_var b = cz_cs_alloc(cs, cz_cs_needs_values(cs) ? (bit ? &CZ_FR_ONE_V : &CZ_FR_ZERO_V) : NULL);
+ *     if (cz_cs_needs_lcs(cs)) {
+ *         cz_lc l = CZ_LC_ZERO, r = CZ_LC_ZERO;
+ *         cz_lc_add(cs, &l, CZ_CS_ONE, NULL);
+ *         cz_lc_sub(cs, &l, b, NULL);
+ *         cz_lc_add(cs, &r, b, NULL);
+ *         cz_cs_enforce(cs, &l, &r, NULL);
+ *         cz_lc_free(cs, &l);
+ *         cz_lc_free(cs, &r);
+ *     } else {
+ *         cz_cs_enforce(cs, NULL, NULL, NULL);   // still counted, builds nothing
+ *     } */
 #ifndef CZ_R1CS_CS_H
 #define CZ_R1CS_CS_H
 
