@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "r1cs/cs.h"
+#include "r1cs/csr_dict.h"
 
 static double now(void) { return omp_get_wtime(); }
 /* CPU seconds of the whole process: on a shared machine the single-thread numbers mean more. */
@@ -96,6 +97,16 @@ int main(int argc, char **argv) {
         printf("eval_abc,%llu rows %llu nnz %d threads,%.3f s (cpu %.3f s),%.1f M nnz/s\n",
                (unsigned long long)r.num_rows, (unsigned long long)nnz, t, s, c, nnz / s / 1e6);
         if (t == threads) break;
+    }
+    const cz_csr *mats[3] = {&r.a, &r.b, &r.c};
+    for (int m = 0; m < 3; m++) {
+        cz_csr_dict d;
+        double s = now();
+        if (cz_csr_dict_from_csr(&d, mats[m])) return 1;
+        uint64_t nnz = cz_r1cs_nnz(mats[m]);
+        printf("dict_%c,%llu nnz %u distinct,%.3f s,%.1f -> %.1f MB\n", "abc"[m], (unsigned long long)nnz, d.ncoeffs,
+               now() - s, nnz * 36 / 1e6, (nnz * 8 + d.ncoeffs * 32.0) / 1e6);
+        cz_csr_dict_free(&d);
     }
     uint64_t bad;
     double s = now();
