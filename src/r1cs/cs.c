@@ -20,7 +20,7 @@ static int set_err(cz_cs *cs, int code) {
     return code;
 }
 
-static int grow_values(cz_cs *cs, bool input, uint64_t want) {
+static int grow_values(cz_cs *cs, bool input, uint64_t want, bool huge) {
     cz_fr **v = input ? &cs->inputs : &cs->aux;
     uint64_t *limit = input ? &cs->input_limit : &cs->aux_limit;
     if (want <= *limit) return 0;
@@ -31,6 +31,7 @@ static int grow_values(cz_cs *cs, bool input, uint64_t want) {
     if (!p)
         return cz_error(CZ_ENOMEM, "cs: out of memory for %llu %s values", (unsigned long long)want,
                         input ? "input" : "aux");
+    if (huge) cz_advise_hugepages(p, want * sizeof *p);
     *v = p;
     *limit = want;
     return 0;
@@ -50,7 +51,7 @@ int cz_cs_new(cz_cs **out, unsigned mode) {
         if (!cs->rec) rc = cz_error(CZ_ENOMEM, "cs: out of memory");
         else rc = cz_lc_pool_new(&cs->pool);
     }
-    if (!rc && (mode & CZ_CS_WITNESS)) rc = grow_values(cs, true, 16) ? CZ_ENOMEM : grow_values(cs, false, 1024);
+    if (!rc && (mode & CZ_CS_WITNESS)) rc = grow_values(cs, true, 16, false) ? CZ_ENOMEM : grow_values(cs, false, 1024, false);
     if (rc) {
         cz_cs_free(cs);
         return rc;
@@ -81,7 +82,7 @@ int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num
     if ((cs->mode & CZ_CS_WITNESS) && !cs->external_values) {
         if (num_inputs > (uint64_t)CZ_VAR_MAX_INDEX + 1 || num_aux > (uint64_t)CZ_VAR_MAX_INDEX + 1)
             return cz_error(CZ_ERANGE, "cs: reserve beyond the variable id space");
-        if ((rc = grow_values(cs, true, num_inputs)) || (rc = grow_values(cs, false, num_aux))) return rc;
+        if ((rc = grow_values(cs, true, num_inputs, true)) || (rc = grow_values(cs, false, num_aux, true))) return rc;
     }
     if (cs->rec) {
         /* A rough 2.5 terms per row is what the Filecoin circuits average; it is only a hint. */
@@ -131,7 +132,7 @@ cz_var cz_cs_alloc_slow_(cz_cs *cs, const cz_fr *value, bool input) {
         if (*n >= cap) {
             uint64_t want = cap * 2 > (uint64_t)CZ_VAR_MAX_INDEX + 1 ? (uint64_t)CZ_VAR_MAX_INDEX + 1 : cap * 2;
             if (want < 16) want = 16;
-            int rc = grow_values(cs, input, want);
+            int rc = grow_values(cs, input, want, false);
             if (rc) {
                 set_err(cs, rc);
                 return CZ_CS_ONE;
