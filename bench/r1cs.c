@@ -75,6 +75,8 @@ int main(int argc, char **argv) {
             memset(ba, 1, (2 * steps + 1) * sizeof *ba); /* not 0: gcc turns malloc+memset(0) into calloc */
             if (cz_cs_set_value_buffers(cs, bi, 1, ba, 2 * steps + 1)) return 1;
         }
+        /* Record mode gets its sizes from a count-mode pass first, as the engine would. */
+        if (modes[m] == CZ_CS_RECORD && cz_cs_reserve(cs, 1, 2 * steps + 1, 2 * steps)) return 1;
         double t = now(), c = cpu();
         synth(cs, steps);
         if (cz_cs_finalize(cs)) return 1;
