@@ -111,7 +111,8 @@ static inline cz_var cz_cs_alloc_input(cz_cs *cs, const cz_fr *value) {
 }
 
 /* Adds the constraint a * b = c. The LCs are only read (the caller still owns them); NULL is the
- * zero LC, so a gadget that skipped building LCs may pass NULLs in any mode. */
+ * zero LC, so a gadget that skipped building LCs may pass NULLs in any mode. Outside record mode it
+ * only counts (an enforce after finalize is a sticky error in record mode, not checked otherwise). */
 static inline void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
     if (cs->mode & CZ_CS_RECORD) cz_cs_enforce_record_(cs, a, b, c);
     else cs->num_constraints++;
