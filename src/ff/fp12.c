@@ -1,6 +1,7 @@
 #include "ff/fp12.h"
 
 #include "cz_error.h"
+#include "ff/fp2_fast.h"
 #include "ff/tower_constants.h"
 
 static const cz_fp2 frob_w[5] = CZ_FROB12_W;
@@ -50,10 +51,10 @@ void cz_fp12_mul_by_014(cz_fp12 *r, const cz_fp12 *a, const cz_fp2 *l0, const cz
 /* (a + b s)^2 in Fp4 = Fp2[s]/(s^2 - xi): returns a^2 + xi b^2 and 2ab. */
 static inline void fp4_sqr(cz_fp2 *lo, cz_fp2 *hi, const cz_fp2 *a, const cz_fp2 *b) {
     cz_fp2 t0, t1, t2;
-    cz_fp2_sqr(&t0, a);
-    cz_fp2_sqr(&t1, b);
+    cz_fp2x_sqr(&t0, a);
+    cz_fp2x_sqr(&t1, b);
     cz_fp2_add(&t2, a, b);
-    cz_fp2_sqr(&t2, &t2);
+    cz_fp2x_sqr(&t2, &t2);
     cz_fp2_sub(&t2, &t2, &t0);
     cz_fp2_sub(hi, &t2, &t1);
     cz_fp2_mul_by_nonresidue(&t1, &t1);
