@@ -14,28 +14,28 @@ void cz_fp6_mul(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
     cz_fp2x_mul(&v1, &a->c1, &b->c1);
     cz_fp2x_mul(&v2, &a->c2, &b->c2);
 
-    cz_fp2_add(&s, &a->c1, &a->c2);
-    cz_fp2_add(&t, &b->c1, &b->c2);
+    cz_fp2x_add(&s, &a->c1, &a->c2);
+    cz_fp2x_add(&t, &b->c1, &b->c2);
     cz_fp2x_mul(&c0, &s, &t);
-    cz_fp2_sub(&c0, &c0, &v1);
-    cz_fp2_sub(&c0, &c0, &v2);
-    cz_fp2_mul_by_nonresidue(&c0, &c0);
-    cz_fp2_add(&c0, &c0, &v0);
+    cz_fp2x_sub(&c0, &c0, &v1);
+    cz_fp2x_sub(&c0, &c0, &v2);
+    cz_fp2x_mul_by_nonresidue(&c0, &c0);
+    cz_fp2x_add(&c0, &c0, &v0);
 
-    cz_fp2_add(&s, &a->c0, &a->c1);
-    cz_fp2_add(&t, &b->c0, &b->c1);
+    cz_fp2x_add(&s, &a->c0, &a->c1);
+    cz_fp2x_add(&t, &b->c0, &b->c1);
     cz_fp2x_mul(&c1, &s, &t);
-    cz_fp2_sub(&c1, &c1, &v0);
-    cz_fp2_sub(&c1, &c1, &v1);
-    cz_fp2_mul_by_nonresidue(&s, &v2);
-    cz_fp2_add(&c1, &c1, &s);
+    cz_fp2x_sub(&c1, &c1, &v0);
+    cz_fp2x_sub(&c1, &c1, &v1);
+    cz_fp2x_mul_by_nonresidue(&s, &v2);
+    cz_fp2x_add(&c1, &c1, &s);
 
-    cz_fp2_add(&s, &a->c0, &a->c2);
-    cz_fp2_add(&t, &b->c0, &b->c2);
+    cz_fp2x_add(&s, &a->c0, &a->c2);
+    cz_fp2x_add(&t, &b->c0, &b->c2);
     cz_fp2x_mul(&c2, &s, &t);
-    cz_fp2_sub(&c2, &c2, &v0);
-    cz_fp2_sub(&c2, &c2, &v2);
-    cz_fp2_add(&c2, &c2, &v1);
+    cz_fp2x_sub(&c2, &c2, &v0);
+    cz_fp2x_sub(&c2, &c2, &v2);
+    cz_fp2x_add(&c2, &c2, &v1);
 
     r->c0 = c0;
     r->c1 = c1;
@@ -47,22 +47,22 @@ void cz_fp6_sqr(cz_fp6 *r, const cz_fp6 *a) {
     cz_fp2 s0, s1, s2, s3, s4, t;
     cz_fp2x_sqr(&s0, &a->c0);
     cz_fp2x_mul(&s1, &a->c0, &a->c1);
-    cz_fp2_double(&s1, &s1);
-    cz_fp2_sub(&s2, &a->c0, &a->c1);
-    cz_fp2_add(&s2, &s2, &a->c2);
+    cz_fp2x_double(&s1, &s1);
+    cz_fp2x_sub(&s2, &a->c0, &a->c1);
+    cz_fp2x_add(&s2, &s2, &a->c2);
     cz_fp2x_sqr(&s2, &s2);
     cz_fp2x_mul(&s3, &a->c1, &a->c2);
-    cz_fp2_double(&s3, &s3);
+    cz_fp2x_double(&s3, &s3);
     cz_fp2x_sqr(&s4, &a->c2);
 
-    cz_fp2_mul_by_nonresidue(&t, &s3);
-    cz_fp2_add(&r->c0, &s0, &t);
-    cz_fp2_add(&r->c2, &s1, &s2);
-    cz_fp2_add(&r->c2, &r->c2, &s3);
-    cz_fp2_sub(&r->c2, &r->c2, &s0);
-    cz_fp2_sub(&r->c2, &r->c2, &s4);
-    cz_fp2_mul_by_nonresidue(&t, &s4);
-    cz_fp2_add(&r->c1, &s1, &t);
+    cz_fp2x_mul_by_nonresidue(&t, &s3);
+    cz_fp2x_add(&r->c0, &s0, &t);
+    cz_fp2x_add(&r->c2, &s1, &s2);
+    cz_fp2x_add(&r->c2, &r->c2, &s3);
+    cz_fp2x_sub(&r->c2, &r->c2, &s0);
+    cz_fp2x_sub(&r->c2, &r->c2, &s4);
+    cz_fp2x_mul_by_nonresidue(&t, &s4);
+    cz_fp2x_add(&r->c1, &s1, &t);
 }
 
 /* b2 = 0: 5 Fp2 multiplications. */
@@ -72,17 +72,17 @@ void cz_fp6_mul_by_01(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b0, const cz_fp2
     cz_fp2x_mul(&v1, &a->c1, b1);
 
     cz_fp2x_mul(&c0, &a->c2, b1);
-    cz_fp2_mul_by_nonresidue(&c0, &c0);
-    cz_fp2_add(&c0, &c0, &v0);
+    cz_fp2x_mul_by_nonresidue(&c0, &c0);
+    cz_fp2x_add(&c0, &c0, &v0);
 
-    cz_fp2_add(&s, &a->c0, &a->c1);
-    cz_fp2_add(&t, b0, b1);
+    cz_fp2x_add(&s, &a->c0, &a->c1);
+    cz_fp2x_add(&t, b0, b1);
     cz_fp2x_mul(&c1, &s, &t);
-    cz_fp2_sub(&c1, &c1, &v0);
-    cz_fp2_sub(&c1, &c1, &v1);
+    cz_fp2x_sub(&c1, &c1, &v0);
+    cz_fp2x_sub(&c1, &c1, &v1);
 
     cz_fp2x_mul(&c2, &a->c2, b0);
-    cz_fp2_add(&c2, &c2, &v1);
+    cz_fp2x_add(&c2, &c2, &v1);
 
     r->c0 = c0;
     r->c1 = c1;
@@ -92,7 +92,7 @@ void cz_fp6_mul_by_01(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b0, const cz_fp2
 void cz_fp6_mul_by_1(cz_fp6 *r, const cz_fp6 *a, const cz_fp2 *b1) {
     cz_fp2 c0, c1, c2;
     cz_fp2x_mul(&c0, &a->c2, b1);
-    cz_fp2_mul_by_nonresidue(&c0, &c0);
+    cz_fp2x_mul_by_nonresidue(&c0, &c0);
     cz_fp2x_mul(&c1, &a->c0, b1);
     cz_fp2x_mul(&c2, &a->c1, b1);
     r->c0 = c0;
@@ -111,24 +111,24 @@ int cz_fp6_inv(cz_fp6 *r, const cz_fp6 *a) {
     cz_fp2 t0, t1, t2, d, s;
     cz_fp2x_sqr(&t0, &a->c0);
     cz_fp2x_mul(&s, &a->c1, &a->c2);
-    cz_fp2_mul_by_nonresidue(&s, &s);
-    cz_fp2_sub(&t0, &t0, &s);
+    cz_fp2x_mul_by_nonresidue(&s, &s);
+    cz_fp2x_sub(&t0, &t0, &s);
 
     cz_fp2x_sqr(&t1, &a->c2);
-    cz_fp2_mul_by_nonresidue(&t1, &t1);
+    cz_fp2x_mul_by_nonresidue(&t1, &t1);
     cz_fp2x_mul(&s, &a->c0, &a->c1);
-    cz_fp2_sub(&t1, &t1, &s);
+    cz_fp2x_sub(&t1, &t1, &s);
 
     cz_fp2x_sqr(&t2, &a->c1);
     cz_fp2x_mul(&s, &a->c0, &a->c2);
-    cz_fp2_sub(&t2, &t2, &s);
+    cz_fp2x_sub(&t2, &t2, &s);
 
     cz_fp2x_mul(&d, &a->c2, &t1);
     cz_fp2x_mul(&s, &a->c1, &t2);
-    cz_fp2_add(&d, &d, &s);
-    cz_fp2_mul_by_nonresidue(&d, &d);
+    cz_fp2x_add(&d, &d, &s);
+    cz_fp2x_mul_by_nonresidue(&d, &d);
     cz_fp2x_mul(&s, &a->c0, &t0);
-    cz_fp2_add(&d, &d, &s);
+    cz_fp2x_add(&d, &d, &s);
     if (cz_fp2_inv(&d, &d)) {
         *r = CZ_FP6_ZERO_V;
         return cz_error(CZ_EINVAL, "inverse of zero in Fp6");
