@@ -39,20 +39,29 @@ static const uint64_t cz_fpx_inv_ = CZ_FP_INV;
 
 static inline void cz_fpx_mul_asm_(cz_fp *r, const cz_fp *a, const cz_fp *b) {
     uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0, hi;
-    __asm__(CZ_FPX_ROUND(0, t0, t1, t2, t3, t4, t5, t6)
-            CZ_FPX_ROUND(1, t1, t2, t3, t4, t5, t6, t0)
-            CZ_FPX_ROUND(2, t2, t3, t4, t5, t6, t0, t1)
-            CZ_FPX_ROUND(3, t3, t4, t5, t6, t0, t1, t2)
-            CZ_FPX_ROUND(4, t4, t5, t6, t0, t1, t2, t3)
-            CZ_FPX_ROUND(5, t5, t6, t0, t1, t2, t3, t4)
-            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4),
-              [t5] "+&r"(t5), [t6] "+&r"(t6), [hi] "=&r"(hi)
-            : [a] "r"(a->l), [b] "r"(b->l), [p] "m"(*(const uint64_t(*)[6])cz_fpx_p_), [inv] "m"(cz_fpx_inv_)
-            : "rax", "rdx", "cc", "memory");
-    /* After six rounds the value (< 2p) sits in t6, t0, t1, t2, t3, t4. */
-    uint64_t t[6] = {t6, t0, t1, t2, t3, t4};
-    (void)t5;
-    cz_fp_reduce_once_(r->l, t);
+    /* After six rounds the value (< 2p) sits in t6, t0, t1, t2, t3, t4: it is stored, p is
+     * subtracted in the registers, and the stored value comes back (cmovc) when that borrows.
+     * r is written only after a and b have been read, so it may alias them. */
+    __asm__ __volatile__(
+        CZ_FPX_ROUND(0, t0, t1, t2, t3, t4, t5, t6)
+        CZ_FPX_ROUND(1, t1, t2, t3, t4, t5, t6, t0)
+        CZ_FPX_ROUND(2, t2, t3, t4, t5, t6, t0, t1)
+        CZ_FPX_ROUND(3, t3, t4, t5, t6, t0, t1, t2)
+        CZ_FPX_ROUND(4, t4, t5, t6, t0, t1, t2, t3)
+        CZ_FPX_ROUND(5, t5, t6, t0, t1, t2, t3, t4)
+        "movq %[t6], 0(%[o])\n\t" "movq %[t0], 8(%[o])\n\t" "movq %[t1], 16(%[o])\n\t"
+        "movq %[t2], 24(%[o])\n\t" "movq %[t3], 32(%[o])\n\t" "movq %[t4], 40(%[o])\n\t"
+        "subq %[p], %[t6]\n\t" "sbbq 8+%[p], %[t0]\n\t" "sbbq 16+%[p], %[t1]\n\t"
+        "sbbq 24+%[p], %[t2]\n\t" "sbbq 32+%[p], %[t3]\n\t" "sbbq 40+%[p], %[t4]\n\t"
+        "cmovcq 0(%[o]), %[t6]\n\t" "cmovcq 8(%[o]), %[t0]\n\t" "cmovcq 16(%[o]), %[t1]\n\t"
+        "cmovcq 24(%[o]), %[t2]\n\t" "cmovcq 32(%[o]), %[t3]\n\t" "cmovcq 40(%[o]), %[t4]\n\t"
+        "movq %[t6], 0(%[o])\n\t" "movq %[t0], 8(%[o])\n\t" "movq %[t1], 16(%[o])\n\t"
+        "movq %[t2], 24(%[o])\n\t" "movq %[t3], 32(%[o])\n\t" "movq %[t4], 40(%[o])\n\t"
+        : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4),
+          [t5] "+&r"(t5), [t6] "+&r"(t6), [hi] "=&r"(hi)
+        : [a] "r"(a->l), [b] "r"(b->l), [o] "r"(r->l), [p] "m"(*(const uint64_t(*)[6])cz_fpx_p_),
+          [inv] "m"(cz_fpx_inv_)
+        : "rax", "rdx", "cc", "memory");
 }
 
 /* r = a + b mod p. a + b < 2^382 never carries out of 6 limbs; the sum is stored, then s - p is
