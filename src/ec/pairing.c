@@ -131,6 +131,7 @@ void cz_miller_loop(cz_fp12 *f, const cz_g1_affine *p, const cz_g2_affine *q, si
     const cz_g2_affine *qb[CZ_MILLER_BLOCK];
     cz_fp12 acc = CZ_FP12_ONE_V, blk;
     size_t m = 0;
+    bool first = true;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !pair_is_trivial(&p[i], &q[i])) {
             pb[m] = &p[i];
@@ -138,8 +139,9 @@ void cz_miller_loop(cz_fp12 *f, const cz_g1_affine *p, const cz_g2_affine *q, si
             m++;
         }
         if (m == CZ_MILLER_BLOCK || (i == n && m > 0)) {
-            miller_block(&blk, pb, qb, m);
-            cz_fp12_mul(&acc, &acc, &blk);
+            miller_block(first ? &acc : &blk, pb, qb, m);
+            if (!first) cz_fp12_mul(&acc, &acc, &blk);
+            first = false;
             m = 0;
         }
     }

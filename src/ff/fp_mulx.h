@@ -2,13 +2,14 @@
  * and the two carry chains adcx/adox), about 1.8x quicker than the portable C of mont_impl.h on gcc,
  * and add/sub with plain adc/sbb chains (about 2x). Same results as cz_fp_mul/add/sub (fully reduced);
  * the multiplication falls back to cz_fp_mul on CPUs without ADX (libgcc's cached cpu flags).
- * Define CZ_NO_ASM to force the portable path. Outputs may alias inputs. */
+ * Define CZ_NO_ASM to force the portable path (CUDA translation units always get it).
+ * Outputs may alias inputs. */
 #ifndef CZ_FF_FP_MULX_H
 #define CZ_FF_FP_MULX_H
 
 #include "ff/fp.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(CZ_NO_ASM)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CZ_NO_ASM) && !defined(__CUDACC__)
 #define CZ_FP_MULX_ASM 1
 
 static const uint64_t cz_fpx_p_[6] = CZ_FP_MODULUS;
