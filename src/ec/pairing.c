@@ -13,6 +13,15 @@
  * products run block by block (still one final exponentiation). */
 #define CZ_MILLER_BLOCK 32
 
+/* Homogeneous projective G2 point of the Miller loop (not jacobian: x = X/Z, y = Y/Z). */
+typedef struct { cz_fp2 x, y, z; } g2_proj;
+
+static inline void proj_from_affine(g2_proj *t, const cz_g2_affine *q) {
+    t->x = q->x;
+    t->y = q->y;
+    t->z = CZ_FP2_ONE_V;
+}
+
 static void fp2_mul_by_12xi(cz_fp2 *r, const cz_fp2 *a) {
     cz_fp2 t;
     cz_fp2x_mul_by_nonresidue(&t, a);
@@ -23,8 +32,8 @@ static void fp2_mul_by_12xi(cz_fp2 *r, const cz_fp2 *a) {
 }
 
 /* T = 2T; the tangent line at T: c0 = Y^2 - 3b'Z^2, c1 = -3X^2, c2 = 2YZ (b' = 4 xi). */
-static void dbl_step(cz_g2_jac *t, cz_pairing_line *l) {
-    cz_fp2 j, b, c, e, f, h, xy, s;
+static void dbl_step(g2_proj *t, cz_pairing_line *l) {
+    cz_fp2 j, b, c, e, f, h, xy, s, e3;
     cz_fp2x_sqr(&j, &t->x);
     cz_fp2x_sqr(&b, &t->y);
     cz_fp2x_sqr(&c, &t->z);
@@ -50,14 +59,11 @@ static void dbl_step(cz_g2_jac *t, cz_pairing_line *l) {
     cz_fp2x_add(&s, &b, &f);
     cz_fp2x_sqr(&s, &s);
     cz_fp2x_sqr(&e, &e);
-    {
-        cz_fp2 e3;
-        cz_fp2x_double(&e3, &e);
-        cz_fp2x_add(&e3, &e3, &e); /* 3 E^2 */
-        cz_fp2x_double(&e3, &e3);
-        cz_fp2x_double(&e3, &e3); /* 12 E^2 */
-        cz_fp2x_sub(&t->y, &s, &e3);
-    }
+    cz_fp2x_double(&e3, &e);
+    cz_fp2x_add(&e3, &e3, &e);
+    cz_fp2x_double(&e3, &e3);
+    cz_fp2x_double(&e3, &e3); /* 12 E^2 */
+    cz_fp2x_sub(&t->y, &s, &e3);
     cz_fp2x_mul(&t->z, &b, &h);
     cz_fp2x_double(&t->z, &t->z);
     cz_fp2x_double(&t->z, &t->z);
@@ -65,7 +71,7 @@ static void dbl_step(cz_g2_jac *t, cz_pairing_line *l) {
 
 /* T = T + Q (Q affine, T != +-Q); the chord: c0 = theta xQ - lambda yQ, c1 = -theta, c2 = lambda
  * with theta = Y - yQ Z, lambda = X - xQ Z. */
-static void add_step(cz_g2_jac *t, const cz_g2_affine *q, cz_pairing_line *l) {
+static void add_step(g2_proj *t, const cz_g2_affine *q, cz_pairing_line *l) {
     cz_fp2 th, la, c, d, e, f, g, h, s;
     cz_fp2x_mul(&th, &q->y, &t->z);
     cz_fp2x_sub(&th, &t->y, &th);
@@ -107,9 +113,9 @@ static inline bool pair_is_trivial(const cz_g1_affine *p, const cz_g2_affine *q)
 
 /* Miller loop of up to CZ_MILLER_BLOCK pairs, none at infinity; f is not yet conjugated. */
 static void miller_block(cz_fp12 *f, const cz_g1_affine *const *p, const cz_g2_affine *const *q, size_t n) {
-    cz_g2_jac t[CZ_MILLER_BLOCK];
+    g2_proj t[CZ_MILLER_BLOCK];
     cz_pairing_line l;
-    for (size_t j = 0; j < n; j++) cz_g2_jac_from_affine(&t[j], q[j]);
+    for (size_t j = 0; j < n; j++) proj_from_affine(&t[j], q[j]);
     *f = CZ_FP12_ONE_V;
     for (int i = 62; i >= 0; i--) {
         if (i != 62) cz_fp12_sqr(f, f);
@@ -155,9 +161,9 @@ void cz_g2_prepare(cz_g2_prepared *r, const cz_g2_affine *q) {
         memset(r->lines, 0, sizeof r->lines);
         return;
     }
-    cz_g2_jac t;
+    g2_proj t;
     size_t k = 0;
-    cz_g2_jac_from_affine(&t, q);
+    proj_from_affine(&t, q);
     for (int i = 62; i >= 0; i--) {
         dbl_step(&t, &r->lines[k++]);
         if ((CZ_BLS_X_ABS >> i) & 1) add_step(&t, q, &r->lines[k++]);

