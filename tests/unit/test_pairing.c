@@ -260,6 +260,32 @@ int main(void) {
     tp_g2_mul(&t2, &g2, R_LIMBS);
     CHECK(cz_g1_affine_is_infinity(&t1) && cz_g2_affine_is_infinity(&t2));
 
+    /* the G1/G2 module agrees with the helpers, and its random points pair bilinearly too */
+    cz_g1_affine c1;
+    cz_g2_affine c2;
+    cz_g1_generator(&c1);
+    cz_g2_generator(&c2);
+    CHECK(cz_fp_equal(&c1.x, &g1.x) && cz_fp_equal(&c1.y, &g1.y));
+    CHECK(cz_fp2_equal(&c2.x, &g2.x) && cz_fp2_equal(&c2.y, &g2.y));
+    {
+        cz_fr k;
+        cz_fr_random(&k, &rng);
+        cz_g1_jac j1;
+        cz_g2_jac j2;
+        cz_g1_affine kp;
+        cz_g2_affine kq;
+        cz_g1_jac_from_affine(&j1, &c1);
+        cz_g2_jac_from_affine(&j2, &c2);
+        cz_g1_mul(&j1, &j1, &k);
+        cz_g2_mul(&j2, &j2, &k);
+        cz_g1_to_affine(&kp, &j1);
+        cz_g2_to_affine(&kq, &j2);
+        cz_fp12 x, y;
+        cz_pairing(&x, &kp, &c2);
+        cz_pairing(&y, &c1, &kq);
+        CHECK(cz_fp12_equal(&x, &y) && !cz_fp12_is_one(&x));
+    }
+
     test_final_exponentiation(&rng);
     test_bilinearity(&rng, &g1, &g2);
     test_multi(&rng, &g1, &g2);
