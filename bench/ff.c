@@ -1,7 +1,8 @@
-/* cz_bench_ff: ns/op of the CPU field and group-law primitives every prover layer sits on (median of
- * 15 rounds). Multiplications run as dependent chains (x = x*y), so the numbers are latencies, the
- * figure that matters for MSM bucket accumulation. Usage: cz_bench_ff [scale] (default 1.0 = about
- * 5 s in all; a smaller scale for a quick look). Output: a Markdown table for docs/perf.md. */
+/* cz_bench_ff: ns/op of the CPU field and group-law primitives every prover layer sits on (medians of
+ * 15 rounds, wall and thread-CPU time; on a shared machine the CPU column is the one to compare).
+ * Multiplications run as dependent chains (x = x*y), so the numbers are latencies, the figure that
+ * matters for MSM bucket accumulation. Usage: cz_bench_ff [scale] (default 1.0, a few seconds of CPU;
+ * a smaller scale for a quick look). Output: a Markdown table for docs/perf.md. */
 #include "bench_util.h"
 
 enum { NPTS = 256 };
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
 
     cz_g1_jac acc1;
     cz_g1_jac_from_affine(&acc1, &g1a[0]);
-    CZ_BENCH("G1 mixed add (jac += affine)", N(2e5), NULL, cz_g1_jac_add_affine(&acc1, &acc1, &g1a[i & (NPTS - 1)]));
+    CZ_BENCH("G1 mixed add (jac+affine)", N(2e5), NULL, cz_g1_jac_add_affine(&acc1, &acc1, &g1a[i & (NPTS - 1)]));
     CZ_BENCH("G1 jacobian add", N(1e5), NULL, cz_g1_jac_add(&acc1, &acc1, &g1j[i & (NPTS - 1)]));
     CZ_BENCH("G1 jacobian double", N(2e5), NULL, cz_g1_jac_double(&acc1, &acc1));
     cz_g1_xyzz x1 = {g1a[0].x, g1a[0].y, CZ_FP_ONE_V, CZ_FP_ONE_V};
@@ -78,7 +79,7 @@ int main(int argc, char **argv) {
 
     cz_g2_jac acc2;
     cz_g2_jac_from_affine(&acc2, &g2a[0]);
-    CZ_BENCH("G2 mixed add (jac += affine)", N(6e4), NULL, cz_g2_jac_add_affine(&acc2, &acc2, &g2a[i & (NPTS - 1)]));
+    CZ_BENCH("G2 mixed add (jac+affine)", N(6e4), NULL, cz_g2_jac_add_affine(&acc2, &acc2, &g2a[i & (NPTS - 1)]));
     CZ_BENCH("G2 jacobian add", N(4e4), NULL, cz_g2_jac_add(&acc2, &acc2, &g2j[i & (NPTS - 1)]));
     CZ_BENCH("G2 jacobian double", N(6e4), NULL, cz_g2_jac_double(&acc2, &acc2));
 
