@@ -58,28 +58,28 @@ static double cz_bench_cpu_now(void) {
 /* Runs the body (the variadic part) iters times per round, CZ_BENCH_ROUNDS rounds; prints a Markdown
  * table row: median wall ns, median thread-CPU ns, min wall ns per iteration; stores the median CPU
  * ns in *(out_ns) (may be NULL). */
-#define CZ_BENCH(label, iters, out_ns, ...)                                                      \
-    do {                                                                                         \
-        double w_[CZ_BENCH_ROUNDS], c_[CZ_BENCH_ROUNDS];                                         \
-        for (int r_ = 0; r_ < CZ_BENCH_ROUNDS; r_++) {                                           \
-            double t0_ = cz_bench_now(), c0_ = cz_bench_cpu_now();                               \
-            for (long i = 0; i < (long)(iters); i++) {                                           \
-                __VA_ARGS__;                                                                     \
-            }                                                                                    \
-            c_[r_] = (cz_bench_cpu_now() - c0_) * 1e9 / (double)(iters);                         \
-            w_[r_] = (cz_bench_now() - t0_) * 1e9 / (double)(iters);                             \
-        }                                                                                        \
+#define CZ_BENCH(label, iters, out_ns, ...)                                                            \
+    do {                                                                                               \
+        double w_[CZ_BENCH_ROUNDS], c_[CZ_BENCH_ROUNDS];                                               \
+        for (int r_ = 0; r_ < CZ_BENCH_ROUNDS; r_++) {                                                 \
+            double t0_ = cz_bench_now(), c0_ = cz_bench_cpu_now();                                     \
+            for (long i = 0; i < (long)(iters); i++) {                                                 \
+                __VA_ARGS__;                                                                           \
+            }                                                                                          \
+            c_[r_] = (cz_bench_cpu_now() - c0_) * 1e9 / (double)(iters);                               \
+            w_[r_] = (cz_bench_now() - t0_) * 1e9 / (double)(iters);                                   \
+        }                                                                                              \
         double wm_ = cz_bench_median(w_, CZ_BENCH_ROUNDS), cm_ = cz_bench_median(c_, CZ_BENCH_ROUNDS); \
-        printf("| %-30s | %10.1f | %10.1f | %10.1f | %2d x %-8ld |\n", label, wm_, cm_, w_[0],     \
-               CZ_BENCH_ROUNDS, (long)(iters));                                                  \
-        double *o_ = (out_ns);                                                                   \
-        if (o_) *o_ = cm_;                                                                       \
+        printf("| %-30s | %10.1f | %10.1f | %10.1f | %2d x %-8ld |\n", label, wm_, cm_, w_[0],         \
+               CZ_BENCH_ROUNDS, (long)(iters));                                                        \
+        double *o_ = (out_ns);                                                                         \
+        if (o_) *o_ = cm_;                                                                             \
     } while (0)
 
-#define CZ_BENCH_HEADER()                                                                          \
-    printf("| %-30s | %10s | %10s | %10s | %-13s |\n|%s|%s|%s|%s|%s|\n", "operation", "wall ns", \
-           "CPU ns", "min wall", "rounds x ops", "--------------------------------", "-----------:", \
-           "-----------:", "-----------:", "---------------")
+#define CZ_BENCH_HEADER()                                                                                  \
+    printf("| %-30s | %10s | %10s | %10s | %-13s |\n|%s|%s|%s|%s|%s|\n", "operation", "wall ns", "CPU ns", \
+           "min wall", "rounds x ops", "--------------------------------",                                 \
+           "-----------:", "-----------:", "-----------:", "---------------")
 
 /* A point of y^2 = x^3 + 4 over Fp (not necessarily in the prime-order subgroup: the formulas do not
  * care, and the field layer alone can make it). */

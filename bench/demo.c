@@ -9,8 +9,10 @@ static int checks_passed, checks_failed;
 
 static void check(bool ok, const char *what) {
     printf("  [%s] %s\n", ok ? " ok " : "FAIL", what);
-    if (ok) checks_passed++;
-    else checks_failed++;
+    if (ok)
+        checks_passed++;
+    else
+        checks_failed++;
 }
 
 static double per_op_ns(double t0, long n) { return (cz_bench_now() - t0) * 1e9 / (double)n; }
@@ -33,7 +35,8 @@ static void demo_fields(cz_rng *rng) {
         cz_fp x, y, z;
         cz_fp_random(&x, rng);
         cz_fp_sqr(&y, &x);
-        sq = sq && cz_fp_sqrt(&z, &y) == 0 && (cz_fp_equal(&z, &x) || (cz_fp_neg(&z, &z), cz_fp_equal(&z, &x)));
+        sq = sq && cz_fp_sqrt(&z, &y) == 0 &&
+             (cz_fp_equal(&z, &x) || (cz_fp_neg(&z, &z), cz_fp_equal(&z, &x)));
         cz_fp2 p, q;
         cz_fp2_random(&p, rng);
         cz_fp2_inv(&q, &p);
@@ -68,8 +71,10 @@ static void demo_fields(cz_rng *rng) {
 }
 
 /* The standard G1 generator (ZCash / IETF BLS12-381); checked below, not trusted. */
-static const char *G1_X = "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb";
-static const char *G1_Y = "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1";
+static const char *G1_X =
+    "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb";
+static const char *G1_Y =
+    "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1";
 
 static int fp_from_hex(cz_fp *r, const char *hex) {
     uint8_t b[48];

@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
     char cpu[256];
     cz_bench_cpu_name(cpu, sizeof cpu);
     printf("cz_bench_ff on %s (one thread, scale %.2f)\n\n", cpu, scale);
-#define N(x) ((long)((x) * scale) + 1)
+#define N(x) ((long)((x)*scale) + 1)
 
     cz_fr fr_x, fr_y;
     cz_fr_random(&fr_x, &rng);
@@ -71,15 +71,18 @@ int main(int argc, char **argv) {
 
     cz_g1_jac acc1;
     cz_g1_jac_from_affine(&acc1, &g1a[0]);
-    CZ_BENCH("G1 mixed add (jac+affine)", N(2e5), NULL, cz_g1_jac_add_affine(&acc1, &acc1, &g1a[i & (NPTS - 1)]));
+    CZ_BENCH("G1 mixed add (jac+affine)", N(2e5), NULL,
+             cz_g1_jac_add_affine(&acc1, &acc1, &g1a[i & (NPTS - 1)]));
     CZ_BENCH("G1 jacobian add", N(1e5), NULL, cz_g1_jac_add(&acc1, &acc1, &g1j[i & (NPTS - 1)]));
     CZ_BENCH("G1 jacobian double", N(2e5), NULL, cz_g1_jac_double(&acc1, &acc1));
     cz_g1_xyzz x1 = {g1a[0].x, g1a[0].y, CZ_FP_ONE_V, CZ_FP_ONE_V};
-    CZ_BENCH("G1 xyzz mixed add (bucket)", N(2e5), NULL, cz_g1_xyzz_add_affine(&x1, &x1, &g1a[i & (NPTS - 1)]));
+    CZ_BENCH("G1 xyzz mixed add (bucket)", N(2e5), NULL,
+             cz_g1_xyzz_add_affine(&x1, &x1, &g1a[i & (NPTS - 1)]));
 
     cz_g2_jac acc2;
     cz_g2_jac_from_affine(&acc2, &g2a[0]);
-    CZ_BENCH("G2 mixed add (jac+affine)", N(6e4), NULL, cz_g2_jac_add_affine(&acc2, &acc2, &g2a[i & (NPTS - 1)]));
+    CZ_BENCH("G2 mixed add (jac+affine)", N(6e4), NULL,
+             cz_g2_jac_add_affine(&acc2, &acc2, &g2a[i & (NPTS - 1)]));
     CZ_BENCH("G2 jacobian add", N(4e4), NULL, cz_g2_jac_add(&acc2, &acc2, &g2j[i & (NPTS - 1)]));
     CZ_BENCH("G2 jacobian double", N(6e4), NULL, cz_g2_jac_double(&acc2, &acc2));
 

@@ -25,8 +25,8 @@ typedef union {
 
 typedef struct {
     const char *name;
-    int n;                         /* limbs */
-    mpz_t p, R, Rinv, top, half;   /* top = 2^(64n), half = (p-1)/2 */
+    int n;                       /* limbs */
+    mpz_t p, R, Rinv, top, half; /* top = 2^(64n), half = (p-1)/2 */
     mpz_t edges[FF_MAX_EDGES];
     int n_edges;
     void (*add)(ff_elem *, const ff_elem *, const ff_elem *);
@@ -48,24 +48,30 @@ typedef struct {
 } ff_field;
 
 /* Wrappers so both fields fit one descriptor (union members are named like the field prefix). */
-#define FF_WRAP(F)                                                                                           \
-    static void F##_add_w(ff_elem *r, const ff_elem *a, const ff_elem *b) { cz_##F##_add(&r->F, &a->F, &b->F); } \
-    static void F##_sub_w(ff_elem *r, const ff_elem *a, const ff_elem *b) { cz_##F##_sub(&r->F, &a->F, &b->F); } \
-    static void F##_mul_w(ff_elem *r, const ff_elem *a, const ff_elem *b) { cz_##F##_mul(&r->F, &a->F, &b->F); } \
-    static void F##_sqr_w(ff_elem *r, const ff_elem *a) { cz_##F##_sqr(&r->F, &a->F); }                          \
-    static void F##_neg_w(ff_elem *r, const ff_elem *a) { cz_##F##_neg(&r->F, &a->F); }                          \
-    static void F##_dbl_w(ff_elem *r, const ff_elem *a) { cz_##F##_double(&r->F, &a->F); }                       \
-    static int F##_inv_w(ff_elem *r, const ff_elem *a) { return cz_##F##_inv(&r->F, &a->F); }                    \
-    static int F##_sqrt_w(ff_elem *r, const ff_elem *a) { return cz_##F##_sqrt(&r->F, &a->F); }                  \
-    static void F##_pow_w(ff_elem *r, const ff_elem *a, const uint64_t *e, size_t n) {                          \
-        cz_##F##_pow(&r->F, &a->F, e, n);                                                                    \
-    }                                                                                                        \
-    static int F##_legendre_w(const ff_elem *a) { return cz_##F##_legendre(&a->F); }                             \
-    static int F##_from_raw_w(ff_elem *r, const uint64_t *v) { return cz_##F##_from_raw(&r->F, v); }             \
-    static void F##_to_raw_w(uint64_t *v, const ff_elem *a) { cz_##F##_to_raw(v, &a->F); }                       \
-    static void F##_set_u64_w(ff_elem *r, uint64_t v) { cz_##F##_set_u64(&r->F, v); }                            \
-    static void F##_random_w(ff_elem *r, cz_rng *g) { cz_##F##_random(&r->F, g); }                               \
-    static bool F##_is_zero_w(const ff_elem *a) { return cz_##F##_is_zero(&a->F); }                              \
+#define FF_WRAP(F)                                                                                   \
+    static void F##_add_w(ff_elem *r, const ff_elem *a, const ff_elem *b) {                          \
+        cz_##F##_add(&r->F, &a->F, &b->F);                                                           \
+    }                                                                                                \
+    static void F##_sub_w(ff_elem *r, const ff_elem *a, const ff_elem *b) {                          \
+        cz_##F##_sub(&r->F, &a->F, &b->F);                                                           \
+    }                                                                                                \
+    static void F##_mul_w(ff_elem *r, const ff_elem *a, const ff_elem *b) {                          \
+        cz_##F##_mul(&r->F, &a->F, &b->F);                                                           \
+    }                                                                                                \
+    static void F##_sqr_w(ff_elem *r, const ff_elem *a) { cz_##F##_sqr(&r->F, &a->F); }              \
+    static void F##_neg_w(ff_elem *r, const ff_elem *a) { cz_##F##_neg(&r->F, &a->F); }              \
+    static void F##_dbl_w(ff_elem *r, const ff_elem *a) { cz_##F##_double(&r->F, &a->F); }           \
+    static int F##_inv_w(ff_elem *r, const ff_elem *a) { return cz_##F##_inv(&r->F, &a->F); }        \
+    static int F##_sqrt_w(ff_elem *r, const ff_elem *a) { return cz_##F##_sqrt(&r->F, &a->F); }      \
+    static void F##_pow_w(ff_elem *r, const ff_elem *a, const uint64_t *e, size_t n) {               \
+        cz_##F##_pow(&r->F, &a->F, e, n);                                                            \
+    }                                                                                                \
+    static int F##_legendre_w(const ff_elem *a) { return cz_##F##_legendre(&a->F); }                 \
+    static int F##_from_raw_w(ff_elem *r, const uint64_t *v) { return cz_##F##_from_raw(&r->F, v); } \
+    static void F##_to_raw_w(uint64_t *v, const ff_elem *a) { cz_##F##_to_raw(v, &a->F); }           \
+    static void F##_set_u64_w(ff_elem *r, uint64_t v) { cz_##F##_set_u64(&r->F, v); }                \
+    static void F##_random_w(ff_elem *r, cz_rng *g) { cz_##F##_random(&r->F, g); }                   \
+    static bool F##_is_zero_w(const ff_elem *a) { return cz_##F##_is_zero(&a->F); }                  \
     static bool F##_equal_w(const ff_elem *a, const ff_elem *b) { return cz_##F##_equal(&a->F, &b->F); }
 
 FF_WRAP(fp)
@@ -82,7 +88,7 @@ FF_WRAP(fr)
 
 /* The moduli as hex strings, typed independently of src/ff/constants.h (the standard BLS12-381
  * parameters; ff_moduli_ok() re-derives both from the curve seed x, so a mistyped string fails). */
-#define FF_P_HEX                                                                                 \
+#define FF_P_HEX \
     "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"
 #define FF_R_HEX "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"
 
@@ -215,8 +221,8 @@ static void ff_field_init(ff_field *f, const char *name, const char *hex, int n)
     mpz_add_ui(v, v, 1);
     ff_add_edge(f, v);
     const size_t bits = mpz_sizeinbase(f->p, 2);
-    static const unsigned ks[] = {1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 192, 193, 253, 254,
-                                  255, 256, 257, 319, 320, 321, 379, 380};
+    static const unsigned ks[] = {1,   31,  32,  33,  63,  64,  65,  127, 128, 129, 191, 192,
+                                  193, 253, 254, 255, 256, 257, 319, 320, 321, 379, 380};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         if (ks[i] >= bits) continue;
         mpz_set_ui(v, 0);
@@ -293,13 +299,13 @@ static void ff_gen(const ff_field *f, mpz_t out) {
         mpz_mod(out, out, f->p);
         return;
     case 3: mpz_set_ui(out, ff_rnd() >> (ff_rnd() % 64)); return;
-    case 4:
-        mpz_sub_ui(out, f->p, 1 + (ff_rnd() >> (ff_rnd() % 63 + 1)));
-        return;
+    case 4: mpz_sub_ui(out, f->p, 1 + (ff_rnd() >> (ff_rnd() % 63 + 1))); return;
     case 5:
         mpz_set(out, f->edges[ff_rnd() % (uint64_t)f->n_edges]);
-        if (ff_rnd() & 1) mpz_add_ui(out, out, ff_rnd() & 0xffff);
-        else mpz_sub_ui(out, out, ff_rnd() & 0xffff);
+        if (ff_rnd() & 1)
+            mpz_add_ui(out, out, ff_rnd() & 0xffff);
+        else
+            mpz_sub_ui(out, out, ff_rnd() & 0xffff);
         mpz_mod(out, out, f->p);
         return;
     default: mpz_urandomm(out, ff_gmp_rand, f->p); return;

@@ -25,10 +25,10 @@ static void check_limbs(const char *name, const uint64_t *l, int n, const mpz_t 
 }
 
 /* The constant's name is its own token text, so the report names exactly what is wrong. */
-#define LIMBS(NAME, n, want)                            \
-    do {                                                \
-        static const uint64_t v_[n] = NAME;             \
-        check_limbs(#NAME, v_, n, want);                \
+#define LIMBS(NAME, n, want)                \
+    do {                                    \
+        static const uint64_t v_[n] = NAME; \
+        check_limbs(#NAME, v_, n, want);    \
     } while (0)
 
 static void check_u64(const char *name, uint64_t got, const mpz_t want) {
@@ -70,8 +70,10 @@ static void check_mont(const ff_field *f, const uint64_t *mod, const uint64_t *r
 
 static void plain(mpz_t out, const ff_field *f, long num_add, unsigned long shift_div) {
     /* (p + num_add) / 2^shift_div, exact */
-    if (num_add >= 0) mpz_add_ui(out, f->p, (unsigned long)num_add);
-    else mpz_sub_ui(out, f->p, (unsigned long)-num_add);
+    if (num_add >= 0)
+        mpz_add_ui(out, f->p, (unsigned long)num_add);
+    else
+        mpz_sub_ui(out, f->p, (unsigned long)-num_add);
     CHECK(mpz_scan1(out, 0) >= shift_div);
     mpz_fdiv_q_2exp(out, out, shift_div);
 }

@@ -7,7 +7,8 @@
 
 static ff_field FP, FR;
 
-#define REPORT(f, what, n, t0) printf("%s %-22s %8ld cases  %6.2f s\n", (f)->name, what, (long)(n), ff_now() - (t0))
+#define REPORT(f, what, n, t0) \
+    printf("%s %-22s %8ld cases  %6.2f s\n", (f)->name, what, (long)(n), ff_now() - (t0))
 
 static void test_add_sub_neg(const ff_field *f, long n) {
     double t0 = ff_now();
@@ -21,16 +22,22 @@ static void test_add_sub_neg(const ff_field *f, long n) {
         ff_load(f, &eb, b);
         bool alias = (i & 3) == 0;
         mpz_add(e, a, b);
-        if (alias) r = ea, f->add(&r, &r, &eb);
-        else f->add(&r, &ea, &eb);
+        if (alias)
+            r = ea, f->add(&r, &r, &eb);
+        else
+            f->add(&r, &ea, &eb);
         CHECK_MSG(ff_check(f, &r, e), "%s add a=%s b=%s", f->name, ff_hx(a), ff_hx(b));
         mpz_sub(e, a, b);
-        if (alias) r = eb, f->sub(&r, &ea, &r);
-        else f->sub(&r, &ea, &eb);
+        if (alias)
+            r = eb, f->sub(&r, &ea, &r);
+        else
+            f->sub(&r, &ea, &eb);
         CHECK_MSG(ff_check(f, &r, e), "%s sub a=%s b=%s", f->name, ff_hx(a), ff_hx(b));
         mpz_neg(e, a);
-        if (alias) r = ea, f->neg(&r, &r);
-        else f->neg(&r, &ea);
+        if (alias)
+            r = ea, f->neg(&r, &r);
+        else
+            f->neg(&r, &ea);
         CHECK_MSG(ff_check(f, &r, e), "%s neg a=%s", f->name, ff_hx(a));
         mpz_mul_2exp(e, a, 1);
         f->dbl(&r, &ea);
@@ -54,12 +61,16 @@ static void test_mul_sqr(const ff_field *f, long n) {
         ff_load(f, &eb, b);
         bool alias = (i & 3) == 0;
         mpz_mul(e, a, b);
-        if (alias) r = eb, f->mul(&r, &ea, &r);
-        else f->mul(&r, &ea, &eb);
+        if (alias)
+            r = eb, f->mul(&r, &ea, &r);
+        else
+            f->mul(&r, &ea, &eb);
         CHECK_MSG(ff_check(f, &r, e), "%s mul a=%s b=%s", f->name, ff_hx(a), ff_hx(b));
         mpz_mul(e, a, a);
-        if (alias) r = ea, f->sqr(&r, &r);
-        else f->sqr(&r, &ea);
+        if (alias)
+            r = ea, f->sqr(&r, &r);
+        else
+            f->sqr(&r, &ea);
         CHECK_MSG(ff_check(f, &r, e), "%s sqr a=%s", f->name, ff_hx(a));
     }
     mpz_clears(a, b, e, NULL);
@@ -138,13 +149,17 @@ static void test_pow(const ff_field *f, long n) {
         if (kind == 0 && nl >= (size_t)f->n) {
             static const long d[] = {-1, -2, 0, 1};
             long k = (long)(ff_rnd() % 5);
-            if (k == 4) mpz_set(x, f->half);
-            else if (d[k] < 0) mpz_sub_ui(x, f->p, (unsigned long)-d[k]);
-            else mpz_add_ui(x, f->p, (unsigned long)d[k]);
+            if (k == 4)
+                mpz_set(x, f->half);
+            else if (d[k] < 0)
+                mpz_sub_ui(x, f->p, (unsigned long)-d[k]);
+            else
+                mpz_add_ui(x, f->p, (unsigned long)d[k]);
             memset(ex, 0, sizeof ex);
             ff_mpz_to_limbs(ex, (int)nl, x);
         } else {
-            for (size_t j = 0; j < nl; j++) ex[j] = kind == 1 ? ff_pattern_limb(f, (int)(j % (size_t)f->n)) : ff_rnd();
+            for (size_t j = 0; j < nl; j++)
+                ex[j] = kind == 1 ? ff_pattern_limb(f, (int)(j % (size_t)f->n)) : ff_rnd();
             ff_limbs_to_mpz(x, ex, (int)nl);
         }
         if (nl == 0) mpz_set_ui(x, 0);
@@ -166,8 +181,10 @@ static void test_raw(const ff_field *f, long n) {
     uint64_t v[6], back[6];
     for (long i = 0; i < n; i++) {
         bool in = (i % 3) != 0;
-        if (in) ff_gen(f, a);
-        else ff_gen_out_of_range(f, a);
+        if (in)
+            ff_gen(f, a);
+        else
+            ff_gen_out_of_range(f, a);
         ff_mpz_to_limbs(v, f->n, a);
         memset(&r, 0x5a, sizeof r);
         int rc = f->from_raw(&r, v);
@@ -176,8 +193,8 @@ static void test_raw(const ff_field *f, long n) {
             continue;
         }
         ff_load(f, &want, a);
-        CHECK_MSG(rc == 0 && memcmp(r.l, want.l, (size_t)f->n * 8) == 0, "%s from_raw %s rc=%d", f->name, ff_hx(a),
-                  rc);
+        CHECK_MSG(rc == 0 && memcmp(r.l, want.l, (size_t)f->n * 8) == 0, "%s from_raw %s rc=%d", f->name,
+                  ff_hx(a), rc);
         f->to_raw(back, &want);
         ff_limbs_to_mpz(g, back, f->n);
         CHECK_MSG(mpz_cmp(g, a) == 0, "%s to_raw %s gave %s", f->name, ff_hx(a), ff_hx(g));
@@ -205,7 +222,8 @@ static void test_set_u64_random(const ff_field *f, long n) {
         high_bit += mpz_cmp(a, f->half) > 0;
     }
     /* Uniform over [0, p): about half above (p-1)/2 (a crude bias check; 10 sigma is ~n/60). */
-    CHECK_MSG(n < 1000 || labs(2 * high_bit - n) < n / 20, "%s random: %ld of %ld above p/2", f->name, high_bit, n);
+    CHECK_MSG(n < 1000 || labs(2 * high_bit - n) < n / 20, "%s random: %ld of %ld above p/2", f->name,
+              high_bit, n);
     mpz_clear(a);
     REPORT(f, "set_u64/random", n, t0);
 }
@@ -221,8 +239,10 @@ static void test_fp_bytes(long n) {
     uint8_t b[48], out[48];
     for (long i = 0; i < n; i++) {
         bool in = (i % 3) != 0;
-        if (in) ff_gen(f, a);
-        else ff_gen_out_of_range(f, a);
+        if (in)
+            ff_gen(f, a);
+        else
+            ff_gen_out_of_range(f, a);
         memset(b, 0, sizeof b);
         size_t cnt;
         mpz_export(b + 48 - (mpz_sizeinbase(a, 256)), &cnt, 1, 1, 1, 0, a);
@@ -235,7 +255,8 @@ static void test_fp_bytes(long n) {
         CHECK_MSG(rc == 0 && cz_fp_equal(&r, &want.fp), "fp from_bytes_be %s", ff_hx(a));
         cz_fp_to_bytes_be(out, &want.fp);
         CHECK_MSG(memcmp(out, b, 48) == 0, "fp to_bytes_be %s", ff_hx(a));
-        CHECK_MSG(cz_fp_is_lexicographically_largest(&want.fp) == (mpz_cmp(a, f->half) > 0), "fp lex %s", ff_hx(a));
+        CHECK_MSG(cz_fp_is_lexicographically_largest(&want.fp) == (mpz_cmp(a, f->half) > 0), "fp lex %s",
+                  ff_hx(a));
     }
     /* Fully random 48-byte strings: about 90% are >= p. */
     for (long i = 0; i < n / 4; i++) {
@@ -264,8 +285,10 @@ static void test_fr_bytes(long n) {
     uint8_t le[32], be[32], out[32], wide[64];
     for (long i = 0; i < n; i++) {
         bool in = (i % 3) != 0;
-        if (in) ff_gen(f, a);
-        else ff_gen_out_of_range(f, a);
+        if (in)
+            ff_gen(f, a);
+        else
+            ff_gen_out_of_range(f, a);
         memset(le, 0, sizeof le);
         mpz_export(le, NULL, -1, 1, -1, 0, a);
         for (int j = 0; j < 32; j++) be[j] = le[31 - j];
@@ -326,8 +349,10 @@ static void test_fr_batch_inv(long batches) {
     for (long b = 0; b < batches; b++) {
         size_t n = (size_t)(ff_rnd() % (MAXB + 1));
         for (size_t i = 0; i < n; i++) {
-            if (ff_rnd() % 8 == 0) mpz_set_ui(a[i], 0);
-            else ff_gen(f, a[i]);
+            if (ff_rnd() % 8 == 0)
+                mpz_set_ui(a[i], 0);
+            else
+                ff_gen(f, a[i]);
             ff_elem t;
             ff_load(f, &t, a[i]);
             v[i] = t.fr;
@@ -335,8 +360,10 @@ static void test_fr_batch_inv(long batches) {
         cz_fr_batch_inv(v, n, scratch);
         for (size_t i = 0; i < n; i++, total++) {
             ff_elem got = {.fr = v[i]};
-            if (mpz_sgn(a[i]) == 0) mpz_set_ui(e, 0);
-            else mpz_invert(e, a[i], f->p);
+            if (mpz_sgn(a[i]) == 0)
+                mpz_set_ui(e, 0);
+            else
+                mpz_invert(e, a[i], f->p);
             CHECK_MSG(ff_check(f, &got, e), "fr batch_inv[%zu of %zu] a=%s", i, n, ff_hx(a[i]));
         }
     }

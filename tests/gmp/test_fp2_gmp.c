@@ -146,8 +146,8 @@ static void test_inv_sqrt_pow(long n) {
             ff_plain(&FP, b.c0, &s0);
             ff_plain(&FP, b.c1, &s1);
             mul2(&e, &b, &b);
-            CHECK_MSG(rc == 0 && ff_canonical(&FP, &s0) && ff_canonical(&FP, &s1) && mpz_cmp(e.c0, a.c0) == 0 &&
-                          mpz_cmp(e.c1, a.c1) == 0,
+            CHECK_MSG(rc == 0 && ff_canonical(&FP, &s0) && ff_canonical(&FP, &s1) &&
+                          mpz_cmp(e.c0, a.c0) == 0 && mpz_cmp(e.c1, a.c1) == 0,
                       MSG2("sqrt"));
         } else {
             non++;
