@@ -81,7 +81,7 @@ total=$(($(date +%s) - t_start))
 echo
 echo "==================== cuzk test summary ===================="
 for i in "${!names[@]}"; do
-    printf '%-34s %-22s %5ss  %s\n' "${names[$i]}" "${results[$i]}" "${secs[$i]}" "${notes[$i]}"
+    printf '%-34s %-28s %5ss  %s\n' "${names[$i]}" "${results[$i]}" "${secs[$i]}" "${notes[$i]}"
 done
 echo "-----------------------------------------------------------"
 if [ "$failed" = 0 ]; then
