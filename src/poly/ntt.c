@@ -22,10 +22,16 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "poly/fr_fast.h"
 #include "poly/ntt.h"
 
+/* Tile shape; overridable at build time for tuning experiments. */
+#ifndef GROUP_BITS
 #define GROUP_BITS 11    /* stages per pass over memory */
+#endif
+#ifndef CHUNK
 #define CHUNK 8          /* contiguous elements per tile row (8 x 32 B = four cache lines) */
+#endif
 #define BITREV_BITS 5    /* bit reversal swaps 2^5 x 2^5 tiles */
 #define PAR_MIN_LOG 12   /* smaller transforms run on one thread (fork/join costs more) */
 #define SCALE_BLOCK 4096 /* elements per task in the element-wise passes */
@@ -39,6 +45,14 @@ static uint64_t rev_bits(uint64_t x, unsigned bits) {
     return x >> (64 - bits);
 }
 
+static int cpu_adx(void) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    return cz_frf_cpu_has_adx();
+#else
+    return 0;
+#endif
+}
+
 /* Per-call workspace: twiddle tables for one root and per-thread tile buffers. */
 typedef struct {
     unsigned log_n;
@@ -49,13 +63,32 @@ typedef struct {
     size_t scratch_per_thread;
     int nthreads;
     int par;
+    int adx;               /* use the mulx/adx multiply */
     void *mem;
 } ntt_plan;
 
-static size_t group_scratch(void) {
-    size_t tile = ((size_t)1 << GROUP_BITS) * (CHUNK + 1); /* tile rows + its twiddles */
-    size_t brev = (size_t)2 << (2 * BITREV_BITS);
-    return tile > brev ? tile : brev;
+/* Stage groups: as few passes as GROUP_BITS allows, sizes balanced (first groups take the extra). */
+static unsigned group_sizes(unsigned log_n, unsigned sizes[]) {
+    unsigned ng = (log_n + GROUP_BITS - 1) / GROUP_BITS;
+    for (unsigned i = 0; i < ng; i++) sizes[i] = log_n / ng + (i < log_n % ng);
+    return ng;
+}
+
+/* Per-thread scratch in elements: a tile's twiddles and, for strided tiles, its rows; or the two
+ * bit-reversal tiles. Sized to the transform so that small ones do not fault in fresh pages. */
+static size_t group_scratch(unsigned log_n) {
+    unsigned sizes[CZ_NTT_MAX_LOG];
+    unsigned ng = group_sizes(log_n, sizes), u = 0;
+    size_t need = 0;
+    for (unsigned g = 0; g < ng; g++) {
+        unsigned t = sizes[g], lb = log_n - u - t;
+        size_t stride = (size_t)1 << lb, c = lb == 0 ? 0 : stride < CHUNK ? stride : CHUNK;
+        size_t tile = ((size_t)1 << t) * (1 + c);
+        if (tile > need) need = tile;
+        u += t;
+    }
+    size_t brev = log_n >= 2 * BITREV_BITS + 1 ? (size_t)2 << (2 * BITREV_BITS) : 0;
+    return need > brev ? need : brev;
 }
 
 /* w^e for e < n/2 */
@@ -68,6 +101,11 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
     memset(p, 0, sizeof *p);
     p->log_n = log_n;
     p->par = log_n >= PAR_MIN_LOG;
+#ifdef CZ_NTT_FORCE_C
+    p->adx = 0;
+#else
+    p->adx = cpu_adx();
+#endif
     p->nthreads = p->par ? omp_get_max_threads() : 1;
     if (p->nthreads < 1) p->nthreads = 1;
     unsigned eb = log_n ? log_n - 1 : 0; /* exponents of the twiddles are < 2^eb */
@@ -75,7 +113,7 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
     size_t nlo = (size_t)1 << p->pow_bits, nhi = (size_t)1 << (eb - p->pow_bits);
     unsigned rb = eb < GROUP_BITS - 1 ? eb : GROUP_BITS - 1;
     size_t nrt = (size_t)1 << rb;
-    p->scratch_per_thread = group_scratch();
+    p->scratch_per_thread = group_scratch(log_n);
     size_t total = nlo + nhi + nrt + p->scratch_per_thread * (size_t)p->nthreads;
     p->mem = aligned_alloc(64, total * sizeof(cz_fr));
     if (!p->mem) return cz_error(CZ_ENOMEM, "NTT 2^%u: cannot allocate %zu bytes of workspace", log_n, total * sizeof(cz_fr));
@@ -107,47 +145,83 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned t)
         } else {
             cz_fr base;
             plan_pow(&base, p, rev_bits(hi << v, eb));
-            for (size_t m = 0; m < cnt; m++) cz_fr_mul(&row[m], &p->rt[m], &base);
+            for (size_t m = 0; m < cnt; m++) cz_frf_mul(&row[m], &p->rt[m], &base);
         }
     }
 }
 
 /* The butterflies of a tile: 2^t rows of c elements at buf; rows of a block are contiguous, so each
- * (stage, block) is one run of contiguous pairs with one twiddle. */
-static void tile_forward(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
-    for (unsigned v = 0; v < t; v++) {
-        size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;
-        for (size_t m = 0; m < nblk; m++) {
-            cz_fr *x = buf + 2 * m * half, *y = x + half;
-            const cz_fr w = tw[nblk + m];
-            for (size_t j = 0; j < half; j++) {
-                cz_fr q;
-                cz_fr_mul(&q, &y[j], &w);
-                cz_fr_sub(&y[j], &x[j], &q);
-                cz_fr_add(&x[j], &x[j], &q);
-            }
-        }
+ * (stage, block) is one run of contiguous pairs with one twiddle. Instantiated once per Fr multiply
+ * (mulx/adx assembly where the CPU has it, portable C otherwise). */
+#define CZ_NTT_KERNELS(sfx, MUL)                                                   \
+    static void tile_forward_##sfx(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) { \
+        for (unsigned v = 0; v < t; v++) {                                         \
+            size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;   \
+            for (size_t m = 0; m < nblk; m++) {                                    \
+                cz_fr *x = buf + 2 * m * half, *y = x + half;                      \
+                const cz_fr w = tw[nblk + m];                                      \
+                for (size_t j = 0; j < half; j++) {                                \
+                    cz_fr q;                                                       \
+                    MUL(&q, &y[j], &w);                                            \
+                    cz_frf_sub(&y[j], &x[j], &q);                                  \
+                    cz_frf_add(&x[j], &x[j], &q);                                  \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+    }                                                                              \
+    static void tile_inverse_##sfx(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) { \
+        for (unsigned v = t; v-- > 0;) {                                           \
+            size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;   \
+            for (size_t m = 0; m < nblk; m++) {                                    \
+                cz_fr *x = buf + 2 * m * half, *y = x + half;                      \
+                const cz_fr w = tw[nblk + m];                                      \
+                for (size_t j = 0; j < half; j++) {                                \
+                    cz_fr d;                                                       \
+                    cz_frf_sub(&d, &x[j], &y[j]);                                  \
+                    cz_frf_add(&x[j], &x[j], &y[j]);                               \
+                    MUL(&y[j], &d, &w);                                            \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+    }                                                                              \
+    static void scale_run_##sfx(cz_fr *a, size_t len, const cz_fr *s) {            \
+        for (size_t i = 0; i < len; i++) MUL(&a[i], &a[i], s);                     \
     }
+
+CZ_NTT_KERNELS(c, cz_frf_mul)
+#ifdef CZ_FRF_HAVE_ADX_ASM
+CZ_NTT_KERNELS(adx, cz_frf_mul_adx)
+#endif
+
+static void tile_forward(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    if (p->adx) {
+        tile_forward_adx(buf, t, c, tw);
+        return;
+    }
+#endif
+    tile_forward_c(buf, t, c, tw);
 }
 
-static void tile_inverse(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
-    for (unsigned v = t; v-- > 0;) {
-        size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;
-        for (size_t m = 0; m < nblk; m++) {
-            cz_fr *x = buf + 2 * m * half, *y = x + half;
-            const cz_fr w = tw[nblk + m];
-            for (size_t j = 0; j < half; j++) {
-                cz_fr d;
-                cz_fr_sub(&d, &x[j], &y[j]);
-                cz_fr_add(&x[j], &x[j], &y[j]);
-                cz_fr_mul(&y[j], &d, &w);
-            }
-        }
+static void tile_inverse(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    if (p->adx) {
+        tile_inverse_adx(buf, t, c, tw);
+        return;
     }
+#endif
+    tile_inverse_c(buf, t, c, tw);
 }
 
-static void scale_run(cz_fr *a, size_t len, const cz_fr *s) {
-    for (size_t i = 0; i < len; i++) cz_fr_mul(&a[i], &a[i], s);
+static void scale_run(int adx, cz_fr *a, size_t len, const cz_fr *s) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    if (adx) {
+        scale_run_adx(a, len, s);
+        return;
+    }
+#endif
+    (void)adx;
+    scale_run_c(a, len, s);
 }
 
 /* One pass: stages u .. u+t-1 (depths in the CRT tree) on every tile; scale (if not NULL)
@@ -177,21 +251,14 @@ static void run_group(cz_fr *a, const ntt_plan *p, unsigned u, unsigned t, int i
                 work = buf;
             }
             if (inverse)
-                tile_inverse(work, t, c, tw);
+                tile_inverse(p, work, t, c, tw);
             else
-                tile_forward(work, t, c, tw);
-            if (scale) scale_run(work, rows * c, scale);
+                tile_forward(p, work, t, c, tw);
+            if (scale) scale_run(p->adx, work, rows * c, scale);
             if (lb)
                 for (size_t r = 0; r < rows; r++) memcpy(base + r * stride, buf + r * c, c * sizeof(cz_fr));
         }
     }
-}
-
-/* Stage groups: as few passes as GROUP_BITS allows, sizes balanced (first groups take the extra). */
-static unsigned group_sizes(unsigned log_n, unsigned sizes[]) {
-    unsigned ng = (log_n + GROUP_BITS - 1) / GROUP_BITS;
-    for (unsigned i = 0; i < ng; i++) sizes[i] = log_n / ng + (i < log_n % ng);
-    return ng;
 }
 
 static void bitreverse(cz_fr *a, const ntt_plan *p) {
@@ -249,8 +316,8 @@ static void scale_powers(cz_fr *a, size_t n, const cz_fr *g, const cz_fr *c0, in
         cz_fr_pow(&cur, g, &e, 1);
         cz_fr_mul(&cur, &cur, c0);
         for (size_t i = start; i < end; i++) {
-            cz_fr_mul(&a[i], &a[i], &cur);
-            cz_fr_mul(&cur, &cur, g);
+            cz_frf_mul(&a[i], &a[i], &cur);
+            cz_frf_mul(&cur, &cur, g);
         }
     }
 }
@@ -310,10 +377,11 @@ int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
     cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
     if (cz_fr_inv(&zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
     size_t n = d->n, nblk = (n + SCALE_BLOCK - 1) / SCALE_BLOCK;
+    int adx = cpu_adx();
 #pragma omp parallel for schedule(static) if (d->log_n >= PAR_MIN_LOG)
     for (size_t blk = 0; blk < nblk; blk++) {
         size_t start = blk * SCALE_BLOCK, end = start + SCALE_BLOCK < n ? start + SCALE_BLOCK : n;
-        scale_run(a + start, end - start, &zinv);
+        scale_run(adx, a + start, end - start, &zinv);
     }
     return 0;
 }
