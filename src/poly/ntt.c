@@ -34,7 +34,7 @@
 #endif
 #define BITREV_BITS 5    /* bit reversal swaps 2^5 x 2^5 tiles */
 #define PAR_MIN_LOG 12   /* smaller transforms run on one thread (fork/join costs more) */
-#define SCALE_BLOCK 4096 /* elements per task in the element-wise passes */
+#define SCALE_BLOCK 4096 /* elements per task in divide_by_z */
 
 static uint64_t rev_bits(uint64_t x, unsigned bits) {
     if (bits == 0) return 0;
@@ -64,6 +64,8 @@ typedef struct {
     int nthreads;
     int par;
     int adx;               /* use the mulx/adx multiply */
+    int coset;             /* evaluate on the coset s*<w>: depth d twiddles carry s^(2^(log_n-1-d)) */
+    cz_fr shift_pow[CZ_NTT_MAX_LOG];
     void *mem;
 } ntt_plan;
 
@@ -97,7 +99,7 @@ static void plan_pow(cz_fr *r, const ntt_plan *p, uint64_t e) {
     cz_fr_mul(r, &p->pow_lo[e & mask], &p->pow_hi[e >> p->pow_bits]);
 }
 
-static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
+static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w, const cz_fr *shift) {
     memset(p, 0, sizeof *p);
     p->log_n = log_n;
     p->par = log_n >= PAR_MIN_LOG;
@@ -129,24 +131,33 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
     p->pow_hi[0] = CZ_FR_ONE_V;
     for (size_t i = 1; i < nhi; i++) cz_fr_mul(&p->pow_hi[i], &p->pow_hi[i - 1], &step);
     for (size_t m = 0; m < nrt; m++) plan_pow(&p->rt[m], p, rev_bits(m, eb));
+    if (shift) {
+        /* The coset's tree starts from x^n - s^n, so a split at depth d takes square roots of
+         * s^(n/2^d): every twiddle there gains the factor s^(n/2^(d+1)). */
+        p->coset = 1;
+        p->shift_pow[log_n - 1] = *shift;
+        for (unsigned dd = log_n - 1; dd-- > 0;) cz_fr_sqr(&p->shift_pow[dd], &p->shift_pow[dd + 1]);
+    }
     return 0;
 }
 
 static void plan_free(ntt_plan *p) { free(p->mem); }
 
-/* tw[2^v + m] = R[(hi << v) + m] for v < t, m < 2^v: the twiddles of one tile. */
-static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned t) {
+/* tw[2^v + m] = R[(hi << v) + m] (times the coset factor of depth u + v) for v < t, m < 2^v: the
+ * twiddles of one tile of the group starting at depth u. */
+static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u, unsigned t) {
     unsigned eb = p->log_n - 1;
     for (unsigned v = 0; v < t; v++) {
         cz_fr *row = tw + ((size_t)1 << v);
         size_t cnt = (size_t)1 << v;
-        if (hi == 0) {
+        if (hi == 0 && !p->coset) {
             memcpy(row, p->rt, cnt * sizeof(cz_fr));
-        } else {
-            cz_fr base;
-            plan_pow(&base, p, rev_bits(hi << v, eb));
-            for (size_t m = 0; m < cnt; m++) cz_frf_mul(&row[m], &p->rt[m], &base);
+            continue;
         }
+        cz_fr base = CZ_FR_ONE_V;
+        if (hi) plan_pow(&base, p, rev_bits(hi << v, eb));
+        if (p->coset) cz_frf_mul(&base, &base, &p->shift_pow[u + v]);
+        for (size_t m = 0; m < cnt; m++) cz_frf_mul(&row[m], &p->rt[m], &base);
     }
 }
 
@@ -241,7 +252,7 @@ static void run_group(cz_fr *a, const ntt_plan *p, unsigned u, unsigned t, int i
             uint64_t hi = tile / nch;
             size_t lo0 = (tile % nch) * c;
             if (hi != cur_hi) {
-                tile_twiddles(tw, p, hi, t);
+                tile_twiddles(tw, p, hi, u, t);
                 cur_hi = hi;
             }
             cz_fr *base = a + (hi << (t + lb)) + lo0;
@@ -305,26 +316,9 @@ static void bitreverse(cz_fr *a, const ntt_plan *p) {
     }
 }
 
-/* a[i] *= c0 * g^i */
-static void scale_powers(cz_fr *a, size_t n, const cz_fr *g, const cz_fr *c0, int par) {
-    size_t nblk = (n + SCALE_BLOCK - 1) / SCALE_BLOCK;
-#pragma omp parallel for schedule(static) if (par)
-    for (size_t blk = 0; blk < nblk; blk++) {
-        size_t start = blk * SCALE_BLOCK, end = start + SCALE_BLOCK < n ? start + SCALE_BLOCK : n;
-        uint64_t e = start;
-        cz_fr cur;
-        cz_fr_pow(&cur, g, &e, 1);
-        cz_fr_mul(&cur, &cur, c0);
-        for (size_t i = start; i < end; i++) {
-            cz_frf_mul(&a[i], &a[i], &cur);
-            cz_frf_mul(&cur, &cur, g);
-        }
-    }
-}
-
-/* pre_g: multiply a_i by pre_g^i before a forward transform; scale: multiply every element by it
- * after an inverse one (folded into the last pass). */
-static int transform(const cz_domain *d, cz_fr *a, int inverse, const cz_fr *pre_g, const cz_fr *scale) {
+/* shift: transform on the coset shift*<w> (forward: evaluate there; inverse: interpolate from
+ * there, with shift = g^-1); scale: multiply every result by it (folded into the last pass). */
+static int transform(const cz_domain *d, cz_fr *a, int inverse, const cz_fr *shift, const cz_fr *scale) {
     unsigned L = d->log_n;
     if (L > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "NTT domain 2^%u is larger than 2^%u", L, CZ_NTT_MAX_LOG);
     if (L == 0) {
@@ -332,12 +326,11 @@ static int transform(const cz_domain *d, cz_fr *a, int inverse, const cz_fr *pre
         return 0;
     }
     ntt_plan p;
-    int rc = plan_init(&p, L, inverse ? &d->omega_inv : &d->omega);
+    int rc = plan_init(&p, L, inverse ? &d->omega_inv : &d->omega, shift);
     if (rc) return rc;
     unsigned sizes[CZ_NTT_MAX_LOG];
     unsigned ng = group_sizes(L, sizes);
     if (!inverse) {
-        if (pre_g) scale_powers(a, d->n, pre_g, &CZ_FR_ONE_V, p.par);
         unsigned u = 0;
         for (unsigned g = 0; g < ng; g++) {
             run_group(a, &p, u, sizes[g], 0, NULL);
@@ -360,15 +353,11 @@ int cz_ntt_forward(const cz_domain *d, cz_fr *a) { return transform(d, a, 0, NUL
 
 int cz_ntt_inverse(const cz_domain *d, cz_fr *a) { return transform(d, a, 1, NULL, &d->n_inv); }
 
+/* Same as scaling a_i by g^i and then the forward transform, without the extra pass. */
 int cz_ntt_coset_forward(const cz_domain *d, cz_fr *a) { return transform(d, a, 0, &d->g, NULL); }
 
-int cz_ntt_coset_inverse(const cz_domain *d, cz_fr *a) {
-    int rc = transform(d, a, 1, NULL, NULL);
-    if (rc) return rc;
-    /* 1/n folded into the g^-i pass */
-    scale_powers(a, d->n, &d->g_inv, &d->n_inv, d->log_n >= PAR_MIN_LOG);
-    return 0;
-}
+/* Same as the inverse transform and then scaling a_i by g^-i. */
+int cz_ntt_coset_inverse(const cz_domain *d, cz_fr *a) { return transform(d, a, 1, &d->g_inv, &d->n_inv); }
 
 int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
     if (d->log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "NTT domain 2^%u is larger than 2^%u", d->log_n, CZ_NTT_MAX_LOG);
