@@ -117,6 +117,7 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w, const cz_fr *s
     size_t nrt = (size_t)1 << rb;
     p->scratch_per_thread = group_scratch(log_n);
     size_t total = nlo + nhi + nrt + p->scratch_per_thread * (size_t)p->nthreads;
+    total += total & 1; /* aligned_alloc wants a multiple of the 64-byte alignment */
     p->mem = aligned_alloc(64, total * sizeof(cz_fr));
     if (!p->mem) return cz_error(CZ_ENOMEM, "NTT 2^%u: cannot allocate %zu bytes of workspace", log_n, total * sizeof(cz_fr));
     p->pow_lo = p->mem;
