@@ -131,6 +131,45 @@ static const uint64_t cz_frf_inv_ = CZ_FRF_INV;
     "mulxq 24(%[p]), %[lo], %[hi]\n\t adcxq %[lo], %[" #w3 "]\n\t adoxq %[hi], %[" #w4 "]\n\t"       \
     "adcxq %[z], %[" #w4 "]\n\t"
 
+/* The butterflies' add and sub; in C, gcc turns the final select into AVX shuffles or a branch
+ * that mispredicts half the time, so these pin it to cmov / a masked add. */
+static inline void cz_frf_add_asm(cz_fr *r, const cz_fr *a, const cz_fr *b) {
+    cz_frf_u64 s0, s1, s2, s3, t0, t1, t2, t3;
+    __asm__("movq 0(%[a]), %[s0]\n\t movq 8(%[a]), %[s1]\n\t movq 16(%[a]), %[s2]\n\t movq 24(%[a]), %[s3]\n\t"
+            "addq 0(%[b]), %[s0]\n\t adcq 8(%[b]), %[s1]\n\t adcq 16(%[b]), %[s2]\n\t adcq 24(%[b]), %[s3]\n\t"
+            "movq %[s0], %[t0]\n\t movq %[s1], %[t1]\n\t movq %[s2], %[t2]\n\t movq %[s3], %[t3]\n\t"
+            "subq 0(%[p]), %[t0]\n\t sbbq 8(%[p]), %[t1]\n\t sbbq 16(%[p]), %[t2]\n\t sbbq 24(%[p]), %[t3]\n\t"
+            "cmovcq %[s0], %[t0]\n\t cmovcq %[s1], %[t1]\n\t cmovcq %[s2], %[t2]\n\t cmovcq %[s3], %[t3]\n\t"
+            : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1),
+              [t2] "=&r"(t2), [t3] "=&r"(t3)
+            : [a] "r"(a->l), [b] "r"(b->l), [p] "r"(cz_frf_p_), "m"(*(const uint64_t(*)[4])a->l),
+              "m"(*(const uint64_t(*)[4])b->l), "m"(*(const uint64_t(*)[4])cz_frf_p_)
+            : "cc");
+    r->l[0] = t0;
+    r->l[1] = t1;
+    r->l[2] = t2;
+    r->l[3] = t3;
+}
+
+static inline void cz_frf_sub_asm(cz_fr *r, const cz_fr *a, const cz_fr *b) {
+    cz_frf_u64 t0, t1, t2, t3, u0, u1, u2, u3, m;
+    __asm__("movq 0(%[a]), %[t0]\n\t movq 8(%[a]), %[t1]\n\t movq 16(%[a]), %[t2]\n\t movq 24(%[a]), %[t3]\n\t"
+            "subq 0(%[b]), %[t0]\n\t sbbq 8(%[b]), %[t1]\n\t sbbq 16(%[b]), %[t2]\n\t sbbq 24(%[b]), %[t3]\n\t"
+            "sbbq %[m], %[m]\n\t" /* all ones after a borrow: add p back */
+            "movq 0(%[p]), %[u0]\n\t movq 8(%[p]), %[u1]\n\t movq 16(%[p]), %[u2]\n\t movq 24(%[p]), %[u3]\n\t"
+            "andq %[m], %[u0]\n\t andq %[m], %[u1]\n\t andq %[m], %[u2]\n\t andq %[m], %[u3]\n\t"
+            "addq %[u0], %[t0]\n\t adcq %[u1], %[t1]\n\t adcq %[u2], %[t2]\n\t adcq %[u3], %[t3]\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [u0] "=&r"(u0), [u1] "=&r"(u1),
+              [u2] "=&r"(u2), [u3] "=&r"(u3), [m] "=&r"(m)
+            : [a] "r"(a->l), [b] "r"(b->l), [p] "r"(cz_frf_p_), "m"(*(const uint64_t(*)[4])a->l),
+              "m"(*(const uint64_t(*)[4])b->l), "m"(*(const uint64_t(*)[4])cz_frf_p_)
+            : "cc");
+    r->l[0] = t0;
+    r->l[1] = t1;
+    r->l[2] = t2;
+    r->l[3] = t3;
+}
+
 static inline void cz_frf_mul_adx(cz_fr *r, const cz_fr *a, const cz_fr *b) {
     cz_frf_u64 t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, lo, hi, z;
     __asm__(CZ_FRF_ROUND(0, t0, t1, t2, t3, t4) CZ_FRF_ROUND(8, t1, t2, t3, t4, t0)

@@ -165,7 +165,7 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u,
 /* The butterflies of a tile: 2^t rows of c elements at buf; rows of a block are contiguous, so each
  * (stage, block) is one run of contiguous pairs with one twiddle. Instantiated once per Fr multiply
  * (mulx/adx assembly where the CPU has it, portable C otherwise). */
-#define CZ_NTT_KERNELS(sfx, MUL)                                                   \
+#define CZ_NTT_KERNELS(sfx, MUL, ADD, SUB)                                                 \
     static void tile_forward_##sfx(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) { \
         for (unsigned v = 0; v < t; v++) {                                         \
             size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;   \
@@ -175,8 +175,8 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u,
                 for (size_t j = 0; j < half; j++) {                                \
                     cz_fr q;                                                       \
                     MUL(&q, &y[j], &w);                                            \
-                    cz_frf_sub(&y[j], &x[j], &q);                                  \
-                    cz_frf_add(&x[j], &x[j], &q);                                  \
+                    SUB(&y[j], &x[j], &q);                                         \
+                    ADD(&x[j], &x[j], &q);                                         \
                 }                                                                  \
             }                                                                      \
         }                                                                          \
@@ -189,8 +189,8 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u,
                 const cz_fr w = tw[nblk + m];                                      \
                 for (size_t j = 0; j < half; j++) {                                \
                     cz_fr d;                                                       \
-                    cz_frf_sub(&d, &x[j], &y[j]);                                  \
-                    cz_frf_add(&x[j], &x[j], &y[j]);                               \
+                    SUB(&d, &x[j], &y[j]);                                         \
+                    ADD(&x[j], &x[j], &y[j]);                                      \
                     MUL(&y[j], &d, &w);                                            \
                 }                                                                  \
             }                                                                      \
@@ -200,9 +200,9 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u,
         for (size_t i = 0; i < len; i++) MUL(&a[i], &a[i], s);                     \
     }
 
-CZ_NTT_KERNELS(c, cz_frf_mul)
+CZ_NTT_KERNELS(c, cz_frf_mul, cz_frf_add, cz_frf_sub)
 #ifdef CZ_FRF_HAVE_ADX_ASM
-CZ_NTT_KERNELS(adx, cz_frf_mul_adx)
+CZ_NTT_KERNELS(adx, cz_frf_mul_adx, cz_frf_add_asm, cz_frf_sub_asm)
 #endif
 
 static void tile_forward(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {

@@ -97,6 +97,18 @@ static void test_fast_arith(cz_rng *rng) {
             cz_frf_mul_adx(&r2, &r2, &y);
             ok &= cz_fr_equal(&r1, &r2);
         }
+        cz_fr_add(&r1, &x, &y);
+        cz_frf_add_asm(&r2, &x, &y);
+        ok &= cz_fr_equal(&r1, &r2);
+        r2 = y;
+        cz_frf_add_asm(&r2, &x, &r2);
+        ok &= cz_fr_equal(&r1, &r2);
+        cz_fr_sub(&r1, &x, &y);
+        cz_frf_sub_asm(&r2, &x, &y);
+        ok &= cz_fr_equal(&r1, &r2);
+        r2 = x;
+        cz_frf_sub_asm(&r2, &r2, &y);
+        ok &= cz_fr_equal(&r1, &r2);
 #endif
         cz_fr_add(&r1, &x, &y);
         cz_frf_add(&r2, &x, &y);
