@@ -5,10 +5,17 @@
 #ifndef CZ_POLY_FR_FAST_H
 #define CZ_POLY_FR_FAST_H
 
-#include <immintrin.h>
 #include <stdint.h>
 
 #include "ff/fr.h"
+
+#if !defined(__x86_64__)
+/* Elsewhere (aarch64 hosts such as Grace) the generic template is the portable path. */
+static inline void cz_frf_add(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_fr_add(r, a, b); }
+static inline void cz_frf_sub(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_fr_sub(r, a, b); }
+static inline void cz_frf_mul(cz_fr *r, const cz_fr *a, const cz_fr *b) { cz_fr_mul(r, a, b); }
+#else
+#include <immintrin.h>
 
 #define CZ_FRF_P0 0xffffffff00000001ULL
 #define CZ_FRF_P1 0x53bda402fffe5bfeULL
@@ -97,7 +104,6 @@ static inline void cz_frf_mul(cz_fr *r, const cz_fr *a, const cz_fr *b) {
     cz_frf_reduce_(r, t0, t1, t2, t3);
 }
 
-#if defined(__x86_64__)
 #include <cpuid.h>
 #define CZ_FRF_HAVE_ADX_ASM 1
 
@@ -183,6 +189,6 @@ static inline void cz_frf_mul_adx(cz_fr *r, const cz_fr *a, const cz_fr *b) {
     cz_frf_reduce_(r, t4, t0, t1, t2);
 }
 #undef CZ_FRF_ROUND
-#endif
+#endif /* __x86_64__ */
 
 #endif
