@@ -1,0 +1,98 @@
+#include "r1cs/csr_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+
+static int term_cmp(const void *x, const void *y) {
+    uint32_t a = ((const cz_lc_term *)x)->var.id, b = ((const cz_lc_term *)y)->var.id;
+    return (a > b) - (a < b);
+}
+
+size_t cz_lc_terms_normalize(cz_lc_term *t, size_t n) {
+    if (n <= 32) {
+        /* Gadget LCs are mostly a few terms, often already in order: insertion sort wins here. */
+        for (size_t i = 1; i < n; i++) {
+            if (t[i - 1].var.id <= t[i].var.id) continue;
+            cz_lc_term x = t[i];
+            size_t j = i;
+            while (j > 0 && t[j - 1].var.id > x.var.id) {
+                t[j] = t[j - 1];
+                j--;
+            }
+            t[j] = x;
+        }
+    } else {
+        qsort(t, n, sizeof *t, term_cmp);
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < n;) {
+        cz_lc_term acc = t[i++];
+        while (i < n && t[i].var.id == acc.var.id) cz_fr_add(&acc.coeff, &acc.coeff, &t[i++].coeff);
+        if (!cz_fr_is_zero(&acc.coeff)) t[out++] = acc;
+    }
+    return out;
+}
+
+int cz_csr_builder_reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz) {
+    if (rows + 1 > b->row_cap) {
+        uint64_t *p = realloc(b->row_ptr, (rows + 1) * sizeof *p);
+        if (!p) return cz_error(CZ_ENOMEM, "csr: cannot reserve %llu rows", (unsigned long long)rows);
+        if (!b->row_ptr) p[0] = 0;
+        b->row_ptr = p;
+        b->row_cap = rows + 1;
+    }
+    if (nnz > b->nnz_cap) {
+        uint32_t *c = realloc(b->col, nnz * sizeof *c);
+        if (!c) return cz_error(CZ_ENOMEM, "csr: cannot reserve %llu terms", (unsigned long long)nnz);
+        b->col = c;
+        cz_fr *v = realloc(b->val, nnz * sizeof *v);
+        if (!v) return cz_error(CZ_ENOMEM, "csr: cannot reserve %llu terms", (unsigned long long)nnz);
+        b->val = v;
+        b->nnz_cap = nnz;
+    }
+    return 0;
+}
+
+int cz_csr_builder_push(cz_csr_builder *b, const cz_lc_term *t, size_t n) {
+    if (b->rows + 2 > b->row_cap || b->nnz + n > b->nnz_cap) {
+        uint64_t rows = b->rows + 2 > b->row_cap ? (b->row_cap < 1024 ? 1024 : b->row_cap * 2) : b->row_cap;
+        uint64_t nnz = b->nnz + n > b->nnz_cap ? b->nnz_cap * 2 + n + 1024 : b->nnz_cap;
+        int rc = cz_csr_builder_reserve(b, rows, nnz);
+        if (rc) return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        b->col[b->nnz + i] = t[i].var.id;
+        b->val[b->nnz + i] = t[i].coeff;
+    }
+    b->nnz += n;
+    b->row_ptr[++b->rows] = b->nnz;
+    return 0;
+}
+
+void cz_csr_builder_finish(cz_csr_builder *b, cz_csr *m) {
+    if (!b->row_ptr) {
+        /* No row was ever pushed: still hand out a valid row_ptr = {0}. */
+        b->row_ptr = calloc(1, sizeof *b->row_ptr);
+    }
+    m->rows = b->rows;
+    m->row_ptr = b->row_ptr;
+    /* Shrinking never fails in practice; keep the larger block if it does. */
+    uint32_t *c = b->nnz ? realloc(b->col, b->nnz * sizeof *c) : NULL;
+    cz_fr *v = b->nnz ? realloc(b->val, b->nnz * sizeof *v) : NULL;
+    if (!b->nnz) {
+        free(b->col);
+        free(b->val);
+    }
+    m->col = c ? c : (b->nnz ? b->col : NULL);
+    m->val = v ? v : (b->nnz ? b->val : NULL);
+    memset(b, 0, sizeof *b);
+}
+
+void cz_csr_builder_free(cz_csr_builder *b) {
+    free(b->row_ptr);
+    free(b->col);
+    free(b->val);
+    memset(b, 0, sizeof *b);
+}
