@@ -15,7 +15,7 @@ void cz_groth16_compute_h(const cz_domain *d, cz_fr *a, cz_fr *b, cz_fr *c) {
     cz_ntt_coset_forward(d, a);
     cz_ntt_coset_forward(d, b);
     cz_ntt_coset_forward(d, c);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (d->n >= 4096)
     for (size_t i = 0; i < d->n; i++) {
         cz_fr_mul(&a[i], &a[i], &b[i]);
         cz_fr_sub(&a[i], &a[i], &c[i]);

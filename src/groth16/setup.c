@@ -28,15 +28,15 @@ static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange) {
 }
 
 /* Fixed-base G1/G2 scalar multiplications of a whole vector, then one batch normalisation. */
-static void g1_mul_many(cz_g1_affine *out, const cz_g1_jac *g, const cz_fr *k, size_t n, cz_g1_jac *tmp) {
-#pragma omp parallel for schedule(dynamic, 64)
+static void g1_mul_many(cz_g1_affine *out, const cz_g1_jac *g, const cz_fr *k, size_t n, cz_g1_jac *tmp, int nt) {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt) if (n > 128)
     for (size_t i = 0; i < n; i++)
         cz_g1_mul(&tmp[i], g, &k[i]);
     cz_g1_batch_to_affine(out, tmp, n);
 }
 
-static void g2_mul_many(cz_g2_affine *out, const cz_g2_jac *g, const cz_fr *k, size_t n, cz_g2_jac *tmp) {
-#pragma omp parallel for schedule(dynamic, 64)
+static void g2_mul_many(cz_g2_affine *out, const cz_g2_jac *g, const cz_fr *k, size_t n, cz_g2_jac *tmp, int nt) {
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nt) if (n > 64)
     for (size_t i = 0; i < n; i++)
         cz_g2_mul(&tmp[i], g, &k[i]);
     cz_g2_batch_to_affine(out, tmp, n);
@@ -56,8 +56,7 @@ static void g2_mul1(cz_g2_affine *out, const cz_g2_jac *g, const cz_fr *k) {
 
 int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_toxic *t, int nthreads) {
     memset(out, 0, sizeof *out);
-    if (nthreads > 0)
-        omp_set_num_threads(nthreads);
+    const int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
     const size_t ni = r->num_inputs, na = r->num_aux, nv = ni + na;
     if (ni == 0 || r->num_rows != r->num_constraints + ni)
         return cz_error(CZ_EINVAL, "setup: constraint system lacks ONE or its input rows (%zu inputs, %zu rows)", ni,
@@ -111,7 +110,7 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
     cz_fr_mul(&zt, &zt, &delta_inv);
     for (size_t i = 0; i + 1 < n; i++)
         cz_fr_mul(&k[i], &pw[i], &zt);
-    g1_mul_many(p->h, &g1, k, n - 1, tmp1);
+    g1_mul_many(p->h, &g1, k, n - 1, tmp1, nt);
 
     /* Lagrange coefficients L_j(tau) on the domain = iNTT of the powers of tau (as generator.rs). */
     cz_ntt_inverse(&d, pw);
@@ -134,8 +133,8 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
             goto done;
         }
     }
-    g1_mul_many(p->vk.ic, &g1, k, ni, tmp1);
-    g1_mul_many(p->l, &g1, k + ni, na, tmp1);
+    g1_mul_many(p->vk.ic, &g1, k, ni, tmp1, nt);
+    g1_mul_many(p->l, &g1, k + ni, na, tmp1, nt);
 
     /* A: every input, then aux with A density; B: inputs / aux with B density. The prover selects its
      * scalars by density, so a density bit must coincide with a non-vanishing polynomial at tau. */
@@ -154,9 +153,9 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
         if (db)
             kb[nb_out++] = bt[v];
     }
-    g1_mul_many(p->a, &g1, ka, na_out, tmp1);
-    g1_mul_many(p->b_g1, &g1, kb, nb_out, tmp1);
-    g2_mul_many(p->b_g2, &g2, kb, nb_out, tmp2);
+    g1_mul_many(p->a, &g1, ka, na_out, tmp1, nt);
+    g1_mul_many(p->b_g1, &g1, kb, nb_out, tmp1, nt);
+    g2_mul_many(p->b_g2, &g2, kb, nb_out, tmp2, nt);
 
     g1_mul1(&p->vk.alpha_g1, &g1, &t->alpha);
     g1_mul1(&p->vk.beta_g1, &g1, &t->beta);
