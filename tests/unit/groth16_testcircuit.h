@@ -29,7 +29,7 @@ static void tc_random_coeff(cz_fr *c, cz_rng *rng) {
 /* Adds 0..maxterms random terms over vars[0..nvars) to lc and accumulates its value. */
 static void tc_random_lc(cz_cs *cs, cz_lc *lc, cz_fr *value, const cz_var *vars, const cz_fr *vals, size_t nvars,
                          unsigned maxterms, cz_rng *rng) {
-    unsigned k = (unsigned)(cz_rng_next(rng) % (maxterms + 1));
+    unsigned k = nvars ? (unsigned)(cz_rng_next(rng) % (maxterms + 1)) : 0;
     for (unsigned t = 0; t < k; t++) {
         size_t i = cz_rng_next(rng) % nvars;
         cz_fr c, x;
