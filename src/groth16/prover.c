@@ -27,6 +27,8 @@ void cz_groth16_compute_h(const cz_domain *d, cz_fr *a, cz_fr *b, cz_fr *c) {
 int cz_groth16_prove_start(cz_groth16_pending *out, const cz_groth16_params *p, const cz_r1cs *r,
                            const cz_fr *inputs, const cz_fr *aux, int nthreads) {
     const size_t ni = r->num_inputs, na = r->num_aux;
+    if (ni == 0 || !cz_fr_equal(&inputs[0], &CZ_FR_ONE_V))
+        return cz_error(CZ_EINVAL, "prove: the first input must be ONE");
     cz_domain d;
     int rc = cz_domain_for_size(&d, r->num_rows);
     if (rc)

@@ -27,32 +27,58 @@ static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange) {
         }
 }
 
-/* Fixed-base G1/G2 scalar multiplications of a whole vector, then one batch normalisation. */
-static void g1_mul_many(cz_g1_affine *out, const cz_g1_jac *g, const cz_fr *k, size_t n, cz_g1_jac *tmp, int nt) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt) if (n > 128)
-    for (size_t i = 0; i < n; i++)
-        cz_g1_mul(&tmp[i], g, &k[i]);
-    cz_g1_batch_to_affine(out, tmp, n);
-}
-
-static void g2_mul_many(cz_g2_affine *out, const cz_g2_jac *g, const cz_fr *k, size_t n, cz_g2_jac *tmp, int nt) {
-#pragma omp parallel for schedule(dynamic, 32) num_threads(nt) if (n > 64)
-    for (size_t i = 0; i < n; i++)
-        cz_g2_mul(&tmp[i], g, &k[i]);
-    cz_g2_batch_to_affine(out, tmp, n);
-}
-
-static void g1_mul1(cz_g1_affine *out, const cz_g1_jac *g, const cz_fr *k) {
-    cz_g1_jac t;
-    cz_g1_mul(&t, g, k);
-    cz_g1_to_affine(out, &t);
-}
-
-static void g2_mul1(cz_g2_affine *out, const cz_g2_jac *g, const cz_fr *k) {
-    cz_g2_jac t;
-    cz_g2_mul(&t, g, k);
-    cz_g2_to_affine(out, &t);
-}
+/* Fixed-base multiplication: setup multiplies the two generators by millions of scalars, so a table of
+ * d * 2^(8w) * G (32 byte windows w, digits d < 256) turns each product into at most 32 mixed additions
+ * instead of ~255 doublings and ~50 additions. */
+#define FB_WINDOWS 32
+#define FB_DIGITS 256
+#define DEFINE_FIXED_BASE(G)                                                                          \
+    static cz_##G##_affine *G##_fb_table(const cz_##G##_jac *g) {                                      \
+        size_t n = (size_t)FB_WINDOWS * FB_DIGITS;                                                    \
+        cz_##G##_jac *j = malloc(n * sizeof *j);                                                      \
+        cz_##G##_affine *tab = malloc(n * sizeof *tab);                                               \
+        if (!j || !tab) {                                                                             \
+            free(j);                                                                                  \
+            free(tab);                                                                                \
+            return NULL;                                                                              \
+        }                                                                                             \
+        cz_##G##_jac base = *g;                                                                       \
+        for (size_t w = 0; w < FB_WINDOWS; w++) {                                                     \
+            cz_##G##_jac *row = j + w * FB_DIGITS;                                                    \
+            cz_##G##_jac_set_infinity(&row[0]);                                                       \
+            row[1] = base;                                                                            \
+            for (size_t d = 2; d < FB_DIGITS; d++)                                                    \
+                cz_##G##_jac_add(&row[d], &row[d - 1], &base);                                        \
+            cz_##G##_jac_double(&base, &row[FB_DIGITS / 2]);                                          \
+        }                                                                                             \
+        cz_##G##_batch_to_affine(tab, j, n);                                                          \
+        free(j);                                                                                      \
+        return tab;                                                                                   \
+    }                                                                                                 \
+    static void G##_fb_mul(cz_##G##_jac *r, const cz_##G##_affine *tab, const cz_fr *k) {              \
+        uint64_t raw[4];                                                                              \
+        cz_fr_to_raw(raw, k);                                                                         \
+        cz_##G##_jac_set_infinity(r);                                                                 \
+        for (size_t w = 0; w < FB_WINDOWS; w++) {                                                     \
+            unsigned d = (unsigned)(raw[w / 8] >> (8 * (w % 8))) & 0xff;                              \
+            if (d)                                                                                    \
+                cz_##G##_jac_add_affine(r, r, &tab[w * FB_DIGITS + d]);                               \
+        }                                                                                             \
+    }                                                                                                 \
+    static void G##_mul_many(cz_##G##_affine *out, const cz_##G##_affine *tab, const cz_fr *k, size_t n, \
+                             cz_##G##_jac *tmp, int nt) {                                             \
+        _Pragma("omp parallel for schedule(static) num_threads(nt) if (n > 256)")                    \
+        for (size_t i = 0; i < n; i++)                                                                \
+            G##_fb_mul(&tmp[i], tab, &k[i]);                                                          \
+        cz_##G##_batch_to_affine(out, tmp, n);                                                        \
+    }                                                                                                 \
+    static void G##_mul1(cz_##G##_affine *out, const cz_##G##_affine *tab, const cz_fr *k) {           \
+        cz_##G##_jac r;                                                                               \
+        G##_fb_mul(&r, tab, k);                                                                       \
+        cz_##G##_to_affine(out, &r);                                                                  \
+    }
+DEFINE_FIXED_BASE(g1)
+DEFINE_FIXED_BASE(g2)
 
 int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_toxic *t, int nthreads) {
     memset(out, 0, sizeof *out);
@@ -75,6 +101,8 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
     cz_g1_jac *tmp1 = malloc(scal_n * sizeof *tmp1);
     cz_g2_jac *tmp2 = malloc((nv ? nv : 1) * sizeof *tmp2);
     cz_groth16_params *p = out;
+    cz_g1_affine *tab1 = NULL;
+    cz_g2_affine *tab2 = NULL;
     p->h_len = n - 1;
     p->l_len = na;
     p->a_len = ni + r->a_aux_popcount;
@@ -99,6 +127,12 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
     cz_g2_jac g2;
     cz_g1_jac_from_affine(&g1, &g1a);
     cz_g2_jac_from_affine(&g2, &g2a);
+    tab1 = g1_fb_table(&g1);
+    tab2 = g2_fb_table(&g2);
+    if (!tab1 || !tab2) {
+        rc = cz_error(CZ_ENOMEM, "setup: out of memory for the fixed-base tables");
+        goto done;
+    }
 
     /* Powers of tau; H_i = tau^i Z(tau) / delta with Z(tau) = tau^n - 1. */
     pw[0] = CZ_FR_ONE_V;
@@ -110,7 +144,7 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
     cz_fr_mul(&zt, &zt, &delta_inv);
     for (size_t i = 0; i + 1 < n; i++)
         cz_fr_mul(&k[i], &pw[i], &zt);
-    g1_mul_many(p->h, &g1, k, n - 1, tmp1, nt);
+    g1_mul_many(p->h, tab1, k, n - 1, tmp1, nt);
 
     /* Lagrange coefficients L_j(tau) on the domain = iNTT of the powers of tau (as generator.rs). */
     cz_ntt_inverse(&d, pw);
@@ -133,8 +167,8 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
             goto done;
         }
     }
-    g1_mul_many(p->vk.ic, &g1, k, ni, tmp1, nt);
-    g1_mul_many(p->l, &g1, k + ni, na, tmp1, nt);
+    g1_mul_many(p->vk.ic, tab1, k, ni, tmp1, nt);
+    g1_mul_many(p->l, tab1, k + ni, na, tmp1, nt);
 
     /* A: every input, then aux with A density; B: inputs / aux with B density. The prover selects its
      * scalars by density, so a density bit must coincide with a non-vanishing polynomial at tau. */
@@ -153,18 +187,20 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
         if (db)
             kb[nb_out++] = bt[v];
     }
-    g1_mul_many(p->a, &g1, ka, na_out, tmp1, nt);
-    g1_mul_many(p->b_g1, &g1, kb, nb_out, tmp1, nt);
-    g2_mul_many(p->b_g2, &g2, kb, nb_out, tmp2, nt);
+    g1_mul_many(p->a, tab1, ka, na_out, tmp1, nt);
+    g1_mul_many(p->b_g1, tab1, kb, nb_out, tmp1, nt);
+    g2_mul_many(p->b_g2, tab2, kb, nb_out, tmp2, nt);
 
-    g1_mul1(&p->vk.alpha_g1, &g1, &t->alpha);
-    g1_mul1(&p->vk.beta_g1, &g1, &t->beta);
-    g2_mul1(&p->vk.beta_g2, &g2, &t->beta);
-    g2_mul1(&p->vk.gamma_g2, &g2, &t->gamma);
-    g1_mul1(&p->vk.delta_g1, &g1, &t->delta);
-    g2_mul1(&p->vk.delta_g2, &g2, &t->delta);
+    g1_mul1(&p->vk.alpha_g1, tab1, &t->alpha);
+    g1_mul1(&p->vk.beta_g1, tab1, &t->beta);
+    g2_mul1(&p->vk.beta_g2, tab2, &t->beta);
+    g2_mul1(&p->vk.gamma_g2, tab2, &t->gamma);
+    g1_mul1(&p->vk.delta_g1, tab1, &t->delta);
+    g2_mul1(&p->vk.delta_g2, tab2, &t->delta);
     rc = 0;
 done:
+    free(tab1);
+    free(tab2);
     free(pw);
     free(col);
     free(k);
