@@ -332,6 +332,10 @@ static void test_setup_and_prover_errors(void) {
     cz_groth16_pending pd;
     CHECK(cz_groth16_prove_start(&pd, &p, &c2.r1cs, c2.inputs, c2.aux, 0) == CZ_EFORMAT);
     CHECK(strstr(cz_error_message(), "do not fit") != NULL);
+    cz_fr one = c1.inputs[0];
+    cz_fr_add(&c1.inputs[0], &c1.inputs[0], &one);
+    CHECK(cz_groth16_prove_start(&pd, &p, &c1.r1cs, c1.inputs, c1.aux, 0) == CZ_EINVAL);
+    CHECK(strstr(cz_error_message(), "ONE") != NULL);
     cz_groth16_params_free(&p);
     tc_free(&c1);
     tc_free(&c2);
