@@ -99,6 +99,9 @@ int cz_groth16_prove_finish(cz_groth16_proof *proof, const cz_groth16_pending *p
                             const cz_fr *r_in, const cz_fr *s_in) {
     cz_fr r, s, rs;
     int rc;
+    /* bellperson refuses to prove against such a key (SynthesisError::UnexpectedIdentity). */
+    if (cz_g1_affine_is_infinity(&vk->delta_g1) || cz_g2_affine_is_infinity(&vk->delta_g2))
+        return cz_error(CZ_EINVAL, "prove: delta is the point at infinity in the verifying key");
     if (r_in && s_in) {
         r = *r_in;
         s = *s_in;

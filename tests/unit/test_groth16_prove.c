@@ -191,6 +191,10 @@ static void run_config(size_t pub, size_t nfree, size_t nc, int extensive) {
     CHECK(memcmp(&pf2, &pf, sizeof pf) != 0);
     CHECK(cz_groth16_verify(&pvk, &pf2, pubv, pub) == 0);
     CHECK(cz_groth16_prove_finish(&pf2, &(cz_groth16_pending){0}, &p.vk, &r, NULL) == CZ_EINVAL);
+    cz_groth16_vk vk_bad = p.vk;
+    memset(&vk_bad.delta_g2, 0, sizeof vk_bad.delta_g2);
+    CHECK(cz_groth16_prove_finish(&pf2, &(cz_groth16_pending){0}, &vk_bad, &r, &s) == CZ_EINVAL);
+    CHECK(strstr(cz_error_message(), "delta") != NULL);
 
     if (extensive) {
         flip_every_bit(&pvk, &pf, pubv, pub);
