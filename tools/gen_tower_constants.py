@@ -6,7 +6,7 @@ Tower: Fp2 = Fp[u]/(u^2+1), Fp6 = Fp2[v]/(v^3 - xi), Fp12 = Fp6[w]/(w^2 - v), xi
 (a0 + a1 v + a2 v^2)^(p^k) = F(a0) + F(a1) v xi^((p^k-1)/3) + F(a2) v^2 xi^(2(p^k-1)/3), F = Frobenius
 of Fp2 applied k times, and w^(p^k) = w xi^((p^k-1)/6). tests/unit/test_fp12.c re-derives them as a^(p^k).
 The script also checks that the final-exponentiation chain in src/ec/pairing.c computes
-f^(3 (p^4 - p^2 + 1)/r) on the cyclotomic subgroup, the exponent @noble/curves and zkcrypto use.
+f^(3 (p^4 - p^2 + 1)/r) on the cyclotomic subgroup, the exponent @noble/curves uses.
 """
 P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
 R = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001

@@ -1,6 +1,7 @@
-/* The optimal ate pairing e: G1 x G2 -> GT (in Fp12) of BLS12-381, the same values as @noble/curves
- * and zkcrypto (final exponent 3 (p^12 - 1)/r). Inputs are affine points assumed to be in the prime-order
- * subgroups (decoders check that); a pair with a point at infinity contributes 1. Variable time. */
+/* The optimal ate pairing e: G1 x G2 -> GT (in Fp12) of BLS12-381, byte-for-byte the values of
+ * @noble/curves (final exponent 3 (p^12 - 1)/r; tests/interop/test_pairing_noble.sh). Inputs are affine
+ * points assumed to be in the prime-order subgroups (the decoders check that); a pair with a point at
+ * infinity contributes 1. Variable time; no allocation; thread-safe. */
 #ifndef CZ_EC_PAIRING_H
 #define CZ_EC_PAIRING_H
 

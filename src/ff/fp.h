@@ -18,7 +18,12 @@ typedef struct { uint64_t l[6]; } cz_fp;
 #define MONT_FN(name) cz_fp_##name
 #define MONT_P CZ_FP_MODULUS
 #define MONT_INV CZ_FP_INV
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(CZ_NO_ASM)
+#include "ff/mont_asm_x86.h"
+#define MONT_ASM_MUL cz_mont_mul6_adx
+#endif
 #include "ff/mont_impl.h"
+#undef MONT_ASM_MUL
 #undef MONT_N
 #undef MONT_T
 #undef MONT_FN

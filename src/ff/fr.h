@@ -18,7 +18,12 @@ typedef struct { uint64_t l[4]; } cz_fr;
 #define MONT_FN(name) cz_fr_##name
 #define MONT_P CZ_FR_MODULUS
 #define MONT_INV CZ_FR_INV
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(CZ_NO_ASM)
+#include "ff/mont_asm_x86.h"
+#define MONT_ASM_MUL cz_mont_mul4_adx
+#endif
 #include "ff/mont_impl.h"
+#undef MONT_ASM_MUL
 #undef MONT_N
 #undef MONT_T
 #undef MONT_FN

@@ -1,7 +1,7 @@
 /* Montgomery arithmetic template, included by fp.h and fr.h with:
  *   MONT_N   limbs (6 for Fp, 4 for Fr)      MONT_T    element type (struct { uint64_t l[N]; })
  *   MONT_FN  name prefixer                   MONT_P    modulus limbs initializer
- *   MONT_INV -p^-1 mod 2^64
+ *   MONT_INV -p^-1 mod 2^64        MONT_ASM_MUL  optional assembly CIOS (mont_asm_x86.h)
  * Both moduli leave the top bit of the top limb clear with room to spare, which allows the
  * "no-carry" CIOS multiplication and additions without a carry-out limb. Results are always fully
  * reduced (< p), so equality is limb equality and bytes are canonical. */
@@ -79,6 +79,12 @@ static inline void MONT_FN(double)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r,
 /* Montgomery product a*b*2^(-64N) mod p, CIOS without the extra carry word. */
 static inline void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b) {
     const uint64_t *p = MONT_FN(modulus_);
+#ifdef MONT_ASM_MUL
+    uint64_t ta[MONT_N];
+    MONT_ASM_MUL(ta, a->l, b->l, p, (uint64_t)(MONT_INV));
+    MONT_FN(reduce_once_)(r->l, ta);
+    return;
+#endif
     uint64_t t[MONT_N] = {0};
     for (int i = 0; i < MONT_N; i++) {
         uint64_t bi = b->l[i];

@@ -1,6 +1,6 @@
-/* Test-local G1/G2 helpers for the pairing tests (generators from their published coordinates and a
- * plain double-and-add), so these tests do not depend on src/ec/g1.c, g2.c. Names are tp_ to stay
- * clear of the cz_ API. */
+/* Test-local G1/G2 helpers for the pairing tests: generators from their published coordinates and a
+ * plain double-and-add, written apart from src/ec/g1.c, g2.c (test_pairing cross-checks the two).
+ * Names are tp_ to stay clear of the cz_ API. */
 #ifndef CZ_PAIRING_TEST_POINTS_H
 #define CZ_PAIRING_TEST_POINTS_H
 
