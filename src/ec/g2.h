@@ -1,6 +1,6 @@
 /* G2 of BLS12-381: y^2 = x^3 + 4(u+1) over Fp2. Affine (infinity = (0,0), 192 bytes, the layout bases
  * have in memory and on the GPU), jacobian and xyzz (bucket) forms; ZCash encodings.
- * Inline: group law. g1.c: conversions, scalar multiplication, checks, encodings. */
+ * Inline: group law. g2.c: conversions, scalar multiplication, checks, encodings. */
 #ifndef CZ_EC_G2_H
 #define CZ_EC_G2_H
 
