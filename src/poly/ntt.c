@@ -22,13 +22,19 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "poly/fr_fast.h"
 #include "poly/ntt.h"
 
+/* Tile shape; overridable at build time for tuning experiments. */
+#ifndef GROUP_BITS
 #define GROUP_BITS 11    /* stages per pass over memory */
+#endif
+#ifndef CHUNK
 #define CHUNK 8          /* contiguous elements per tile row (8 x 32 B = four cache lines) */
+#endif
 #define BITREV_BITS 5    /* bit reversal swaps 2^5 x 2^5 tiles */
 #define PAR_MIN_LOG 12   /* smaller transforms run on one thread (fork/join costs more) */
-#define SCALE_BLOCK 4096 /* elements per task in the element-wise passes */
+#define SCALE_BLOCK 4096 /* elements per task in divide_by_z */
 
 static uint64_t rev_bits(uint64_t x, unsigned bits) {
     if (bits == 0) return 0;
@@ -37,6 +43,14 @@ static uint64_t rev_bits(uint64_t x, unsigned bits) {
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
     x = __builtin_bswap64(x);
     return x >> (64 - bits);
+}
+
+static int cpu_adx(void) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    return cz_frf_cpu_has_adx();
+#else
+    return 0;
+#endif
 }
 
 /* Per-call workspace: twiddle tables for one root and per-thread tile buffers. */
@@ -49,13 +63,34 @@ typedef struct {
     size_t scratch_per_thread;
     int nthreads;
     int par;
+    int adx;               /* use the mulx/adx multiply */
+    int coset;             /* evaluate on the coset s*<w>: depth d twiddles carry s^(2^(log_n-1-d)) */
+    cz_fr shift_pow[CZ_NTT_MAX_LOG];
     void *mem;
 } ntt_plan;
 
-static size_t group_scratch(void) {
-    size_t tile = ((size_t)1 << GROUP_BITS) * (CHUNK + 1); /* tile rows + its twiddles */
-    size_t brev = (size_t)2 << (2 * BITREV_BITS);
-    return tile > brev ? tile : brev;
+/* Stage groups: as few passes as GROUP_BITS allows, sizes balanced (first groups take the extra). */
+static unsigned group_sizes(unsigned log_n, unsigned sizes[]) {
+    unsigned ng = (log_n + GROUP_BITS - 1) / GROUP_BITS;
+    for (unsigned i = 0; i < ng; i++) sizes[i] = log_n / ng + (i < log_n % ng);
+    return ng;
+}
+
+/* Per-thread scratch in elements: a tile's twiddles and, for strided tiles, its rows; or the two
+ * bit-reversal tiles. Sized to the transform so that small ones do not fault in fresh pages. */
+static size_t group_scratch(unsigned log_n) {
+    unsigned sizes[CZ_NTT_MAX_LOG];
+    unsigned ng = group_sizes(log_n, sizes), u = 0;
+    size_t need = 0;
+    for (unsigned g = 0; g < ng; g++) {
+        unsigned t = sizes[g], lb = log_n - u - t;
+        size_t stride = (size_t)1 << lb, c = lb == 0 ? 0 : stride < CHUNK ? stride : CHUNK;
+        size_t tile = ((size_t)1 << t) * (1 + c);
+        if (tile > need) need = tile;
+        u += t;
+    }
+    size_t brev = log_n >= 2 * BITREV_BITS + 1 ? (size_t)2 << (2 * BITREV_BITS) : 0;
+    return need > brev ? need : brev;
 }
 
 /* w^e for e < n/2 */
@@ -64,10 +99,15 @@ static void plan_pow(cz_fr *r, const ntt_plan *p, uint64_t e) {
     cz_fr_mul(r, &p->pow_lo[e & mask], &p->pow_hi[e >> p->pow_bits]);
 }
 
-static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
+static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w, const cz_fr *shift) {
     memset(p, 0, sizeof *p);
     p->log_n = log_n;
     p->par = log_n >= PAR_MIN_LOG;
+#ifdef CZ_NTT_FORCE_C
+    p->adx = 0;
+#else
+    p->adx = cpu_adx();
+#endif
     p->nthreads = p->par ? omp_get_max_threads() : 1;
     if (p->nthreads < 1) p->nthreads = 1;
     unsigned eb = log_n ? log_n - 1 : 0; /* exponents of the twiddles are < 2^eb */
@@ -75,8 +115,9 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
     size_t nlo = (size_t)1 << p->pow_bits, nhi = (size_t)1 << (eb - p->pow_bits);
     unsigned rb = eb < GROUP_BITS - 1 ? eb : GROUP_BITS - 1;
     size_t nrt = (size_t)1 << rb;
-    p->scratch_per_thread = group_scratch();
+    p->scratch_per_thread = group_scratch(log_n);
     size_t total = nlo + nhi + nrt + p->scratch_per_thread * (size_t)p->nthreads;
+    total += total & 1; /* aligned_alloc wants a multiple of the 64-byte alignment */
     p->mem = aligned_alloc(64, total * sizeof(cz_fr));
     if (!p->mem) return cz_error(CZ_ENOMEM, "NTT 2^%u: cannot allocate %zu bytes of workspace", log_n, total * sizeof(cz_fr));
     p->pow_lo = p->mem;
@@ -91,63 +132,110 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w) {
     p->pow_hi[0] = CZ_FR_ONE_V;
     for (size_t i = 1; i < nhi; i++) cz_fr_mul(&p->pow_hi[i], &p->pow_hi[i - 1], &step);
     for (size_t m = 0; m < nrt; m++) plan_pow(&p->rt[m], p, rev_bits(m, eb));
+    if (shift) {
+        /* The coset's tree starts from x^n - s^n, so a split at depth d takes square roots of
+         * s^(n/2^d): every twiddle there gains the factor s^(n/2^(d+1)). */
+        p->coset = 1;
+        p->shift_pow[log_n - 1] = *shift;
+        for (unsigned dd = log_n - 1; dd-- > 0;) cz_fr_sqr(&p->shift_pow[dd], &p->shift_pow[dd + 1]);
+    }
     return 0;
 }
 
 static void plan_free(ntt_plan *p) { free(p->mem); }
 
-/* tw[2^v + m] = R[(hi << v) + m] for v < t, m < 2^v: the twiddles of one tile. */
-static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned t) {
+/* tw[2^v + m] = R[(hi << v) + m] (times the coset factor of depth u + v) for v < t, m < 2^v: the
+ * twiddles of one tile of the group starting at depth u. */
+static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u, unsigned t) {
     unsigned eb = p->log_n - 1;
     for (unsigned v = 0; v < t; v++) {
         cz_fr *row = tw + ((size_t)1 << v);
         size_t cnt = (size_t)1 << v;
-        if (hi == 0) {
+        if (hi == 0 && !p->coset) {
             memcpy(row, p->rt, cnt * sizeof(cz_fr));
-        } else {
-            cz_fr base;
-            plan_pow(&base, p, rev_bits(hi << v, eb));
-            for (size_t m = 0; m < cnt; m++) cz_fr_mul(&row[m], &p->rt[m], &base);
+            continue;
         }
+        cz_fr base = CZ_FR_ONE_V;
+        if (hi) plan_pow(&base, p, rev_bits(hi << v, eb));
+        if (p->coset) cz_frf_mul(&base, &base, &p->shift_pow[u + v]);
+        for (size_t m = 0; m < cnt; m++) cz_frf_mul(&row[m], &p->rt[m], &base);
     }
 }
 
 /* The butterflies of a tile: 2^t rows of c elements at buf; rows of a block are contiguous, so each
- * (stage, block) is one run of contiguous pairs with one twiddle. */
-static void tile_forward(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
-    for (unsigned v = 0; v < t; v++) {
-        size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;
-        for (size_t m = 0; m < nblk; m++) {
-            cz_fr *x = buf + 2 * m * half, *y = x + half;
-            const cz_fr w = tw[nblk + m];
-            for (size_t j = 0; j < half; j++) {
-                cz_fr q;
-                cz_fr_mul(&q, &y[j], &w);
-                cz_fr_sub(&y[j], &x[j], &q);
-                cz_fr_add(&x[j], &x[j], &q);
-            }
-        }
+ * (stage, block) is one run of contiguous pairs with one twiddle. Instantiated once per Fr multiply
+ * (mulx/adx assembly where the CPU has it, portable C otherwise). */
+#define CZ_NTT_KERNELS(sfx, MUL, ADD, SUB)                                                 \
+    static void tile_forward_##sfx(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) { \
+        for (unsigned v = 0; v < t; v++) {                                         \
+            size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;   \
+            for (size_t m = 0; m < nblk; m++) {                                    \
+                cz_fr *x = buf + 2 * m * half, *y = x + half;                      \
+                const cz_fr w = tw[nblk + m];                                      \
+                for (size_t j = 0; j < half; j++) {                                \
+                    cz_fr q;                                                       \
+                    MUL(&q, &y[j], &w);                                            \
+                    SUB(&y[j], &x[j], &q);                                         \
+                    ADD(&x[j], &x[j], &q);                                         \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+    }                                                                              \
+    static void tile_inverse_##sfx(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) { \
+        for (unsigned v = t; v-- > 0;) {                                           \
+            size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;   \
+            for (size_t m = 0; m < nblk; m++) {                                    \
+                cz_fr *x = buf + 2 * m * half, *y = x + half;                      \
+                const cz_fr w = tw[nblk + m];                                      \
+                for (size_t j = 0; j < half; j++) {                                \
+                    cz_fr d;                                                       \
+                    SUB(&d, &x[j], &y[j]);                                         \
+                    ADD(&x[j], &x[j], &y[j]);                                      \
+                    MUL(&y[j], &d, &w);                                            \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+    }                                                                              \
+    static void scale_run_##sfx(cz_fr *a, size_t len, const cz_fr *s) {            \
+        for (size_t i = 0; i < len; i++) MUL(&a[i], &a[i], s);                     \
     }
+
+CZ_NTT_KERNELS(c, cz_frf_mul, cz_frf_add, cz_frf_sub)
+#ifdef CZ_FRF_HAVE_ADX_ASM
+CZ_NTT_KERNELS(adx, cz_frf_mul_adx, cz_frf_add_asm, cz_frf_sub_asm)
+#endif
+
+static void tile_forward(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    if (p->adx) {
+        tile_forward_adx(buf, t, c, tw);
+        return;
+    }
+#endif
+    (void)p;
+    tile_forward_c(buf, t, c, tw);
 }
 
-static void tile_inverse(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
-    for (unsigned v = t; v-- > 0;) {
-        size_t half = ((size_t)1 << (t - v - 1)) * c, nblk = (size_t)1 << v;
-        for (size_t m = 0; m < nblk; m++) {
-            cz_fr *x = buf + 2 * m * half, *y = x + half;
-            const cz_fr w = tw[nblk + m];
-            for (size_t j = 0; j < half; j++) {
-                cz_fr d;
-                cz_fr_sub(&d, &x[j], &y[j]);
-                cz_fr_add(&x[j], &x[j], &y[j]);
-                cz_fr_mul(&y[j], &d, &w);
-            }
-        }
+static void tile_inverse(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    if (p->adx) {
+        tile_inverse_adx(buf, t, c, tw);
+        return;
     }
+#endif
+    (void)p;
+    tile_inverse_c(buf, t, c, tw);
 }
 
-static void scale_run(cz_fr *a, size_t len, const cz_fr *s) {
-    for (size_t i = 0; i < len; i++) cz_fr_mul(&a[i], &a[i], s);
+static void scale_run(int adx, cz_fr *a, size_t len, const cz_fr *s) {
+#ifdef CZ_FRF_HAVE_ADX_ASM
+    if (adx) {
+        scale_run_adx(a, len, s);
+        return;
+    }
+#endif
+    (void)adx;
+    scale_run_c(a, len, s);
 }
 
 /* One pass: stages u .. u+t-1 (depths in the CRT tree) on every tile; scale (if not NULL)
@@ -167,7 +255,7 @@ static void run_group(cz_fr *a, const ntt_plan *p, unsigned u, unsigned t, int i
             uint64_t hi = tile / nch;
             size_t lo0 = (tile % nch) * c;
             if (hi != cur_hi) {
-                tile_twiddles(tw, p, hi, t);
+                tile_twiddles(tw, p, hi, u, t);
                 cur_hi = hi;
             }
             cz_fr *base = a + (hi << (t + lb)) + lo0;
@@ -177,21 +265,14 @@ static void run_group(cz_fr *a, const ntt_plan *p, unsigned u, unsigned t, int i
                 work = buf;
             }
             if (inverse)
-                tile_inverse(work, t, c, tw);
+                tile_inverse(p, work, t, c, tw);
             else
-                tile_forward(work, t, c, tw);
-            if (scale) scale_run(work, rows * c, scale);
+                tile_forward(p, work, t, c, tw);
+            if (scale) scale_run(p->adx, work, rows * c, scale);
             if (lb)
                 for (size_t r = 0; r < rows; r++) memcpy(base + r * stride, buf + r * c, c * sizeof(cz_fr));
         }
     }
-}
-
-/* Stage groups: as few passes as GROUP_BITS allows, sizes balanced (first groups take the extra). */
-static unsigned group_sizes(unsigned log_n, unsigned sizes[]) {
-    unsigned ng = (log_n + GROUP_BITS - 1) / GROUP_BITS;
-    for (unsigned i = 0; i < ng; i++) sizes[i] = log_n / ng + (i < log_n % ng);
-    return ng;
 }
 
 static void bitreverse(cz_fr *a, const ntt_plan *p) {
@@ -238,26 +319,9 @@ static void bitreverse(cz_fr *a, const ntt_plan *p) {
     }
 }
 
-/* a[i] *= c0 * g^i */
-static void scale_powers(cz_fr *a, size_t n, const cz_fr *g, const cz_fr *c0, int par) {
-    size_t nblk = (n + SCALE_BLOCK - 1) / SCALE_BLOCK;
-#pragma omp parallel for schedule(static) if (par)
-    for (size_t blk = 0; blk < nblk; blk++) {
-        size_t start = blk * SCALE_BLOCK, end = start + SCALE_BLOCK < n ? start + SCALE_BLOCK : n;
-        uint64_t e = start;
-        cz_fr cur;
-        cz_fr_pow(&cur, g, &e, 1);
-        cz_fr_mul(&cur, &cur, c0);
-        for (size_t i = start; i < end; i++) {
-            cz_fr_mul(&a[i], &a[i], &cur);
-            cz_fr_mul(&cur, &cur, g);
-        }
-    }
-}
-
-/* pre_g: multiply a_i by pre_g^i before a forward transform; scale: multiply every element by it
- * after an inverse one (folded into the last pass). */
-static int transform(const cz_domain *d, cz_fr *a, int inverse, const cz_fr *pre_g, const cz_fr *scale) {
+/* shift: transform on the coset shift*<w> (forward: evaluate there; inverse: interpolate from
+ * there, with shift = g^-1); scale: multiply every result by it (folded into the last pass). */
+static int transform(const cz_domain *d, cz_fr *a, int inverse, const cz_fr *shift, const cz_fr *scale) {
     unsigned L = d->log_n;
     if (L > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "NTT domain 2^%u is larger than 2^%u", L, CZ_NTT_MAX_LOG);
     if (L == 0) {
@@ -265,12 +329,11 @@ static int transform(const cz_domain *d, cz_fr *a, int inverse, const cz_fr *pre
         return 0;
     }
     ntt_plan p;
-    int rc = plan_init(&p, L, inverse ? &d->omega_inv : &d->omega);
+    int rc = plan_init(&p, L, inverse ? &d->omega_inv : &d->omega, shift);
     if (rc) return rc;
     unsigned sizes[CZ_NTT_MAX_LOG];
     unsigned ng = group_sizes(L, sizes);
     if (!inverse) {
-        if (pre_g) scale_powers(a, d->n, pre_g, &CZ_FR_ONE_V, p.par);
         unsigned u = 0;
         for (unsigned g = 0; g < ng; g++) {
             run_group(a, &p, u, sizes[g], 0, NULL);
@@ -293,15 +356,11 @@ int cz_ntt_forward(const cz_domain *d, cz_fr *a) { return transform(d, a, 0, NUL
 
 int cz_ntt_inverse(const cz_domain *d, cz_fr *a) { return transform(d, a, 1, NULL, &d->n_inv); }
 
+/* Same as scaling a_i by g^i and then the forward transform, without the extra pass. */
 int cz_ntt_coset_forward(const cz_domain *d, cz_fr *a) { return transform(d, a, 0, &d->g, NULL); }
 
-int cz_ntt_coset_inverse(const cz_domain *d, cz_fr *a) {
-    int rc = transform(d, a, 1, NULL, NULL);
-    if (rc) return rc;
-    /* 1/n folded into the g^-i pass */
-    scale_powers(a, d->n, &d->g_inv, &d->n_inv, d->log_n >= PAR_MIN_LOG);
-    return 0;
-}
+/* Same as the inverse transform and then scaling a_i by g^-i. */
+int cz_ntt_coset_inverse(const cz_domain *d, cz_fr *a) { return transform(d, a, 1, &d->g_inv, &d->n_inv); }
 
 int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
     if (d->log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "NTT domain 2^%u is larger than 2^%u", d->log_n, CZ_NTT_MAX_LOG);
@@ -310,10 +369,11 @@ int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
     cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
     if (cz_fr_inv(&zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
     size_t n = d->n, nblk = (n + SCALE_BLOCK - 1) / SCALE_BLOCK;
+    int adx = cpu_adx();
 #pragma omp parallel for schedule(static) if (d->log_n >= PAR_MIN_LOG)
     for (size_t blk = 0; blk < nblk; blk++) {
         size_t start = blk * SCALE_BLOCK, end = start + SCALE_BLOCK < n ? start + SCALE_BLOCK : n;
-        scale_run(a + start, end - start, &zinv);
+        scale_run(adx, a + start, end - start, &zinv);
     }
     return 0;
 }

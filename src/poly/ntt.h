@@ -2,7 +2,8 @@
  * natural order in and out, multi-threaded (OpenMP, omp_get_max_threads()), 2^0..2^28 elements.
  * Coset transforms use the multiplicative generator g = 7 as bellperson's EvaluationDomain.
  * The transforms allocate a small per-call workspace (twiddles, per-thread tiles: a few MiB at
- * most), so they return 0 or CZ_ENOMEM; the data is untouched when they fail. */
+ * most), so they return 0 or CZ_ENOMEM; the data is untouched when they fail. They keep no state
+ * between calls: several threads may transform different arrays at once. */
 #ifndef CZ_POLY_NTT_H
 #define CZ_POLY_NTT_H
 
