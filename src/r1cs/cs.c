@@ -20,14 +20,18 @@ static int set_err(cz_cs *cs, int code) {
     return code;
 }
 
-static int grow_values(cz_cs *cs, bool input, uint64_t want) {
+static int grow_values(cz_cs *cs, bool input, uint64_t want, bool huge) {
     cz_fr **v = input ? &cs->inputs : &cs->aux;
     uint64_t *limit = input ? &cs->input_limit : &cs->aux_limit;
     if (want <= *limit) return 0;
+    if (cs->external_values)
+        return cz_error(CZ_ERANGE, "cs: more than the %llu %s values the caller's buffer holds",
+                        (unsigned long long)*limit, input ? "input" : "aux");
     cz_fr *p = realloc(*v, want * sizeof *p);
     if (!p)
         return cz_error(CZ_ENOMEM, "cs: out of memory for %llu %s values", (unsigned long long)want,
                         input ? "input" : "aux");
+    if (huge) cz_advise_hugepages(p, want * sizeof *p);
     *v = p;
     *limit = want;
     return 0;
@@ -47,7 +51,7 @@ int cz_cs_new(cz_cs **out, unsigned mode) {
         if (!cs->rec) rc = cz_error(CZ_ENOMEM, "cs: out of memory");
         else rc = cz_lc_pool_new(&cs->pool);
     }
-    if (!rc && (mode & CZ_CS_WITNESS)) rc = grow_values(cs, true, 16) ? CZ_ENOMEM : grow_values(cs, false, 1024);
+    if (!rc && (mode & CZ_CS_WITNESS)) rc = grow_values(cs, true, 16, false) ? CZ_ENOMEM : grow_values(cs, false, 1024, false);
     if (rc) {
         cz_cs_free(cs);
         return rc;
@@ -66,17 +70,19 @@ void cz_cs_free(cz_cs *cs) {
         free(cs->rec);
     }
     cz_lc_pool_free(cs->pool);
-    free(cs->inputs);
-    free(cs->aux);
+    if (!cs->external_values) {
+        free(cs->inputs);
+        free(cs->aux);
+    }
     free(cs);
 }
 
 int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num_constraints) {
     int rc;
-    if (cs->mode & CZ_CS_WITNESS) {
+    if ((cs->mode & CZ_CS_WITNESS) && !cs->external_values) {
         if (num_inputs > (uint64_t)CZ_VAR_MAX_INDEX + 1 || num_aux > (uint64_t)CZ_VAR_MAX_INDEX + 1)
             return cz_error(CZ_ERANGE, "cs: reserve beyond the variable id space");
-        if ((rc = grow_values(cs, true, num_inputs)) || (rc = grow_values(cs, false, num_aux))) return rc;
+        if ((rc = grow_values(cs, true, num_inputs, true)) || (rc = grow_values(cs, false, num_aux, true))) return rc;
     }
     if (cs->rec) {
         /* A rough 2.5 terms per row is what the Filecoin circuits average; it is only a hint. */
@@ -85,6 +91,24 @@ int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num
                                              num_constraints * 5 / 2)))
                 return rc;
     }
+    return 0;
+}
+
+int cz_cs_set_value_buffers(cz_cs *cs, cz_fr *inputs, uint64_t inputs_cap, cz_fr *aux, uint64_t aux_cap) {
+    if (!(cs->mode & CZ_CS_WITNESS) || cs->num_inputs != 1 || cs->num_aux != 0 || cs->external_values ||
+        cs->values_taken || cs->finalized)
+        return cz_error(CZ_EINVAL, "cs: value buffers must be set once, in witness mode, before any alloc");
+    if (!inputs || !aux || inputs_cap < 1)
+        return cz_error(CZ_EINVAL, "cs: value buffers need room for ONE");
+    uint64_t lim = (uint64_t)CZ_VAR_MAX_INDEX + 1;
+    free(cs->inputs);
+    free(cs->aux);
+    cs->inputs = inputs;
+    cs->aux = aux;
+    cs->input_limit = inputs_cap < lim ? inputs_cap : lim;
+    cs->aux_limit = aux_cap < lim ? aux_cap : lim;
+    cs->external_values = true;
+    cs->inputs[0] = CZ_FR_ONE_V;
     return 0;
 }
 
@@ -108,8 +132,9 @@ cz_var cz_cs_alloc_slow_(cz_cs *cs, const cz_fr *value, bool input) {
         if (*n >= cap) {
             uint64_t want = cap * 2 > (uint64_t)CZ_VAR_MAX_INDEX + 1 ? (uint64_t)CZ_VAR_MAX_INDEX + 1 : cap * 2;
             if (want < 16) want = 16;
-            if (grow_values(cs, input, want)) {
-                set_err(cs, CZ_ENOMEM);
+            int rc = grow_values(cs, input, want, false);
+            if (rc) {
+                set_err(cs, rc);
                 return CZ_CS_ONE;
             }
         }
@@ -122,6 +147,8 @@ cz_var cz_cs_alloc_slow_(cz_cs *cs, const cz_fr *value, bool input) {
 /* Copies lc into the scratch buffer, checks its variables exist and normalizes it. */
 static int prepare_lc(cz_cs *cs, const cz_lc *lc, size_t *n_out) {
     struct cz_cs_record *r = cs->rec;
+    static const cz_lc zero = {NULL, 0, 0};
+    if (!lc) lc = &zero;
     if (lc->n > r->scratch_cap) {
         size_t cap = lc->n < 64 ? 64 : lc->n;
         cz_lc_term *s = realloc(r->scratch, cap * sizeof *s);
@@ -215,6 +242,8 @@ int cz_cs_finalize(cz_cs *cs) {
         if (rc) return set_err(cs, rc);
     }
     cs->finalized = true;
+    /* Every later alloc takes the slow path, which refuses it. */
+    cs->input_limit = cs->aux_limit = 0;
     return 0;
 }
 

@@ -18,7 +18,21 @@
  * Linear combinations take their term storage from per-cs size-class free lists carved out of large
  * slabs, so building one never calls malloc in steady state. An LC is a small value (pointer, length,
  * capacity) owned by the gadget that built it: release it with cz_lc_free (or reuse it after
- * cz_lc_clear). Terms are appended unmerged; enforce sorts and merges them. One cs per thread. */
+ * cz_lc_clear). Terms are appended unmerged; enforce sorts and merges them. One cs per thread.
+ *
+ * A gadget, e.g. bellpepper's AllocatedBit ((ONE - b) * b = 0), written once for all modes:
+ *     cz_var b = cz_cs_alloc(cs, cz_cs_needs_values(cs) ? (bit ? &CZ_FR_ONE_V : &CZ_FR_ZERO_V) : NULL);
+ *     if (cz_cs_needs_lcs(cs)) {
+ *         cz_lc l = CZ_LC_ZERO, r = CZ_LC_ZERO;
+ *         cz_lc_add(cs, &l, CZ_CS_ONE, NULL);
+ *         cz_lc_sub(cs, &l, b, NULL);
+ *         cz_lc_add(cs, &r, b, NULL);
+ *         cz_cs_enforce(cs, &l, &r, NULL);
+ *         cz_lc_free(cs, &l);
+ *         cz_lc_free(cs, &r);
+ *     } else {
+ *         cz_cs_enforce(cs, NULL, NULL, NULL);   // still counted, builds nothing
+ *     } */
 #ifndef CZ_R1CS_CS_H
 #define CZ_R1CS_CS_H
 
@@ -57,7 +71,7 @@ typedef struct cz_cs {
     uint64_t input_limit, aux_limit; /* fast-path bounds: value capacity, or the id limit */
     cz_fr *inputs, *aux;          /* values (CZ_CS_WITNESS only) */
     int ns_depth;
-    bool finalized, values_taken;
+    bool finalized, values_taken, external_values;
     struct cz_cs_record *rec;     /* CZ_CS_RECORD only */
     struct cz_lc_pool *pool;      /* CZ_CS_RECORD only */
 } cz_cs;
@@ -65,8 +79,13 @@ typedef struct cz_cs {
 /* Creates a cs in mode and allocates ONE. 0, CZ_EINVAL (bad mode) or CZ_ENOMEM. */
 int cz_cs_new(cz_cs **cs, unsigned mode);
 void cz_cs_free(cz_cs *cs);
-/* Capacity hints (e.g. from a cached shape) so synthesis never reallocates. 0 or CZ_ENOMEM. */
+/* Capacity hints (e.g. from a cached shape) so synthesis never reallocates. 0 or CZ_ENOMEM.
+ * Does nothing to values when the caller supplied the value buffers. */
 int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num_constraints);
+/* Witness mode, before any alloc: values go straight into the caller's buffers (e.g. pinned memory
+ * the GPU reads, reused across partitions), never reallocated or freed by the cs. inputs[0] is set
+ * to ONE. Allocating past a capacity is a sticky CZ_ERANGE. 0 or CZ_EINVAL. */
+int cz_cs_set_value_buffers(cz_cs *cs, cz_fr *inputs, uint64_t inputs_cap, cz_fr *aux, uint64_t aux_cap);
 
 static inline bool cz_cs_needs_lcs(const cz_cs *cs) { return cs->mode & CZ_CS_RECORD; }
 static inline bool cz_cs_needs_values(const cz_cs *cs) { return cs->mode & CZ_CS_WITNESS; }
@@ -91,7 +110,9 @@ static inline cz_var cz_cs_alloc_input(cz_cs *cs, const cz_fr *value) {
     return cz_var_input((uint32_t)cs->num_inputs++);
 }
 
-/* Adds the constraint a * b = c. The LCs are only read (the caller still owns them). */
+/* Adds the constraint a * b = c. The LCs are only read (the caller still owns them); NULL is the
+ * zero LC, so a gadget that skipped building LCs may pass NULLs in any mode. Outside record mode it
+ * only counts (an enforce after finalize is a sticky error in record mode, not checked otherwise). */
 static inline void cz_cs_enforce(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_lc *c) {
     if (cs->mode & CZ_CS_RECORD) cz_cs_enforce_record_(cs, a, b, c);
     else cs->num_constraints++;
@@ -122,7 +143,8 @@ static inline uint64_t cz_cs_num_constraints(const cz_cs *cs) { return cs->num_c
 /* Moves the finished matrices (record mode, after finalize) into *out; the cs keeps nothing. */
 int cz_cs_take_r1cs(cz_cs *cs, cz_r1cs *out);
 /* Moves the value vectors (witness mode) out: *inputs (num_inputs, ONE first) and *aux (num_aux),
- * both freed with free(). Works before or after finalize. */
+ * both freed with free() (or, with cz_cs_set_value_buffers, the caller's own buffers back).
+ * Works before or after finalize. */
 int cz_cs_take_witness(cz_cs *cs, cz_fr **inputs, uint64_t *num_inputs, cz_fr **aux, uint64_t *num_aux);
 
 /* ---- linear combinations (no-ops unless cz_cs_needs_lcs) ---- */

@@ -1,0 +1,27 @@
+/* A compact CSR for device residency: each coefficient is a 32-bit index into a table of the
+ * matrix's distinct values. Real circuits use few distinct coefficients (1, -1, powers of two, a
+ * few constants), so a term costs 8 bytes (column + index) instead of 36, which is what lets the
+ * 32 GiB PoRep matrices (~720 M terms) sit on the GPU beside the SRS. Same rows and columns as the
+ * cz_csr it was made from. */
+#ifndef CZ_R1CS_CSR_DICT_H
+#define CZ_R1CS_CSR_DICT_H
+
+#include "r1cs/r1cs.h"
+
+typedef struct {
+    uint64_t rows;
+    uint64_t *row_ptr; /* rows + 1 */
+    uint32_t *col;     /* nnz */
+    uint32_t *coef;    /* nnz indices into coeffs */
+    cz_fr *coeffs;     /* ncoeffs distinct values, in order of first use */
+    uint32_t ncoeffs;
+} cz_csr_dict;
+
+/* 0, CZ_ENOMEM, or CZ_ERANGE if the matrix has 2^32 or more distinct coefficients. */
+int cz_csr_dict_from_csr(cz_csr_dict *out, const cz_csr *m);
+void cz_csr_dict_free(cz_csr_dict *d);
+/* out[i] = <row i, w> with w = [inputs | aux] split at num_inputs, as cz_csr_mul_vec. */
+void cz_csr_dict_mul_vec(cz_fr *out, const cz_csr_dict *d, uint64_t num_inputs, const cz_fr *inputs,
+                         const cz_fr *aux, int nthreads);
+
+#endif
