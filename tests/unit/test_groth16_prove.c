@@ -304,6 +304,22 @@ static void test_proof_decode_errors(void) {
     cz_g1_to_compressed(c + 144, &off);
     CHECK(cz_groth16_proof_decode(&q, c) == CZ_ESUBGROUP);
     CHECK(strstr(cz_error_message(), "element C") && strstr(cz_error_message(), "subgroup"));
+
+    /* Partitions concatenated: whole proofs only, errors name the partition. */
+    uint8_t multi[3 * CZ_GROTH16_PROOF_BYTES];
+    cz_groth16_proof three[3];
+    size_t count = 9;
+    for (int i = 0; i < 3; i++) memcpy(multi + i * CZ_GROTH16_PROOF_BYTES, b, CZ_GROTH16_PROOF_BYTES);
+    CHECK(cz_groth16_proofs_decode(three, 3, &count, multi, sizeof multi, "p.proof") == 0 && count == 3);
+    CHECK(!memcmp(&three[2], &pf, sizeof pf));
+    CHECK(cz_groth16_proofs_decode(three, 2, &count, multi, sizeof multi, "p.proof") == CZ_ERANGE && count == 0);
+    CHECK(cz_groth16_proofs_decode(three, 3, &count, multi, sizeof multi - 1, "p.proof") == CZ_EFORMAT);
+    CHECK(strstr(cz_error_message(), "p.proof") && strstr(cz_error_message(), "truncated"));
+    CHECK(cz_groth16_proofs_decode(three, 3, &count, multi, 0, "p.proof") == CZ_EFORMAT);
+    memcpy(multi + 2 * CZ_GROTH16_PROOF_BYTES + 144, c + 144, 48);
+    CHECK(cz_groth16_proofs_decode(three, 3, &count, multi, sizeof multi, "p.proof") == CZ_ESUBGROUP);
+    CHECK(strstr(cz_error_message(), "partition 2") && strstr(cz_error_message(), "offset 384") &&
+          strstr(cz_error_message(), "element C"));
 }
 
 static void test_setup_and_prover_errors(void) {
