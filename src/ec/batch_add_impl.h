@@ -6,7 +6,9 @@
  * CZ_BADD_BUF selected points; a round adds the buffer's points in pairs with one inversion, halving
  * it, and refills it from the bitmap. */
 
+#ifndef CZ_BADD_BUF
 #define CZ_BADD_BUF 1024
+#endif
 /* Once the input is used up, rounds on a small buffer cost more in the inversion than they save;
  * the last few points go into an xyzz accumulator instead. */
 #define CZ_BADD_TAIL 128
@@ -126,5 +128,5 @@ void EC_P(batch_add)(EC_JAC *r, const EC_AFF *bases, const uint64_t *bitmap, siz
     EC_P(jac_from_xyzz)(r, &acc);
 }
 
-#undef CZ_BADD_BUF
+
 #undef CZ_BADD_TAIL
