@@ -1,0 +1,56 @@
+/* The StackedDrg PoRep (C2) circuit of rust-fil-proofs (storage-proofs-porep stacked/circuit/
+ * proof.rs StackedCircuit::synthesize and params.rs Proof::synthesize), one partition, in exactly
+ * upstream's allocation and constraint order, for every mode of the cs (count mode needs no
+ * witness at all). */
+#ifndef CZ_FILECOIN_POREP_CIRCUIT_H
+#define CZ_FILECOIN_POREP_CIRCUIT_H
+
+#include <stdint.h>
+
+#include "gadgets/por.h"
+
+#define CZ_POREP_MAX_LAYERS 11
+#define CZ_POREP_DRG_PARENTS 6
+#define CZ_POREP_EXP_PARENTS 8
+
+typedef struct {
+    const char *name;
+    uint64_t sector_size;
+    unsigned nodes_log2;  /* tree_d depth */
+    unsigned layers;      /* 2 or 11 */
+    unsigned challenges;  /* per partition */
+    unsigned partitions;
+    cz_tree_shape tree;   /* tree_r_last / tree_c (Poseidon, arity-8 base) */
+    cz_tree_shape tree_d; /* binary SHA-256 */
+} cz_porep_params;
+
+/* Parameters for 2 KiB, 8 MiB, 512 MiB, 32 GiB or 64 GiB (fills *p). 0 or CZ_EINVAL. */
+int cz_porep_params_for(cz_porep_params *p, uint64_t sector_size);
+
+/* One opened column: node index, the L labels (row r = layer r + 1), its tree_c path. */
+typedef struct {
+    uint64_t index;
+    cz_fr rows[CZ_POREP_MAX_LAYERS];
+    const cz_fr *path; /* cz_tree_path_len(tree) siblings */
+} cz_porep_column;
+
+/* What the circuit consumes from one vanilla challenge proof. */
+typedef struct {
+    uint64_t challenge;
+    cz_fr data_leaf;
+    const cz_fr *comm_d_path;      /* nodes_log2 siblings */
+    const cz_fr *comm_r_last_path; /* tree siblings */
+    const cz_fr *comm_c_path;      /* tree siblings (of c_x) */
+    cz_porep_column drg[CZ_POREP_DRG_PARENTS], exp[CZ_POREP_EXP_PARENTS];
+} cz_porep_challenge;
+
+typedef struct {
+    cz_fr replica_id, comm_d, comm_r, comm_r_last, comm_c;
+    const cz_porep_challenge *ch; /* challenges entries */
+} cz_porep_witness;
+
+/* Synthesizes one partition. w is read only in witness mode (may be NULL otherwise).
+ * 0 or the cs's sticky error. */
+int cz_porep_synthesize(cz_cs *cs, const cz_porep_params *p, const cz_porep_witness *w);
+
+#endif
