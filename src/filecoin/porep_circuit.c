@@ -78,7 +78,7 @@ static int challenge_synth(cz_cs *cs, const cz_porep_params *p, const cz_porep_c
     bool vals = cz_cs_needs_values(cs);
     int rc;
     cz_num data_leaf = cz_num_alloc(cs, ch ? val(cs, &ch->data_leaf) : NULL);
-    if ((rc = cz_por_circuit(cs, &p->tree_d, &data_leaf, comm_d, ch ? ch->challenge : 0, ch ? ch->comm_d_path : NULL)))
+    if ((rc = cz_por_circuit(cs, &p->tree_d, &data_leaf, comm_d, ch ? ch->d_index : 0, ch ? ch->comm_d_path : NULL)))
         return rc;
     cz_num drg[CZ_POREP_DRG_PARENTS][CZ_POREP_MAX_LAYERS], exp[CZ_POREP_EXP_PARENTS][CZ_POREP_MAX_LAYERS];
     for (int i = 0; i < CZ_POREP_DRG_PARENTS; i++)
@@ -117,12 +117,12 @@ static int challenge_synth(cz_cs *cs, const cz_porep_params *p, const cz_porep_c
     cz_lc_add(cs, &lc, enc.var, NULL);
     cz_cs_enforce(cs, &la, &lb, &lc);
     cz_lc_free(cs, &la), cz_lc_free(cs, &lb), cz_lc_free(cs, &lc);
-    if ((rc = cz_por_circuit(cs, &p->tree, &enc, comm_r_last, ch ? ch->challenge : 0, ch ? ch->comm_r_last_path : NULL)))
+    if ((rc = cz_por_circuit(cs, &p->tree, &enc, comm_r_last, ch ? ch->r_index : 0, ch ? ch->comm_r_last_path : NULL)))
         return rc;
     /* c_x = H(labels), included in tree_c */
     cz_num cx;
     if ((rc = cz_poseidon_circuit(cs, &cx, labels, p->layers))) return rc;
-    return cz_por_circuit(cs, &p->tree, &cx, comm_c, ch ? ch->challenge : 0, ch ? ch->comm_c_path : NULL);
+    return cz_por_circuit(cs, &p->tree, &cx, comm_c, ch ? ch->c_index : 0, ch ? ch->comm_c_path : NULL);
 }
 
 int cz_porep_synthesize(cz_cs *cs, const cz_porep_params *p, const cz_porep_witness *w) {

@@ -27,7 +27,8 @@ typedef struct {
 /* Parameters for 2 KiB, 8 MiB, 512 MiB, 32 GiB or 64 GiB (fills *p). 0 or CZ_EINVAL. */
 int cz_porep_params_for(cz_porep_params *p, uint64_t sector_size);
 
-/* One opened column: node index, the L labels (row r = layer r + 1), its tree_c path. */
+/* One opened column: node index (the index its tree_c path encodes), the L labels (row r =
+ * layer r + 1), its tree_c path. */
 typedef struct {
     uint64_t index;
     cz_fr rows[CZ_POREP_MAX_LAYERS];
@@ -36,7 +37,8 @@ typedef struct {
 
 /* What the circuit consumes from one vanilla challenge proof. */
 typedef struct {
-    uint64_t challenge;
+    uint64_t challenge;                         /* labeling_proofs[0].node: the UInt64 input */
+    uint64_t d_index, r_index, c_index;         /* leaf indices the three paths encode */
     cz_fr data_leaf;
     const cz_fr *comm_d_path;      /* nodes_log2 siblings */
     const cz_fr *comm_r_last_path; /* tree siblings */

@@ -1,0 +1,231 @@
+/* The C1 parser and the PoRep circuit in witness mode on a real 2 KiB C1 output (lotus Commit2In
+ * wrapper from ipfs-force-community/gpuproxy, read in place from the shared fixtures).
+ * Oracles: the public inputs rust-fil-proofs derives for it (filecoin-circuits.md §1.2, checked
+ * there by verify_c1.py / graph.py against the fixture), every constraint of the synthesized
+ * circuit satisfied (record + witness), and a tampered label / path hash that must break it;
+ * malformed input must fail with a message naming the partition, challenge and field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cz_error.h"
+#include "filecoin/c1.h"
+#include "r1cs/cs.h"
+#include "r1cs/r1cs.h"
+#include "testutil.h"
+#include "util/json.h"
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
+    fclose(f);
+    if (b) b[n] = 0, *len = (size_t)n;
+    return b;
+}
+
+/* The fixture, from $CZ_FIXTURES_DIR or the shared folder next to the checkout. */
+static char *load_fixture(size_t *len) {
+    const char *rel = "real/ipfs-force-community+gpuproxy/2KiB.json";
+    const char *env = getenv("CZ_FIXTURES_DIR");
+    char path[1024];
+    const char *dirs[] = {env, "../shared/fixtures", "../../shared/fixtures", "../../../shared/fixtures",
+                          "/work/shared/fixtures", "shared/fixtures"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i]) continue;
+        snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
+        char *b = read_all(path, len);
+        if (b) return b;
+    }
+    return NULL;
+}
+
+static void test_json_basics(void) {
+    cz_json j;
+    const char *ok = " {\"a\": [1, 2, {\"b\": \"x\\u00e9\\\"\"}], \"c\": null, \"d\": -1.5e3, \"e\": true} ";
+    CHECK(cz_json_parse(&j, ok, strlen(ok)) == 0);
+    int64_t a = cz_json_get(&j, 0, "a");
+    uint64_t v = 0;
+    CHECK(cz_json_count(&j, a) == 3 && cz_json_u64(&j, cz_json_at(&j, a, 1), &v) == 0 && v == 2);
+    char *s = NULL;
+    CHECK(cz_json_string(&j, cz_json_get(&j, cz_json_at(&j, a, 2), "b"), &s, NULL) == 0 && s && !strcmp(s, "x\xc3\xa9\""));
+    free(s);
+    CHECK(cz_json_type(&j, cz_json_get(&j, 0, "c")) == CZ_JSON_NULL && cz_json_get(&j, 0, "zz") == -1);
+    CHECK(cz_json_u64(&j, cz_json_get(&j, 0, "d"), &v) == CZ_EFORMAT);
+    cz_json_free(&j);
+    const char *bad[] = {"", "{", "[1,]", "{\"a\" 1}", "01", "\"\\x\"", "[1] 2", "{\"a\":1,}", "\"a\nb\"", "tru", "-", "1.", "[1e]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK_MSG(cz_json_parse(&j, bad[i], strlen(bad[i])) == CZ_EFORMAT, "%s", bad[i]);
+    uint8_t *o;
+    size_t n;
+    CHECK(cz_base64_decode("aGVsbG8=", 8, &o, &n) == 0 && n == 5 && !memcmp(o, "hello", 5));
+    free(o);
+    CHECK(cz_base64_decode("aGVsbG9=", 8, &o, &n) == CZ_EFORMAT); /* non-zero padding bits */
+    CHECK(cz_base64_decode("aGV$bG8=", 8, &o, &n) == CZ_EFORMAT);
+    CHECK(cz_base64_decode("aGVsbG8", 7, &o, &n) == CZ_EFORMAT);
+}
+
+static cz_fr fr_hex(const char *hex) {
+    uint8_t b[32];
+    cz_fr r;
+    cz_hex_decode(b, 32, hex);
+    cz_fr_from_bytes_be(&r, b);
+    return r;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Synthesizes partition 0 in mode; on success the witness vectors (witness modes) and, in record
+ * mode, the matrices are returned. */
+static int synth(const cz_c1 *c1, unsigned mode, cz_r1cs *r, cz_fr **in, cz_fr **aux, uint64_t *naux, double *secs) {
+    cz_porep_witness w;
+    int rc = cz_c1_witness(c1, 0, &w);
+    if (rc) return rc;
+    cz_cs *cs;
+    cz_cs_new(&cs, mode);
+    double t0 = now();
+    rc = cz_porep_synthesize(cs, &c1->params, &w);
+    if (secs) *secs = now() - t0;
+    if (!rc) rc = cz_cs_finalize(cs);
+    uint64_t nin;
+    if (!rc && (mode & CZ_CS_RECORD)) rc = cz_cs_take_r1cs(cs, r);
+    if (!rc) rc = cz_cs_take_witness(cs, in, &nin, aux, naux);
+    cz_cs_free(cs);
+    return rc;
+}
+
+static void check_inputs(const cz_fr *in) {
+    /* §1.2: replica_id, comm_d, comm_r, then per challenge 18 small integers */
+    cz_fr want[40];
+    want[1] = fr_hex("3d39f1778960f57c008ec819e72f06fdb186d335a08bb98f68b8a4b9f522ae7a");
+    want[2] = fr_hex("050f8ea85bc3607bb137565e3bc3b57e32456b6512580786d43f63604e9c3a60");
+    want[3] = fr_hex("440d3193e02d6f6f6eb2df4b647c9e06615550e990f90cbcaab08c7050bf2911");
+    static const uint64_t small[36] = {56, 55, 54, 55, 50, 11, 6, 1, 38, 50, 15, 29, 40, 24, 57, 56, 56, 56,
+                                       4,  3,  3,  1,  2,  3,  0, 55, 9, 44, 7,  0,  23, 45, 29, 4,  4,  4};
+    for (int i = 0; i < 36; i++) cz_fr_set_u64(&want[4 + i], small[i]);
+    for (int i = 1; i < 40; i++) CHECK_MSG(cz_fr_equal(&in[i], &want[i]), "public input %d", i);
+}
+
+/* Replaces the first occurrence of from (after skip bytes) with to (same length). */
+static bool patch(char *text, size_t skip, const char *from, const char *to) {
+    char *p = strstr(text + skip, from);
+    if (!p) return false;
+    memcpy(p, to, strlen(to));
+    return true;
+}
+
+static void test_fixture(void) {
+    size_t len;
+    char *wrapper = load_fixture(&len);
+    if (!wrapper) {
+        printf("2 KiB C1 fixture not found (set CZ_FIXTURES_DIR): skipping the fixture checks\n");
+        return;
+    }
+    cz_c1 c1;
+    int rc = cz_c1_parse(&c1, wrapper, len);
+    CHECK_MSG(rc == 0, "%s", cz_error_message());
+    if (rc) {
+        free(wrapper);
+        return;
+    }
+    CHECK(!strcmp(c1.registered_proof, "StackedDrg2KiBV1_1") && c1.proof_id == 5);
+    CHECK(c1.partitions == 1 && c1.challenges == 2 && c1.ch[0].challenge == 56 && c1.ch[1].challenge == 4);
+    double srec = 0, swit = 0;
+    cz_r1cs r = {0};
+    cz_fr *in = NULL, *aux = NULL, *in2 = NULL, *aux2 = NULL;
+    uint64_t naux = 0, naux2 = 0;
+    rc = synth(&c1, CZ_CS_RECORD | CZ_CS_WITNESS, &r, &in, &aux, &naux, &srec);
+    CHECK_MSG(rc == 0, "2 KiB circuit: %s", cz_error_message());
+    if (rc) {
+        cz_c1_free(&c1), free(wrapper);
+        return;
+    }
+    CHECK(r.num_constraints == 2687921 && r.num_inputs == 40 && naux == 2685673);
+    check_inputs(in);
+    double t0 = now();
+    rc = cz_r1cs_check(NULL, &r, in, aux, 0);
+    CHECK_MSG(rc == 0, "2 KiB circuit not satisfied: %s", cz_error_message());
+    double tchk = now() - t0;
+    /* witness-only mode (the prover's hot path) must give the very same assignment */
+    CHECK(synth(&c1, CZ_CS_WITNESS, NULL, &in2, &aux2, &naux2, &swit) == 0);
+    CHECK(naux2 == naux && in2 && aux2 && !memcmp(in2, in, 40 * sizeof(cz_fr)) && !memcmp(aux2, aux, naux * sizeof(cz_fr)));
+    free(in2), free(aux2);
+    printf("2 KiB partition: record+witness %.2f s, witness only %.2f s, check %.2f s, satisfied: %s\n", srec, swit, tchk,
+           rc ? "no" : "yes");
+    /* a tampered label row (DRG parent 0 of challenge 0, layer 1) breaks the circuit */
+    cz_fr_add(&c1.ch[0].drg[0].rows[0], &c1.ch[0].drg[0].rows[0], &CZ_FR_ONE_V);
+    CHECK(synth(&c1, CZ_CS_WITNESS, NULL, &in2, &aux2, &naux2, NULL) == 0);
+    CHECK(cz_r1cs_check(NULL, &r, in2, aux2, 0) == CZ_EVERIFY);
+    free(in2), free(aux2);
+    cz_c1_free(&c1);
+
+    /* the raw C1 JSON, for structural damage */
+    cz_json j;
+    CHECK(cz_json_parse(&j, wrapper, len) == 0);
+    char *b64;
+    size_t blen, rlen;
+    uint8_t *raw;
+    CHECK(cz_json_string(&j, cz_json_get(&j, 0, "Phase1Out"), &b64, &blen) == 0);
+    CHECK(cz_base64_decode(b64, blen, &raw, &rlen) == 0);
+    free(b64);
+    cz_json_free(&j);
+    char *c1text = malloc(rlen + 1), *t = malloc(rlen + 1);
+    memcpy(c1text, raw, rlen), c1text[rlen] = 0;
+    free(raw);
+    CHECK(cz_c1_parse(&c1, c1text, rlen) == 0); /* the raw form parses too */
+    cz_c1_free(&c1);
+
+    memcpy(t, c1text, rlen + 1);
+    CHECK(patch(t, 0, "StackedDrg2KiBV1_1", "StackedDrg2KiBV9_1"));
+    CHECK(cz_c1_parse(&c1, t, rlen) == CZ_EINVAL && strstr(cz_error_message(), "registered_proof"));
+    CHECK(cz_c1_parse(&c1, c1text, rlen - 5) == CZ_EFORMAT); /* truncated */
+    memcpy(t, c1text, rlen + 1);
+    CHECK(patch(t, 0, "\"index\":", "\"indez\":"));
+    rc = cz_c1_parse(&c1, t, rlen);
+    CHECK_MSG(rc == CZ_EFORMAT && strstr(cz_error_message(), "partition 0 challenge 0") &&
+                  strstr(cz_error_message(), "comm_d_proofs level 0"),
+              "%s", cz_error_message());
+    /* second challenge's data: damage the first comm_d_proofs after the first challenge's */
+    char *second = strstr(c1text + 1, "\"comm_d_proofs\"");
+    second = second ? strstr(second + 1, "\"comm_d_proofs\"") : NULL;
+    CHECK(second != NULL);
+    if (second) {
+        memcpy(t, c1text, rlen + 1);
+        CHECK(patch(t, (size_t)(second - c1text), "\"leaf\":[", "\"leaf\":{"));
+        rc = cz_c1_parse(&c1, t, rlen);
+        CHECK(rc == CZ_EFORMAT); /* no longer JSON */
+    }
+    /* a tampered path hash (valid JSON): parses, but the circuit is no longer satisfied */
+    memcpy(t, c1text, rlen + 1);
+    char *h = strstr(t, "\"hashes\":[[");
+    CHECK(h != NULL);
+    if (h) {
+        h += strlen("\"hashes\":[[");
+        /* change the first byte value's last digit */
+        char *e = h;
+        while (*e >= '0' && *e <= '9') e++;
+        e[-1] = e[-1] == '1' ? '2' : '1';
+        CHECK(cz_c1_parse(&c1, t, rlen) == 0);
+        CHECK(synth(&c1, CZ_CS_WITNESS, NULL, &in2, &aux2, &naux2, NULL) == 0);
+        CHECK(cz_r1cs_check(NULL, &r, in2, aux2, 0) == CZ_EVERIFY);
+        free(in2), free(aux2);
+        cz_c1_free(&c1);
+    }
+    free(t), free(c1text), free(wrapper);
+    cz_r1cs_free(&r);
+    free(in), free(aux);
+}
+
+int main(void) {
+    test_json_basics();
+    test_fixture();
+    return cz_test_finish();
+}
