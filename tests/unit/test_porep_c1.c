@@ -102,6 +102,36 @@ static int synth(const cz_c1 *c1, unsigned mode, cz_r1cs *r, cz_fr **in, cz_fr *
     return rc;
 }
 
+/* Row row of m has exactly the columns cols (sorted). */
+static bool row_is(const cz_csr *m, uint64_t row, const uint32_t *cols, unsigned n) {
+    uint64_t b = m->row_ptr[row], e = m->row_ptr[row + 1];
+    if (e - b != n) return false;
+    for (unsigned i = 0; i < n; i++)
+        if (m->col[b + i] != cols[i]) return false;
+    return true;
+}
+
+/* filecoin-circuits.md §1.7: the first allocation and constraint indices (aux j = column 40 + j). */
+static void check_layout(const cz_r1cs *r) {
+    const uint32_t X = 40;
+    CHECK(row_is(&r->a, 0, (uint32_t[]){1}, 1) && row_is(&r->b, 0, (uint32_t[]){0}, 1) &&
+          row_is(&r->c, 0, (uint32_t[]){X + 0}, 1)); /* replica_id inputize */
+    CHECK(row_is(&r->a, 1, (uint32_t[]){0, X + 1}, 2) && row_is(&r->b, 1, (uint32_t[]){X + 1}, 1)); /* bit 0 */
+    CHECK(r->a.row_ptr[257] == r->a.row_ptr[256] && r->c.row_ptr[257] - r->c.row_ptr[256] == 256); /* unpacking */
+    CHECK(row_is(&r->a, 257, (uint32_t[]){2}, 1) && row_is(&r->c, 257, (uint32_t[]){X + 256}, 1)); /* comm_d */
+    CHECK(row_is(&r->a, 258, (uint32_t[]){3}, 1) && row_is(&r->c, 258, (uint32_t[]){X + 257}, 1)); /* comm_r */
+    /* Poseidon(comm_c, comm_r_last): first s-box squares comm_c (aux 259) */
+    CHECK(row_is(&r->a, 259, (uint32_t[]){0, X + 259}, 2) && row_is(&r->c, 259, (uint32_t[]){X + 260}, 1));
+    CHECK(row_is(&r->a, 570, (uint32_t[]){X + 257}, 1) && row_is(&r->c, 570, (uint32_t[]){X + 570}, 1));
+    /* challenge 0: tree_d level-0 index bit (aux 572), then the picks, left to_bits from 574 */
+    CHECK(row_is(&r->a, 571, (uint32_t[]){0, X + 572}, 2) && row_is(&r->b, 571, (uint32_t[]){X + 572}, 1));
+    CHECK(row_is(&r->b, 572, (uint32_t[]){X + 572}, 1) && row_is(&r->b, 573, (uint32_t[]){X + 572}, 1));
+    CHECK(row_is(&r->b, 574, (uint32_t[]){X + 576}, 1));
+    /* level-0 node pack: constraint 45,952 defines aux 45,906; level 1's index bit is aux 45,907 */
+    CHECK(row_is(&r->c, 45952, (uint32_t[]){X + 45906}, 1) && row_is(&r->b, 45952, (uint32_t[]){0}, 1));
+    CHECK(row_is(&r->a, 45953, (uint32_t[]){0, X + 45907}, 2));
+}
+
 static void check_inputs(const cz_fr *in) {
     /* §1.2: replica_id, comm_d, comm_r, then per challenge 18 small integers */
     cz_fr want[40];
@@ -150,6 +180,7 @@ static void test_fixture(void) {
     }
     CHECK(r.num_constraints == 2687921 && r.num_inputs == 40 && naux == 2685673);
     check_inputs(in);
+    check_layout(&r);
     double t0 = now();
     rc = cz_r1cs_check(NULL, &r, in, aux, 0);
     CHECK_MSG(rc == 0, "2 KiB circuit not satisfied: %s", cz_error_message());
