@@ -1,6 +1,9 @@
 /* StackedDrg PoRep circuit; see porep_circuit.h and filecoin-circuits.md §1.3 for the order. */
 #include "filecoin/porep_circuit.h"
 
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,35 +128,138 @@ static int challenge_synth(cz_cs *cs, const cz_porep_params *p, const cz_porep_c
     return cz_por_circuit(cs, &p->tree, &cx, comm_c, ch ? ch->c_index : 0, ch ? ch->comm_c_path : NULL);
 }
 
+/* StackedCircuit::synthesize before the challenges: replica_id (+ input, bits), comm_d, comm_r
+ * (+ inputs), comm_r_last, comm_c, comm_r = Poseidon(comm_c, comm_r_last). */
+static int top_synth(cz_cs *cs, const cz_porep_witness *w, cz_num *comm_d, cz_num *comm_c, cz_num *comm_r_last,
+                     cz_bool id_bits[256]) {
+    cz_num replica_id = cz_num_alloc(cs, w ? &w->replica_id : NULL);
+    cz_num_inputize(cs, &replica_id);
+    cz_bool id_le[255];
+    cz_num_to_bits_le(cs, &replica_id, id_le);
+    cz_reverse_bit_numbering(id_bits, id_le, 255);
+    *comm_d = cz_num_alloc(cs, w ? &w->comm_d : NULL);
+    cz_num_inputize(cs, comm_d);
+    cz_num comm_r = cz_num_alloc(cs, w ? &w->comm_r : NULL);
+    cz_num_inputize(cs, &comm_r);
+    *comm_r_last = cz_num_alloc(cs, w ? &w->comm_r_last : NULL);
+    *comm_c = cz_num_alloc(cs, w ? &w->comm_c : NULL);
+    cz_num pre[2] = {*comm_c, *comm_r_last}, h;
+    int rc = cz_poseidon_circuit(cs, &h, pre, 2);
+    if (rc) return rc;
+    cz_num_enforce_equal(cs, &comm_r, &h);
+    return cz_cs_status(cs);
+}
+
+typedef struct {
+    cz_bool *buf;
+    cz_bool (*parent_bits)[256];
+} scratch;
+
+static int scratch_new(scratch *s) {
+    s->buf = malloc(39 * 256 * sizeof(cz_bool));
+    s->parent_bits = malloc(14 * sizeof *s->parent_bits);
+    if (s->buf && s->parent_bits) return 0;
+    free(s->buf), free(s->parent_bits);
+    return cz_error(CZ_ENOMEM, "porep: out of memory");
+}
+
+static void scratch_free(scratch *s) { free(s->buf), free(s->parent_bits); }
+
 int cz_porep_synthesize(cz_cs *cs, const cz_porep_params *p, const cz_porep_witness *w) {
     if (cz_cs_needs_values(cs) && !w) return cz_error(CZ_EINVAL, "porep: witness mode needs the vanilla proofs");
     if (!cz_cs_needs_values(cs)) w = NULL;
-    int rc;
-    cz_num replica_id = cz_num_alloc(cs, w ? &w->replica_id : NULL);
-    cz_num_inputize(cs, &replica_id);
-    cz_bool id_le[255], id_bits[256];
-    cz_num_to_bits_le(cs, &replica_id, id_le);
-    cz_reverse_bit_numbering(id_bits, id_le, 255);
-    cz_num comm_d = cz_num_alloc(cs, w ? &w->comm_d : NULL);
-    cz_num_inputize(cs, &comm_d);
-    cz_num comm_r = cz_num_alloc(cs, w ? &w->comm_r : NULL);
-    cz_num_inputize(cs, &comm_r);
-    cz_num comm_r_last = cz_num_alloc(cs, w ? &w->comm_r_last : NULL);
-    cz_num comm_c = cz_num_alloc(cs, w ? &w->comm_c : NULL);
-    cz_num pre[2] = {comm_c, comm_r_last}, h;
-    if ((rc = cz_poseidon_circuit(cs, &h, pre, 2))) return rc;
-    cz_num_enforce_equal(cs, &comm_r, &h);
-    cz_bool *buf = malloc(39 * 256 * sizeof(cz_bool));
-    cz_bool(*parent_bits)[256] = malloc(14 * sizeof *parent_bits);
-    if (!buf || !parent_bits) {
-        free(buf), free(parent_bits);
-        return cz_error(CZ_ENOMEM, "porep: out of memory");
-    }
+    cz_num comm_d, comm_c, comm_r_last;
+    cz_bool id_bits[256];
+    int rc = top_synth(cs, w, &comm_d, &comm_c, &comm_r_last, id_bits);
+    if (rc) return rc;
+    scratch sc;
+    if ((rc = scratch_new(&sc))) return rc;
     for (unsigned i = 0; i < p->challenges && !rc; i++) {
         cz_cs_push_namespace(cs, "challenge");
-        rc = challenge_synth(cs, p, w ? &w->ch[i] : NULL, &comm_d, &comm_c, &comm_r_last, id_bits, buf, parent_bits);
+        rc = challenge_synth(cs, p, w ? &w->ch[i] : NULL, &comm_d, &comm_c, &comm_r_last, id_bits, sc.buf,
+                             sc.parent_bits);
         cz_cs_pop_namespace(cs);
     }
-    free(buf), free(parent_bits);
+    scratch_free(&sc);
     return rc ? rc : cz_cs_status(cs);
+}
+
+int cz_porep_shape(const cz_porep_params *p, uint64_t *top_aux, uint64_t *ch_aux) {
+    /* counted once per process and sector size: one blank challenge in count mode */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static uint64_t cache_size[8], cache_aux[8];
+    pthread_mutex_lock(&lock);
+    int rc = 0;
+    unsigned i = 0;
+    while (i < 8 && cache_size[i] && cache_size[i] != p->sector_size) i++;
+    if (i < 8 && cache_size[i] == p->sector_size) {
+        *ch_aux = cache_aux[i];
+    } else {
+        cz_cs *cs;
+        scratch sc;
+        if (!(rc = cz_cs_new(&cs, CZ_CS_COUNT))) {
+            cz_num d, c, r;
+            cz_bool id[256];
+            if (!(rc = top_synth(cs, NULL, &d, &c, &r, id)) && !(rc = scratch_new(&sc))) {
+                uint64_t a0 = cz_cs_num_aux(cs);
+                rc = challenge_synth(cs, p, NULL, &d, &c, &r, id, sc.buf, sc.parent_bits);
+                *ch_aux = cz_cs_num_aux(cs) - a0;
+                scratch_free(&sc);
+            }
+            cz_cs_free(cs);
+        }
+        if (!rc && i < 8) cache_size[i] = p->sector_size, cache_aux[i] = *ch_aux;
+    }
+    pthread_mutex_unlock(&lock);
+    *top_aux = CZ_POREP_TOP_AUX;
+    return rc;
+}
+
+int cz_porep_witness_parallel(const cz_porep_params *p, const cz_porep_witness *w, cz_fr *inputs, uint64_t inputs_cap,
+                              cz_fr *aux, uint64_t aux_cap, int nthreads) {
+    uint64_t top_aux, ch_aux;
+    int rc = cz_porep_shape(p, &top_aux, &ch_aux);
+    if (rc) return rc;
+    uint64_t need_in = CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * p->challenges;
+    if (inputs_cap < need_in || aux_cap < top_aux + ch_aux * p->challenges)
+        return cz_error(CZ_ERANGE, "porep witness: buffers hold %llu inputs / %llu aux, the %s circuit needs %llu / %llu",
+                        (unsigned long long)inputs_cap, (unsigned long long)aux_cap, p->name,
+                        (unsigned long long)need_in, (unsigned long long)(top_aux + ch_aux * p->challenges));
+    cz_cs *cs;
+    if ((rc = cz_cs_new(&cs, CZ_CS_WITNESS))) return rc;
+    cz_num comm_d, comm_c, comm_r_last;
+    cz_bool id_bits[256];
+    rc = cz_cs_set_value_buffers(cs, inputs, CZ_POREP_TOP_INPUTS, aux, top_aux);
+    if (!rc) rc = top_synth(cs, w, &comm_d, &comm_c, &comm_r_last, id_bits);
+    if (!rc && (cz_cs_num_aux(cs) != top_aux || cz_cs_num_inputs(cs) != CZ_POREP_TOP_INPUTS))
+        rc = cz_error(CZ_EINVAL, "porep witness: top-level layout mismatch");
+    cz_cs_free(cs);
+    if (rc) return rc;
+    /* Challenges are independent given the top-level values: each gets its own cs writing straight
+     * into its slice of aux (the layout is fixed), and its 18 inputs go to their slots after. */
+    int err = 0;
+    char msg[256] = "";
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (unsigned i = 0; i < p->challenges; i++) {
+        cz_fr in[1 + CZ_POREP_CHALLENGE_INPUTS];
+        cz_cs *ccs = NULL;
+        scratch sc;
+        int r = cz_cs_new(&ccs, CZ_CS_WITNESS);
+        if (!r) r = cz_cs_set_value_buffers(ccs, in, 1 + CZ_POREP_CHALLENGE_INPUTS, aux + top_aux + ch_aux * i, ch_aux);
+        if (!r && !(r = scratch_new(&sc))) {
+            r = challenge_synth(ccs, p, &w->ch[i], &comm_d, &comm_c, &comm_r_last, id_bits, sc.buf, sc.parent_bits);
+            scratch_free(&sc);
+        }
+        if (!r && (cz_cs_num_aux(ccs) != ch_aux || cz_cs_num_inputs(ccs) != 1 + CZ_POREP_CHALLENGE_INPUTS))
+            r = cz_error(CZ_EINVAL, "porep witness: challenge %u layout mismatch", i);
+        if (!r) memcpy(inputs + CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * i, in + 1,
+                       CZ_POREP_CHALLENGE_INPUTS * sizeof(cz_fr));
+        if (ccs) cz_cs_free(ccs);
+        if (r) {
+#pragma omp critical
+            if (!err) err = r, snprintf(msg, sizeof msg, "challenge %u: %s", i, cz_error_message());
+        }
+    }
+    /* the message was recorded on a worker thread: record it again on the caller's */
+    return err ? cz_error(err, "porep witness: %s", msg) : 0;
 }

@@ -51,8 +51,23 @@ typedef struct {
     const cz_porep_challenge *ch; /* challenges entries */
 } cz_porep_witness;
 
+/* Layout constants: the part before the challenges (ONE + 3 inputs, 571 aux) and per challenge. */
+#define CZ_POREP_TOP_INPUTS 4
+#define CZ_POREP_TOP_AUX 571
+#define CZ_POREP_CHALLENGE_INPUTS 18
+
 /* Synthesizes one partition. w is read only in witness mode (may be NULL otherwise).
  * 0 or the cs's sticky error. */
 int cz_porep_synthesize(cz_cs *cs, const cz_porep_params *p, const cz_porep_witness *w);
+
+/* Aux variables before the challenges and per challenge (counted once per sector size). */
+int cz_porep_shape(const cz_porep_params *p, uint64_t *top_aux, uint64_t *ch_aux);
+
+/* Witness of one partition, challenges in parallel on nthreads (<= 0: OpenMP's default), written
+ * straight into caller buffers (inputs: ONE + 3 + 18 C values, aux: 571 + C * per-challenge):
+ * the same values, in the same order, as cz_porep_synthesize in witness mode.
+ * 0, CZ_ERANGE (buffers too small) or the first challenge's error. */
+int cz_porep_witness_parallel(const cz_porep_params *p, const cz_porep_witness *w, cz_fr *inputs, uint64_t inputs_cap,
+                              cz_fr *aux, uint64_t aux_cap, int nthreads);
 
 #endif

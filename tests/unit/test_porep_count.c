@@ -37,6 +37,8 @@ int main(void) {
         CHECK_MSG(aux == want[i].aux, "%s aux %llu, want %llu", p.name, (unsigned long long)aux,
                   (unsigned long long)want[i].aux);
         cz_cs_free(cs);
+        uint64_t top, per;
+        CHECK(cz_porep_shape(&p, &top, &per) == 0 && top + per * p.challenges == want[i].aux);
     }
     cz_porep_params p;
     CHECK(cz_porep_params_for(&p, 4096) == CZ_EINVAL);
