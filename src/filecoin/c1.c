@@ -227,6 +227,7 @@ static int parse_c1(cz_c1 *c1, const cz_json *j) {
         return cz_error(CZ_EFORMAT, "c1: vanilla_proofs.%s is missing or empty", vname);
     c1->partitions = cz_json_count(j, parts);
     c1->challenges = p->challenges;
+    if (c1->partitions > 256) return cz_error(CZ_EFORMAT, "c1: %u partitions", c1->partitions);
     size_t nch = (size_t)c1->partitions * c1->challenges;
     size_t stride = p->nodes_log2 + 16 * (size_t)cz_tree_path_len(&p->tree);
     c1->ch = calloc(nch, sizeof *c1->ch);

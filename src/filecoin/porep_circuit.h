@@ -12,6 +12,7 @@
 #define CZ_POREP_MAX_LAYERS 11
 #define CZ_POREP_DRG_PARENTS 6
 #define CZ_POREP_EXP_PARENTS 8
+#define CZ_POREP_MAX_CHALLENGES 18
 
 typedef struct {
     const char *name;

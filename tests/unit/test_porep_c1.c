@@ -11,6 +11,7 @@
 
 #include "cz_error.h"
 #include "filecoin/c1.h"
+#include "filecoin/porep_inputs.h"
 #include "r1cs/cs.h"
 #include "r1cs/r1cs.h"
 #include "testutil.h"
@@ -181,6 +182,21 @@ static void test_fixture(void) {
     CHECK(r.num_constraints == 2687921 && r.num_inputs == 40 && naux == 2685673);
     check_inputs(in);
     check_layout(&r);
+    /* verifier side: the same inputs from the C1 record and the seed alone; replica_id from the
+     * prover f01001 (LEB128 e9 07), sector 0, the ticket and comm_d, porep_id of V1_1 2 KiB (5) */
+    cz_fr pub[39];
+    CHECK_MSG(cz_porep_public_inputs(pub, &c1, 0) == 0, "%s", cz_error_message());
+    CHECK(!memcmp(pub, in + 1, 39 * sizeof(cz_fr)));
+    uint8_t prover[32] = {0xe9, 0x07}, porep_id[32], rid[32];
+    cz_porep_id(porep_id, c1.proof_id);
+    cz_porep_replica_id(rid, prover, 0, c1.ticket, c1.comm_d, porep_id);
+    CHECK(!memcmp(rid, c1.replica_id, 32));
+    cz_porep_replica_id(rid, prover, 1, c1.ticket, c1.comm_d, porep_id);
+    CHECK(memcmp(rid, c1.replica_id, 32) != 0);
+    c1.seed[0] ^= 1; /* another seed derives other challenges */
+    CHECK(cz_porep_public_inputs(pub, &c1, 0) == CZ_EVERIFY && strstr(cz_error_message(), "partition 0 challenge"));
+    c1.seed[0] ^= 1;
+    CHECK(cz_porep_public_inputs(pub, &c1, 1) == CZ_EINVAL);
     double t0 = now();
     rc = cz_r1cs_check(NULL, &r, in, aux, 0);
     CHECK_MSG(rc == 0, "2 KiB circuit not satisfied: %s", cz_error_message());

@@ -1,0 +1,28 @@
+/* PoRep public values outside the circuit (verifier side): porep_id, replica_id, interactive
+ * challenges and the public-input vector in StackedCompound::generate_public_inputs order
+ * (filecoin-circuits.md §1.2). */
+#ifndef CZ_FILECOIN_POREP_INPUTS_H
+#define CZ_FILECOIN_POREP_INPUTS_H
+
+#include <stdint.h>
+
+#include "filecoin/c1.h"
+
+/* porep_id(): registered-proof id u64 LE, nonce 0 u64 LE, zeros (rust-filecoin-proofs-api). */
+void cz_porep_id(uint8_t out[32], unsigned proof_id);
+/* generate_replica_id: SHA256(prover_id ‖ sector_id u64 BE ‖ ticket ‖ comm_d ‖ porep_id), byte 31
+ * &= 0x3f (LE Fr bytes). */
+void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+                         const uint8_t comm_d[32], const uint8_t porep_id[32]);
+/* InteractiveChallenges::derive: challenge j = (SHA256(replica_id ‖ seed ‖ j u32 LE) as LE integer
+ * mod (nodes - 1)) + 1, for j = first .. first + n - 1. */
+void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
+                                     const uint8_t seed[32], uint64_t nodes);
+/* The 3 + 18 C public inputs (without ONE) of partition k: replica_id, comm_d, comm_r, then per
+ * challenge its index (tree_d), the 6 DRG and 8 expander parent indices (from the C1 columns), the
+ * challenge, and twice more the challenge (tree_r, tree_c). The challenges are derived from the seed
+ * (interactive PoRep: V1 / V1_1 proofs) and must equal the C1's. 0, CZ_EINVAL, CZ_ERANGE or
+ * CZ_EVERIFY (a C1 challenge differs from the derived one). */
+int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k);
+
+#endif
