@@ -22,8 +22,10 @@ typedef struct {
  * recorded for an unsupported arity, NULL on out of memory. */
 const cz_poseidon_consts *cz_poseidon_constants(unsigned arity);
 
-/* Textbook permutation of state [tag, in...], digest state[1]. tag NULL = 2^arity - 1 (MerkleTree).
- * 0 or CZ_EINVAL. */
+/* Poseidon of state [tag, in...], digest state[1]; tag NULL = 2^arity - 1 (MerkleTree). Computed in
+ * the optimised static form (compressed keys, sparse partial rounds); the _textbook variant runs
+ * the plain permutation (round keys, full MDS every round) and must agree. 0 or CZ_EINVAL. */
+int cz_poseidon_hash_textbook(cz_fr *out, const cz_fr *in, unsigned arity, const cz_fr *tag);
 int cz_poseidon_hash_tag(cz_fr *out, const cz_fr *in, unsigned arity, const cz_fr *tag);
 static inline int cz_poseidon_hash(cz_fr *out, const cz_fr *in, unsigned arity) {
     return cz_poseidon_hash_tag(out, in, arity, NULL);
