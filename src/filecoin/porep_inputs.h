@@ -4,6 +4,7 @@
 #ifndef CZ_FILECOIN_POREP_INPUTS_H
 #define CZ_FILECOIN_POREP_INPUTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "filecoin/c1.h"
@@ -19,10 +20,12 @@ void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t 
 void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
                                      const uint8_t seed[32], uint64_t nodes);
 /* The 3 + 18 C public inputs (without ONE) of partition k: replica_id, comm_d, comm_r, then per
- * challenge its index (tree_d), the 6 DRG and 8 expander parent indices (from the C1 columns), the
- * challenge, and twice more the challenge (tree_r, tree_c). The challenges are derived from the seed
- * (interactive PoRep: V1 / V1_1 proofs) and must equal the C1's. 0, CZ_EINVAL, CZ_ERANGE or
- * CZ_EVERIFY (a C1 challenge differs from the derived one). */
-int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k);
+ * challenge its index (tree_d), the 6 DRG and 8 expander parent indices, the challenge, and twice
+ * more the challenge (tree_r, tree_c). The challenges are derived from the seed (interactive PoRep:
+ * V1 / V1_1 proofs) and must equal the C1's. With graph, the parents are derived from the graph
+ * (V1_1: ApiVersion 1.1) and must equal the C1 columns' indices; without, the C1's are taken (e.g.
+ * for synthetic C1s). 0, CZ_EINVAL, CZ_ERANGE, CZ_EUNSUPPORTED or CZ_EVERIFY (the C1 disagrees;
+ * the message names partition, challenge and field). */
+int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k, bool graph);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "cz_error.h"
 #include "filecoin/c1.h"
+#include "filecoin/graph.h"
 #include "filecoin/porep_inputs.h"
 #include "r1cs/cs.h"
 #include "r1cs/r1cs.h"
@@ -44,6 +45,35 @@ static char *load_fixture(size_t *len) {
         if (b) return b;
     }
     return NULL;
+}
+
+static void test_graph_primitives(void) {
+    uint8_t d[64];
+    char hex[129];
+    cz_blake2b_512(d, (const uint8_t *)"abc", 3);
+    cz_hex_encode(hex, d, 64);
+    CHECK_MSG(!strcmp(hex, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+                           "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"), "%s", hex);
+    cz_blake2b_512(d, (const uint8_t *)"", 0);
+    cz_hex_encode(hex, d, 64);
+    CHECK(!strcmp(hex, "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
+                       "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"));
+    /* §1.2: the parents of challenges 56 and 4 of the 2 KiB fixture (porep_id 5) */
+    uint8_t pid[32];
+    cz_porep_id(pid, 5);
+    uint64_t g[8];
+    static const uint64_t d56[6] = {55, 54, 55, 50, 11, 6}, e56[8] = {1, 38, 50, 15, 29, 40, 24, 57};
+    static const uint64_t d4[6] = {3, 3, 1, 2, 3, 0}, e4[8] = {55, 9, 44, 7, 0, 23, 45, 29};
+    cz_porep_drg_parents(g, 56, pid);
+    CHECK(!memcmp(g, d56, sizeof d56));
+    cz_porep_exp_parents(g, 56, 64, pid);
+    CHECK(!memcmp(g, e56, sizeof e56));
+    cz_porep_drg_parents(g, 4, pid);
+    CHECK(!memcmp(g, d4, sizeof d4));
+    cz_porep_exp_parents(g, 4, 64, pid);
+    CHECK(!memcmp(g, e4, sizeof e4));
+    cz_porep_drg_parents(g, 1, pid);
+    CHECK(g[0] == 0 && g[5] == 0);
 }
 
 static void test_json_basics(void) {
@@ -185,8 +215,12 @@ static void test_fixture(void) {
     /* verifier side: the same inputs from the C1 record and the seed alone; replica_id from the
      * prover f01001 (LEB128 e9 07), sector 0, the ticket and comm_d, porep_id of V1_1 2 KiB (5) */
     cz_fr pub[39];
-    CHECK_MSG(cz_porep_public_inputs(pub, &c1, 0) == 0, "%s", cz_error_message());
+    CHECK_MSG(cz_porep_public_inputs(pub, &c1, 0, true) == 0, "%s", cz_error_message());
     CHECK(!memcmp(pub, in + 1, 39 * sizeof(cz_fr)));
+    c1.ch[1].exp[5].index ^= 1; /* a parent the graph does not have */
+    CHECK(cz_porep_public_inputs(pub, &c1, 0, true) == CZ_EVERIFY && strstr(cz_error_message(), "challenge 1: exp_parents[5]"));
+    CHECK(cz_porep_public_inputs(pub, &c1, 0, false) == 0);
+    c1.ch[1].exp[5].index ^= 1;
     uint8_t prover[32] = {0xe9, 0x07}, porep_id[32], rid[32];
     cz_porep_id(porep_id, c1.proof_id);
     cz_porep_replica_id(rid, prover, 0, c1.ticket, c1.comm_d, porep_id);
@@ -194,9 +228,9 @@ static void test_fixture(void) {
     cz_porep_replica_id(rid, prover, 1, c1.ticket, c1.comm_d, porep_id);
     CHECK(memcmp(rid, c1.replica_id, 32) != 0);
     c1.seed[0] ^= 1; /* another seed derives other challenges */
-    CHECK(cz_porep_public_inputs(pub, &c1, 0) == CZ_EVERIFY && strstr(cz_error_message(), "partition 0 challenge"));
+    CHECK(cz_porep_public_inputs(pub, &c1, 0, true) == CZ_EVERIFY && strstr(cz_error_message(), "partition 0 challenge"));
     c1.seed[0] ^= 1;
-    CHECK(cz_porep_public_inputs(pub, &c1, 1) == CZ_EINVAL);
+    CHECK(cz_porep_public_inputs(pub, &c1, 1, true) == CZ_EINVAL);
     double t0 = now();
     rc = cz_r1cs_check(NULL, &r, in, aux, 0);
     CHECK_MSG(rc == 0, "2 KiB circuit not satisfied: %s", cz_error_message());
@@ -284,6 +318,7 @@ static void test_fixture(void) {
 }
 
 int main(void) {
+    test_graph_primitives();
     test_json_basics();
     test_fixture();
     return cz_test_finish();

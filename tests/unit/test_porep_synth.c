@@ -16,7 +16,7 @@ int main(void) {
         CHECK_MSG(rc == 0, "%s", cz_error_message());
         if (rc) continue;
         cz_fr pub[3 + 18 * 18];
-        CHECK(cz_porep_public_inputs(pub, &c1, parts - 1) == 0);
+        CHECK(cz_porep_public_inputs(pub, &c1, parts - 1, false) == 0);
         /* every path leads to the roots the circuit is given */
         bool ok = true;
         for (unsigned n = 0; n < parts * c1.challenges; n++) {
