@@ -7,6 +7,7 @@
 
 #include "cz_error.h"
 #include "filecoin/porep_inputs.h"
+#include "filecoin/vanilla.h"
 #include "gadgets/sha256.h"
 
 /* A pseudo-random Sha256Domain-like value (byte 31 &= 0x3f) for (seed, tag, a, b). */
@@ -108,20 +109,6 @@ static void parent_rows(cz_fr *rows, uint64_t seed, uint64_t node, unsigned laye
     for (unsigned l = 0; l < layers; l++) prf(&rows[l], seed, 0x100, node, l);
 }
 
-/* Vanilla create_label with the expanded parent list. */
-static void label(cz_fr *out, const uint8_t replica_id[32], uint32_t layer, uint64_t node, const cz_fr *parents14,
-                  unsigned nparents) {
-    uint8_t buf[64 + 37 * 32], h[32];
-    memcpy(buf, replica_id, 32);
-    for (int i = 0; i < 4; i++) buf[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
-    for (int i = 0; i < 8; i++) buf[36 + i] = (uint8_t)(node >> (56 - 8 * i));
-    memset(buf + 44, 0, 20);
-    for (unsigned k = 0; k < 37; k++) cz_fr_to_bytes_le(buf + 64 + 32 * k, &parents14[k % nparents]);
-    cz_sha256_bytes(h, buf, sizeof buf);
-    h[31] &= 0x3f;
-    cz_fr_from_bytes_le(out, h);
-}
-
 int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, uint64_t seed) {
     memset(c1, 0, sizeof *c1);
     cz_porep_params *p = &c1->params;
@@ -186,7 +173,7 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
             for (int q = 0; q < 6; q++) par[q] = ch->drg[q].rows[l - 1];
             if (l > 1)
                 for (int q = 0; q < 8; q++) par[6 + q] = ch->exp[q].rows[l - 2];
-            label(&labels[n * L + l - 1], c1->replica_id, l, x, par, l > 1 ? 14 : 6);
+            cz_porep_label(&labels[n * L + l - 1], c1->replica_id, l, x, par, l > 1 ? 14 : 6);
         }
         ld[n].idx = x, ld[n].v = ch->data_leaf;
         lr[n].idx = x, cz_fr_add(&lr[n].v, &labels[n * L + L - 1], &ch->data_leaf);

@@ -11,6 +11,7 @@
 #include "cz_error.h"
 #include "filecoin/porep_inputs.h"
 #include "filecoin/synth.h"
+#include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
 #include "r1cs/r1cs.h"
 #include "testutil.h"
@@ -31,6 +32,7 @@ static void porep_synth_check(uint64_t size, uint64_t seed) {
     unsigned nin = 3 + 18 * c1.challenges;
     cz_fr *pub = malloc(nin * sizeof(cz_fr));
     CHECK_MSG(cz_porep_public_inputs(pub, &c1, 0, false) == 0, "%s", cz_error_message());
+    CHECK_MSG(cz_c1_verify(&c1, 0, false) == 0, "%s", cz_error_message());
     cz_porep_witness w;
     CHECK(cz_c1_witness(&c1, 0, &w) == 0);
     cz_cs *cs;

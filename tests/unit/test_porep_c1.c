@@ -13,6 +13,7 @@
 #include "filecoin/c1.h"
 #include "filecoin/graph.h"
 #include "filecoin/porep_inputs.h"
+#include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
 #include "r1cs/r1cs.h"
 #include "testutil.h"
@@ -253,8 +254,18 @@ static void test_fixture(void) {
     free(in2), free(aux2);
     printf("2 KiB partition: record+witness %.2f s, witness only %.2f s, check %.2f s, satisfied: %s\n", srec, swit, tchk,
            rc ? "no" : "yes");
+    /* the CPU vanilla verifier accepts the fixture, and names what a damaged one gets wrong */
+    CHECK_MSG(cz_c1_verify(&c1, 0, true) == 0, "%s", cz_error_message());
+    CHECK(cz_c1_verify(&c1, 1, true) == CZ_EINVAL);
+    cz_fr_add(&c1.ch[1].data_leaf, &c1.ch[1].data_leaf, &CZ_FR_ONE_V);
+    CHECK(cz_c1_verify(&c1, 0, false) == CZ_EVERIFY && strstr(cz_error_message(), "partition 0 challenge 1: comm_d_proofs"));
+    cz_fr_sub(&c1.ch[1].data_leaf, &c1.ch[1].data_leaf, &CZ_FR_ONE_V);
+    c1.ch[0].r_index ^= 8;
+    CHECK(cz_c1_verify(&c1, 0, false) == CZ_EVERIFY && strstr(cz_error_message(), "challenge 0: a path index"));
+    c1.ch[0].r_index ^= 8;
     /* a tampered label row (DRG parent 0 of challenge 0, layer 1) breaks the circuit */
     cz_fr_add(&c1.ch[0].drg[0].rows[0], &c1.ch[0].drg[0].rows[0], &CZ_FR_ONE_V);
+    CHECK(cz_c1_verify(&c1, 0, false) == CZ_EVERIFY && strstr(cz_error_message(), "challenge 0: drg_parents[0]"));
     CHECK(synth(&c1, CZ_CS_WITNESS, NULL, &in2, &aux2, &naux2, NULL) == 0);
     CHECK(cz_r1cs_check(NULL, &r, in2, aux2, 0) == CZ_EVERIFY);
     free(in2), free(aux2);
@@ -307,6 +318,7 @@ static void test_fixture(void) {
         while (*e >= '0' && *e <= '9') e++;
         e[-1] = e[-1] == '1' ? '2' : '1';
         CHECK(cz_c1_parse(&c1, t, rlen) == 0);
+        CHECK(cz_c1_verify(&c1, 0, true) == CZ_EVERIFY && strstr(cz_error_message(), "partition 0 challenge 0: comm_d_proofs"));
         CHECK(synth(&c1, CZ_CS_WITNESS, NULL, &in2, &aux2, &naux2, NULL) == 0);
         CHECK(cz_r1cs_check(NULL, &r, in2, aux2, 0) == CZ_EVERIFY);
         free(in2), free(aux2);
