@@ -43,7 +43,7 @@ static uint64_t chacha_u64(chacha8 *r) {
     return lo | (uint64_t)chacha_u32(r) << 32;
 }
 
-void cz_porep_drg_parents(uint64_t out[6], uint64_t node, const uint8_t porep_id[32]) {
+static void drg_parents(uint64_t out[6], uint64_t node, const uint8_t porep_id[32], bool pred_first) {
     if (node < 2) {
         memset(out, 0, 6 * sizeof *out);
         return;
@@ -58,8 +58,8 @@ void cz_porep_drg_parents(uint64_t out[6], uint64_t node, const uint8_t porep_id
     r.ctr = 0, r.pos = 16;
     uint64_t meta = node * 5, nb = 0;
     while ((1ull << nb) < meta) nb++; /* ceil(log2(meta)) */
-    out[0] = node - 1;
-    for (int k = 1; k < 6; k++) {
+    out[pred_first ? 0 : 5] = node - 1;
+    for (int k = pred_first ? 1 : 0; k < (pred_first ? 6 : 5); k++) {
         uint64_t bucket = chacha_u64(&r) % nb + 1;
         uint64_t largest = meta < (1ull << bucket) ? meta : (1ull << bucket);
         uint64_t smallest = largest >> 1 > 2 ? largest >> 1 : 2;
@@ -67,6 +67,14 @@ void cz_porep_drg_parents(uint64_t out[6], uint64_t node, const uint8_t porep_id
         uint64_t mapped = (meta - dist) / 5;
         out[k] = mapped == node ? node - 1 : mapped;
     }
+}
+
+void cz_porep_drg_parents(uint64_t out[6], uint64_t node, const uint8_t porep_id[32]) {
+    drg_parents(out, node, porep_id, true);
+}
+
+void cz_porep_drg_parents_v1_0(uint64_t out[6], uint64_t node, const uint8_t porep_id[32]) {
+    drg_parents(out, node, porep_id, false);
 }
 
 /* ---- BLAKE2b (RFC 7693) ---- */

@@ -41,47 +41,63 @@ void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, 
     }
 }
 
+int cz_porep_inputs_from_public(cz_fr *out, const cz_porep_params *p, const uint8_t porep_id[32], bool api_1_0,
+                                const uint8_t replica_id[32], const uint8_t comm_d[32], const uint8_t comm_r[32],
+                                const uint8_t seed[32], unsigned k) {
+    if (cz_fr_from_bytes_le(&out[0], replica_id)) return cz_error(CZ_ERANGE, "porep inputs: replica_id >= r");
+    if (cz_fr_from_bytes_le(&out[1], comm_d)) return cz_error(CZ_ERANGE, "porep inputs: comm_d >= r");
+    if (cz_fr_from_bytes_le(&out[2], comm_r)) return cz_error(CZ_ERANGE, "porep inputs: comm_r >= r");
+    unsigned C = p->challenges;
+    uint64_t nodes = 1ull << p->nodes_log2, chal[CZ_POREP_MAX_CHALLENGES];
+    cz_porep_interactive_challenges(chal, C, C * k, replica_id, seed, nodes);
+    cz_fr *o = out + 3;
+    for (unsigned i = 0; i < C; i++) {
+        uint64_t drg[6], exp[8];
+        if (api_1_0) cz_porep_drg_parents_v1_0(drg, chal[i], porep_id);
+        else cz_porep_drg_parents(drg, chal[i], porep_id);
+        cz_porep_exp_parents(exp, chal[i], nodes, porep_id);
+        cz_fr_set_u64(o++, chal[i]);
+        for (int q = 0; q < 6; q++) cz_fr_set_u64(o++, drg[q]);
+        for (int q = 0; q < 8; q++) cz_fr_set_u64(o++, exp[q]);
+        for (int r = 0; r < 3; r++) cz_fr_set_u64(o++, chal[i]);
+    }
+    return 0;
+}
+
 int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k, bool graph) {
     if (k >= c1->partitions) return cz_error(CZ_EINVAL, "porep inputs: partition %u of %u", k, c1->partitions);
     if (c1->proof_id >= 10)
         return cz_error(CZ_EUNSUPPORTED, "porep inputs: %s derives its challenges differently (synthetic / NI)",
                         c1->registered_proof);
-    if (cz_fr_from_bytes_le(&out[0], c1->replica_id)) return cz_error(CZ_ERANGE, "porep inputs: replica_id >= r");
-    if (cz_fr_from_bytes_le(&out[1], c1->comm_d)) return cz_error(CZ_ERANGE, "porep inputs: comm_d >= r");
-    if (cz_fr_from_bytes_le(&out[2], c1->comm_r)) return cz_error(CZ_ERANGE, "porep inputs: comm_r >= r");
-    unsigned C = c1->challenges;
-    uint64_t chal[CZ_POREP_MAX_CHALLENGES];
-    cz_porep_interactive_challenges(chal, C, C * k, c1->replica_id, c1->seed, 1ull << c1->params.nodes_log2);
-    if (graph && c1->proof_id < 5)
-        return cz_error(CZ_EUNSUPPORTED, "porep inputs: %s uses the ApiVersion 1.0 graph", c1->registered_proof);
     uint8_t porep_id[32];
     cz_porep_id(porep_id, c1->proof_id);
-    cz_fr *o = out + 3;
-    for (unsigned i = 0; i < C; i++) {
-        const cz_porep_challenge *ch = &c1->ch[(size_t)k * C + i];
-        if (ch->challenge != chal[i] || ch->d_index != chal[i] || ch->r_index != chal[i] || ch->c_index != chal[i])
+    int rc = cz_porep_inputs_from_public(out, &c1->params, porep_id, c1->proof_id < 5, c1->replica_id, c1->comm_d,
+                                         c1->comm_r, c1->seed, k);
+    if (rc) return rc;
+    /* the C1 must open exactly the derived challenges (and, with graph, the graph's parents) */
+    for (unsigned i = 0; i < c1->challenges; i++) {
+        const cz_porep_challenge *ch = &c1->ch[(size_t)k * c1->challenges + i];
+        cz_fr *o = out + 3 + 18 * i, v;
+        cz_fr_set_u64(&v, ch->challenge);
+        if (!cz_fr_equal(&v, &o[0]) || ch->d_index != ch->challenge || ch->r_index != ch->challenge ||
+            ch->c_index != ch->challenge) {
+            uint64_t raw[4];
+            cz_fr_to_raw(raw, &o[0]);
             return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: the C1 opens node %llu, the seed derives %llu",
-                            k, i, (unsigned long long)ch->challenge, (unsigned long long)chal[i]);
-        uint64_t drg[CZ_POREP_DRG_PARENTS], exp[CZ_POREP_EXP_PARENTS];
-        for (int p = 0; p < CZ_POREP_DRG_PARENTS; p++) drg[p] = ch->drg[p].index;
-        for (int p = 0; p < CZ_POREP_EXP_PARENTS; p++) exp[p] = ch->exp[p].index;
-        if (graph) {
-            uint64_t gd[CZ_POREP_DRG_PARENTS], ge[CZ_POREP_EXP_PARENTS];
-            cz_porep_drg_parents(gd, chal[i], porep_id);
-            cz_porep_exp_parents(ge, chal[i], 1ull << c1->params.nodes_log2, porep_id);
-            for (int p = 0; p < CZ_POREP_DRG_PARENTS; p++)
-                if (gd[p] != drg[p])
-                    return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: drg_parents[%d] is node %llu, the graph says %llu",
-                                    k, i, p, (unsigned long long)drg[p], (unsigned long long)gd[p]);
-            for (int p = 0; p < CZ_POREP_EXP_PARENTS; p++)
-                if (ge[p] != exp[p])
-                    return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: exp_parents[%d] is node %llu, the graph says %llu",
-                                    k, i, p, (unsigned long long)exp[p], (unsigned long long)ge[p]);
+                            k, i, (unsigned long long)ch->challenge, (unsigned long long)raw[0]);
         }
-        cz_fr_set_u64(o++, chal[i]);
-        for (int p = 0; p < CZ_POREP_DRG_PARENTS; p++) cz_fr_set_u64(o++, drg[p]);
-        for (int p = 0; p < CZ_POREP_EXP_PARENTS; p++) cz_fr_set_u64(o++, exp[p]);
-        for (int r = 0; r < 3; r++) cz_fr_set_u64(o++, chal[i]);
+        for (int q = 0; q < 14; q++) {
+            const cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];
+            cz_fr_set_u64(&v, col->index);
+            if (graph && !cz_fr_equal(&v, &o[1 + q])) {
+                uint64_t raw[4];
+                cz_fr_to_raw(raw, &o[1 + q]);
+                return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: %s_parents[%d] is node %llu, the graph says %llu",
+                                k, i, q < 6 ? "drg" : "exp", q < 6 ? q : q - 6, (unsigned long long)col->index,
+                                (unsigned long long)raw[0]);
+            }
+            o[1 + q] = v;
+        }
     }
     return 0;
 }

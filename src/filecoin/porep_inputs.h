@@ -19,6 +19,14 @@ void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t 
  * mod (nodes - 1)) + 1, for j = first .. first + n - 1. */
 void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
                                      const uint8_t seed[32], uint64_t nodes);
+/* The 3 + 18 C public inputs of partition k from public values alone (a verifier's view): challenges
+ * from replica_id and seed (interactive PoRep), parents from the graph of porep_id (api_1_0: the
+ * ApiVersion 1.0.0 DRG order). out holds 3 + 18 p->challenges values. 0 or CZ_ERANGE (a commitment
+ * >= r). */
+int cz_porep_inputs_from_public(cz_fr *out, const cz_porep_params *p, const uint8_t porep_id[32], bool api_1_0,
+                                const uint8_t replica_id[32], const uint8_t comm_d[32], const uint8_t comm_r[32],
+                                const uint8_t seed[32], unsigned k);
+
 /* The 3 + 18 C public inputs (without ONE) of partition k: replica_id, comm_d, comm_r, then per
  * challenge its index (tree_d), the 6 DRG and 8 expander parent indices, the challenge, and twice
  * more the challenge (tree_r, tree_c). The challenges are derived from the seed (interactive PoRep:
