@@ -266,7 +266,11 @@ int cz_c1_parse(cz_c1 *c1, const char *text, size_t len) {
         if (!rc) rc = cz_base64_decode(b64, blen, &raw, &rawlen);
         free(b64);
         cz_json_free(&j);
-        if (rc) return cz_error(rc, "c1: Phase1Out: %s", cz_error_message());
+        if (rc) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", cz_error_message()); /* cz_error rewrites the message buffer */
+            return cz_error(rc, "c1: Phase1Out: %s", why);
+        }
         rc = cz_json_parse(&j, (const char *)raw, rawlen);
         if (!rc) {
             rc = parse_c1(c1, &j);

@@ -99,6 +99,15 @@ static void test_json_basics(void) {
     CHECK(cz_base64_decode("aGVsbG9=", 8, &o, &n) == CZ_EFORMAT); /* non-zero padding bits */
     CHECK(cz_base64_decode("aGV$bG8=", 8, &o, &n) == CZ_EFORMAT);
     CHECK(cz_base64_decode("aGVsbG8", 7, &o, &n) == CZ_EFORMAT);
+    /* C1 envelopes: a bad base64 payload, a C1 without its fields, not an object */
+    cz_c1 c1;
+    const char *w1 = "{\"SectorNum\":0,\"Phase1Out\":\"@@@@\"}";
+    CHECK(cz_c1_parse(&c1, w1, strlen(w1)) == CZ_EFORMAT && strstr(cz_error_message(), "Phase1Out"));
+    const char *w2 = "{\"registered_proof\":\"StackedDrg2KiBV1_1\"}";
+    CHECK(cz_c1_parse(&c1, w2, strlen(w2)) == CZ_EFORMAT && strstr(cz_error_message(), "comm_r"));
+    CHECK(cz_c1_parse(&c1, "[]", 2) == CZ_EFORMAT);
+    const char *w3 = "{\"registered_proof\":\"StackedDrg2KiBV1_1\",\"comm_r\":[1]}";
+    CHECK(cz_c1_parse(&c1, w3, strlen(w3)) == CZ_EFORMAT && strstr(cz_error_message(), "comm_r is not an array of 32 bytes"));
 }
 
 static cz_fr fr_hex(const char *hex) {
