@@ -209,6 +209,11 @@ static void test_fixture(void) {
     }
     CHECK(!strcmp(c1.registered_proof, "StackedDrg2KiBV1_1") && c1.proof_id == 5);
     CHECK(c1.partitions == 1 && c1.challenges == 2 && c1.ch[0].challenge == 56 && c1.ch[1].challenge == 4);
+    /* the tree roots verify_c1.py reports for this fixture (filecoin-circuits.md §5.3) */
+    cz_fr want_c = fr_hex("4d0f58878dc29d896d79b1701747d4b3d5e2378f4fad722063e90e8efa188416");
+    cz_fr want_rl = fr_hex("0849f9eb692401387442c586da992d2378c6104bdfcba684ba0068fb5de055f1");
+    CHECK(cz_fr_equal(&c1.comm_c[0], &want_c) && cz_fr_equal(&c1.comm_c[1], &want_c));
+    CHECK(cz_fr_equal(&c1.comm_r_last[0], &want_rl) && cz_fr_equal(&c1.comm_r_last[1], &want_rl));
     double srec = 0, swit = 0;
     cz_r1cs r = {0};
     cz_fr *in = NULL, *aux = NULL, *in2 = NULL, *aux2 = NULL;
