@@ -1,11 +1,13 @@
 /* Synthetic C1 generation; see synth.h. */
 #include "filecoin/synth.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cz_error.h"
+#include "filecoin/graph.h"
 #include "filecoin/porep_inputs.h"
 #include "filecoin/vanilla.h"
 #include "gadgets/sha256.h"
@@ -104,9 +106,26 @@ static void tree_path(const sparse_tree *t, uint64_t leaf, cz_fr *sib) {
 
 static void tree_root(const sparse_tree *t, cz_fr *root) { *root = t->lv[t->s->nlevels][0].v; }
 
-/* Column rows of a (non-challenged) parent node: pseudo-random labels. */
-static void parent_rows(cz_fr *rows, uint64_t seed, uint64_t node, unsigned layers) {
-    for (unsigned l = 0; l < layers; l++) prf(&rows[l], seed, 0x100, node, l);
+/* The layer rows of every node the C1 opens (challenged nodes and their parents), sorted by index. */
+typedef struct {
+    uint64_t idx;
+    bool challenged;
+    cz_fr rows[CZ_POREP_MAX_LAYERS];
+} column;
+
+static int cmp_column(const void *a, const void *b) {
+    uint64_t x = ((const column *)a)->idx, y = ((const column *)b)->idx;
+    return x < y ? -1 : x > y;
+}
+
+static column *find_column(column *cols, size_t n, uint64_t idx) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cols[mid].idx < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    return &cols[lo]; /* always present: every looked-up index was inserted */
 }
 
 int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, uint64_t seed) {
@@ -136,53 +155,74 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
     c1->pool = calloc(nch * stride, sizeof(cz_fr));
     uint64_t *chal = calloc(nch, sizeof *chal);
     node *ld = calloc(nch, sizeof(node)), *lr = calloc(nch, sizeof(node)), *lc = calloc(nch * 15, sizeof(node));
-    cz_fr *labels = calloc(nch * L, sizeof(cz_fr));
+    column *cols = calloc(nch * 15, sizeof(column));
     sparse_tree td = {&p->tree_d, seed, 0x1000, {0}, {0}}, tr = {&p->tree, seed, 0x2000, {0}, {0}},
                 tc = {&p->tree, seed, 0x3000, {0}, {0}};
-    if (!c1->ch || !c1->comm_r_last || !c1->comm_c || !c1->pool || !chal || !ld || !lr || !lc || !labels) {
+    if (!c1->ch || !c1->comm_r_last || !c1->comm_c || !c1->pool || !chal || !ld || !lr || !lc || !cols) {
         rc = cz_error(CZ_ENOMEM, "synthetic c1: out of memory");
         goto out;
     }
     for (unsigned k = 0; k < partitions; k++)
         cz_porep_interactive_challenges(chal + (size_t)k * C, C, C * k, c1->replica_id, c1->seed, nodes);
-    size_t nc = 0;
+    /* the real graph of the proof's porep_id: DRG (ApiVersion >= 1.1) and expander parents */
+    uint8_t porep_id[32];
+    cz_porep_id(porep_id, c1->proof_id);
+    size_t nu = 0;
     for (size_t n = 0; n < nch; n++) {
         cz_porep_challenge *ch = &c1->ch[n];
-        uint64_t x = chal[n];
+        uint64_t x = chal[n], drg[6], exp[8];
         ch->challenge = ch->d_index = ch->r_index = ch->c_index = x;
         prf(&ch->data_leaf, seed, 0x10, x, 0);
-        /* parents: pseudo-random per node, never a challenged node (whose labels are computed) */
+        cz_porep_drg_parents(drg, x, porep_id);
+        cz_porep_exp_parents(exp, x, nodes, porep_id);
+        for (int q = 0; q < 6; q++) ch->drg[q].index = drg[q];
+        for (int q = 0; q < 8; q++) ch->exp[q].index = exp[q];
+        cols[nu].idx = x, cols[nu++].challenged = true;
+        for (int q = 0; q < 14; q++) cols[nu].idx = q < 6 ? drg[q] : exp[q - 6], cols[nu++].challenged = false;
+    }
+    /* one entry per node; a node both challenged and a parent is challenged */
+    qsort(cols, nu, sizeof *cols, cmp_column);
+    size_t m = 0;
+    for (size_t i = 0; i < nu; i++) {
+        if (m && cols[m - 1].idx == cols[i].idx) {
+            cols[m - 1].challenged |= cols[i].challenged;
+            continue;
+        }
+        cols[m++] = cols[i];
+    }
+    nu = m;
+    /* Rows nobody checks (a parent's labels are only opened, never recomputed from its own parents:
+     * neither the circuit nor the vanilla verifier looks further) are pseudo-random. The challenged
+     * nodes' rows are the real labels of their parents' rows, computed layer by layer and, within a
+     * layer, in increasing node order: DRG parents (same layer) have smaller indices and expander
+     * parents are read one layer down, so a challenged parent is always ready when it is needed. */
+    for (size_t i = 0; i < nu; i++)
+        if (!cols[i].challenged)
+            for (unsigned l = 0; l < L; l++) prf(&cols[i].rows[l], seed, 0x100, cols[i].idx, l);
+    for (unsigned l = 1; l <= L; l++)
+        for (size_t i = 0; i < nu; i++) {
+            if (!cols[i].challenged) continue;
+            uint64_t x = cols[i].idx, drg[6], exp[8];
+            cz_porep_drg_parents(drg, x, porep_id);
+            cz_porep_exp_parents(exp, x, nodes, porep_id);
+            cz_fr par[14];
+            for (int q = 0; q < 6; q++) par[q] = find_column(cols, nu, drg[q])->rows[l - 1];
+            if (l > 1)
+                for (int q = 0; q < 8; q++) par[6 + q] = find_column(cols, nu, exp[q])->rows[l - 2];
+            cz_porep_label(&cols[i].rows[l - 1], c1->replica_id, l, x, par, l > 1 ? 14 : 6);
+        }
+    for (size_t n = 0; n < nch; n++) {
+        cz_porep_challenge *ch = &c1->ch[n];
         for (int q = 0; q < 14; q++) {
             cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];
-            for (uint64_t tries = 0;; tries++) {
-                cz_fr r;
-                prf(&r, seed, 0x20 + (uint32_t)q, x, tries);
-                uint64_t cand = r.l[0] % nodes;
-                bool clash = false;
-                for (size_t m = 0; m < nch && !clash; m++) clash = chal[m] == cand;
-                if (!clash) {
-                    col->index = cand;
-                    break;
-                }
-            }
-            parent_rows(col->rows, seed, col->index, L);
+            memcpy(col->rows, find_column(cols, nu, col->index)->rows, sizeof col->rows);
         }
-        /* labels of the challenged node, layer by layer */
-        for (unsigned l = 1; l <= L; l++) {
-            cz_fr par[14];
-            for (int q = 0; q < 6; q++) par[q] = ch->drg[q].rows[l - 1];
-            if (l > 1)
-                for (int q = 0; q < 8; q++) par[6 + q] = ch->exp[q].rows[l - 2];
-            cz_porep_label(&labels[n * L + l - 1], c1->replica_id, l, x, par, l > 1 ? 14 : 6);
-        }
-        ld[n].idx = x, ld[n].v = ch->data_leaf;
-        lr[n].idx = x, cz_fr_add(&lr[n].v, &labels[n * L + L - 1], &ch->data_leaf);
-        lc[nc].idx = x, cz_poseidon_hash(&lc[nc].v, &labels[n * L], L), nc++;
-        for (int q = 0; q < 14; q++) {
-            const cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];
-            lc[nc].idx = col->index, cz_poseidon_hash(&lc[nc].v, col->rows, L), nc++;
-        }
+        const column *self = find_column(cols, nu, chal[n]);
+        ld[n].idx = chal[n], ld[n].v = ch->data_leaf;
+        lr[n].idx = chal[n], cz_fr_add(&lr[n].v, &self->rows[L - 1], &ch->data_leaf);
     }
+    for (size_t i = 0; i < nu; i++) lc[i].idx = cols[i].idx, cz_poseidon_hash(&lc[i].v, cols[i].rows, L);
+    size_t nc = nu;
     if ((rc = tree_build(&td, ld, nch)) || (rc = tree_build(&tr, lr, nch)) || (rc = tree_build(&tc, lc, nc))) goto out;
     cz_fr comm_d, comm_r_last, comm_c, comm_r, pre[2];
     tree_root(&td, &comm_d), tree_root(&tr, &comm_r_last), tree_root(&tc, &comm_c);
@@ -204,7 +244,7 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
     }
 out:
     tree_free(&td), tree_free(&tr), tree_free(&tc);
-    free(chal), free(ld), free(lr), free(lc), free(labels);
+    free(chal), free(ld), free(lr), free(lc), free(cols);
     if (rc) cz_c1_free(c1);
     return rc;
 }

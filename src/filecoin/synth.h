@@ -1,13 +1,13 @@
 /* A synthetic C1 for any sector size: vanilla proofs consistent with the circuit, made without
  * sealing a sector. Trees are computed only along the opened paths (every other node is a
- * pseudo-random value derived from the seed and its position, so shared siblings agree); labels
- * of the challenged nodes are computed from their parents' column rows exactly as the vanilla
- * create_label does; comm_r = Poseidon(comm_c, comm_r_last). Challenges are the interactive ones
- * derived from replica_id and seed, so cz_porep_public_inputs accepts the result.
- *
- * Not a real sector: parent indices are pseudo-random (not the DRG / expander graph) and the
- * parents' own labels are random, so a graph-aware vanilla verifier would reject it; the circuit
- * does not check either and is fully satisfied. */
+ * pseudo-random value derived from the seed and its position, so shared siblings agree).
+ * Challenges are the interactive ones derived from the claimed replica_id and seed; parents are the
+ * real DRG and expander parents of the proof's porep_id graph (V1_1), so both cz_porep_public_inputs
+ * and cz_c1_verify accept it with the graph check on. The challenged nodes' labels are the real
+ * create_label of their parents' rows (a challenged parent's rows are its own real labels); the rows
+ * of other parents are pseudo-random, as nothing (circuit or vanilla verifier) recomputes them;
+ * comm_r = Poseidon(comm_c, comm_r_last). Not a real sector: the claimed replica_id is random (a C1
+ * carries no prover or sector id) and comm_d covers random data. */
 #ifndef CZ_FILECOIN_SYNTH_H
 #define CZ_FILECOIN_SYNTH_H
 
