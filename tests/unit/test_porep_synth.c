@@ -1,4 +1,6 @@
-/* Synthetic C1 (no sealing) at 2 KiB: its public inputs derive verifier-side, the circuit is fully
+/* Synthetic C1 (no sealing) at 2 KiB: its public inputs derive verifier-side and the vanilla verifier
+ * accepts it with the graph check on (real DRG / expander parents, also when a challenged node is a
+ * parent of another challenge), the circuit is fully
  * satisfied, a damaged column row is caught; generation works for every sector size (the 8 MiB
  * and 512 MiB satisfaction checks are in tests/slow). */
 #include "porep_synth_check.h"
