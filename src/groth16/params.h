@@ -1,0 +1,58 @@
+/* Groth16 parameters in bellperson's on-disk layout (`.params` = vk ‖ H ‖ L ‖ A ‖ B_G1 ‖ B_G2, `.vk` = vk
+ * alone; u32 big-endian counts, uncompressed ZCash points). Writers are byte for byte bellperson's;
+ * readers mmap the file, decode in parallel and report errors naming file, section, offset and problem. */
+#ifndef CZ_GROTH16_PARAMS_H
+#define CZ_GROTH16_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ec/g1.h"
+#include "ec/g2.h"
+
+typedef struct {
+    cz_g1_affine alpha_g1, beta_g1;
+    cz_g2_affine beta_g2, gamma_g2;
+    cz_g1_affine delta_g1;
+    cz_g2_affine delta_g2;
+    size_t ic_len;    /* public inputs including ONE */
+    cz_g1_affine *ic; /* owned (malloc) */
+} cz_groth16_vk;
+
+typedef struct {
+    cz_groth16_vk vk;
+    size_t h_len, l_len, a_len, b_len; /* b_len counts both B_G1 and B_G2 */
+    cz_g1_affine *h;    /* tau^i Z(tau) / delta, i = 0..n-2 */
+    cz_g1_affine *l;    /* one per aux variable */
+    cz_g1_affine *a;    /* all inputs, then aux with A density */
+    cz_g1_affine *b_g1; /* inputs with B input density, then aux with B aux density */
+    cz_g2_affine *b_g2;
+} cz_groth16_params;
+
+/* Reader flags. */
+#define CZ_PARAMS_CHECK_SUBGROUP 1u /* subgroup-check every H/L/A/B point (the vk is always checked) */
+
+#define CZ_GROTH16_VK_FIXED_BYTES 868 /* six points + the IC count */
+
+size_t cz_groth16_vk_size(const cz_groth16_vk *vk);
+/* out holds cz_groth16_vk_size(vk) bytes. */
+void cz_groth16_vk_encode(uint8_t *out, const cz_groth16_vk *vk);
+/* Decodes a vk at the start of buf (name is used in error messages); *consumed gets its length.
+ * Like bellperson: every point on the curve and in the subgroup; IC points must not be infinity. */
+int cz_groth16_vk_decode(cz_groth16_vk *vk, const uint8_t *buf, size_t len, const char *name, size_t *consumed);
+void cz_groth16_vk_free(cz_groth16_vk *vk);
+
+int cz_groth16_vk_write_file(const char *path, const cz_groth16_vk *vk);
+/* Reads a `.vk` file (or the vk at the start of a `.params` file; trailing bytes are ignored). */
+int cz_groth16_vk_read_file(cz_groth16_vk *vk, const char *path);
+
+size_t cz_groth16_params_size(const cz_groth16_params *p);
+int cz_groth16_params_write_file(const char *path, const cz_groth16_params *p);
+/* Decodes a whole `.params` image; no point may be infinity (bellperson's rule); the counts must be
+ * consistent (H + 1 a power of two, A >= IC, B_G1 = B_G2). Trailing bytes are ignored as bellperson does. */
+int cz_groth16_params_decode(cz_groth16_params *p, const uint8_t *buf, size_t len, const char *name,
+                             unsigned flags);
+int cz_groth16_params_read_file(cz_groth16_params *p, const char *path, unsigned flags);
+void cz_groth16_params_free(cz_groth16_params *p);
+
+#endif

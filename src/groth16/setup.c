@@ -1,0 +1,212 @@
+#include "groth16/setup.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "poly/ntt.h"
+
+void cz_groth16_toxic_from_seed(cz_groth16_toxic *t, uint64_t seed) {
+    cz_rng rng;
+    cz_rng_seed(&rng, seed);
+    cz_fr *f[5] = {&t->tau, &t->alpha, &t->beta, &t->gamma, &t->delta};
+    for (int i = 0; i < 5; i++)
+        do
+            cz_fr_random(f[i], &rng);
+        while (cz_fr_is_zero(f[i]));
+}
+
+/* at[col] += sum over rows of coeff * lagrange[row]: the column-wise evaluation of a CSR matrix at tau. */
+static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange) {
+    for (uint64_t i = 0; i < m->rows; i++)
+        for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
+            cz_fr t;
+            cz_fr_mul(&t, &m->val[k], &lagrange[i]);
+            cz_fr_add(&at[m->col[k]], &at[m->col[k]], &t);
+        }
+}
+
+/* Fixed-base multiplication: setup multiplies the two generators by millions of scalars, so a table of
+ * d * 2^(8w) * G (32 byte windows w, digits d < 256) turns each product into at most 32 mixed additions
+ * instead of ~255 doublings and ~50 additions. */
+#define FB_WINDOWS 32
+#define FB_DIGITS 256
+#define DEFINE_FIXED_BASE(G)                                                                          \
+    static cz_##G##_affine *G##_fb_table(const cz_##G##_jac *g) {                                      \
+        size_t n = (size_t)FB_WINDOWS * FB_DIGITS;                                                    \
+        cz_##G##_jac *j = malloc(n * sizeof *j);                                                      \
+        cz_##G##_affine *tab = malloc(n * sizeof *tab);                                               \
+        if (!j || !tab) {                                                                             \
+            free(j);                                                                                  \
+            free(tab);                                                                                \
+            return NULL;                                                                              \
+        }                                                                                             \
+        cz_##G##_jac base = *g;                                                                       \
+        for (size_t w = 0; w < FB_WINDOWS; w++) {                                                     \
+            cz_##G##_jac *row = j + w * FB_DIGITS;                                                    \
+            cz_##G##_jac_set_infinity(&row[0]);                                                       \
+            row[1] = base;                                                                            \
+            for (size_t d = 2; d < FB_DIGITS; d++)                                                    \
+                cz_##G##_jac_add(&row[d], &row[d - 1], &base);                                        \
+            cz_##G##_jac_double(&base, &row[FB_DIGITS / 2]);                                          \
+        }                                                                                             \
+        cz_##G##_batch_to_affine(tab, j, n);                                                          \
+        free(j);                                                                                      \
+        return tab;                                                                                   \
+    }                                                                                                 \
+    static void G##_fb_mul(cz_##G##_jac *r, const cz_##G##_affine *tab, const cz_fr *k) {              \
+        uint64_t raw[4];                                                                              \
+        cz_fr_to_raw(raw, k);                                                                         \
+        cz_##G##_jac_set_infinity(r);                                                                 \
+        for (size_t w = 0; w < FB_WINDOWS; w++) {                                                     \
+            unsigned d = (unsigned)(raw[w / 8] >> (8 * (w % 8))) & 0xff;                              \
+            if (d)                                                                                    \
+                cz_##G##_jac_add_affine(r, r, &tab[w * FB_DIGITS + d]);                               \
+        }                                                                                             \
+    }                                                                                                 \
+    static void G##_mul_many(cz_##G##_affine *out, const cz_##G##_affine *tab, const cz_fr *k, size_t n, \
+                             cz_##G##_jac *tmp, int nt) {                                             \
+        _Pragma("omp parallel for schedule(static) num_threads(nt) if (n > 256)")                    \
+        for (size_t i = 0; i < n; i++)                                                                \
+            G##_fb_mul(&tmp[i], tab, &k[i]);                                                          \
+        cz_##G##_batch_to_affine(out, tmp, n);                                                        \
+    }                                                                                                 \
+    static void G##_mul1(cz_##G##_affine *out, const cz_##G##_affine *tab, const cz_fr *k) {           \
+        cz_##G##_jac r;                                                                               \
+        G##_fb_mul(&r, tab, k);                                                                       \
+        cz_##G##_to_affine(out, &r);                                                                  \
+    }
+DEFINE_FIXED_BASE(g1)
+DEFINE_FIXED_BASE(g2)
+
+int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_toxic *t, int nthreads) {
+    memset(out, 0, sizeof *out);
+    const int nt = nthreads > 0 ? nthreads : omp_get_max_threads();
+    const size_t ni = r->num_inputs, na = r->num_aux, nv = ni + na;
+    if (ni == 0 || r->num_rows != r->num_constraints + ni)
+        return cz_error(CZ_EINVAL, "setup: constraint system lacks ONE or its input rows (%zu inputs, %zu rows)", ni,
+                        (size_t)r->num_rows);
+    cz_domain d;
+    int rc = cz_domain_for_size(&d, r->num_rows);
+    if (rc)
+        return rc;
+    const size_t n = d.n;
+    cz_fr gamma_inv, delta_inv;
+    if (cz_fr_inv(&gamma_inv, &t->gamma) || cz_fr_inv(&delta_inv, &t->delta))
+        return cz_error(CZ_EINVAL, "setup: gamma or delta is zero");
+
+    size_t scal_n = n > 3 * nv ? n : 3 * nv;
+    cz_fr *pw = calloc(n, sizeof *pw), *col = calloc(3 * nv, sizeof *col), *k = malloc(scal_n * sizeof *k);
+    cz_g1_jac *tmp1 = malloc(scal_n * sizeof *tmp1);
+    cz_g2_jac *tmp2 = malloc((nv ? nv : 1) * sizeof *tmp2);
+    cz_groth16_params *p = out;
+    cz_g1_affine *tab1 = NULL;
+    cz_g2_affine *tab2 = NULL;
+    p->h_len = n - 1;
+    p->l_len = na;
+    p->a_len = ni + r->a_aux_popcount;
+    p->b_len = r->b_input_popcount + r->b_aux_popcount;
+    p->vk.ic_len = ni;
+    p->vk.ic = malloc(ni * sizeof *p->vk.ic);
+    p->h = malloc(n * sizeof *p->h);
+    p->l = malloc((na ? na : 1) * sizeof *p->l);
+    p->a = malloc(p->a_len * sizeof *p->a);
+    p->b_g1 = malloc((p->b_len ? p->b_len : 1) * sizeof *p->b_g1);
+    p->b_g2 = malloc((p->b_len ? p->b_len : 1) * sizeof *p->b_g2);
+    if (!pw || !col || !k || !tmp1 || !tmp2 || !p->vk.ic || !p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2) {
+        rc = cz_error(CZ_ENOMEM, "setup: out of memory for a domain of %zu and %zu variables", n, nv);
+        goto done;
+    }
+
+    cz_g1_affine g1a;
+    cz_g2_affine g2a;
+    cz_g1_generator(&g1a);
+    cz_g2_generator(&g2a);
+    cz_g1_jac g1;
+    cz_g2_jac g2;
+    cz_g1_jac_from_affine(&g1, &g1a);
+    cz_g2_jac_from_affine(&g2, &g2a);
+    tab1 = g1_fb_table(&g1);
+    tab2 = g2_fb_table(&g2);
+    if (!tab1 || !tab2) {
+        rc = cz_error(CZ_ENOMEM, "setup: out of memory for the fixed-base tables");
+        goto done;
+    }
+
+    /* Powers of tau; H_i = tau^i Z(tau) / delta with Z(tau) = tau^n - 1. */
+    pw[0] = CZ_FR_ONE_V;
+    for (size_t i = 1; i < n; i++)
+        cz_fr_mul(&pw[i], &pw[i - 1], &t->tau);
+    cz_fr zt;
+    cz_fr_mul(&zt, &pw[n - 1], &t->tau);
+    cz_fr_sub(&zt, &zt, &CZ_FR_ONE_V);
+    cz_fr_mul(&zt, &zt, &delta_inv);
+    for (size_t i = 0; i + 1 < n; i++)
+        cz_fr_mul(&k[i], &pw[i], &zt);
+    g1_mul_many(p->h, tab1, k, n - 1, tmp1, nt);
+
+    /* Lagrange coefficients L_j(tau) on the domain = iNTT of the powers of tau (as generator.rs). */
+    cz_ntt_inverse(&d, pw);
+    cz_fr *at = col, *bt = col + nv, *ct = col + 2 * nv;
+    eval_columns(at, &r->a, pw);
+    eval_columns(bt, &r->b, pw);
+    eval_columns(ct, &r->c, pw);
+
+    /* IC (inputs, /gamma) and L (aux, /delta): (beta*at + alpha*bt + ct) / {gamma, delta}. */
+    for (size_t v = 0; v < nv; v++) {
+        cz_fr e, x;
+        cz_fr_mul(&e, &at[v], &t->beta);
+        cz_fr_mul(&x, &bt[v], &t->alpha);
+        cz_fr_add(&e, &e, &x);
+        cz_fr_add(&e, &e, &ct[v]);
+        cz_fr_mul(&k[v], &e, v < ni ? &gamma_inv : &delta_inv);
+        if (v >= ni && cz_fr_is_zero(&k[v])) {
+            rc = cz_error(CZ_EINVAL, "setup: aux variable %zu is unconstrained (its L query would be infinity)",
+                          v - ni);
+            goto done;
+        }
+    }
+    g1_mul_many(p->vk.ic, tab1, k, ni, tmp1, nt);
+    g1_mul_many(p->l, tab1, k + ni, na, tmp1, nt);
+
+    /* A: every input, then aux with A density; B: inputs / aux with B density. The prover selects its
+     * scalars by density, so a density bit must coincide with a non-vanishing polynomial at tau. */
+    size_t na_out = 0, nb_out = 0;
+    cz_fr *ka = k, *kb = k + nv;
+    for (size_t v = 0; v < nv; v++) {
+        bool da = v < ni || cz_density_get(r->a_aux_density, v - ni);
+        bool db = v < ni ? cz_density_get(r->b_input_density, v) : cz_density_get(r->b_aux_density, v - ni);
+        if (da != !cz_fr_is_zero(&at[v]) || db != !cz_fr_is_zero(&bt[v])) {
+            rc = cz_error(CZ_EINVAL, "setup: variable %zu: density disagrees with its QAP polynomial at tau "
+                          "(unlucky tau, or stale densities)", v);
+            goto done;
+        }
+        if (da)
+            ka[na_out++] = at[v];
+        if (db)
+            kb[nb_out++] = bt[v];
+    }
+    g1_mul_many(p->a, tab1, ka, na_out, tmp1, nt);
+    g1_mul_many(p->b_g1, tab1, kb, nb_out, tmp1, nt);
+    g2_mul_many(p->b_g2, tab2, kb, nb_out, tmp2, nt);
+
+    g1_mul1(&p->vk.alpha_g1, tab1, &t->alpha);
+    g1_mul1(&p->vk.beta_g1, tab1, &t->beta);
+    g2_mul1(&p->vk.beta_g2, tab2, &t->beta);
+    g2_mul1(&p->vk.gamma_g2, tab2, &t->gamma);
+    g1_mul1(&p->vk.delta_g1, tab1, &t->delta);
+    g2_mul1(&p->vk.delta_g2, tab2, &t->delta);
+    rc = 0;
+done:
+    free(tab1);
+    free(tab2);
+    free(pw);
+    free(col);
+    free(k);
+    free(tmp1);
+    free(tmp2);
+    if (rc)
+        cz_groth16_params_free(out);
+    return rc;
+}
