@@ -159,7 +159,9 @@ static int apply(cz_config *c, const keydef *k, const cz_toml_entry *e, const ch
             if (k->type == T_SIZE && !strcmp(v->s, "auto") && !strcmp(k->key, "total_budget")) {
                 x = 0;
             } else if (k->type == T_SIZE ? cz_parse_size(v->s, &x) : cz_parse_duration_s(v->s, &x)) {
-                return cz_error(CZ_EFORMAT, "%s:%d: '%s.%s': %s", name, e->line, e->table, e->key, cz_error_message());
+                char why[256]; /* cz_error's buffer is about to be rewritten */
+                snprintf(why, sizeof why, "%s", cz_error_message());
+                return cz_error(CZ_EFORMAT, "%s:%d: '%s.%s': %s", name, e->line, e->table, e->key, why);
             }
         } else {
             return type_err(name, e, k->type == T_SIZE ? "a size string or an integer" : "a duration string or an integer");
@@ -200,28 +202,28 @@ int cz_config_load_text(cz_config *c, const char *text, const char *name) {
         rc = apply(c, k, e, name);
     }
     cz_toml_free(&d);
-    if (!rc && (rc = cz_log_set_level(c->log_level)))
-        rc = cz_error(CZ_EFORMAT, "%s: logging.level: %s", name, cz_error_message());
-    if (!rc && (rc = cz_log_set_format(c->log_format)))
-        rc = cz_error(CZ_EFORMAT, "%s: logging.format: %s", name, cz_error_message());
+    char why[256];
+    if (!rc && cz_log_set_level(c->log_level)) {
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        rc = cz_error(CZ_EFORMAT, "%s: logging.level: %s", name, why);
+    }
+    if (!rc && cz_log_set_format(c->log_format)) {
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        rc = cz_error(CZ_EFORMAT, "%s: logging.format: %s", name, why);
+    }
     return rc;
 }
 
 int cz_config_load_file(cz_config *c, const char *path) {
-    cz_toml_doc d;
-    /* Read through the TOML reader once for the text; reuse load_text for the mapping. */
     FILE *f = fopen(path, "rb");
-    if (!f) return cz_error(CZ_EIO, "%s: cannot open config file", path);
-    fclose(f);
-    int rc = cz_toml_parse_file(&d, path);
-    if (rc) return rc;
-    cz_toml_free(&d);
-    /* Parsed fine: read the text again and map it (files are small). */
-    f = fopen(path, "rb");
     if (!f) return cz_error(CZ_EIO, "%s: cannot open config file", path);
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
+    if (n < 0 || n > (1 << 24)) {
+        fclose(f);
+        return cz_error(CZ_EIO, "%s: unreadable or larger than 16 MiB", path);
+    }
     char *buf = malloc((size_t)n + 1);
     if (!buf) {
         fclose(f);
@@ -230,7 +232,8 @@ int cz_config_load_file(cz_config *c, const char *path) {
     size_t got = fread(buf, 1, (size_t)n, f);
     fclose(f);
     buf[got] = 0;
-    rc = cz_config_load_text(c, buf, path);
+    int rc = strlen(buf) != got ? cz_error(CZ_EFORMAT, "%s: contains a NUL byte", path)
+                                : cz_config_load_text(c, buf, path);
     free(buf);
     return rc;
 }
