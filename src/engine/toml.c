@@ -184,7 +184,22 @@ static int parse_number(cur *c, cz_toml_value *v) {
         if (!*digits || *end || errno) return perr(c, "bad integer");
         v->type = CZ_TOML_INT, v->i = x;
     } else if (strpbrk(buf, ".eE")) {
-        if (!isdigit((unsigned char)digits[0])) return perr(c, "bad float");
+        /* TOML float: digits ['.' digits] [e [sign] digits], a digit on each side of the '.' */
+        const char *q = digits;
+        int ok = isdigit((unsigned char)*q);
+        while (isdigit((unsigned char)*q)) q++;
+        if (*q == '.') {
+            q++;
+            ok &= isdigit((unsigned char)*q);
+            while (isdigit((unsigned char)*q)) q++;
+        }
+        if (*q == 'e' || *q == 'E') {
+            q++;
+            if (*q == '+' || *q == '-') q++;
+            ok &= isdigit((unsigned char)*q);
+            while (isdigit((unsigned char)*q)) q++;
+        }
+        if (!ok || *q) return perr(c, "bad float");
         double x = strtod(buf, &end);
         if (*end) return perr(c, "bad float");
         v->type = CZ_TOML_FLOAT, v->f = x;
