@@ -20,6 +20,20 @@ max_pending = 3
 max_parallel_synthesis = 1
 max_gpu_queue_depth = 1
 """
+# The budget daemon: 128 MiB with 64 MiB charged per test-circuit partition = at most 2 in flight,
+# although 2 synthesis workers, a 4-deep prover queue and 2 prover workers could hold 8.
+BUDGET = """
+[daemon]
+listen = "unix://{sock}"
+status_listen = "127.0.0.1:{http}"
+[srs]
+param_cache = "{params}"
+[memory]
+total_budget = "128MiB"
+[pipeline]
+max_parallel_synthesis = 2
+max_gpu_queue_depth = 4
+"""
 d = Daemon(CONFIG, name="limits")
 S, _ = d.stub()
 try:
@@ -77,4 +91,27 @@ try:
     check(S.GetStatus(pb.GetStatusRequest()).total_proofs_failed == 2, "the retry ran (2 failures)")
 finally:
     check(d.stop() == 0, "corrupt daemon exits 0")
+
+d = Daemon(BUDGET, name="budget")
+S, _ = d.stub()
+try:
+    import threading
+    ths = [threading.Thread(target=lambda i=i: S.Prove(pb.ProveRequest(submit=submit_req(f"mem-{i}")), timeout=120))
+           for i in range(3)]
+    [t.start() for t in ths]
+    peak_parts = peak_used = 0
+    total = 0
+    while any(t.is_alive() for t in ths):
+        st = json.loads(d.http("/status")[2])
+        total = st["memory"]["total_bytes"]
+        peak_used = max(peak_used, st["memory"]["used_bytes"])
+        live = sum(1 for p in st["pipelines"] for q in p["partitions"] if q["state"] in ("synthesizing", "synth_done", "gpu"))
+        peak_parts = max(peak_parts, live)
+        time.sleep(0.005)
+    [t.join() for t in ths]
+    check(total == 128 << 20 and 0 < peak_used <= total and peak_parts <= 2,
+          f"memory budget gates partitions: peak {peak_parts} in flight, peak used {peak_used >> 20} MiB of {total >> 20} MiB")
+    check(S.GetStatus(pb.GetStatusRequest()).total_proofs_completed == 3, "all 3 complete under the budget")
+finally:
+    check(d.stop() == 0, "budget daemon exits 0")
 finish()
