@@ -189,6 +189,10 @@ int cz_config_load_text(cz_config *c, const char *text, const char *name) {
     cz_toml_doc d;
     int rc = cz_toml_parse(&d, text, name);
     if (rc) return rc;
+    /* The log format first, so the warnings below already come out in it. */
+    for (size_t i = 0; i < d.n; i++)
+        if (!strcmp(d.e[i].table, "logging") && !strcmp(d.e[i].key, "format") && d.e[i].v.type == CZ_TOML_STRING)
+            cz_log_set_format(d.e[i].v.s); /* an invalid one is reported after the loop */
     for (size_t i = 0; i < d.n && !rc; i++) {
         const cz_toml_entry *e = &d.e[i];
         const keydef *k = NULL;

@@ -67,4 +67,24 @@ while not os.path.exists(sock) and time.time() < deadline and p.poll() is None:
 p.terminate()
 out = p.communicate(timeout=30)[1]
 check(p.returncode == 0 and "WARN" not in out, "cuzk.example.toml is accepted as it is (no warnings)")
+
+# logging.format = "json": every log line is one JSON object (TIMELINE lines stay CSV for their parsers).
+import json  # noqa: E402
+fd, path = tempfile.mkstemp(suffix=".toml", dir=TMP)
+os.write(fd, b'[logging]\nformat = "json"\nunknown_here = 1\n')
+os.close(fd)
+p = subprocess.Popen([CUZK, "-c", path, "-l", "unix://" + sock], stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 20
+while not os.path.exists(sock) and time.time() < deadline and p.poll() is None:
+    time.sleep(0.05)
+p.terminate()
+out = p.communicate(timeout=30)[1]
+objs = []
+for ln in out.splitlines():
+    try:
+        objs.append(json.loads(ln))
+    except ValueError:
+        objs.append(None)
+check(p.returncode == 0 and objs and all(o and {"timestamp", "level", "target", "message"} <= o.keys() for o in objs)
+      and any("unknown key 'logging.unknown_here'" in o["message"] for o in objs), f"logging.format=json: {len(objs)} JSON lines")
 finish()
