@@ -1,7 +1,7 @@
 /* Pairing timings (median of runs): Miller loop, final exponentiation, one pairing, a 2-pair product
  * (the work of a BLS signature check without hash-to-curve), a 4-pair product (a Groth16 check), the
- * same with prepared G2 points, G2 preparation, and 1e5 chained Fp multiplications (fp.h's and the
- * tower's fast one; also a gauge of how loaded the shared machine is). Times are thread CPU time.
+ * same with prepared G2 points, G2 preparation, and 1e5 chained Fp multiplications (a gauge of how
+ * loaded the shared machine is). Times are thread CPU time.
  * Usage: cz_bench_pairing [runs] (default 31). Anchor: tests/oracles/blst_pairing_bench.mjs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "ec/pairing.h"
-#include "ff/fp_mulx.h"
 
 static double now_us(void) {
     struct timespec ts;
@@ -90,7 +89,6 @@ int main(int argc, char **argv) {
     sink += e.c0.c0.c0.l[0];
     cz_fp a = p[0].x, b = p[1].x;
     TIME("1e5 cz_fp_mul (fp.h)", (runs < 5 ? runs : 5), for (int k = 0; k < 100000; k++) cz_fp_mul(&a, &a, &b));
-    TIME("1e5 cz_fpx_mul (tower, asm)", (runs < 5 ? runs : 5), for (int k = 0; k < 100000; k++) cz_fpx_mul(&a, &a, &b));
     sink += a.l[0];
     return (int)(sink & 0);
 }

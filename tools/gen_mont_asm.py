@@ -1,88 +1,122 @@
 #!/usr/bin/env python3
-"""Generate src/ff/mont_asm_x86.h: Montgomery multiplication for Fp (6 limbs) and Fr (4 limbs) in x86-64
-inline assembly with MULX/ADCX/ADOX (two independent carry chains), the way fast pairing libraries do it.
+"""Generate src/ff/mont_asm_x86.h: Montgomery multiplication, addition and subtraction for Fp (6 limbs) and
+Fr (4 limbs) in x86-64 inline assembly, multiplication with MULX/ADCX/ADOX (two independent carry chains).
 
 Run: python3 tools/gen_mont_asm.py > src/ff/mont_asm_x86.h
 The C template in mont_impl.h is the portable version; tests/gmp checks both against GMP.
 
-CIOS, fully unrolled. Per word b[i]: t += a*b[i] (lo halves on the OF chain, hi halves on the CF chain), then
-m = t0*inv, t += m*p, which zeroes t0; instead of shifting, the registers are renamed, and the zeroed t0
-becomes the next top word. Both moduli are below 2^(64N-1)/2, so t stays below 2p between rounds and N+1
-words suffice. The final conditional subtraction is done in C.
+Multiplication is CIOS, fully unrolled. Per word b[i]: t += a*b[i] (lo halves on the OF chain, hi halves on
+the CF chain), then m = t0*inv, t += m*p, which zeroes t0; instead of shifting, the registers are renamed and
+the zeroed t0 becomes the next top word. Both moduli are below 2^(64N-2), so t stays below 2p between rounds and
+N+1 words suffice. The result (< 2p) is stored, p is subtracted in registers, and the stored value is taken
+back with cmov when that borrows. Outputs are written after every input word has been read, so they may alias.
 """
 
 
-def gen(n, name):
+def mul(n, name):
     L = []
-    # operand names: %[t0]..%[tn] accumulators (rotating), %[lo], %[hi], %[a], %[b]
     regs = ["t%d" % i for i in range(n + 1)]
     for i in range(n):
         L.append("movq %d(%%[b]), %%%%rdx" % (8 * i))
-        L.append("xorl %k[lo], %k[lo]")
-        if i == 0:
-            # first round: t = a*b0 directly (accumulators start undefined)
-            for j in range(n):
-                L.append("mulxq %d(%%[a]), %%[%s], %%[%s]" % (8 * j, "lo" if j else regs[0], "hi"))
-                if j == 0:
-                    L.append("movq %%[hi], %%[%s]" % regs[1])
-                else:
-                    L.append("adcxq %%[lo], %%[%s]" % regs[j])
-                    if j < n - 1:
-                        L.append("movq %%[hi], %%[%s]" % regs[j + 1])
-                    else:
-                        L.append("movq $0, %%[%s]" % regs[n])
-                        L.append("adcxq %%[hi], %%[%s]" % regs[n])
-        else:
-            for j in range(n):
-                L.append("mulxq %d(%%[a]), %%[lo], %%[hi]" % (8 * j))
-                L.append("adoxq %%[lo], %%[%s]" % regs[j])
-                L.append("adcxq %%[hi], %%[%s]" % regs[j + 1])
-            L.append("movl $0, %k[lo]")
-            L.append("adoxq %%[lo], %%[%s]" % regs[n])
-        # reduction
+        L.append("xorl %%eax, %%eax")
+        for j in range(n):
+            L.append("mulxq %d(%%[a]), %%%%rax, %%[hi]" % (8 * j))
+            L.append("adoxq %%%%rax, %%[%s]" % regs[j])
+            L.append("adcxq %%[hi], %%[%s]" % regs[j + 1])
+        L.append("movl $0, %%eax")
+        L.append("adoxq %%%%rax, %%[%s]" % regs[n])
         L.append("movq %%[%s], %%%%rdx" % regs[0])
         L.append("imulq %[inv], %%rdx")
-        L.append("xorl %k[lo], %k[lo]")
+        L.append("xorl %%eax, %%eax")
         for j in range(n):
-            L.append("mulxq %%[p%d], %%[lo], %%[hi]" % j)
-            L.append("adoxq %%[lo], %%[%s]" % regs[j])
+            L.append("mulxq %d+%%[p], %%%%rax, %%[hi]" % (8 * j))
+            L.append("adoxq %%%%rax, %%[%s]" % regs[j])
             L.append("adcxq %%[hi], %%[%s]" % regs[j + 1])
-        L.append("movl $0, %k[lo]")
-        L.append("adoxq %%[lo], %%[%s]" % regs[n])
-        # rotate: old t0 is now zero and becomes the top word
-        regs = regs[1:] + regs[:1]
-        if i < n - 1:
-            L.append("xorl %%k[%s], %%k[%s]" % (regs[n], regs[n]))
+        L.append("movl $0, %%eax")
+        L.append("adoxq %%%%rax, %%[%s]" % regs[n])
+        regs = regs[1:] + regs[:1]  # old t0 (now zero) becomes the top word
+    res = regs[:n]
+    for j in range(n):
+        L.append("movq %%[%s], %d(%%[o])" % (res[j], 8 * j))
+    L.append("subq %%[p], %%[%s]" % res[0])
+    for j in range(1, n):
+        L.append("sbbq %d+%%[p], %%[%s]" % (8 * j, res[j]))
+    for j in range(n):
+        L.append("cmovcq %d(%%[o]), %%[%s]" % (8 * j, res[j]))
+    for j in range(n):
+        L.append("movq %%[%s], %d(%%[o])" % (res[j], 8 * j))
     body = "\n".join('        "%s\\n\\t"' % l for l in L)
-    outs = ", ".join('[t%d] "=&r"(t%d)' % (k, k) for k in range(n + 1))
-    outs += ', [lo] "=&r"(lo), [hi] "=&r"(hi)'
-    # The arrays are read through the pointers: tell the compiler, or it may keep them in registers.
-    ins = '[a] "r"(a), [b] "r"(b), [inv] "m"(inv), "m"(*(const uint64_t(*)[%d])a), "m"(*(const uint64_t(*)[%d])b)' % (n, n)
-    ins += "".join(', [p%d] "m"(p[%d])' % (j, j) for j in range(n))
-    res = ", ".join("t%d" % int(r[1:]) for r in regs[:n])
-    s = []
-    s.append("static inline void %s(uint64_t r[%d], const uint64_t a[%d], const uint64_t b[%d],"
-             % (name, n, n, n))
-    s.append("        const uint64_t p[%d], uint64_t inv) {" % n)
-    s.append("    uint64_t %s, lo, hi;" % ", ".join("t%d" % k for k in range(n + 1)))
-    s.append("    __asm__(")
-    s.append(body)
-    s.append("        : %s" % outs)
-    s.append("        : %s" % ins)
-    s.append('        : "rdx", "cc");')
-    s.append("    const uint64_t t[%d] = {%s};" % (n, res))
-    s.append("    for (int i = 0; i < %d; i++) r[i] = t[i];" % n)
-    s.append("}")
-    return "\n".join(s)
+    outs = ", ".join('[t%d] "+&r"(t%d)' % (k, k) for k in range(n + 1)) + ', [hi] "=&r"(hi)'
+    ins = ('[a] "r"(a), [b] "r"(b), [o] "r"(r), [p] "m"(*(const uint64_t(*)[%d])p), [inv] "m"(inv)' % n)
+    return "\n".join([
+        "static inline void %s(uint64_t r[%d], const uint64_t a[%d], const uint64_t b[%d]," % (name, n, n, n),
+        "        const uint64_t p[%d], uint64_t inv) {" % n,
+        "    uint64_t %s, hi;" % ", ".join("t%d = 0" % k for k in range(n + 1)),
+        "    __asm__ __volatile__(",
+        body,
+        "        : %s" % outs,
+        "        : %s" % ins,
+        '        : "rax", "rdx", "cc", "memory");',
+        "}"])
 
 
-print("/* Generated by tools/gen_mont_asm.py; do not edit. x86-64 with BMI2 + ADX only. */")
+def addsub(n, name, is_add):
+    L = []
+    for j in range(n):
+        L.append("movq %d(%%[a]), %%[r%d]" % (8 * j, j))
+    op0, op = ("addq", "adcq") if is_add else ("subq", "sbbq")
+    L.append("%s 0(%%[b]), %%[r0]" % op0)
+    for j in range(1, n):
+        L.append("%s %d(%%[b]), %%[r%d]" % (op, 8 * j, j))
+    if not is_add:
+        L.append("sbbq %[m], %[m]")
+    for j in range(n):
+        L.append("movq %%[r%d], %d(%%[o])" % (j, 8 * j))
+    if is_add:
+        # a + b < 2p < 2^(64N): no carry out; keep s - p unless it borrows
+        L.append("subq %[p], %[r0]")
+        for j in range(1, n):
+            L.append("sbbq %d+%%[p], %%[r%d]" % (8 * j, j))
+        for j in range(n):
+            L.append("cmovcq %d(%%[o]), %%[r%d]" % (8 * j, j))
+    else:
+        # d + p, kept only when the subtraction borrowed
+        L.append("addq %[p], %[r0]")
+        for j in range(1, n):
+            L.append("adcq %d+%%[p], %%[r%d]" % (8 * j, j))
+        L.append("testq %[m], %[m]")
+        for j in range(n):
+            L.append("cmovzq %d(%%[o]), %%[r%d]" % (8 * j, j))
+    for j in range(n):
+        L.append("movq %%[r%d], %d(%%[o])" % (j, 8 * j))
+    body = "\n".join('        "%s\\n\\t"' % l for l in L)
+    outs = ", ".join('[r%d] "=&r"(r%d)' % (j, j) for j in range(n))
+    if not is_add:
+        outs += ', [m] "=&r"(m)'
+    ins = '[a] "r"(a), [b] "r"(b), [o] "r"(r), [p] "m"(*(const uint64_t(*)[%d])p)' % n
+    decl = ", ".join("r%d" % j for j in range(n)) + ("" if is_add else ", m")
+    return "\n".join([
+        "static inline void %s(uint64_t r[%d], const uint64_t a[%d], const uint64_t b[%d], const uint64_t p[%d]) {"
+        % (name, n, n, n, n),
+        "    uint64_t %s;" % decl,
+        "    __asm__ __volatile__(",
+        body,
+        "        : %s" % outs,
+        "        : %s" % ins,
+        '        : "cc", "memory");',
+        "}"])
+
+
+print("/* Generated by tools/gen_mont_asm.py; do not edit. x86-64; the multiplications need BMI2 + ADX. */")
 print("#ifndef CZ_FF_MONT_ASM_X86_H")
 print("#define CZ_FF_MONT_ASM_X86_H")
 print("#include <stdint.h>")
-print()
-print(gen(6, "cz_mont_mul6_adx"))
-print()
-print(gen(4, "cz_mont_mul4_adx"))
+for n in (6, 4):
+    print()
+    print(mul(n, "cz_mont_mul%d_adx" % n))
+    print()
+    print(addsub(n, "cz_mont_add%d_asm" % n, True))
+    print()
+    print(addsub(n, "cz_mont_sub%d_asm" % n, False))
 print()
 print("#endif")

@@ -6,7 +6,6 @@
  * to avoid halvings. */
 #include "ec/pairing.h"
 
-#include "ff/fp2_fast.h"
 #include "ff/tower_constants.h"
 
 /* Pairs per block of the unprepared Miller loop: the stack holds one T per pair, so longer
@@ -24,86 +23,86 @@ static inline void proj_from_affine(g2_proj *t, const cz_g2_affine *q) {
 
 static void fp2_mul_by_12xi(cz_fp2 *r, const cz_fp2 *a) {
     cz_fp2 t;
-    cz_fp2x_mul_by_nonresidue(&t, a);
-    cz_fp2x_double(&t, &t);
-    cz_fp2x_add(r, &t, &t); /* 4 xi a */
-    cz_fp2x_double(&t, r);
-    cz_fp2x_add(r, r, &t); /* 12 xi a */
+    cz_fp2_mul_by_nonresidue(&t, a);
+    cz_fp2_double(&t, &t);
+    cz_fp2_add(r, &t, &t); /* 4 xi a */
+    cz_fp2_double(&t, r);
+    cz_fp2_add(r, r, &t); /* 12 xi a */
 }
 
 /* T = 2T; the tangent line at T: c0 = Y^2 - 3b'Z^2, c1 = -3X^2, c2 = 2YZ (b' = 4 xi). */
 static void dbl_step(g2_proj *t, cz_pairing_line *l) {
     cz_fp2 j, b, c, e, f, h, xy, s, e3;
-    cz_fp2x_sqr(&j, &t->x);
-    cz_fp2x_sqr(&b, &t->y);
-    cz_fp2x_sqr(&c, &t->z);
+    cz_fp2_sqr(&j, &t->x);
+    cz_fp2_sqr(&b, &t->y);
+    cz_fp2_sqr(&c, &t->z);
     fp2_mul_by_12xi(&e, &c); /* 3 b' Z^2 */
-    cz_fp2x_double(&f, &e);
-    cz_fp2x_add(&f, &f, &e);
-    cz_fp2x_add(&h, &t->y, &t->z);
-    cz_fp2x_sqr(&h, &h);
-    cz_fp2x_sub(&h, &h, &b);
-    cz_fp2x_sub(&h, &h, &c);
-    cz_fp2x_mul(&xy, &t->x, &t->y);
+    cz_fp2_double(&f, &e);
+    cz_fp2_add(&f, &f, &e);
+    cz_fp2_add(&h, &t->y, &t->z);
+    cz_fp2_sqr(&h, &h);
+    cz_fp2_sub(&h, &h, &b);
+    cz_fp2_sub(&h, &h, &c);
+    cz_fp2_mul(&xy, &t->x, &t->y);
 
-    cz_fp2x_sub(&l->c0, &b, &e);
-    cz_fp2x_double(&s, &j);
-    cz_fp2x_add(&s, &s, &j);
+    cz_fp2_sub(&l->c0, &b, &e);
+    cz_fp2_double(&s, &j);
+    cz_fp2_add(&s, &s, &j);
     cz_fp2_neg(&l->c1, &s);
     l->c2 = h;
 
     /* 4 * (XY/2 (B - F), ((B + F)/2)^2 - 3E^2, B H) */
-    cz_fp2x_sub(&s, &b, &f);
-    cz_fp2x_mul(&t->x, &xy, &s);
-    cz_fp2x_double(&t->x, &t->x);
-    cz_fp2x_add(&s, &b, &f);
-    cz_fp2x_sqr(&s, &s);
-    cz_fp2x_sqr(&e, &e);
-    cz_fp2x_double(&e3, &e);
-    cz_fp2x_add(&e3, &e3, &e);
-    cz_fp2x_double(&e3, &e3);
-    cz_fp2x_double(&e3, &e3); /* 12 E^2 */
-    cz_fp2x_sub(&t->y, &s, &e3);
-    cz_fp2x_mul(&t->z, &b, &h);
-    cz_fp2x_double(&t->z, &t->z);
-    cz_fp2x_double(&t->z, &t->z);
+    cz_fp2_sub(&s, &b, &f);
+    cz_fp2_mul(&t->x, &xy, &s);
+    cz_fp2_double(&t->x, &t->x);
+    cz_fp2_add(&s, &b, &f);
+    cz_fp2_sqr(&s, &s);
+    cz_fp2_sqr(&e, &e);
+    cz_fp2_double(&e3, &e);
+    cz_fp2_add(&e3, &e3, &e);
+    cz_fp2_double(&e3, &e3);
+    cz_fp2_double(&e3, &e3); /* 12 E^2 */
+    cz_fp2_sub(&t->y, &s, &e3);
+    cz_fp2_mul(&t->z, &b, &h);
+    cz_fp2_double(&t->z, &t->z);
+    cz_fp2_double(&t->z, &t->z);
 }
 
 /* T = T + Q (Q affine, T != +-Q); the chord: c0 = theta xQ - lambda yQ, c1 = -theta, c2 = lambda
  * with theta = Y - yQ Z, lambda = X - xQ Z. */
 static void add_step(g2_proj *t, const cz_g2_affine *q, cz_pairing_line *l) {
     cz_fp2 th, la, c, d, e, f, g, h, s;
-    cz_fp2x_mul(&th, &q->y, &t->z);
-    cz_fp2x_sub(&th, &t->y, &th);
-    cz_fp2x_mul(&la, &q->x, &t->z);
-    cz_fp2x_sub(&la, &t->x, &la);
-    cz_fp2x_sqr(&c, &th);
-    cz_fp2x_sqr(&d, &la);
-    cz_fp2x_mul(&e, &la, &d);
-    cz_fp2x_mul(&f, &t->z, &c);
-    cz_fp2x_mul(&g, &t->x, &d);
-    cz_fp2x_add(&h, &e, &f);
-    cz_fp2x_sub(&h, &h, &g);
-    cz_fp2x_sub(&h, &h, &g);
+    cz_fp2_mul(&th, &q->y, &t->z);
+    cz_fp2_sub(&th, &t->y, &th);
+    cz_fp2_mul(&la, &q->x, &t->z);
+    cz_fp2_sub(&la, &t->x, &la);
+    cz_fp2_sqr(&c, &th);
+    cz_fp2_sqr(&d, &la);
+    cz_fp2_mul(&e, &la, &d);
+    cz_fp2_mul(&f, &t->z, &c);
+    cz_fp2_mul(&g, &t->x, &d);
+    cz_fp2_add(&h, &e, &f);
+    cz_fp2_sub(&h, &h, &g);
+    cz_fp2_sub(&h, &h, &g);
 
-    cz_fp2x_mul(&l->c0, &th, &q->x);
-    cz_fp2x_mul(&s, &la, &q->y);
-    cz_fp2x_sub(&l->c0, &l->c0, &s);
+    cz_fp2_mul(&l->c0, &th, &q->x);
+    cz_fp2_mul(&s, &la, &q->y);
+    cz_fp2_sub(&l->c0, &l->c0, &s);
     cz_fp2_neg(&l->c1, &th);
     l->c2 = la;
 
-    cz_fp2x_mul(&t->x, &la, &h);
-    cz_fp2x_sub(&g, &g, &h);
-    cz_fp2x_mul(&g, &th, &g);
-    cz_fp2x_mul(&s, &t->y, &e);
-    cz_fp2x_sub(&t->y, &g, &s);
-    cz_fp2x_mul(&t->z, &t->z, &e);
+    cz_fp2_mul(&t->x, &la, &h);
+    cz_fp2_sub(&g, &g, &h);
+    cz_fp2_mul(&g, &th, &g);
+    cz_fp2_mul(&s, &t->y, &e);
+    cz_fp2_sub(&t->y, &g, &s);
+    cz_fp2_mul(&t->z, &t->z, &e);
 }
 
 static inline void apply_line(cz_fp12 *f, const cz_pairing_line *l, const cz_g1_affine *p) {
     cz_fp2 l1, l4;
-    cz_fp2x_mul_fp(&l1, &l->c1, &p->x);
-    cz_fp2x_mul_fp(&l4, &l->c2, &p->y);
+    cz_fp2_mul_fp(&l1, &l->c1, &p->x);
+    cz_fp2_mul_fp(&l4, &l->c2, &p->y);
     cz_fp12_mul_by_014(f, f, &l->c0, &l1, &l4);
 }
 

@@ -18,12 +18,21 @@ typedef struct { uint64_t l[6]; } cz_fp;
 #define MONT_FN(name) cz_fp_##name
 #define MONT_P CZ_FP_MODULUS
 #define MONT_INV CZ_FP_INV
-#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(CZ_NO_ASM)
+/* x86-64 assembly in optimized builds unless CZ_NO_ASM (-O0 cannot give the multiplication its nine
+ * registers; never in CUDA translation units); the multiplication also
+ * needs BMI2 + ADX (-madx, CMake option CZ_ADX). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(CZ_NO_ASM) && !defined(__CUDACC__)
 #include "ff/mont_asm_x86.h"
+#define MONT_ASM_ADD cz_mont_add6_asm
+#define MONT_ASM_SUB cz_mont_sub6_asm
+#if defined(__ADX__) && defined(__BMI2__)
 #define MONT_ASM_MUL cz_mont_mul6_adx
+#endif
 #endif
 #include "ff/mont_impl.h"
 #undef MONT_ASM_MUL
+#undef MONT_ASM_ADD
+#undef MONT_ASM_SUB
 #undef MONT_N
 #undef MONT_T
 #undef MONT_FN

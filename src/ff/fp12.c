@@ -1,7 +1,6 @@
 #include "ff/fp12.h"
 
 #include "cz_error.h"
-#include "ff/fp2_fast.h"
 #include "ff/tower_constants.h"
 
 static const cz_fp2 frob_w[5] = CZ_FROB12_W;
@@ -39,7 +38,7 @@ void cz_fp12_mul_by_014(cz_fp12 *r, const cz_fp12 *a, const cz_fp2 *l0, const cz
     cz_fp2 l14;
     cz_fp6_mul_by_01(&t0, &a->c0, l0, l1);
     cz_fp6_mul_by_1(&t1, &a->c1, l4);
-    cz_fp2x_add(&l14, l1, l4);
+    cz_fp2_add(&l14, l1, l4);
     cz_fp6_add(&s, &a->c0, &a->c1);
     cz_fp6_mul_by_01(&s, &s, l0, &l14);
     cz_fp6_sub(&s, &s, &t0);
@@ -51,14 +50,14 @@ void cz_fp12_mul_by_014(cz_fp12 *r, const cz_fp12 *a, const cz_fp2 *l0, const cz
 /* (a + b s)^2 in Fp4 = Fp2[s]/(s^2 - xi): returns a^2 + xi b^2 and 2ab. */
 static inline void fp4_sqr(cz_fp2 *lo, cz_fp2 *hi, const cz_fp2 *a, const cz_fp2 *b) {
     cz_fp2 t0, t1, t2;
-    cz_fp2x_sqr(&t0, a);
-    cz_fp2x_sqr(&t1, b);
-    cz_fp2x_add(&t2, a, b);
-    cz_fp2x_sqr(&t2, &t2);
-    cz_fp2x_sub(&t2, &t2, &t0);
-    cz_fp2x_sub(hi, &t2, &t1);
-    cz_fp2x_mul_by_nonresidue(&t1, &t1);
-    cz_fp2x_add(lo, &t1, &t0);
+    cz_fp2_sqr(&t0, a);
+    cz_fp2_sqr(&t1, b);
+    cz_fp2_add(&t2, a, b);
+    cz_fp2_sqr(&t2, &t2);
+    cz_fp2_sub(&t2, &t2, &t0);
+    cz_fp2_sub(hi, &t2, &t1);
+    cz_fp2_mul_by_nonresidue(&t1, &t1);
+    cz_fp2_add(lo, &t1, &t0);
 }
 
 /* Granger-Scott ("Faster squaring in the cyclotomic subgroup of sixth degree extensions", PKC 2010):
@@ -69,19 +68,19 @@ void cz_fp12_cyclotomic_sqr(cz_fp12 *r, const cz_fp12 *a) {
     fp4_sqr(&t3, &t4, &a->c0.c0, &a->c1.c1);
     fp4_sqr(&t5, &t6, &a->c1.c0, &a->c0.c2);
     fp4_sqr(&t7, &t8, &a->c0.c1, &a->c1.c2);
-    cz_fp2x_mul_by_nonresidue(&t8, &t8);
+    cz_fp2_mul_by_nonresidue(&t8, &t8);
 
 #define CYC_MINUS(out, t, x)          \
     do {                              \
-        cz_fp2x_sub(&d, t, x);         \
-        cz_fp2x_double(&d, &d);        \
-        cz_fp2x_add(out, &d, t);       \
+        cz_fp2_sub(&d, t, x);         \
+        cz_fp2_double(&d, &d);        \
+        cz_fp2_add(out, &d, t);       \
     } while (0)
 #define CYC_PLUS(out, t, x)           \
     do {                              \
-        cz_fp2x_add(&d, t, x);         \
-        cz_fp2x_double(&d, &d);        \
-        cz_fp2x_add(out, &d, t);       \
+        cz_fp2_add(&d, t, x);         \
+        cz_fp2_double(&d, &d);        \
+        cz_fp2_add(out, &d, t);       \
     } while (0)
     CYC_MINUS(&r->c0.c0, &t3, &a->c0.c0);
     CYC_MINUS(&r->c0.c1, &t5, &a->c0.c1);

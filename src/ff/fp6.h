@@ -3,19 +3,19 @@
 #ifndef CZ_FF_FP6_H
 #define CZ_FF_FP6_H
 
-#include "ff/fp2_fast.h"
+#include "ff/fp2.h"
 
 typedef struct { cz_fp2 c0, c1, c2; } cz_fp6;
 
 static inline void cz_fp6_add(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
-    cz_fp2x_add(&r->c0, &a->c0, &b->c0);
-    cz_fp2x_add(&r->c1, &a->c1, &b->c1);
-    cz_fp2x_add(&r->c2, &a->c2, &b->c2);
+    cz_fp2_add(&r->c0, &a->c0, &b->c0);
+    cz_fp2_add(&r->c1, &a->c1, &b->c1);
+    cz_fp2_add(&r->c2, &a->c2, &b->c2);
 }
 static inline void cz_fp6_sub(cz_fp6 *r, const cz_fp6 *a, const cz_fp6 *b) {
-    cz_fp2x_sub(&r->c0, &a->c0, &b->c0);
-    cz_fp2x_sub(&r->c1, &a->c1, &b->c1);
-    cz_fp2x_sub(&r->c2, &a->c2, &b->c2);
+    cz_fp2_sub(&r->c0, &a->c0, &b->c0);
+    cz_fp2_sub(&r->c1, &a->c1, &b->c1);
+    cz_fp2_sub(&r->c2, &a->c2, &b->c2);
 }
 static inline void cz_fp6_neg(cz_fp6 *r, const cz_fp6 *a) {
     cz_fp2_neg(&r->c0, &a->c0);
@@ -32,7 +32,7 @@ static inline bool cz_fp6_equal(const cz_fp6 *a, const cz_fp6 *b) {
 /* Multiply by v (the Fp12 non-residue): (c0, c1, c2) -> (xi c2, c0, c1). */
 static inline void cz_fp6_mul_by_nonresidue(cz_fp6 *r, const cz_fp6 *a) {
     cz_fp2 t;
-    cz_fp2x_mul_by_nonresidue(&t, &a->c2);
+    cz_fp2_mul_by_nonresidue(&t, &a->c2);
     r->c2 = a->c1;
     r->c1 = a->c0;
     r->c0 = t;

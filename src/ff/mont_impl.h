@@ -1,7 +1,8 @@
 /* Montgomery arithmetic template, included by fp.h and fr.h with:
  *   MONT_N   limbs (6 for Fp, 4 for Fr)      MONT_T    element type (struct { uint64_t l[N]; })
  *   MONT_FN  name prefixer                   MONT_P    modulus limbs initializer
- *   MONT_INV -p^-1 mod 2^64        MONT_ASM_MUL  optional assembly CIOS (mont_asm_x86.h)
+ *   MONT_INV -p^-1 mod 2^64
+ *   MONT_ASM_MUL, MONT_ASM_ADD, MONT_ASM_SUB  optional assembly versions (mont_asm_x86.h)
  * Both moduli leave the top bit of the top limb clear with room to spare, which allows the
  * "no-carry" CIOS multiplication and additions without a carry-out limb. Results are always fully
  * reduced (< p), so equality is limb equality and bytes are canonical. */
@@ -29,6 +30,10 @@ static inline void MONT_FN(reduce_once_)(uint64_t r[MONT_N], const uint64_t a[MO
 }
 
 static inline void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b) {
+#ifdef MONT_ASM_ADD
+    MONT_ASM_ADD(r->l, a->l, b->l, MONT_FN(modulus_));
+    return;
+#endif
     uint64_t t[MONT_N], c = 0;
     for (int i = 0; i < MONT_N; i++) {
         cz_u128 s = (cz_u128)a->l[i] + b->l[i] + c;
@@ -39,6 +44,10 @@ static inline void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b) {
 }
 
 static inline void MONT_FN(sub)(MONT_T *r, const MONT_T *a, const MONT_T *b) {
+#ifdef MONT_ASM_SUB
+    MONT_ASM_SUB(r->l, a->l, b->l, MONT_FN(modulus_));
+    return;
+#endif
     uint64_t t[MONT_N], borrow = 0;
     for (int i = 0; i < MONT_N; i++) {
         cz_u128 d = (cz_u128)a->l[i] - b->l[i] - borrow;
@@ -80,9 +89,7 @@ static inline void MONT_FN(double)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r,
 static inline void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b) {
     const uint64_t *p = MONT_FN(modulus_);
 #ifdef MONT_ASM_MUL
-    uint64_t ta[MONT_N];
-    MONT_ASM_MUL(ta, a->l, b->l, p, (uint64_t)(MONT_INV));
-    MONT_FN(reduce_once_)(r->l, ta);
+    MONT_ASM_MUL(r->l, a->l, b->l, p, (uint64_t)(MONT_INV));
     return;
 #endif
     uint64_t t[MONT_N] = {0};

@@ -1,5 +1,8 @@
 #include "groth16/proof.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "cz_error.h"
 
 static const char *problem_text(int code) {
@@ -40,5 +43,28 @@ int cz_groth16_proof_decode(cz_groth16_proof *p, const uint8_t in[CZ_GROTH16_PRO
         return located(rc, "C", 144, 0);
     if (cz_g1_affine_is_infinity(&p->c))
         return located(0, "C", 144, 1);
+    return 0;
+}
+
+int cz_groth16_proofs_decode(cz_groth16_proof *out, size_t max, size_t *count, const uint8_t *buf, size_t len,
+                             const char *name) {
+    if (!name)
+        name = "proof bytes";
+    *count = 0;
+    if (len == 0 || len % CZ_GROTH16_PROOF_BYTES)
+        return cz_error(CZ_EFORMAT, "%s: truncated or padded: %zu bytes is not a whole number of %d-byte proofs", name,
+                        len, CZ_GROTH16_PROOF_BYTES);
+    size_t n = len / CZ_GROTH16_PROOF_BYTES;
+    if (n > max)
+        return cz_error(CZ_ERANGE, "%s: %zu proofs, room for %zu", name, n, max);
+    for (size_t i = 0; i < n; i++) {
+        int rc = cz_groth16_proof_decode(&out[i], buf + i * CZ_GROTH16_PROOF_BYTES);
+        if (rc) {
+            char inner[256];
+            snprintf(inner, sizeof inner, "%s", cz_error_message());
+            return cz_error(rc, "%s: partition %zu at byte offset %zu: %s", name, i, i * CZ_GROTH16_PROOF_BYTES, inner);
+        }
+    }
+    *count = n;
     return 0;
 }

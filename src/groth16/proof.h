@@ -20,5 +20,10 @@ typedef struct {
 void cz_groth16_proof_encode(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_proof *p);
 /* Errors name the element (A, B or C), its byte offset and the problem. */
 int cz_groth16_proof_decode(cz_groth16_proof *p, const uint8_t in[CZ_GROTH16_PROOF_BYTES]);
+/* Multi-partition proof bytes (partitions concatenated, as MultiProof::write): len must be a whole number
+ * of proofs, at most max of them; *count gets the number decoded. Errors name `name`, the partition and
+ * its byte offset. */
+int cz_groth16_proofs_decode(cz_groth16_proof *out, size_t max, size_t *count, const uint8_t *buf, size_t len,
+                             const char *name);
 
 #endif

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "cz_error.h"
-#include "poly/fr_fast.h"
 #include "poly/ntt.h"
 
 /* Tile shape; overridable at build time for tuning experiments. */
@@ -45,14 +44,6 @@ static uint64_t rev_bits(uint64_t x, unsigned bits) {
     return x >> (64 - bits);
 }
 
-static int cpu_adx(void) {
-#ifdef CZ_FRF_HAVE_ADX_ASM
-    return cz_frf_cpu_has_adx();
-#else
-    return 0;
-#endif
-}
-
 /* Per-call workspace: twiddle tables for one root and per-thread tile buffers. */
 typedef struct {
     unsigned log_n;
@@ -63,7 +54,6 @@ typedef struct {
     size_t scratch_per_thread;
     int nthreads;
     int par;
-    int adx;               /* use the mulx/adx multiply */
     int coset;             /* evaluate on the coset s*<w>: depth d twiddles carry s^(2^(log_n-1-d)) */
     cz_fr shift_pow[CZ_NTT_MAX_LOG];
     void *mem;
@@ -103,11 +93,6 @@ static int plan_init(ntt_plan *p, unsigned log_n, const cz_fr *w, const cz_fr *s
     memset(p, 0, sizeof *p);
     p->log_n = log_n;
     p->par = log_n >= PAR_MIN_LOG;
-#ifdef CZ_NTT_FORCE_C
-    p->adx = 0;
-#else
-    p->adx = cpu_adx();
-#endif
     p->nthreads = p->par ? omp_get_max_threads() : 1;
     if (p->nthreads < 1) p->nthreads = 1;
     unsigned eb = log_n ? log_n - 1 : 0; /* exponents of the twiddles are < 2^eb */
@@ -157,14 +142,14 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u,
         }
         cz_fr base = CZ_FR_ONE_V;
         if (hi) plan_pow(&base, p, rev_bits(hi << v, eb));
-        if (p->coset) cz_frf_mul(&base, &base, &p->shift_pow[u + v]);
-        for (size_t m = 0; m < cnt; m++) cz_frf_mul(&row[m], &p->rt[m], &base);
+        if (p->coset) cz_fr_mul(&base, &base, &p->shift_pow[u + v]);
+        for (size_t m = 0; m < cnt; m++) cz_fr_mul(&row[m], &p->rt[m], &base);
     }
 }
 
 /* The butterflies of a tile: 2^t rows of c elements at buf; rows of a block are contiguous, so each
  * (stage, block) is one run of contiguous pairs with one twiddle. Instantiated once per Fr multiply
- * (mulx/adx assembly where the CPU has it, portable C otherwise). */
+ * (ff/fr.h: assembly on x86-64 with ADX, portable C otherwise). */
 #define CZ_NTT_KERNELS(sfx, MUL, ADD, SUB)                                                 \
     static void tile_forward_##sfx(cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) { \
         for (unsigned v = 0; v < t; v++) {                                         \
@@ -200,43 +185,7 @@ static void tile_twiddles(cz_fr *tw, const ntt_plan *p, uint64_t hi, unsigned u,
         for (size_t i = 0; i < len; i++) MUL(&a[i], &a[i], s);                     \
     }
 
-CZ_NTT_KERNELS(c, cz_frf_mul, cz_frf_add, cz_frf_sub)
-#ifdef CZ_FRF_HAVE_ADX_ASM
-CZ_NTT_KERNELS(adx, cz_frf_mul_adx, cz_frf_add_asm, cz_frf_sub_asm)
-#endif
-
-static void tile_forward(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
-#ifdef CZ_FRF_HAVE_ADX_ASM
-    if (p->adx) {
-        tile_forward_adx(buf, t, c, tw);
-        return;
-    }
-#endif
-    (void)p;
-    tile_forward_c(buf, t, c, tw);
-}
-
-static void tile_inverse(const ntt_plan *p, cz_fr *buf, unsigned t, size_t c, const cz_fr *tw) {
-#ifdef CZ_FRF_HAVE_ADX_ASM
-    if (p->adx) {
-        tile_inverse_adx(buf, t, c, tw);
-        return;
-    }
-#endif
-    (void)p;
-    tile_inverse_c(buf, t, c, tw);
-}
-
-static void scale_run(int adx, cz_fr *a, size_t len, const cz_fr *s) {
-#ifdef CZ_FRF_HAVE_ADX_ASM
-    if (adx) {
-        scale_run_adx(a, len, s);
-        return;
-    }
-#endif
-    (void)adx;
-    scale_run_c(a, len, s);
-}
+CZ_NTT_KERNELS(c, cz_fr_mul, cz_fr_add, cz_fr_sub)
 
 /* One pass: stages u .. u+t-1 (depths in the CRT tree) on every tile; scale (if not NULL)
  * multiplies every element after the butterflies. */
@@ -265,10 +214,10 @@ static void run_group(cz_fr *a, const ntt_plan *p, unsigned u, unsigned t, int i
                 work = buf;
             }
             if (inverse)
-                tile_inverse(p, work, t, c, tw);
+                tile_inverse_c(work, t, c, tw);
             else
-                tile_forward(p, work, t, c, tw);
-            if (scale) scale_run(p->adx, work, rows * c, scale);
+                tile_forward_c(work, t, c, tw);
+            if (scale) scale_run_c(work, rows * c, scale);
             if (lb)
                 for (size_t r = 0; r < rows; r++) memcpy(base + r * stride, buf + r * c, c * sizeof(cz_fr));
         }
@@ -369,11 +318,10 @@ int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
     cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
     if (cz_fr_inv(&zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
     size_t n = d->n, nblk = (n + SCALE_BLOCK - 1) / SCALE_BLOCK;
-    int adx = cpu_adx();
 #pragma omp parallel for schedule(static) if (d->log_n >= PAR_MIN_LOG)
     for (size_t blk = 0; blk < nblk; blk++) {
         size_t start = blk * SCALE_BLOCK, end = start + SCALE_BLOCK < n ? start + SCALE_BLOCK : n;
-        scale_run(adx, a + start, end - start, &zinv);
+        scale_run_c(a + start, end - start, &zinv);
     }
     return 0;
 }

@@ -36,7 +36,7 @@ check() { # check DESCRIPTION WANT_RC [GREP] -- CMD...
 
 t0=$(date +%s)
 cd "$W"
-"$BIN/circom2" "$ROOT/tests/interop/circuits/r1cs_mix.circom" --r1cs --wasm --O0 --prime bls12381 -o . >/dev/null
+"$BIN/circom2" "$ROOT/tests/interop/circuits/r1cs_mix.circom" --r1cs --wasm --sym --O0 --prime bls12381 -o . >/dev/null
 # Fresh random inputs each run (printed for replay); k = 0 one run in four exercises the other branch.
 node -e '
 const { randomBytes } = require("node:crypto");
@@ -68,8 +68,19 @@ bad_wtns() {
     echo "bad${#W_DESC[@]}.wtns $*" >>wtns.spec
 }
 
-# Changing any one value must break some constraint (wire 0 is ONE and is rejected outright).
-for ((i = 1; i < NW; i++)); do bad_wtns "witness value $i changed" 1 "not satisfied" wtns-flip "$i"; done
+# Changing any one value must break some constraint (wire 0 is ONE and is rejected outright). With k = 0 the
+# hint signal inv only meets k * inv, so it is free and changing it must NOT break anything: that wire is
+# checked the other way round (its wire number comes from circom's --sym output).
+INV_WIRE=$(awk -F, '$4 == "main.inv" {print $2}' r1cs_mix.sym)
+[ -n "$INV_WIRE" ] || { echo "FAIL: no main.inv in r1cs_mix.sym" >&2; exit 1; }
+K_IS_ZERO=$(node -e 'console.log(JSON.parse(require("fs").readFileSync("in.json")).k === "0" ? 1 : 0)')
+for ((i = 1; i < NW; i++)); do
+    if [ "$K_IS_ZERO" = 1 ] && [ "$i" = "$INV_WIRE" ]; then
+        bad_wtns "witness value $i (inv, free when k = 0) changed" 0 "rows satisfied" wtns-flip "$i"
+    else
+        bad_wtns "witness value $i changed" 1 "not satisfied" wtns-flip "$i"
+    fi
+done
 bad_wtns "witness value 0 (ONE) changed" 2 "value 0 is not 1" wtns-flip 0
 WLEN=$(stat -c %s good.wtns)
 read -r _ WS2 _ < <($PATCH good.wtns - info | awk '$1 == 2')

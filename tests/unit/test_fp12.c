@@ -5,7 +5,6 @@
 
 #include "cz_error.h"
 #include "ff/fp12.h"
-#include "ff/fp_mulx.h"
 #include "testutil.h"
 
 static const uint64_t P_LIMBS[6] = CZ_FP_MODULUS;
@@ -18,53 +17,6 @@ static void fp6_pow_p(cz_fp6 *r, const cz_fp6 *a) {
         if ((P_LIMBS[i / 64] >> (i % 64)) & 1) cz_fp6_mul(&acc, &acc, a);
     }
     *r = acc;
-}
-
-/* The tower's fast Fp operations (asm on x86-64) against the portable ones of fp.h, on random values
- * and the edges 0, 1, p-1, with aliased outputs. */
-static void test_fast_fp(cz_rng *rng) {
-    cz_fp edge[4];
-    edge[0] = CZ_FP_ZERO_V;
-    edge[1] = CZ_FP_ONE_V;
-    cz_fp_neg(&edge[2], &CZ_FP_ONE_V);
-    edge[3] = (cz_fp){{1, 0, 0, 0, 0, 0}}; /* the smallest nonzero limbs */
-    int bad_mul = 0, bad_add = 0, bad_sub = 0;
-    for (int it = 0; it < 20000; it++) {
-        cz_fp a, b, want, got;
-        if (it < 16) {
-            a = edge[it % 4];
-            b = edge[it / 4];
-        } else {
-            cz_fp_random(&a, rng);
-            cz_fp_random(&b, rng);
-            if (it % 7 == 0) b = edge[it % 4];
-        }
-        cz_fp_mul(&want, &a, &b);
-        cz_fpx_mul(&got, &a, &b);
-        bad_mul += !cz_fp_equal(&want, &got);
-        got = a;
-        cz_fpx_mul(&got, &got, &b);
-        bad_mul += !cz_fp_equal(&want, &got);
-        cz_fp_add(&want, &a, &b);
-        cz_fpx_add(&got, &a, &b);
-        bad_add += !cz_fp_equal(&want, &got);
-        got = b;
-        cz_fpx_add(&got, &a, &got);
-        bad_add += !cz_fp_equal(&want, &got);
-        cz_fp_sub(&want, &a, &b);
-        cz_fpx_sub(&got, &a, &b);
-        bad_sub += !cz_fp_equal(&want, &got);
-        got = b;
-        cz_fpx_sub(&got, &a, &got);
-        bad_sub += !cz_fp_equal(&want, &got);
-        cz_fp_sqr(&want, &a);
-        got = a;
-        cz_fpx_sqr(&got, &got);
-        bad_mul += !cz_fp_equal(&want, &got);
-    }
-    CHECK_MSG(bad_mul == 0, "%d fast multiplications differ", bad_mul);
-    CHECK_MSG(bad_add == 0, "%d fast additions differ", bad_add);
-    CHECK_MSG(bad_sub == 0, "%d fast subtractions differ", bad_sub);
 }
 
 static void test_fp6(cz_rng *rng) {
@@ -259,7 +211,6 @@ static void test_fp12(cz_rng *rng) {
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
-    test_fast_fp(&rng);
     test_fp6(&rng);
     test_fp12(&rng);
     return cz_test_finish();

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cz_error.h"
-#include "poly/fr_fast.h"
 #include "poly/ntt.h"
 #include "testutil.h"
 
@@ -67,59 +66,6 @@ static void naive_eval(cz_fr *out, const cz_fr *a, size_t n, const cz_fr *w, con
 }
 
 /* The NTT's private add/sub/mul against ff/fr.h on random values and the edge cases 0, 1, p-1. */
-static void test_fast_arith(cz_rng *rng) {
-    cz_fr edge[4];
-    edge[0] = CZ_FR_ZERO_V;
-    edge[1] = CZ_FR_ONE_V;
-    cz_fr_neg(&edge[2], &CZ_FR_ONE_V);
-    edge[3] = (cz_fr){{1, 0, 0, 0}}; /* the smallest nonzero representation (2^-256 mod r) */
-#ifdef CZ_FRF_HAVE_ADX_ASM
-    int adx = cz_frf_cpu_has_adx();
-#endif
-    int ok = 1;
-    for (int i = 0; i < 200000; i++) {
-        cz_fr x, y, r1, r2;
-        if (i < 16) {
-            x = edge[i / 4];
-            y = edge[i % 4];
-        } else {
-            cz_fr_random(&x, rng);
-            cz_fr_random(&y, rng);
-        }
-        cz_fr_mul(&r1, &x, &y);
-        cz_frf_mul(&r2, &x, &y);
-        ok &= cz_fr_equal(&r1, &r2);
-#ifdef CZ_FRF_HAVE_ADX_ASM
-        if (adx) {
-            cz_frf_mul_adx(&r2, &x, &y);
-            ok &= cz_fr_equal(&r1, &r2);
-            r2 = x; /* output aliasing an input */
-            cz_frf_mul_adx(&r2, &r2, &y);
-            ok &= cz_fr_equal(&r1, &r2);
-        }
-        cz_fr_add(&r1, &x, &y);
-        cz_frf_add_asm(&r2, &x, &y);
-        ok &= cz_fr_equal(&r1, &r2);
-        r2 = y;
-        cz_frf_add_asm(&r2, &x, &r2);
-        ok &= cz_fr_equal(&r1, &r2);
-        cz_fr_sub(&r1, &x, &y);
-        cz_frf_sub_asm(&r2, &x, &y);
-        ok &= cz_fr_equal(&r1, &r2);
-        r2 = x;
-        cz_frf_sub_asm(&r2, &r2, &y);
-        ok &= cz_fr_equal(&r1, &r2);
-#endif
-        cz_fr_add(&r1, &x, &y);
-        cz_frf_add(&r2, &x, &y);
-        ok &= cz_fr_equal(&r1, &r2);
-        cz_fr_sub(&r1, &x, &y);
-        cz_frf_sub(&r2, &x, &y);
-        ok &= cz_fr_equal(&r1, &r2);
-    }
-    CHECK_MSG(ok, "fast Fr arithmetic differs from ff/fr.h");
-}
-
 static void test_roots(void) {
     cz_fr minus_one;
     cz_fr_neg(&minus_one, &CZ_FR_ONE_V);
@@ -334,7 +280,6 @@ static void test_threads(cz_rng *rng, unsigned k) {
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
-    test_fast_arith(&rng);
     test_roots();
     test_domain();
     test_naive(&rng, 10);

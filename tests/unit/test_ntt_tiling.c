@@ -8,7 +8,7 @@
 
 #define GROUP_BITS 3
 #define CHUNK 2
-#define CZ_NTT_FORCE_C
+#define CZ_NO_ASM
 #define cz_ntt_forward small_ntt_forward
 #define cz_ntt_inverse small_ntt_inverse
 #define cz_ntt_coset_forward small_ntt_coset_forward
