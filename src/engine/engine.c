@@ -248,9 +248,16 @@ static job *pick_job(cz_engine *e) {
     return best;
 }
 
+/* A partition fits when the budget holds it next to the partitions in flight and the loaded SRS; when it
+ * does not, unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first
+ * partition in flight always proceeds, so a job whose own SRS fills the budget still runs. */
 static bool budget_fits(cz_engine *e, const job *j) {
     uint64_t m = j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
-    return e->budget_used == 0 || e->budget_used + m <= e->budget_total;
+    if (e->budget_used == 0) return true;
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + m;
+    if (want <= e->budget_total) return true;
+    uint64_t freed = cz_srs_evict_idle(&e->srs, want - e->budget_total, e->cfg.eviction_min_idle_s * 1000);
+    return want - freed <= e->budget_total;
 }
 
 static void gq_insert(cz_engine *e, part *p) {
@@ -271,7 +278,20 @@ static void *synth_main(void *arg) {
     pthread_mutex_lock(&e->mu);
     for (;;) {
         job *j = NULL;
-        while (!e->stop && (!(j = pick_job(e)) || !budget_fits(e, j))) pthread_cond_wait(&e->cv_work, &e->mu);
+        for (;;) {
+            if (e->stop || !(j = pick_job(e))) {
+                if (e->stop) break;
+                pthread_cond_wait(&e->cv_work, &e->mu);
+            } else if (!budget_fits(e, j)) {
+                /* Woken by a release; the timeout lets an idle SRS age into evictability. */
+                struct timespec dl;
+                clock_gettime(CLOCK_REALTIME, &dl);
+                dl.tv_sec += 1;
+                pthread_cond_timedwait(&e->cv_work, &e->mu, &dl);
+            } else {
+                break;
+            }
+        }
         if (e->stop) break;
         e->budget_used += j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
         uint32_t idx = j->next_part++;
@@ -745,7 +765,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     memcpy(st->failed_by_kind, e->failed_k, sizeof e->failed_k);
     st->synth_active = (uint32_t)e->synth_active, st->synth_workers = (uint32_t)e->n_synth;
     st->gpu_queue_len = e->gq_len;
-    st->budget_total = e->budget_total, st->budget_used = e->budget_used;
+    st->budget_total = e->budget_total, st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {

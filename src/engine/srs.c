@@ -167,3 +167,30 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
     pthread_mutex_unlock(&m->mu);
     return rc;
 }
+
+uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {
+    pthread_mutex_lock(&m->mu);
+    uint64_t n = 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == 2 ? e->bytes : 0;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
+uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
+    pthread_mutex_lock(&m->mu);
+    uint64_t freed = 0, now = cz_now_ms();
+    while (freed < need) {
+        cz_srs_entry *lru = NULL;
+        for (cz_srs_entry *e = m->head; e; e = e->next)
+            if (e->state == 2 && !e->refs && now - e->last_used_ms >= min_idle_ms &&
+                (!lru || e->last_used_ms < lru->last_used_ms))
+                lru = e;
+        if (!lru) break;
+        freed += lru->bytes;
+        cz_log(CZ_LOG_INFO, "cuzk::srs", "SRS evicted for memory pressure circuit_id=%s bytes=%llu idle_ms=%llu",
+               lru->circuit->id, (unsigned long long)lru->bytes, (unsigned long long)(now - lru->last_used_ms));
+        unload(lru);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return freed;
+}

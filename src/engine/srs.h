@@ -41,5 +41,10 @@ void cz_srs_release(cz_srs_mgr *m, cz_srs_entry *e);
 int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms);
 /* CZ_EBUSY while referenced. */
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
+/* Bytes of loaded parameters (charged to the engine's memory budget). */
+uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
+/* Memory pressure: evicts unreferenced entries idle for at least min_idle_ms, least recently used first,
+ * until need bytes are freed. Returns the bytes freed. */
+uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
 
 #endif

@@ -20,8 +20,9 @@ max_pending = 3
 max_parallel_synthesis = 1
 max_gpu_queue_depth = 1
 """
-# The budget daemon: 128 MiB with 64 MiB charged per test-circuit partition = at most 2 in flight,
-# although 2 synthesis workers, a 4-deep prover queue and 2 prover workers could hold 8.
+# The budget daemon: 160 MiB, 64 MiB charged per test-circuit partition plus the loaded SRS (0.6 MiB)
+# = at most 2 partitions in flight, although 2 synthesis workers, a 4-deep prover queue and 2 prover
+# workers could hold 8.
 BUDGET = """
 [daemon]
 listen = "unix://{sock}"
@@ -29,7 +30,7 @@ status_listen = "127.0.0.1:{http}"
 [srs]
 param_cache = "{params}"
 [memory]
-total_budget = "128MiB"
+total_budget = "160MiB"
 [pipeline]
 max_parallel_synthesis = 2
 max_gpu_queue_depth = 4
@@ -109,7 +110,7 @@ try:
         peak_parts = max(peak_parts, live)
         time.sleep(0.005)
     [t.join() for t in ths]
-    check(total == 128 << 20 and 0 < peak_used <= total and peak_parts <= 2,
+    check(total == 160 << 20 and 0 < peak_used <= total and peak_parts <= 2,
           f"memory budget gates partitions: peak {peak_parts} in flight, peak used {peak_used >> 20} MiB of {total >> 20} MiB")
     check(S.GetStatus(pb.GetStatusRequest()).total_proofs_completed == 3, "all 3 complete under the budget")
 finally:

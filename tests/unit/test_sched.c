@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/log.h"
 #include "engine/sched.h"
+#include "engine/srs.h"
 
 typedef struct {
     int prio;
@@ -163,11 +164,38 @@ static void engine_in_process(void) {
     cz_log_set_level("info");
 }
 
+/* The SRS manager's reference counts, explicit evict and idle eviction under memory pressure. */
+static void srs_manager(void) {
+    cz_srs_mgr m;
+    cz_srs_init(&m, "", 1);
+    const cz_circuit *c = cz_circuit_find("porep-2k-test");
+    cz_srs_entry *s;
+    uint64_t ms;
+    CHECK(cz_srs_loaded_bytes(&m) == 0);
+    CHECK(cz_srs_acquire(&m, c, &s, &ms) == 0 && s->refs == 1 && s->bytes > 0);
+    uint64_t bytes = s->bytes;
+    CHECK(cz_srs_loaded_bytes(&m) == bytes);
+    CHECK(cz_srs_evict_idle(&m, 1, 0) == 0); /* referenced */
+    bool was;
+    uint64_t freed;
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == -103 /* CZ_EBUSY */ && cz_srs_loaded_bytes(&m) == bytes);
+    cz_srs_release(&m, s);
+    CHECK(cz_srs_evict_idle(&m, 1, 60000) == 0); /* not idle long enough */
+    CHECK(cz_srs_evict_idle(&m, 1, 0) == bytes && cz_srs_loaded_bytes(&m) == 0);
+    bool already = true;
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && !already && cz_srs_loaded_bytes(&m) == bytes);
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && already && ms == 0);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && was && freed == bytes);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && !was && freed == 0);
+    cz_srs_destroy(&m);
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
     sched_random(&rng);
     priorities_and_registry();
+    srs_manager();
     engine_in_process();
     return cz_test_finish();
 }
