@@ -307,6 +307,7 @@ static void *synth_main(void *arg) {
                    : cz_error(CZ_ENOMEM, "out of memory");
         uint64_t dt = cz_now_ms() - t0;
         cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu", idx, (unsigned long long)dt);
+        if (!rc) cz_log(CZ_LOG_DEBUG, T, "partition synthesis complete, pushing to GPU queue job_id=%s partition=%u", j->id, idx);
         char msg[300];
         snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
 
@@ -383,6 +384,8 @@ static void *gpu_main(void *arg) {
         p->worker = wid;
         int rc = e->be.start(&e->be, 0, &s->params, &s->r1cs, p->inputs, p->aux, &p->pending);
         if (lock) pthread_mutex_unlock(&e->dev_mu);
+        cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu",
+               j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start));
         char msg[300];
         snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
         free(p->aux);
@@ -422,9 +425,10 @@ static void *fin_main(void *arg) {
         pthread_mutex_unlock(&e->mu);
 
         uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+        uint64_t t_fin = cz_now_ms();
         int rc = e->be.finish(&e->be, p->pending, &s->params.vk, proof);
         p->pending = NULL;
-        uint64_t gpu_ms = cz_now_ms() - p->t_start;
+        uint64_t t_ver = cz_now_ms(), gpu_ms = t_ver - p->t_start;
         cz_timeline("GPU_END", j->id, "worker=%d,partition=%u,gpu_ms=%llu", p->worker, p->idx, (unsigned long long)gpu_ms);
         char msg[300] = "";
         if (rc) {
@@ -434,6 +438,9 @@ static void *fin_main(void *arg) {
             rc = cz_groth16_verify_bytes(&s->pvk, proof, p->inputs + 1, p->ni - 1);
             if (rc) snprintf(msg, sizeof msg, "proof does not verify against the vk (%s)", cz_error_message());
         }
+        cz_log(CZ_LOG_DEBUG, T, "FIN_TIMING finalizer partition job_id=%s partition=%u finish_ms=%llu verify_ms=%llu "
+               "total_ms=%llu verified=%s", j->id, p->idx, (unsigned long long)(t_ver - t_fin),
+               (unsigned long long)(cz_now_ms() - t_ver), (unsigned long long)(cz_now_ms() - t_fin), rc ? "no" : "yes");
         pthread_mutex_lock(&e->mu);
         j->gpu_ms += gpu_ms;
         j->part_gpu[p->idx] = gpu_ms;
