@@ -42,7 +42,12 @@ try:
     a = S.SubmitProof(submit_req("job-a"))
     b = S.SubmitProof(submit_req("job-b"))
     c = S.SubmitProof(submit_req("job-c"))
-    q = {x.proof_kind: x for x in S.GetStatus(pb.GetStatusRequest()).queues}
+    deadline = time.time() + 10  # the dispatcher thread may not have run yet on a loaded machine
+    while True:
+        q = {x.proof_kind: x for x in S.GetStatus(pb.GetStatusRequest()).queues}
+        if "porep-c2" not in q or q["porep-c2"].in_progress >= 1 or time.time() > deadline:
+            break
+        time.sleep(0.002)
     check(q["porep-c2"].pending >= 1 and q["porep-c2"].in_progress >= 1,
           f"GetStatus: running and queued jobs (pending={q['porep-c2'].pending}, in_progress={q['porep-c2'].in_progress}; "
           f"queue positions {a.queue_position},{b.queue_position},{c.queue_position})")
