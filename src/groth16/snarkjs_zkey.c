@@ -202,11 +202,11 @@ int cz_snarkjs_zkey_parse(cz_snarkjs_zkey *z, const uint8_t *buf, size_t len, co
     uint32_t ns = rd32(buf + 8);
     size_t p = 12;
     for (uint32_t i = 0; i < ns; i++) {
-        if (len - p < 12) return cz_error(CZ_EFORMAT, "%s: offset %zu: section header %u truncated", name, p, i);
+        if (len - p < 12) return cz_error(CZ_EFORMAT, "%s: offset %zu: section entry %u: header truncated", name, p, i);
         uint32_t t = rd32(buf + p);
         uint64_t sz = rd64(buf + p + 4);
         if (sz > len - p - 12)
-            return cz_error(CZ_EFORMAT, "%s: offset %zu: section %u (type %u) of %llu bytes runs past the end (%zu)", name,
+            return cz_error(CZ_EFORMAT, "%s: offset %zu: section entry %u (type %u) of %llu bytes runs past the end (%zu)", name,
                             p, i, t, (unsigned long long)sz, len);
         if (t >= 1 && t <= 10) {
             if (c.off[t]) return cz_error(CZ_EFORMAT, "%s: offset %zu: section type %u appears twice", name, p, t);
