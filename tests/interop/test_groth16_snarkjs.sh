@@ -4,9 +4,9 @@
 #      (power 8) + groth16 setup + zkey contribute (random delta): our zkey prover's proof is accepted by
 #      `snarkjs groth16 verify` and by noble; snarkjs's proof is accepted by our verifier; with the same
 #      fixed r, s our proof.json/public.json equal snarkjs's byte for byte; flipped public inputs fail.
-#  (b) generated 2^16-domain circuit (sq_circuit.mjs, fresh random inputs) with a .zkey from our own
+#  (b) generated 2^12-domain circuit (sq_circuit.mjs, fresh random inputs) with a .zkey from our own
 #      setup (known toxic waste): snarkjs verifies our proof, its proof with our r, s is byte-identical.
-#      SIZE=k (env) picks 2^k instead; ONLY_B=1 skips parts (a) and (c).
+#      SIZE=16 (env) runs the 2^16 circuit instead (tests/slow/test_groth16_snarkjs_2e16.sh does that).
 #  (c) our bellperson-path setup + prover (setup.h, prover.h) on the circom circuit: noble and snarkjs
 #      verify the proof from the JSON files our tool writes.
 #  plus damaged zkeys: errors name the section / offset, no crash.
@@ -16,7 +16,7 @@ BUILD=$(cd "$1" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TOOL=$BUILD/tests/cz_tool_snarkjs
 ORA=$ROOT/tests/oracles
-SIZE=${SIZE:-16}
+SIZE=${SIZE:-12}
 [ -x "$TOOL" ] || { echo "missing $TOOL (build the tests first)"; exit 1; }
 [ -d "$ORA/node_modules" ] || npm ci --prefix "$ORA" --no-audit --no-fund >/dev/null
 SNARKJS=$ORA/node_modules/.bin/snarkjs
@@ -46,7 +46,7 @@ flip_public() {
 rnd() { node -e 'const r=0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
   console.log((BigInt("0x"+require("crypto").randomBytes(40).toString("hex"))%r).toString())'; }
 
-if [ -z "${ONLY_B:-}" ]; then
+if [ "$SIZE" = 12 ]; then
 # ---------------- (a) circom2 + the snarkjs ceremony ----------------
 "$ORA/node_modules/.bin/circom2" "$ROOT/tests/interop/circuits/g16_small.circom" --r1cs --wasm --prime bls12381 -o . >/dev/null
 node -e 'const r=0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
