@@ -147,8 +147,10 @@ int main(int argc, char **argv) {
         cz_groth16_vk vk;
         if ((rc = cz_snarkjs_zkey_read(&z, argv[2], 0)) || (rc = cz_snarkjs_zkey_vk(&vk, &z))) return die(rc);
         cz_snarkjs_zkey_free(&z);
-        if (argc == 4) rc = cz_snarkjs_vk_write_json(argv[3], &vk) ? die(cz_snarkjs_vk_write_json(argv[3], &vk)) : 0;
-        else rc = verify_files(&vk, argv[3], argv[4]);
+        if (argc == 4) {
+            if ((rc = cz_snarkjs_vk_write_json(argv[3], &vk))) rc = die(rc);
+        } else
+            rc = verify_files(&vk, argv[3], argv[4]);
         cz_groth16_vk_free(&vk);
         return rc;
     }
