@@ -92,7 +92,11 @@ static void EC_P(badd_chunk_)(EC_XYZZ *r, EC_P(badd_scratch_) *s, const EC_AFF *
         k = EC_P(badd_round_)(s, k);
     }
     EC_P(xyzz_set_infinity)(r);
-    for (size_t j = 0; j < k; j++) EC_P(xyzz_add_affine)(r, r, &s->pts[j]);
+    for (size_t j = 0; j < k; j++) EC_P(xyzz_add_affine)(r, r, &s->pts[j]); /* the one inline copy */
+}
+
+static __attribute__((noinline)) void EC_P(badd_combine_)(EC_XYZZ *r, const EC_XYZZ *q) {
+    EC_P(xyzz_add)(r, r, q);
 }
 
 static void EC_P(batch_add_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_t *bitmap, size_t n, int nthreads) {
@@ -118,7 +122,8 @@ static void EC_P(batch_add_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_
         }
         free(s);
     }
-    for (size_t p = 0; p < nchunks; p++) EC_P(xyzz_add)(r, r, &part[p]);
+    /* Out of line: one call per chunk, not worth another inline copy of the formula. */
+    for (size_t p = 0; p < nchunks; p++) EC_P(badd_combine_)(r, &part[p]);
     free(part);
 }
 

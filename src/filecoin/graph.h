@@ -1,0 +1,20 @@
+/* The StackedDrg graph (ApiVersion >= 1.1): DRG parents (BucketGraph, ChaCha8 bucket sampling,
+ * storage-proofs-core drgraph.rs) and expander parents (3-round Feistel with blake2b,
+ * stacked/vanilla/graph.rs, crypto/feistel.rs); filecoin-circuits.md §1.2. */
+#ifndef CZ_FILECOIN_GRAPH_H
+#define CZ_FILECOIN_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parents 0..5 of node (ApiVersion >= 1.1: parent 0 = node - 1; nodes 0 and 1 have all-zero
+ * parents). */
+void cz_porep_drg_parents(uint64_t out[6], uint64_t node, const uint8_t porep_id[32]);
+/* ApiVersion 1.0.0 order: the five sampled parents first, node - 1 last. */
+void cz_porep_drg_parents_v1_0(uint64_t out[6], uint64_t node, const uint8_t porep_id[32]);
+/* The 8 expander parents of node in a graph of nodes nodes. */
+void cz_porep_exp_parents(uint64_t out[8], uint64_t node, uint64_t nodes, const uint8_t porep_id[32]);
+/* BLAKE2b-512 (unkeyed), used by the Feistel round function. */
+void cz_blake2b_512(uint8_t out[64], const uint8_t *msg, size_t len);
+
+#endif

@@ -1,0 +1,103 @@
+/* PoRep public values; see porep_inputs.h. */
+#include "filecoin/porep_inputs.h"
+
+#include <string.h>
+
+#include "cz_error.h"
+#include "filecoin/graph.h"
+#include "gadgets/sha256.h"
+
+void cz_porep_id(uint8_t out[32], unsigned proof_id) {
+    memset(out, 0, 32);
+    for (int i = 0; i < 8; i++) out[i] = (uint8_t)((uint64_t)proof_id >> (8 * i));
+}
+
+void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+                         const uint8_t comm_d[32], const uint8_t porep_id[32]) {
+    uint8_t buf[136];
+    memcpy(buf, prover_id, 32);
+    for (int i = 0; i < 8; i++) buf[32 + i] = (uint8_t)(sector_id >> (56 - 8 * i));
+    memcpy(buf + 40, ticket, 32);
+    memcpy(buf + 72, comm_d, 32);
+    memcpy(buf + 104, porep_id, 32);
+    cz_sha256_bytes(out, buf, sizeof buf);
+    out[31] &= 0x3f;
+}
+
+void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
+                                     const uint8_t seed[32], uint64_t nodes) {
+    uint8_t buf[68], h[32];
+    memcpy(buf, replica_id, 32);
+    memcpy(buf + 32, seed, 32);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t j = first + i;
+        for (int b = 0; b < 4; b++) buf[64 + b] = (uint8_t)(j >> (8 * b));
+        cz_sha256_bytes(h, buf, sizeof buf);
+        /* the 256-bit LE integer mod (nodes - 1), most significant byte first */
+        unsigned __int128 r = 0;
+        uint64_t m = nodes - 1;
+        for (int b = 31; b >= 0; b--) r = ((r << 8) | h[b]) % m;
+        out[i] = (uint64_t)r + 1;
+    }
+}
+
+int cz_porep_inputs_from_public(cz_fr *out, const cz_porep_params *p, const uint8_t porep_id[32], bool api_1_0,
+                                const uint8_t replica_id[32], const uint8_t comm_d[32], const uint8_t comm_r[32],
+                                const uint8_t seed[32], unsigned k) {
+    if (cz_fr_from_bytes_le(&out[0], replica_id)) return cz_error(CZ_ERANGE, "porep inputs: replica_id >= r");
+    if (cz_fr_from_bytes_le(&out[1], comm_d)) return cz_error(CZ_ERANGE, "porep inputs: comm_d >= r");
+    if (cz_fr_from_bytes_le(&out[2], comm_r)) return cz_error(CZ_ERANGE, "porep inputs: comm_r >= r");
+    unsigned C = p->challenges;
+    uint64_t nodes = 1ull << p->nodes_log2, chal[CZ_POREP_MAX_CHALLENGES];
+    cz_porep_interactive_challenges(chal, C, C * k, replica_id, seed, nodes);
+    cz_fr *o = out + 3;
+    for (unsigned i = 0; i < C; i++) {
+        uint64_t drg[6], exp[8];
+        if (api_1_0) cz_porep_drg_parents_v1_0(drg, chal[i], porep_id);
+        else cz_porep_drg_parents(drg, chal[i], porep_id);
+        cz_porep_exp_parents(exp, chal[i], nodes, porep_id);
+        cz_fr_set_u64(o++, chal[i]);
+        for (int q = 0; q < 6; q++) cz_fr_set_u64(o++, drg[q]);
+        for (int q = 0; q < 8; q++) cz_fr_set_u64(o++, exp[q]);
+        for (int r = 0; r < 3; r++) cz_fr_set_u64(o++, chal[i]);
+    }
+    return 0;
+}
+
+int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k, bool graph) {
+    if (k >= c1->partitions) return cz_error(CZ_EINVAL, "porep inputs: partition %u of %u", k, c1->partitions);
+    if (c1->proof_id >= 10)
+        return cz_error(CZ_EUNSUPPORTED, "porep inputs: %s derives its challenges differently (synthetic / NI)",
+                        c1->registered_proof);
+    uint8_t porep_id[32];
+    cz_porep_id(porep_id, c1->proof_id);
+    int rc = cz_porep_inputs_from_public(out, &c1->params, porep_id, c1->proof_id < 5, c1->replica_id, c1->comm_d,
+                                         c1->comm_r, c1->seed, k);
+    if (rc) return rc;
+    /* the C1 must open exactly the derived challenges (and, with graph, the graph's parents) */
+    for (unsigned i = 0; i < c1->challenges; i++) {
+        const cz_porep_challenge *ch = &c1->ch[(size_t)k * c1->challenges + i];
+        cz_fr *o = out + 3 + 18 * i, v;
+        cz_fr_set_u64(&v, ch->challenge);
+        if (!cz_fr_equal(&v, &o[0]) || ch->d_index != ch->challenge || ch->r_index != ch->challenge ||
+            ch->c_index != ch->challenge) {
+            uint64_t raw[4];
+            cz_fr_to_raw(raw, &o[0]);
+            return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: the C1 opens node %llu, the seed derives %llu",
+                            k, i, (unsigned long long)ch->challenge, (unsigned long long)raw[0]);
+        }
+        for (int q = 0; q < 14; q++) {
+            const cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];
+            cz_fr_set_u64(&v, col->index);
+            if (graph && !cz_fr_equal(&v, &o[1 + q])) {
+                uint64_t raw[4];
+                cz_fr_to_raw(raw, &o[1 + q]);
+                return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: %s_parents[%d] is node %llu, the graph says %llu",
+                                k, i, q < 6 ? "drg" : "exp", q < 6 ? q : q - 6, (unsigned long long)col->index,
+                                (unsigned long long)raw[0]);
+            }
+            o[1 + q] = v;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,210 @@
+/* Synthetic C1 generation; see synth.h. */
+#include "filecoin/synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "filecoin/porep_inputs.h"
+#include "filecoin/vanilla.h"
+#include "gadgets/sha256.h"
+
+/* A pseudo-random Sha256Domain-like value (byte 31 &= 0x3f) for (seed, tag, a, b). */
+static void prf(cz_fr *out, uint64_t seed, uint32_t tag, uint64_t a, uint64_t b) {
+    uint8_t buf[28], h[32];
+    memcpy(buf, &seed, 8), memcpy(buf + 8, &tag, 4), memcpy(buf + 12, &a, 8), memcpy(buf + 20, &b, 8);
+    cz_sha256_bytes(h, buf, sizeof buf);
+    h[31] &= 0x3f;
+    cz_fr_from_bytes_le(out, h);
+}
+
+typedef struct { uint64_t idx; cz_fr v; } node;
+
+static int cmp_node(const void *a, const void *b) {
+    uint64_t x = ((const node *)a)->idx, y = ((const node *)b)->idx;
+    return x < y ? -1 : x > y;
+}
+
+/* Known nodes per level of a sparse tree (level 0 = leaves); everything else is prf(tree, level). */
+typedef struct {
+    const cz_tree_shape *s;
+    uint64_t seed;
+    uint32_t tag;
+    node *lv[41];
+    size_t n[41];
+} sparse_tree;
+
+static const cz_fr *known(const sparse_tree *t, unsigned l, uint64_t idx) {
+    size_t lo = 0, hi = t->n[l];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->lv[l][mid].idx < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->n[l] && t->lv[l][lo].idx == idx ? &t->lv[l][lo].v : NULL;
+}
+
+static void node_value(cz_fr *out, const sparse_tree *t, unsigned l, uint64_t idx) {
+    const cz_fr *k = known(t, l, idx);
+    if (k) *out = *k;
+    else prf(out, t->seed, t->tag + l, idx, 0);
+}
+
+static unsigned lb(unsigned a) { return a == 2 ? 1 : a == 4 ? 2 : 3; }
+
+/* Builds the tree over n leaves (sorted or not; equal indices must carry equal values). */
+static int tree_build(sparse_tree *t, node *leaves, size_t n) {
+    qsort(leaves, n, sizeof *leaves, cmp_node);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && leaves[m - 1].idx == leaves[i].idx) {
+            if (!cz_fr_equal(&leaves[m - 1].v, &leaves[i].v))
+                return cz_error(CZ_EINVAL, "synthetic c1: two values for leaf %llu", (unsigned long long)leaves[i].idx);
+            continue;
+        }
+        leaves[m++] = leaves[i];
+    }
+    t->lv[0] = leaves, t->n[0] = m;
+    for (unsigned l = 0; l < t->s->nlevels; l++) {
+        unsigned ar = t->s->levels[l];
+        node *up = malloc((t->n[l] ? t->n[l] : 1) * sizeof *up);
+        if (!up) return cz_error(CZ_ENOMEM, "synthetic c1: out of memory");
+        size_t k = 0;
+        for (size_t i = 0; i < t->n[l]; i++) {
+            uint64_t g = t->lv[l][i].idx / ar;
+            if (k && up[k - 1].idx == g) continue;
+            cz_fr ch[8];
+            for (unsigned c = 0; c < ar; c++) node_value(&ch[c], t, l, g * ar + c);
+            up[k].idx = g;
+            if (t->s->sha) cz_sha256_node(&up[k].v, &ch[0], &ch[1]);
+            else cz_poseidon_hash(&up[k].v, ch, ar);
+            k++;
+        }
+        t->lv[l + 1] = up, t->n[l + 1] = k;
+    }
+    return 0;
+}
+
+static void tree_free(sparse_tree *t) {
+    for (unsigned l = 1; l <= t->s->nlevels; l++) free(t->lv[l]);
+}
+
+static void tree_path(const sparse_tree *t, uint64_t leaf, cz_fr *sib) {
+    uint64_t idx = leaf;
+    for (unsigned l = 0; l < t->s->nlevels; l++) {
+        unsigned ar = t->s->levels[l];
+        uint64_t g = idx / ar;
+        for (unsigned c = 0; c < ar; c++)
+            if (g * ar + c != idx) node_value(sib++, t, l, g * ar + c);
+        idx = g;
+        (void)lb;
+    }
+}
+
+static void tree_root(const sparse_tree *t, cz_fr *root) { *root = t->lv[t->s->nlevels][0].v; }
+
+/* Column rows of a (non-challenged) parent node: pseudo-random labels. */
+static void parent_rows(cz_fr *rows, uint64_t seed, uint64_t node, unsigned layers) {
+    for (unsigned l = 0; l < layers; l++) prf(&rows[l], seed, 0x100, node, l);
+}
+
+int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, uint64_t seed) {
+    memset(c1, 0, sizeof *c1);
+    cz_porep_params *p = &c1->params;
+    int rc = cz_porep_params_for(p, sector_size);
+    if (rc) return rc;
+    if (!partitions || partitions > p->partitions)
+        return cz_error(CZ_EINVAL, "synthetic c1: %u partitions (the %s proof has %u)", partitions, p->name, p->partitions);
+    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
+    static const char *const names[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
+    unsigned si = 0;
+    while (sizes[si] != sector_size) si++;
+    c1->proof_id = 5 + si; /* V1_1 */
+    snprintf(c1->registered_proof, sizeof c1->registered_proof, "StackedDrg%sV1_1", names[si]);
+    cz_fr t;
+    prf(&t, seed, 1, 0, 0), cz_fr_to_bytes_le(c1->replica_id, &t);
+    prf(&t, seed, 2, 0, 0), cz_fr_to_bytes_le(c1->seed, &t);
+    prf(&t, seed, 3, 0, 0), cz_fr_to_bytes_le(c1->ticket, &t);
+    c1->partitions = partitions, c1->challenges = p->challenges;
+    unsigned C = p->challenges, L = p->layers, tl = cz_tree_path_len(&p->tree);
+    size_t nch = (size_t)partitions * C, stride = p->nodes_log2 + 16 * (size_t)tl;
+    uint64_t nodes = 1ull << p->nodes_log2;
+    c1->ch = calloc(nch, sizeof *c1->ch);
+    c1->comm_r_last = calloc(nch, sizeof(cz_fr));
+    c1->comm_c = calloc(nch, sizeof(cz_fr));
+    c1->pool = calloc(nch * stride, sizeof(cz_fr));
+    uint64_t *chal = calloc(nch, sizeof *chal);
+    node *ld = calloc(nch, sizeof(node)), *lr = calloc(nch, sizeof(node)), *lc = calloc(nch * 15, sizeof(node));
+    cz_fr *labels = calloc(nch * L, sizeof(cz_fr));
+    sparse_tree td = {&p->tree_d, seed, 0x1000, {0}, {0}}, tr = {&p->tree, seed, 0x2000, {0}, {0}},
+                tc = {&p->tree, seed, 0x3000, {0}, {0}};
+    if (!c1->ch || !c1->comm_r_last || !c1->comm_c || !c1->pool || !chal || !ld || !lr || !lc || !labels) {
+        rc = cz_error(CZ_ENOMEM, "synthetic c1: out of memory");
+        goto out;
+    }
+    for (unsigned k = 0; k < partitions; k++)
+        cz_porep_interactive_challenges(chal + (size_t)k * C, C, C * k, c1->replica_id, c1->seed, nodes);
+    size_t nc = 0;
+    for (size_t n = 0; n < nch; n++) {
+        cz_porep_challenge *ch = &c1->ch[n];
+        uint64_t x = chal[n];
+        ch->challenge = ch->d_index = ch->r_index = ch->c_index = x;
+        prf(&ch->data_leaf, seed, 0x10, x, 0);
+        /* parents: pseudo-random per node, never a challenged node (whose labels are computed) */
+        for (int q = 0; q < 14; q++) {
+            cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];
+            for (uint64_t tries = 0;; tries++) {
+                cz_fr r;
+                prf(&r, seed, 0x20 + (uint32_t)q, x, tries);
+                uint64_t cand = r.l[0] % nodes;
+                bool clash = false;
+                for (size_t m = 0; m < nch && !clash; m++) clash = chal[m] == cand;
+                if (!clash) {
+                    col->index = cand;
+                    break;
+                }
+            }
+            parent_rows(col->rows, seed, col->index, L);
+        }
+        /* labels of the challenged node, layer by layer */
+        for (unsigned l = 1; l <= L; l++) {
+            cz_fr par[14];
+            for (int q = 0; q < 6; q++) par[q] = ch->drg[q].rows[l - 1];
+            if (l > 1)
+                for (int q = 0; q < 8; q++) par[6 + q] = ch->exp[q].rows[l - 2];
+            cz_porep_label(&labels[n * L + l - 1], c1->replica_id, l, x, par, l > 1 ? 14 : 6);
+        }
+        ld[n].idx = x, ld[n].v = ch->data_leaf;
+        lr[n].idx = x, cz_fr_add(&lr[n].v, &labels[n * L + L - 1], &ch->data_leaf);
+        lc[nc].idx = x, cz_poseidon_hash(&lc[nc].v, &labels[n * L], L), nc++;
+        for (int q = 0; q < 14; q++) {
+            const cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];
+            lc[nc].idx = col->index, cz_poseidon_hash(&lc[nc].v, col->rows, L), nc++;
+        }
+    }
+    if ((rc = tree_build(&td, ld, nch)) || (rc = tree_build(&tr, lr, nch)) || (rc = tree_build(&tc, lc, nc))) goto out;
+    cz_fr comm_d, comm_r_last, comm_c, comm_r, pre[2];
+    tree_root(&td, &comm_d), tree_root(&tr, &comm_r_last), tree_root(&tc, &comm_c);
+    pre[0] = comm_c, pre[1] = comm_r_last;
+    cz_poseidon_hash(&comm_r, pre, 2);
+    cz_fr_to_bytes_le(c1->comm_d, &comm_d);
+    cz_fr_to_bytes_le(c1->comm_r, &comm_r);
+    for (size_t n = 0; n < nch; n++) {
+        cz_porep_challenge *ch = &c1->ch[n];
+        cz_fr *q = c1->pool + n * stride;
+        ch->comm_d_path = q, tree_path(&td, ch->d_index, q), q += p->nodes_log2;
+        ch->comm_r_last_path = q, tree_path(&tr, ch->r_index, q), q += tl;
+        ch->comm_c_path = q, tree_path(&tc, ch->c_index, q), q += tl;
+        for (int k = 0; k < 14; k++) {
+            cz_porep_column *col = k < 6 ? &ch->drg[k] : &ch->exp[k - 6];
+            col->path = q, tree_path(&tc, col->index, q), q += tl;
+        }
+        c1->comm_r_last[n] = comm_r_last, c1->comm_c[n] = comm_c;
+    }
+out:
+    tree_free(&td), tree_free(&tr), tree_free(&tc);
+    free(chal), free(ld), free(lr), free(lc), free(labels);
+    if (rc) cz_c1_free(c1);
+    return rc;
+}

@@ -1,0 +1,336 @@
+/* Strict JSON tokenizer and base64; see json.h. */
+#include "util/json.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+
+typedef struct {
+    cz_json *j;
+    size_t pos;
+    int depth;
+} parser;
+
+static int perr(parser *p, const char *what) {
+    return cz_error(CZ_EFORMAT, "json: %s at byte %zu", what, p->pos);
+}
+
+static void skip_ws(parser *p) {
+    const char *s = p->j->text;
+    while (p->pos < p->j->text_len && (s[p->pos] == ' ' || s[p->pos] == '\t' || s[p->pos] == '\n' || s[p->pos] == '\r'))
+        p->pos++;
+}
+
+static int64_t new_tok(parser *p, uint8_t type) {
+    cz_json *j = p->j;
+    if (j->ntok == j->cap) {
+        uint32_t nc = j->cap ? j->cap * 2 : 256;
+        if (nc < j->cap) return -1;
+        cz_json_tok *t = realloc(j->tok, (size_t)nc * sizeof *t);
+        if (!t) return -1;
+        j->tok = t, j->cap = nc;
+    }
+    cz_json_tok *t = &j->tok[j->ntok];
+    memset(t, 0, sizeof *t);
+    t->type = type;
+    t->start = (uint32_t)p->pos;
+    return j->ntok++;
+}
+
+static int is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+static int parse_string(parser *p) {
+    const char *s = p->j->text;
+    size_t n = p->j->text_len;
+    p->pos++; /* opening quote */
+    int64_t t = new_tok(p, CZ_JSON_STRING);
+    if (t < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
+    while (p->pos < n && s[p->pos] != '"') {
+        unsigned char c = (unsigned char)s[p->pos];
+        if (c < 0x20) return perr(p, "control character in string");
+        if (c == '\\') {
+            p->pos++;
+            if (p->pos >= n) break;
+            char e = s[p->pos];
+            if (e == 'u') {
+                if (p->pos + 4 >= n || !is_hex(s[p->pos + 1]) || !is_hex(s[p->pos + 2]) || !is_hex(s[p->pos + 3]) ||
+                    !is_hex(s[p->pos + 4]))
+                    return perr(p, "bad \\u escape");
+                p->pos += 4;
+            } else if (!strchr("\"\\/bfnrt", e) || !e) {
+                return perr(p, "bad escape");
+            }
+        }
+        p->pos++;
+    }
+    if (p->pos >= n) return perr(p, "unterminated string");
+    p->j->tok[t].len = (uint32_t)(p->pos - p->j->tok[t].start);
+    p->j->tok[t].next = p->j->ntok;
+    p->pos++;
+    return 0;
+}
+
+static int parse_number(parser *p) {
+    const char *s = p->j->text;
+    size_t n = p->j->text_len, st = p->pos;
+    int64_t t = new_tok(p, CZ_JSON_NUMBER);
+    if (t < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
+    if (p->pos < n && s[p->pos] == '-') p->pos++;
+    if (p->pos >= n || s[p->pos] < '0' || s[p->pos] > '9') return perr(p, "bad number");
+    if (s[p->pos] == '0') {
+        p->pos++;
+        if (p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9') return perr(p, "leading zero");
+    } else {
+        while (p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9') p->pos++;
+    }
+    if (p->pos < n && s[p->pos] == '.') {
+        p->pos++;
+        if (p->pos >= n || s[p->pos] < '0' || s[p->pos] > '9') return perr(p, "bad fraction");
+        while (p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9') p->pos++;
+    }
+    if (p->pos < n && (s[p->pos] == 'e' || s[p->pos] == 'E')) {
+        p->pos++;
+        if (p->pos < n && (s[p->pos] == '+' || s[p->pos] == '-')) p->pos++;
+        if (p->pos >= n || s[p->pos] < '0' || s[p->pos] > '9') return perr(p, "bad exponent");
+        while (p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9') p->pos++;
+    }
+    p->j->tok[t].len = (uint32_t)(p->pos - st);
+    p->j->tok[t].next = p->j->ntok;
+    return 0;
+}
+
+static int parse_value(parser *p);
+
+static int parse_container(parser *p, bool obj) {
+    const char *s = p->j->text;
+    size_t n = p->j->text_len;
+    if (++p->depth > 64) return perr(p, "nesting too deep");
+    int64_t t = new_tok(p, obj ? CZ_JSON_OBJECT : CZ_JSON_ARRAY);
+    if (t < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
+    p->pos++;
+    skip_ws(p);
+    uint32_t count = 0;
+    char close = obj ? '}' : ']';
+    if (p->pos < n && s[p->pos] == close) {
+        p->pos++;
+    } else {
+        for (;;) {
+            int rc;
+            skip_ws(p);
+            if (obj) {
+                if (p->pos >= n || s[p->pos] != '"') return perr(p, "expected a key");
+                if ((rc = parse_string(p))) return rc;
+                skip_ws(p);
+                if (p->pos >= n || s[p->pos] != ':') return perr(p, "expected ':'");
+                p->pos++;
+                skip_ws(p);
+            }
+            if ((rc = parse_value(p))) return rc;
+            count++;
+            skip_ws(p);
+            if (p->pos < n && s[p->pos] == ',') {
+                p->pos++;
+                continue;
+            }
+            if (p->pos < n && s[p->pos] == close) {
+                p->pos++;
+                break;
+            }
+            return perr(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+    }
+    cz_json_tok *tk = &p->j->tok[t];
+    tk->count = count;
+    tk->len = (uint32_t)(p->pos - tk->start);
+    tk->next = p->j->ntok;
+    p->depth--;
+    return 0;
+}
+
+static int parse_lit(parser *p, const char *lit, uint8_t type) {
+    size_t l = strlen(lit);
+    if (p->j->text_len - p->pos < l || memcmp(p->j->text + p->pos, lit, l)) return perr(p, "bad literal");
+    int64_t t = new_tok(p, type);
+    if (t < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
+    p->pos += l;
+    p->j->tok[t].len = (uint32_t)l;
+    p->j->tok[t].next = p->j->ntok;
+    return 0;
+}
+
+static int parse_value(parser *p) {
+    skip_ws(p);
+    if (p->pos >= p->j->text_len) return perr(p, "unexpected end");
+    char c = p->j->text[p->pos];
+    switch (c) {
+    case '{': return parse_container(p, true);
+    case '[': return parse_container(p, false);
+    case '"': return parse_string(p);
+    case 't': return parse_lit(p, "true", CZ_JSON_TRUE);
+    case 'f': return parse_lit(p, "false", CZ_JSON_FALSE);
+    case 'n': return parse_lit(p, "null", CZ_JSON_NULL);
+    default:
+        if (c == '-' || (c >= '0' && c <= '9')) return parse_number(p);
+        return perr(p, "unexpected character");
+    }
+}
+
+int cz_json_parse(cz_json *j, const char *text, size_t len) {
+    memset(j, 0, sizeof *j);
+    if (len >= UINT32_MAX) return cz_error(CZ_EFORMAT, "json: text of %zu bytes is too large", len);
+    j->text = text, j->text_len = len;
+    parser p = {j, 0, 0};
+    int rc = parse_value(&p);
+    if (!rc) {
+        skip_ws(&p);
+        if (p.pos != len) rc = perr(&p, "trailing characters");
+    }
+    if (rc) cz_json_free(j);
+    return rc;
+}
+
+void cz_json_free(cz_json *j) {
+    free(j->tok);
+    j->tok = NULL;
+    j->ntok = j->cap = 0;
+}
+
+int64_t cz_json_key_at(const cz_json *j, int64_t obj, uint32_t i) {
+    if (obj < 0 || j->tok[obj].type != CZ_JSON_OBJECT || i >= j->tok[obj].count) return -1;
+    int64_t t = obj + 1;
+    for (uint32_t k = 0; k < i; k++) t = j->tok[t + 1].next;
+    return t;
+}
+
+int64_t cz_json_get(const cz_json *j, int64_t obj, const char *key) {
+    if (obj < 0 || j->tok[obj].type != CZ_JSON_OBJECT) return -1;
+    int64_t t = obj + 1;
+    for (uint32_t k = 0; k < j->tok[obj].count; k++) {
+        if (cz_json_streq(j, t, key)) return t + 1;
+        t = j->tok[t + 1].next;
+    }
+    return -1;
+}
+
+int64_t cz_json_at(const cz_json *j, int64_t arr, uint32_t i) {
+    if (arr < 0 || j->tok[arr].type != CZ_JSON_ARRAY || i >= j->tok[arr].count) return -1;
+    int64_t t = arr + 1;
+    for (uint32_t k = 0; k < i; k++) t = j->tok[t].next;
+    return t;
+}
+
+int cz_json_u64(const cz_json *j, int64_t t, uint64_t *out) {
+    if (t < 0 || j->tok[t].type != CZ_JSON_NUMBER) return cz_error(CZ_EFORMAT, "json: expected an unsigned integer");
+    const char *s = j->text + j->tok[t].start;
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < j->tok[t].len; i++) {
+        if (s[i] < '0' || s[i] > '9') return cz_error(CZ_EFORMAT, "json: expected an unsigned integer");
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return cz_error(CZ_EFORMAT, "json: integer out of range");
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int cz_json_streq(const cz_json *j, int64_t t, const char *s) {
+    if (t < 0 || j->tok[t].type != CZ_JSON_STRING) return 0;
+    size_t l = strlen(s);
+    return j->tok[t].len == l && !memcmp(j->text + j->tok[t].start, s, l);
+}
+
+static unsigned hexv(char c) { return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10); }
+
+int cz_json_string(const cz_json *j, int64_t t, char **out, size_t *len) {
+    if (t < 0 || j->tok[t].type != CZ_JSON_STRING) return cz_error(CZ_EFORMAT, "json: expected a string");
+    const char *s = j->text + j->tok[t].start;
+    uint32_t n = j->tok[t].len;
+    char *o = malloc((size_t)n + 1);
+    if (!o) return cz_error(CZ_ENOMEM, "json: out of memory");
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            o[k++] = s[i];
+            continue;
+        }
+        char e = s[++i];
+        switch (e) {
+        case 'b': o[k++] = '\b'; break;
+        case 'f': o[k++] = '\f'; break;
+        case 'n': o[k++] = '\n'; break;
+        case 'r': o[k++] = '\r'; break;
+        case 't': o[k++] = '\t'; break;
+        case 'u': {
+            unsigned cp = hexv(s[i + 1]) << 12 | hexv(s[i + 2]) << 8 | hexv(s[i + 3]) << 4 | hexv(s[i + 4]);
+            i += 4;
+            if (cp >= 0xd800 && cp < 0xe000) { /* surrogates: only accepted as a valid pair */
+                if (cp >= 0xdc00 || i + 6 >= n || s[i + 1] != '\\' || s[i + 2] != 'u') goto bad;
+                unsigned lo = hexv(s[i + 3]) << 12 | hexv(s[i + 4]) << 8 | hexv(s[i + 5]) << 4 | hexv(s[i + 6]);
+                if (lo < 0xdc00 || lo >= 0xe000) goto bad;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                i += 6;
+            }
+            if (cp < 0x80) o[k++] = (char)cp;
+            else if (cp < 0x800) o[k++] = (char)(0xc0 | cp >> 6), o[k++] = (char)(0x80 | (cp & 0x3f));
+            else if (cp < 0x10000)
+                o[k++] = (char)(0xe0 | cp >> 12), o[k++] = (char)(0x80 | ((cp >> 6) & 0x3f)), o[k++] = (char)(0x80 | (cp & 0x3f));
+            else
+                o[k++] = (char)(0xf0 | cp >> 18), o[k++] = (char)(0x80 | ((cp >> 12) & 0x3f)),
+                o[k++] = (char)(0x80 | ((cp >> 6) & 0x3f)), o[k++] = (char)(0x80 | (cp & 0x3f));
+            break;
+        }
+        default: o[k++] = e; /* " \ / */
+        }
+    }
+    o[k] = 0;
+    *out = o;
+    if (len) *len = k;
+    return 0;
+bad:
+    free(o);
+    return cz_error(CZ_EFORMAT, "json: unpaired surrogate in string");
+}
+
+static int b64v(unsigned char c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+int cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len) {
+    if (len % 4) return cz_error(CZ_EFORMAT, "base64: length %zu is not a multiple of 4", len);
+    size_t pad = 0;
+    if (len && in[len - 1] == '=') pad++;
+    if (len > 1 && in[len - 2] == '=') pad++;
+    size_t n = len / 4 * 3 - pad;
+    uint8_t *o = malloc(n ? n : 1);
+    if (!o) return cz_error(CZ_ENOMEM, "base64: out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        int v[4];
+        for (int q = 0; q < 4; q++) {
+            bool padpos = i + q >= len - pad;
+            v[q] = padpos ? 0 : b64v((unsigned char)in[i + q]);
+            if (v[q] < 0 || (padpos && in[i + q] != '=')) {
+                free(o);
+                return cz_error(CZ_EFORMAT, "base64: bad character at %zu", i + q);
+            }
+        }
+        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        uint8_t b[3] = {(uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w};
+        for (int q = 0; q < 3 && k < n; q++) o[k++] = b[q];
+        /* non-canonical trailing bits are rejected */
+        if (i + 4 == len && pad && (w & (pad == 1 ? 0xffu : 0xffffu))) {
+            free(o);
+            return cz_error(CZ_EFORMAT, "base64: non-zero padding bits");
+        }
+    }
+    *out = o;
+    *out_len = n;
+    return 0;
+}
