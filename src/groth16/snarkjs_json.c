@@ -8,6 +8,7 @@
 
 #include "cz_error.h"
 #include "groth16/snarkjs.h"
+#include "util/json.h"
 
 /* ---- big integers as little-endian limbs <-> decimal ---- */
 static void to_dec(char *out, const uint64_t *limbs, int nl) {
@@ -135,308 +136,204 @@ int cz_snarkjs_vk_write_json(const char *path, const cz_groth16_vk *vk) {
     return close_file(f, path);
 }
 
-/* ---- a small JSON reader ---- */
-enum { J_STR, J_NUM, J_ARR, J_OBJ, J_LIT };
-typedef struct jv {
-    int type;
-    size_t off;       /* byte offset in the file, for messages */
-    char *s;          /* J_STR / J_NUM / J_LIT text */
-    size_t n;         /* children */
-    struct jv *kids;  /* J_ARR / J_OBJ */
-    char **keys;      /* J_OBJ */
-} jv;
-
+/* ---- readers ---- */
 typedef struct {
-    const char *t;
-    size_t len, p;
-    const char *name;
-    int depth;
-} jp;
+    cz_json j;
+    char *text;
+    const char *path;
+} jdoc;
 
-static void jv_free(jv *v) {
-    free(v->s);
-    for (size_t i = 0; i < v->n; i++) {
-        jv_free(&v->kids[i]);
-        if (v->keys) free(v->keys[i]);
-    }
-    free(v->kids);
-    free(v->keys);
-}
-
-static void skip_ws(jp *j) {
-    while (j->p < j->len && strchr(" \t\r\n", j->t[j->p])) j->p++;
-}
-
-static int jerr(jp *j, const char *what) {
-    return cz_error(CZ_EFORMAT, "%s: offset %zu: invalid JSON (%s)", j->name, j->p, what);
-}
-
-static int parse_value(jp *j, jv *v);
-
-static int parse_string(jp *j, char **out) {
-    size_t st = ++j->p; /* after the quote; escapes are not needed by these files */
-    while (j->p < j->len && j->t[j->p] != '"') {
-        if (j->t[j->p] == '\\') return jerr(j, "escape sequences are not supported");
-        j->p++;
-    }
-    if (j->p >= j->len) return jerr(j, "unterminated string");
-    *out = strndup(j->t + st, j->p - st);
-    j->p++;
-    return *out ? 0 : cz_error(CZ_ENOMEM, "%s: out of memory", j->name);
-}
-
-static int push(jv *v, size_t *cap) {
-    if (v->n < *cap) return 0;
-    *cap = *cap ? 2 * *cap : 4;
-    jv *k = realloc(v->kids, *cap * sizeof *k);
-    if (!k) return -1;
-    v->kids = k;
-    if (v->type == J_OBJ) {
-        char **ks = realloc(v->keys, *cap * sizeof *ks);
-        if (!ks) return -1;
-        v->keys = ks;
-    }
-    return 0;
-}
-
-static int parse_container(jp *j, jv *v, char close) {
-    size_t cap = 0;
-    int rc;
-    if (++j->depth > 32) return jerr(j, "nested too deeply");
-    j->p++;
-    skip_ws(j);
-    if (j->p < j->len && j->t[j->p] == close) {
-        j->p++;
-        j->depth--;
-        return 0;
-    }
-    for (;;) {
-        skip_ws(j);
-        if (push(v, &cap)) return cz_error(CZ_ENOMEM, "%s: out of memory", j->name);
-        memset(&v->kids[v->n], 0, sizeof v->kids[v->n]);
-        if (close == '}') {
-            v->keys[v->n] = NULL;
-            if (j->p >= j->len || j->t[j->p] != '"') return jerr(j, "expected a key");
-            if ((rc = parse_string(j, &v->keys[v->n]))) return rc;
-            skip_ws(j);
-            if (j->p >= j->len || j->t[j->p] != ':') {
-                v->n++;
-                return jerr(j, "expected ':'");
-            }
-            j->p++;
-        }
-        rc = parse_value(j, &v->kids[v->n]);
-        v->n++;
-        if (rc) return rc;
-        skip_ws(j);
-        if (j->p < j->len && j->t[j->p] == ',') {
-            j->p++;
-            continue;
-        }
-        if (j->p < j->len && j->t[j->p] == close) {
-            j->p++;
-            j->depth--;
-            return 0;
-        }
-        return jerr(j, "expected ',' or a closing bracket");
-    }
-}
-
-static int parse_value(jp *j, jv *v) {
-    skip_ws(j);
-    memset(v, 0, sizeof *v);
-    v->off = j->p;
-    if (j->p >= j->len) return jerr(j, "unexpected end");
-    char ch = j->t[j->p];
-    if (ch == '"') {
-        v->type = J_STR;
-        return parse_string(j, &v->s);
-    }
-    if (ch == '[' || ch == '{') {
-        v->type = ch == '[' ? J_ARR : J_OBJ;
-        return parse_container(j, v, ch == '[' ? ']' : '}');
-    }
-    size_t st = j->p;
-    while (j->p < j->len && (strchr("+-.eE", j->t[j->p]) || (j->t[j->p] >= '0' && j->t[j->p] <= '9') ||
-                             (j->t[j->p] >= 'a' && j->t[j->p] <= 'z')))
-        j->p++;
-    if (j->p == st) return jerr(j, "unexpected character");
-    v->type = (ch >= 'a' && ch <= 'z') ? J_LIT : J_NUM;
-    v->s = strndup(j->t + st, j->p - st);
-    return v->s ? 0 : cz_error(CZ_ENOMEM, "%s: out of memory", j->name);
-}
-
-static int load_json(jv *root, const char *path) {
-    memset(root, 0, sizeof *root);
+static int load_json(jdoc *d, const char *path) {
+    memset(d, 0, sizeof *d);
+    d->path = path;
     FILE *f = fopen(path, "rb");
     if (!f) return cz_error(CZ_EIO, "%s: cannot open", path);
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *t = n >= 0 && n < (1L << 30) ? malloc((size_t)n + 1) : NULL;
-    if (!t || fread(t, 1, (size_t)n, f) != (size_t)n) {
+    d->text = n >= 0 && n < (1L << 30) ? malloc((size_t)n + 1) : NULL;
+    if (!d->text || fread(d->text, 1, (size_t)n, f) != (size_t)n) {
         fclose(f);
-        free(t);
+        free(d->text);
         return cz_error(CZ_EIO, "%s: cannot read", path);
     }
     fclose(f);
-    jp j = {.t = t, .len = (size_t)n, .name = path};
-    int rc = parse_value(&j, root);
-    if (!rc) {
-        skip_ws(&j);
-        if (j.p != j.len) rc = jerr(&j, "trailing data");
+    int rc = cz_json_parse(&d->j, d->text, (size_t)n);
+    if (rc) {
+        free(d->text);
+        char msg[256]; /* copied: cz_error writes the buffer the message lives in */
+        snprintf(msg, sizeof msg, "%s", cz_error_message());
+        return cz_error(rc, "%s: %s", path, msg);
     }
-    free(t);
-    if (rc) jv_free(root);
-    return rc;
+    return 0;
 }
 
-static const jv *get(const jv *o, const char *key) {
-    if (o->type != J_OBJ) return NULL;
-    for (size_t i = 0; i < o->n; i++)
-        if (!strcmp(o->keys[i], key)) return &o->kids[i];
-    return NULL;
+static void jdoc_free(jdoc *d) {
+    cz_json_free(&d->j);
+    free(d->text);
 }
+
+static size_t off(const jdoc *d, int64_t t) { return t < 0 ? 0 : d->j.tok[t].start; }
 
 static const uint64_t FP_P[6] = CZ_FP_MODULUS;
 static const uint64_t FR_P[4] = CZ_FR_MODULUS;
 
-static int jfp(cz_fp *r, const jv *v, const char *path, const char *what) {
+/* A string token holding a decimal below the modulus m (nl limbs). */
+static int tok_dec(uint64_t *v, int nl, const jdoc *d, int64_t t, const uint64_t *m) {
+    if (cz_json_type(&d->j, t) != CZ_JSON_STRING || d->j.tok[t].len > 120) return -1;
+    char buf[128];
+    memcpy(buf, d->text + d->j.tok[t].start, d->j.tok[t].len);
+    buf[d->j.tok[t].len] = 0;
+    return from_dec(v, nl, buf, m);
+}
+
+static int jfp(cz_fp *r, const jdoc *d, int64_t t, const char *what) {
     uint64_t l[6];
-    if (!v || v->type != J_STR || from_dec(l, 6, v->s, FP_P) || cz_fp_from_raw(r, l))
-        return cz_error(CZ_ERANGE, "%s: offset %zu: %s: not a decimal string below q", path, v ? v->off : 0, what);
+    if (tok_dec(l, 6, d, t, FP_P) || cz_fp_from_raw(r, l))
+        return cz_error(CZ_ERANGE, "%s: offset %zu: %s: not a decimal string below q", d->path, off(d, t), what);
     return 0;
 }
 
-static int is_str(const jv *v, const char *s) { return v && v->type == J_STR && !strcmp(v->s, s); }
+static int is_str(const jdoc *d, int64_t t, const char *s) { return cz_json_type(&d->j, t) == CZ_JSON_STRING && cz_json_streq(&d->j, t, s); }
 
 /* [x, y, z] with z "1" (affine) or ["0","1","0"] (infinity, accepted only when allow_inf). */
-static int jg1(cz_g1_affine *p, const jv *v, const char *path, const char *what, int allow_inf) {
+static int jg1(cz_g1_affine *p, const jdoc *d, int64_t t, const char *what, int allow_inf) {
     int rc;
-    if (!v || v->type != J_ARR || v->n != 3)
-        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s is not a G1 point [x, y, z]", path, v ? v->off : 0, what);
-    if (is_str(&v->kids[2], "0")) {
-        if (!allow_inf || !is_str(&v->kids[0], "0") || !is_str(&v->kids[1], "1"))
-            return cz_error(CZ_ECURVE, "%s: offset %zu: %s is infinity or malformed", path, v->off, what);
+    const cz_json *j = &d->j;
+    if (cz_json_type(j, t) != CZ_JSON_ARRAY || cz_json_count(j, t) != 3)
+        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s is not a G1 point [x, y, z]", d->path, off(d, t), what);
+    int64_t x = cz_json_at(j, t, 0), y = cz_json_at(j, t, 1), z = cz_json_at(j, t, 2);
+    if (is_str(d, z, "0")) {
+        if (!allow_inf || !is_str(d, x, "0") || !is_str(d, y, "1"))
+            return cz_error(CZ_ECURVE, "%s: offset %zu: %s is infinity or malformed", d->path, off(d, t), what);
         memset(p, 0, sizeof *p);
         return 0;
     }
-    if (!is_str(&v->kids[2], "1"))
-        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s: z must be \"1\" (affine)", path, v->kids[2].off, what);
-    if ((rc = jfp(&p->x, &v->kids[0], path, what)) || (rc = jfp(&p->y, &v->kids[1], path, what))) return rc;
+    if (!is_str(d, z, "1"))
+        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s: z must be \"1\" (affine)", d->path, off(d, z), what);
+    if ((rc = jfp(&p->x, d, x, what)) || (rc = jfp(&p->y, d, y, what))) return rc;
     if (!cz_g1_affine_is_on_curve(p) || cz_g1_affine_is_infinity(p))
-        return cz_error(CZ_ECURVE, "%s: offset %zu: %s is not on the curve", path, v->off, what);
+        return cz_error(CZ_ECURVE, "%s: offset %zu: %s is not on the curve", d->path, off(d, t), what);
     if (!cz_g1_affine_is_in_subgroup(p))
-        return cz_error(CZ_ESUBGROUP, "%s: offset %zu: %s is not in the subgroup", path, v->off, what);
+        return cz_error(CZ_ESUBGROUP, "%s: offset %zu: %s is not in the subgroup", d->path, off(d, t), what);
     return 0;
 }
 
-static int jg2(cz_g2_affine *p, const jv *v, const char *path, const char *what) {
+static int jg2(cz_g2_affine *p, const jdoc *d, int64_t t, const char *what) {
     int rc;
-    if (!v || v->type != J_ARR || v->n != 3)
-        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s is not a G2 point [[x0,x1],[y0,y1],[z0,z1]]", path,
-                        v ? v->off : 0, what);
-    for (int i = 0; i < 3; i++)
-        if (v->kids[i].type != J_ARR || v->kids[i].n != 2)
-            return cz_error(CZ_EFORMAT, "%s: offset %zu: %s: coordinate %d is not a pair", path, v->kids[i].off, what, i);
-    if (!is_str(&v->kids[2].kids[0], "1") || !is_str(&v->kids[2].kids[1], "0"))
-        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s: z must be [\"1\", \"0\"] (affine, not infinity)", path,
-                        v->kids[2].off, what);
-    if ((rc = jfp(&p->x.c0, &v->kids[0].kids[0], path, what)) || (rc = jfp(&p->x.c1, &v->kids[0].kids[1], path, what)) ||
-        (rc = jfp(&p->y.c0, &v->kids[1].kids[0], path, what)) || (rc = jfp(&p->y.c1, &v->kids[1].kids[1], path, what)))
+    const cz_json *j = &d->j;
+    if (cz_json_type(j, t) != CZ_JSON_ARRAY || cz_json_count(j, t) != 3)
+        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s is not a G2 point [[x0,x1],[y0,y1],[z0,z1]]", d->path,
+                        off(d, t), what);
+    int64_t c[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = cz_json_at(j, t, (uint32_t)i);
+        if (cz_json_type(j, c[i]) != CZ_JSON_ARRAY || cz_json_count(j, c[i]) != 2)
+            return cz_error(CZ_EFORMAT, "%s: offset %zu: %s: coordinate %d is not a pair", d->path, off(d, c[i]), what, i);
+    }
+    if (!is_str(d, cz_json_at(j, c[2], 0), "1") || !is_str(d, cz_json_at(j, c[2], 1), "0"))
+        return cz_error(CZ_EFORMAT, "%s: offset %zu: %s: z must be [\"1\", \"0\"] (affine, not infinity)", d->path,
+                        off(d, c[2]), what);
+    if ((rc = jfp(&p->x.c0, d, cz_json_at(j, c[0], 0), what)) || (rc = jfp(&p->x.c1, d, cz_json_at(j, c[0], 1), what)) ||
+        (rc = jfp(&p->y.c0, d, cz_json_at(j, c[1], 0), what)) || (rc = jfp(&p->y.c1, d, cz_json_at(j, c[1], 1), what)))
         return rc;
     if (!cz_g2_affine_is_on_curve(p) || cz_g2_affine_is_infinity(p))
-        return cz_error(CZ_ECURVE, "%s: offset %zu: %s is not on the curve", path, v->off, what);
+        return cz_error(CZ_ECURVE, "%s: offset %zu: %s is not on the curve", d->path, off(d, t), what);
     if (!cz_g2_affine_is_in_subgroup(p))
-        return cz_error(CZ_ESUBGROUP, "%s: offset %zu: %s is not in the subgroup", path, v->off, what);
+        return cz_error(CZ_ESUBGROUP, "%s: offset %zu: %s is not in the subgroup", d->path, off(d, t), what);
     return 0;
 }
 
-static int check_tags(const jv *root, const char *path) {
-    const jv *pr = get(root, "protocol"), *cu = get(root, "curve");
-    if (pr && !is_str(pr, "groth16"))
-        return cz_error(CZ_EUNSUPPORTED, "%s: offset %zu: protocol is not groth16", path, pr->off);
-    if (cu && !is_str(cu, "bls12381"))
-        return cz_error(CZ_EUNSUPPORTED, "%s: offset %zu: curve is not bls12381", path, cu->off);
+static int check_tags(const jdoc *d) {
+    if (cz_json_type(&d->j, 0) != CZ_JSON_OBJECT) return cz_error(CZ_EFORMAT, "%s: offset 0: not a JSON object", d->path);
+    int64_t pr = cz_json_get(&d->j, 0, "protocol"), cu = cz_json_get(&d->j, 0, "curve");
+    if (pr >= 0 && !is_str(d, pr, "groth16"))
+        return cz_error(CZ_EUNSUPPORTED, "%s: offset %zu: protocol is not groth16", d->path, off(d, pr));
+    if (cu >= 0 && !is_str(d, cu, "bls12381"))
+        return cz_error(CZ_EUNSUPPORTED, "%s: offset %zu: curve is not bls12381", d->path, off(d, cu));
     return 0;
 }
 
 int cz_snarkjs_proof_read_json(cz_groth16_proof *p, const char *path) {
-    jv root;
-    int rc = load_json(&root, path);
+    jdoc d;
+    int rc = load_json(&d, path);
     if (rc) return rc;
-    if (!(rc = check_tags(&root, path)) && !(rc = jg1(&p->a, get(&root, "pi_a"), path, "pi_a", 0)) &&
-        !(rc = jg2(&p->b, get(&root, "pi_b"), path, "pi_b")))
-        rc = jg1(&p->c, get(&root, "pi_c"), path, "pi_c", 0);
-    jv_free(&root);
+    if (!(rc = check_tags(&d)) && !(rc = jg1(&p->a, &d, cz_json_get(&d.j, 0, "pi_a"), "pi_a", 0)) &&
+        !(rc = jg2(&p->b, &d, cz_json_get(&d.j, 0, "pi_b"), "pi_b")))
+        rc = jg1(&p->c, &d, cz_json_get(&d.j, 0, "pi_c"), "pi_c", 0);
+    jdoc_free(&d);
     return rc;
 }
 
 int cz_snarkjs_public_read_json(cz_fr **pub, size_t *n, const char *path) {
-    jv root;
+    jdoc d;
     *pub = NULL;
     *n = 0;
-    int rc = load_json(&root, path);
+    int rc = load_json(&d, path);
     if (rc) return rc;
-    if (root.type != J_ARR) {
+    const uint32_t cnt = cz_json_count(&d.j, 0);
+    if (cz_json_type(&d.j, 0) != CZ_JSON_ARRAY) {
         rc = cz_error(CZ_EFORMAT, "%s: offset 0: public signals must be an array", path);
         goto out;
     }
-    *pub = malloc((root.n ? root.n : 1) * sizeof **pub);
+    *pub = malloc((cnt ? cnt : 1) * sizeof **pub);
     if (!*pub) {
         rc = cz_error(CZ_ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    for (size_t i = 0; i < root.n; i++) {
+    for (uint32_t i = 0; i < cnt; i++) {
         uint64_t l[4];
+        int64_t t = cz_json_at(&d.j, 0, i);
         /* Like snarkjs' verifier: a signal >= r is rejected, not reduced. */
-        if (root.kids[i].type != J_STR || from_dec(l, 4, root.kids[i].s, FR_P) || cz_fr_from_raw(&(*pub)[i], l)) {
-            rc = cz_error(CZ_ERANGE, "%s: offset %zu: public signal %zu is not a decimal string below r", path,
-                          root.kids[i].off, i);
+        if (tok_dec(l, 4, &d, t, FR_P) || cz_fr_from_raw(&(*pub)[i], l)) {
+            rc = cz_error(CZ_ERANGE, "%s: offset %zu: public signal %u is not a decimal string below r", path, off(&d, t), i);
             free(*pub);
             *pub = NULL;
             goto out;
         }
     }
-    *n = root.n;
+    *n = cnt;
 out:
-    jv_free(&root);
+    jdoc_free(&d);
     return rc;
 }
 
 int cz_snarkjs_vk_read_json(cz_groth16_vk *vk, const char *path) {
-    jv root;
+    jdoc d;
     memset(vk, 0, sizeof *vk);
-    int rc = load_json(&root, path);
+    int rc = load_json(&d, path);
     if (rc) return rc;
-    const jv *ic = get(&root, "IC");
-    if ((rc = check_tags(&root, path)) || (rc = jg1(&vk->alpha_g1, get(&root, "vk_alpha_1"), path, "vk_alpha_1", 0)) ||
-        (rc = jg2(&vk->beta_g2, get(&root, "vk_beta_2"), path, "vk_beta_2")) ||
-        (rc = jg2(&vk->gamma_g2, get(&root, "vk_gamma_2"), path, "vk_gamma_2")) ||
-        (rc = jg2(&vk->delta_g2, get(&root, "vk_delta_2"), path, "vk_delta_2")))
+    const cz_json *j = &d.j;
+    int64_t ic = -1, np;
+    if ((rc = check_tags(&d)) || (rc = jg1(&vk->alpha_g1, &d, cz_json_get(j, 0, "vk_alpha_1"), "vk_alpha_1", 0)) ||
+        (rc = jg2(&vk->beta_g2, &d, cz_json_get(j, 0, "vk_beta_2"), "vk_beta_2")) ||
+        (rc = jg2(&vk->gamma_g2, &d, cz_json_get(j, 0, "vk_gamma_2"), "vk_gamma_2")) ||
+        (rc = jg2(&vk->delta_g2, &d, cz_json_get(j, 0, "vk_delta_2"), "vk_delta_2")))
         goto out;
-    if (!ic || ic->type != J_ARR || ic->n == 0) {
+    ic = cz_json_get(j, 0, "IC");
+    if (cz_json_type(j, ic) != CZ_JSON_ARRAY || cz_json_count(j, ic) == 0) {
         rc = cz_error(CZ_EFORMAT, "%s: IC is missing or empty", path);
         goto out;
     }
-    const jv *np = get(&root, "nPublic");
-    if (np && (np->type != J_NUM || strtoull(np->s, NULL, 10) + 1 != ic->n)) {
-        rc = cz_error(CZ_EFORMAT, "%s: offset %zu: nPublic does not match the %zu IC points", path, np->off, ic->n);
+    const uint32_t nic = cz_json_count(j, ic);
+    uint64_t npv;
+    if ((np = cz_json_get(j, 0, "nPublic")) >= 0 && (cz_json_u64(j, np, &npv) || npv + 1 != nic)) {
+        rc = cz_error(CZ_EFORMAT, "%s: offset %zu: nPublic does not match the %u IC points", path, off(&d, np), nic);
         goto out;
     }
-    vk->ic_len = ic->n;
-    vk->ic = malloc(ic->n * sizeof *vk->ic);
+    vk->ic_len = nic;
+    vk->ic = malloc(nic * sizeof *vk->ic);
     if (!vk->ic) {
         rc = cz_error(CZ_ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    for (size_t i = 0; i < ic->n && !rc; i++) {
+    for (uint32_t i = 0; i < nic && !rc; i++) {
         char what[32];
-        snprintf(what, sizeof what, "IC[%zu]", i);
-        rc = jg1(&vk->ic[i], &ic->kids[i], path, what, 1);
+        snprintf(what, sizeof what, "IC[%u]", i);
+        rc = jg1(&vk->ic[i], &d, cz_json_at(j, ic, i), what, 1);
     }
 out:
-    jv_free(&root);
+    jdoc_free(&d);
     if (rc) cz_groth16_vk_free(vk);
     return rc;
 }
