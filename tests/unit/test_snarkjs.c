@@ -248,7 +248,7 @@ static void test_json_errors(const char *dir) {
     CHECK(cz_snarkjs_proof_read_json(&pr, p) == CZ_ECURVE);
     write_text(p, "{\"pi_a\": [\"1\", \"2\", \"1\"], ");
     CHECK(cz_snarkjs_proof_read_json(&pr, p) == CZ_EFORMAT);
-    CHECK(strstr(cz_error_message(), "offset") != NULL);
+    CHECK(strstr(cz_error_message(), "bad.json") && strstr(cz_error_message(), "byte 2"));
     write_text(p, "[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]"); /* r */
     CHECK(cz_snarkjs_public_read_json(&pub, &n, p) == CZ_ERANGE);
     write_text(p, "[\"0\", \"52435875175126190479447740508185965837690552500527637822603658699938581184512\"]");
