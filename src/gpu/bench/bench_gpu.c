@@ -1,0 +1,155 @@
+/* GPU benchmark: first checks correctness on fresh random data at large sizes (every element against
+ * the CPU reference at 2^24; GPU round trips at 2^27), then times the NTT kinds at several sizes with
+ * CUDA events (1 warm-up, median of CZ_BENCH_REPS runs, default 7) and prints a table last, with
+ * sppark's figure on the same GPU (research/anchors-measured.md) and the ratio ours/sppark.
+ * Usage: cz_bench_gpu [max_log_n (27)] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cz_error.h"
+#include "gpu/gpu.h"
+#include "gpu_ref.h"
+#include "util/rng.h"
+
+static const char *kind_name[4] = {"forward", "inverse", "coset_fwd", "coset_inv"};
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define DIE_IF(rc, what)                                                              \
+    do {                                                                              \
+        if (rc) {                                                                     \
+            fprintf(stderr, "FAIL: %s: %s\n", what, cz_error_message());              \
+            exit(1);                                                                  \
+        }                                                                             \
+    } while (0)
+
+static int failures;
+
+/* Every element of a GPU transform of 2^log_n random elements against the CPU reference. */
+static void check_vs_cpu(unsigned log_n, int kind, cz_rng *rng) {
+    size_t n = (size_t)1 << log_n, first;
+    cz_fr *in = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr)), *d;
+    for (size_t i = 0; i < n; i++) cz_fr_random(&in[i], rng);
+    cz_gpu_ntt *plan;
+    DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+    DIE_IF(cz_gpu_malloc((void **)&d, n * sizeof(cz_fr)), "malloc");
+    DIE_IF(cz_gpu_memcpy_htod(d, in, n * sizeof(cz_fr)), "htod");
+    DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL), "ntt");
+    DIE_IF(cz_gpu_sync(), "sync");
+    memset(out, 0xa5, n * sizeof(cz_fr));
+    DIE_IF(cz_gpu_memcpy_dtoh(out, d, n * sizeof(cz_fr)), "dtoh");
+    time_t t0 = time(NULL);
+    ref_ntt(in, log_n, kind);
+    size_t bad = ref_count_diff(out, in, n, &first);
+    printf("check %-9s 2^%u vs CPU reference: %s (%zu of %zu differ; CPU %lds)\n", kind_name[kind], log_n,
+           bad ? "FAIL" : "ok", bad, n, (long)(time(NULL) - t0));
+    if (bad) failures++;
+    cz_gpu_free(d);
+    cz_gpu_ntt_destroy(plan);
+    free(in);
+    free(out);
+}
+
+/* forward then inverse (and coset pair) of device-generated data at 2^log_n bring the input back. */
+static void check_round_trip(unsigned log_n, uint64_t seed) {
+    size_t n = (size_t)1 << log_n, first;
+    cz_fr *in = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr)), *d;
+    cz_gpu_ntt *plan;
+    DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+    DIE_IF(cz_gpu_malloc((void **)&d, n * sizeof(cz_fr)), "malloc");
+    DIE_IF(cz_gpu_fr_random(d, n, seed), "random");
+    DIE_IF(cz_gpu_memcpy_dtoh(in, d, n * sizeof(cz_fr)), "dtoh");
+    for (int pair = 0; pair < 2; pair++) {
+        DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)(2 * pair), NULL), "ntt");
+        DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)(2 * pair + 1), NULL), "ntt");
+        DIE_IF(cz_gpu_sync(), "sync");
+        memset(out, 0xa5, n * sizeof(cz_fr));
+        DIE_IF(cz_gpu_memcpy_dtoh(out, d, n * sizeof(cz_fr)), "dtoh");
+        size_t bad = ref_count_diff(out, in, n, &first);
+        printf("check %s round trip 2^%u on the GPU: %s (%zu differ)\n", pair ? "coset" : "plain", log_n,
+               bad ? "FAIL" : "ok", bad);
+        if (bad) failures++;
+    }
+    cz_gpu_free(d);
+    cz_gpu_ntt_destroy(plan);
+    free(in);
+    free(out);
+}
+
+/* sppark on the same H200 (anchors-measured.md): forward NR 2^24/2^26/2^27, coset inverse 2^27 */
+static double sppark_ms(unsigned log_n, int kind) {
+    if (kind == 0 && log_n == 24) return 4.43;
+    if (kind == 0 && log_n == 26) return 20.92;
+    if (kind == 0 && log_n == 27) return 42.31;
+    if (kind == 3 && log_n == 27) return 48.95;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 27;
+    int reps = getenv("CZ_BENCH_REPS") ? atoi(getenv("CZ_BENCH_REPS")) : 7;
+    if (reps < 1 || reps > 100) reps = 7;
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    char desc[256];
+    DIE_IF(cz_gpu_describe(desc, sizeof desc), "describe");
+    printf("device: %s\n", desc);
+    cz_rng rng;
+    uint64_t seed;
+    cz_os_random(&seed, sizeof seed);
+    cz_rng_seed(&rng, seed);
+    printf("seed: 0x%016llx\n", (unsigned long long)seed);
+
+    unsigned check_log = max_log < 24 ? max_log : 24;
+    check_vs_cpu(check_log, 0, &rng);
+    check_vs_cpu(check_log, 3, &rng);
+    check_round_trip(max_log, seed ^ 0x5eed);
+
+    static const unsigned sizes[] = {16, 20, 22, 24, 26, 27, 28};
+    char table[8192];
+    size_t tl = 0;
+    tl += snprintf(table + tl, sizeof table - tl, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+    cz_gpu_timer *tm;
+    DIE_IF(cz_gpu_timer_create(&tm), "timer");
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned log_n = sizes[si];
+        if (log_n > max_log) break;
+        size_t n = (size_t)1 << log_n;
+        cz_fr *d;
+        cz_gpu_ntt *plan;
+        DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+        DIE_IF(cz_gpu_malloc((void **)&d, n * sizeof(cz_fr)), "malloc");
+        DIE_IF(cz_gpu_fr_random(d, n, seed + log_n), "random");
+        for (int kind = 0; kind < 4; kind++) {
+            float ms[100];
+            DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL), "warm-up");
+            for (int r = 0; r < reps; r++) {
+                DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+                DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL), "ntt");
+                DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+            }
+            qsort(ms, reps, sizeof(float), cmp_float);
+            double sp = sppark_ms(log_n, kind);
+            char spb[32] = "-", rb[32] = "-";
+            if (sp > 0) {
+                snprintf(spb, sizeof spb, "%.2f", sp);
+                snprintf(rb, sizeof rb, "%.2f", ms[reps / 2] / sp);
+            }
+            tl += snprintf(table + tl, sizeof table - tl, "| NTT %s | 2^%u | %.3f | %.3f | %s | %s |\n", kind_name[kind],
+                           log_n, ms[reps / 2], ms[0], spb, rb);
+        }
+        cz_gpu_free(d);
+        cz_gpu_ntt_destroy(plan);
+    }
+    cz_gpu_timer_destroy(tm);
+    printf("\n%s(median of %d runs after 1 warm-up, CUDA events; data resident on the device)\n", table, reps);
+    printf("correctness: %s\n", failures ? "FAILED" : "all checks ok");
+    return failures ? 1 : 0;
+}
