@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build-gpu}
 MAXLOG=${1:-27}
 J=$(nproc 2>/dev/null || echo 4)
-echo "== commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') $(date -u +%FT%TZ)"
+echo "== commit $(cat COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null) $(date -u +%FT%TZ)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu,memory.used --format=csv 2>&1 || true
 t0=$(date +%s)
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCZ_ENABLE_CUDA=ON -DCZ_ENABLE_SERVER=OFF \
