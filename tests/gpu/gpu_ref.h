@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ff/fr.h"
+#include "poly/ntt.h"
 
 /* out[k] = sum_j in[j] * w^(j*k) */
 static void ref_dft(cz_fr *out, const cz_fr *in, size_t n, const cz_fr *w) {
@@ -113,6 +114,19 @@ static size_t ref_count_diff(const cz_fr *a, const cz_fr *b, size_t n, size_t *f
             bad++;
         }
     return bad;
+}
+
+/* The project's CPU NTT (src/poly/ntt.c), kind as cz_gpu_ntt_kind; returns its status. */
+static int cpu_ntt(cz_fr *a, unsigned log_n, int kind) {
+    cz_domain dom;
+    int rc = cz_domain_init(&dom, log_n);
+    if (rc) return rc;
+    switch (kind) {
+    case 0: return cz_ntt_forward(&dom, a);
+    case 1: return cz_ntt_inverse(&dom, a);
+    case 2: return cz_ntt_coset_forward(&dom, a);
+    default: return cz_ntt_coset_inverse(&dom, a);
+    }
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* GPU NTT against CPU references on fresh random data: the naive DFT (the definition) for
  * 2^1..2^10, a textbook radix-2 NTT (itself checked against the DFT here) for 2^11..2^20; every
- * element of every output compared, host receive buffers poisoned before each readback; round trips
+ * element of every output compared (and against src/poly's cz_ntt_*), host receive buffers poisoned before each readback; round trips
  * and edge inputs (zeros, all r-1). Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +70,12 @@ int main(void) {
             CHECK(gpu_ntt(out, in, log_n, kind, plan, d) == 0);
             bad = ref_count_diff(out, ref, n, &first);
             CHECK_MSG(bad == 0, "GPU %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n, first);
+            /* and the project's CPU NTT (src/poly) gives the same bytes */
+            memcpy(ref, in, n * sizeof(cz_fr));
+            CHECK(cpu_ntt(ref, log_n, kind) == 0);
+            bad = ref_count_diff(out, ref, n, &first);
+            CHECK_MSG(bad == 0, "GPU vs cz_ntt %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n,
+                      first);
             /* round trip: the matching inverse brings the input back */
             int back_kind = kind ^ 1;
             CHECK(gpu_ntt(back, out, log_n, back_kind, plan, d) == 0);
