@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ec/g1.h"
 #include "ff/fr.h"
 
 #ifdef __cplusplus
@@ -56,6 +57,15 @@ int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n);
 void cz_gpu_ntt_destroy(cz_gpu_ntt *plan);
 /* Transforms the 2^log_n elements at d_data (device memory) in place, asynchronously on stream. */
 int cz_gpu_ntt_run(cz_gpu_ntt *plan, cz_fr *d_data, cz_gpu_ntt_kind kind, void *stream);
+
+/* ---- G1 over resident affine bases (the cz_g1_affine layout, infinity = (0,0)) ----
+ * Synchronous on stream: they return when the result is on the host. Scratch device memory is kept
+ * between calls (grown on demand; cz_gpu_g1_release_scratch frees it); one caller at a time. */
+/* r = sum of scalars[i] * bases[i], scalars Fr in Montgomery form, n < 2^31. */
+int cz_gpu_g1_msm(cz_g1_jac *r, const cz_g1_affine *d_bases, const cz_fr *d_scalars, size_t n, void *stream);
+/* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */
+int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+void cz_gpu_g1_release_scratch(void);
 
 #ifdef __cplusplus
 }
