@@ -66,8 +66,9 @@ static __device__ __noinline__ cz_dg1_xyzz cz_dg1_dbl_aff(const cz_dg1_aff &q) {
     return r;
 }
 
-/* p + q, q affine (infinity allowed on either side). */
-static __device__ __noinline__ cz_dg1_xyzz cz_dg1_add_aff(const cz_dg1_xyzz &p, const cz_dg1_aff &q) {
+/* p + q, q affine (infinity allowed on either side). Inlined in the hot loops (bucket accumulation,
+ * batch addition): a call passes the points through the stack frame (local memory). */
+static CZ_DEV cz_dg1_xyzz cz_dg1_add_aff_inl(const cz_dg1_xyzz &p, const cz_dg1_aff &q) {
     if (q.is_inf()) return p;
     if (p.is_inf()) {
         cz_dg1_xyzz r;
@@ -85,6 +86,10 @@ static __device__ __noinline__ cz_dg1_xyzz cz_dg1_add_aff(const cz_dg1_xyzz &p, 
     r.x = R.sqr() - ppp - Q.dbl();
     r.y = R * (Q - r.x) - p.y * ppp;
     return r;
+}
+
+static __device__ __noinline__ cz_dg1_xyzz cz_dg1_add_aff(const cz_dg1_xyzz &p, const cz_dg1_aff &q) {
+    return cz_dg1_add_aff_inl(p, q);
 }
 
 static __device__ __noinline__ cz_dg1_xyzz cz_dg1_add(const cz_dg1_xyzz &p, const cz_dg1_xyzz &q) {

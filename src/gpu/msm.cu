@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(RED_THREADS) ba_sum(cz_dg1_xyzz *out, const cz
     const size_t T = (size_t)gridDim.x * blockDim.x, tot = *total;
     cz_dg1_xyzz a = cz_dg1_xyzz::inf();
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < tot; i += T)
-        a = cz_dg1_add_aff(a, cz_dg1_ld_aff(bases + idx[i]));
+        a = cz_dg1_add_aff_inl(a, cz_dg1_ld_aff(bases + idx[i]));
     a = block_sum(a);
     if (threadIdx.x == 0) cz_dg1_st(out + blockIdx.x, a);
 }
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(128) msm_accumulate(cz_dg1_xyzz *bucket, const
         uint32_t v = srt[j];
         cz_dg1_aff p = cz_dg1_ld_aff(bases + (v & 0x7fffffffu));
         if (v >> 31) p.y = p.y.neg();
-        a = cz_dg1_add_aff(a, p);
+        a = cz_dg1_add_aff_inl(a, p);
     }
     cz_dg1_st(bucket + t, a);
 }
@@ -239,7 +239,7 @@ static unsigned msm_window_bits(size_t n) {
     while (((size_t)1 << (lg + 1)) <= n) lg++;
     int c = (int)lg - 3;
     if (c < 8) c = 8;
-    if (c > 16) c = 16;
+    if (c > 20) c = 20; /* 2^27: 13 windows of 20 bits, 2^19 buckets each */
     return (unsigned)c;
 }
 
