@@ -234,13 +234,14 @@ __global__ void __launch_bounds__(128) msm_combine(cz_dg1_xyzz *out, const cz_dg
     cz_dg1_st(out + t, cz_dg1_add(T, acc));
 }
 
+/* Window width. The top window only holds the bits of the 255-bit scalar above (W-1)*c, and one
+ * thread sums each bucket's run, so a nearly empty top window puts most points into a few buckets
+ * (c = 17 at 2^20: 2^19 points in one bucket, 16 s). c = 8, 16 and 20 keep the top window at least
+ * 2^7 / 2^15 / 2^15 buckets wide. Splitting long runs over several threads would lift this limit. */
 static unsigned msm_window_bits(size_t n) {
-    unsigned lg = 0;
-    while (((size_t)1 << (lg + 1)) <= n) lg++;
-    int c = (int)lg - 3;
-    if (c < 8) c = 8;
-    if (c > 20) c = 20; /* 2^27: 13 windows of 20 bits, 2^19 buckets each */
-    return (unsigned)c;
+    if (n < ((size_t)1 << 14)) return 8;
+    if (n < ((size_t)1 << 25)) return 16;
+    return 20;
 }
 
 /* Window sums: host array of W xyzz points; *c_out = window bits. r_windows must hold 32 points. */
