@@ -22,6 +22,13 @@ for tool in cmake gcc g++ make pkg-config; do
 done
 # GMP is the big-integer oracle of the field tests: check the header the compiler will see.
 if ! have gcc || ! echo '#include <gmp.h>' | gcc -E -x c - >/dev/null 2>&1; then missing+=(libgmp-dev); fi
+# The daemon and its e2e tests: gRPC core, protobuf-c, jansson, libmicrohttpd, python3-grpcio, promtool
+# (one Debian package a line in scripts/deps-server.txt).
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+while read -r pkg; do
+    [ -n "$pkg" ] && [ "${pkg#\#}" = "$pkg" ] || continue
+    installed "$pkg" || missing+=("$pkg")
+done <scripts/deps-server.txt
 if [ "$want_npm" = 1 ]; then
     have node || missing+=(nodejs)
     have npm || missing+=(npm)

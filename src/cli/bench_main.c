@@ -1,0 +1,458 @@
+/* cuzk-bench: a client of the daemon with cuzk-bench's subcommands and flags (cuzk-spec §4):
+ *   single, batch, status, preload, metrics, plus evict, cancel and gen-vanilla porep (ours).
+ * Global flags: -a/--addr (default http://127.0.0.1:9820; unix:///path for a socket), --log-level.
+ * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
+ * wrapper's SectorSize (cuzk hard-coded 32 GiB), and `single -t porep` without --c1 sends a synthetic
+ * 2 KiB C1 wrapper (the built-in test circuit's input until the real PoRep circuit lands). */
+#include <grpc/grpc.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/v1/proving.pb-c.h"
+#include "cz_error.h"
+#include "engine/engine.h"
+#include "server/client.h"
+
+#define M(x) "/cuzk.v1.ProvingEngine/" x
+
+typedef struct {
+    const char *addr, *type, *c1, *vanilla, *circuit, *job, *out, *randomness;
+    uint64_t registered_proof, sector_num, miner_id, sector_size;
+    uint32_t partition;
+    int count, concurrency;
+} opts;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int die(const char *fmt, const char *a) {
+    fprintf(stderr, "cuzk-bench: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static uint8_t *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    *len = b ? fread(b, 1, (size_t)n, f) : 0;
+    fclose(f);
+    return b;
+}
+
+static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static char *b64(const uint8_t *p, size_t n) {
+    char *o = malloc(4 * ((n + 2) / 3) + 1), *w = o;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        *w++ = b64chars[v >> 18], *w++ = b64chars[(v >> 12) & 63];
+        *w++ = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
+        *w++ = i + 2 < n ? b64chars[v & 63] : '=';
+    }
+    *w = 0;
+    return o;
+}
+
+/* A synthetic C1 wrapper: Phase1Out is a small JSON with fresh random seed/ticket, so each one is a
+ * different statement for the test circuit. Not a real SealCommitPhase1Output. */
+static char *synthetic_c1(uint64_t sector_num, uint64_t sector_size) {
+    uint8_t r[64];
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(r, 1, sizeof r, f) != sizeof r) memset(r, 7, sizeof r);
+    if (f) fclose(f);
+    char inner[1024];
+    size_t n = (size_t)snprintf(inner, sizeof inner, "{\"registered_proof\":\"StackedDrg2KiBV1_1\",\"synthetic\":true,\"seed\":[");
+    for (int i = 0; i < 32; i++) n += (size_t)snprintf(inner + n, sizeof inner - n, "%s%u", i ? "," : "", r[i]);
+    n += (size_t)snprintf(inner + n, sizeof inner - n, "],\"ticket\":[");
+    for (int i = 32; i < 64; i++) n += (size_t)snprintf(inner + n, sizeof inner - n, "%s%u", i > 32 ? "," : "", r[i]);
+    n += (size_t)snprintf(inner + n, sizeof inner - n, "]}");
+    char *p1 = b64((const uint8_t *)inner, n);
+    char *out = malloc(strlen(p1) + 128);
+    sprintf(out, "{\"SectorNum\":%llu,\"Phase1Out\":\"%s\",\"SectorSize\":%llu}", (unsigned long long)sector_num, p1,
+            (unsigned long long)sector_size);
+    free(p1);
+    return out;
+}
+
+static int kind_of(const char *t) {
+    static const char *const porep[] = {"porep", "porep-c2", "seal-commit"}, *const snap[] = {"snap", "snap-deals", "update"},
+                             *const wpost[] = {"wpost", "window-post", "windowpost"},
+                             *const win[] = {"winning", "winning-post", "winningpost"};
+    for (int i = 0; i < 3; i++) {
+        if (!strcmp(t, porep[i])) return CZ_KIND_POREP;
+        if (!strcmp(t, snap[i])) return CZ_KIND_SNAP;
+        if (!strcmp(t, wpost[i])) return CZ_KIND_WPOST;
+        if (!strcmp(t, win[i])) return CZ_KIND_WINNING;
+    }
+    return 0;
+}
+
+static const char *status_name(int s) {
+    static const char *const n[] = {"UNKNOWN", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"};
+    return s >= 0 && s <= 4 ? n[s] : "UNKNOWN";
+}
+
+static int call(cz_client *c, const char *method, const uint8_t *req, size_t len, uint64_t timeout_ms, uint8_t **resp,
+                size_t *rlen) {
+    int st;
+    char msg[600];
+    if (cz_client_call(c, method, req, len, timeout_ms, resp, rlen, &st, msg, sizeof msg)) {
+        fprintf(stderr, "cuzk-bench: %s: %s\n", method, cz_error_message());
+        return 1;
+    }
+    if (st) {
+        fprintf(stderr, "cuzk-bench: %s: gRPC status %d: %s\n", method, st, msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Builds the SubmitProofRequest payload for the options (vanilla is owned by the caller). */
+static int build_submit(const opts *o, Cuzk__V1__SubmitProofRequest *s, uint8_t **vanilla, size_t *vlen) {
+    int kind = kind_of(o->type);
+    if (!kind) return die("unknown --type '%s' (porep, snap, wpost, winning)", o->type);
+    cuzk__v1__submit_proof_request__init(s);
+    s->request_id = (char *)"";
+    s->proof_kind = (Cuzk__V1__ProofKind)kind;
+    s->registered_proof = o->registered_proof;
+    s->sector_number = o->sector_num;
+    s->miner_id = o->miner_id;
+    s->partition_index = o->partition;
+    uint64_t ss = o->sector_size;
+    if (kind == CZ_KIND_POREP) {
+        if (o->c1) {
+            if (!(*vanilla = read_file(o->c1, vlen))) return die("cannot read --c1 %s", o->c1);
+            json_t *j = json_loadb((const char *)*vanilla, *vlen, 0, NULL);
+            if (!ss && j && json_is_integer(json_object_get(j, "SectorSize")))
+                ss = (uint64_t)json_integer_value(json_object_get(j, "SectorSize"));
+            json_decref(j);
+        } else {
+            if (!ss) ss = 2048;
+            *vanilla = (uint8_t *)synthetic_c1(o->sector_num, ss);
+            *vlen = strlen((char *)*vanilla);
+        }
+        s->vanilla_proof.data = *vanilla;
+        s->vanilla_proof.len = *vlen;
+    } else {
+        if (!o->vanilla) return die("--vanilla PATH is needed for --type %s", o->type);
+        if (!(*vanilla = read_file(o->vanilla, vlen))) return die("cannot read --vanilla %s", o->vanilla);
+        /* One proof: the raw file (JSON arrays of base64 proofs are not split yet). */
+        s->n_vanilla_proofs = 1;
+        s->vanilla_proofs = malloc(sizeof *s->vanilla_proofs);
+        s->vanilla_proofs[0].data = *vanilla;
+        s->vanilla_proofs[0].len = *vlen;
+        if (!ss) ss = 32ull << 30;
+    }
+    s->sector_size = ss;
+    return 0;
+}
+
+typedef struct {
+    int ok;
+    Cuzk__V1__AwaitProofResponse *r;
+    double wall;
+} prove_out;
+
+static int prove_once(cz_client *c, Cuzk__V1__SubmitProofRequest *s, prove_out *out) {
+    Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
+    pr.submit = s;
+    size_t n = cuzk__v1__prove_request__get_packed_size(&pr);
+    uint8_t *buf = malloc(n ? n : 1), *resp;
+    cuzk__v1__prove_request__pack(&pr, buf);
+    size_t rlen;
+    double t0 = now_s();
+    int rc = call(c, M("Prove"), buf, n, 0, &resp, &rlen);
+    out->wall = now_s() - t0;
+    free(buf);
+    out->r = NULL;
+    out->ok = 0;
+    if (rc) return rc;
+    Cuzk__V1__ProveResponse *r = cuzk__v1__prove_response__unpack(NULL, rlen, resp);
+    free(resp);
+    if (!r || !r->result) return die("%s", "malformed ProveResponse");
+    out->r = r->result;
+    r->result = NULL;
+    cuzk__v1__prove_response__free_unpacked(r, NULL);
+    out->ok = out->r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+    return 0;
+}
+
+static int cmd_single(cz_client *c, const opts *o) {
+    Cuzk__V1__SubmitProofRequest s;
+    uint8_t *v = NULL;
+    size_t vlen = 0;
+    if (build_submit(o, &s, &v, &vlen)) return 1;
+    prove_out p;
+    int rc = prove_once(c, &s, &p);
+    free(s.vanilla_proofs);
+    free(v);
+    if (rc) return rc;
+    Cuzk__V1__AwaitProofResponse *r = p.r;
+    printf("=== Proof Result ===\nstatus: %s\njob_id: %s\n", status_name(r->status), r->job_id);
+    if (*r->error_message) printf("error: %s\n", r->error_message);
+    printf("timings: total=%llu ms (queue=%llu ms, srs=%llu ms, synth=%llu ms, gpu=%llu ms)\nwall: %.0f ms\n",
+           (unsigned long long)r->total_ms, (unsigned long long)r->queue_wait_ms, (unsigned long long)r->srs_load_ms,
+           (unsigned long long)r->synthesis_ms, (unsigned long long)r->gpu_compute_ms, p.wall * 1e3);
+    printf("proof: %zu bytes\n", r->proof.len);
+    size_t show = r->proof.len > 256 ? 128 : r->proof.len;
+    for (size_t i = 0; i < show; i++) printf("%02x", r->proof.data[i]);
+    printf("%s\n", show < r->proof.len ? "..." : "");
+    int ok = p.ok;
+    cuzk__v1__await_proof_response__free_unpacked(r, NULL);
+    return ok ? 0 : 1;
+}
+
+typedef struct {
+    cz_client *c;
+    const opts *o;
+    pthread_mutex_t mu;
+    int next, done, completed, failed;
+    double prove_sum, prove_min, prove_max, wall_sum, wall_min, wall_max, t0;
+} batch_state;
+
+static void *batch_worker(void *arg) {
+    batch_state *b = arg;
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        int i = b->next++;
+        pthread_mutex_unlock(&b->mu);
+        if (i >= b->o->count) return NULL;
+        Cuzk__V1__SubmitProofRequest s;
+        uint8_t *v = NULL;
+        size_t vlen = 0;
+        prove_out p = {0};
+        int rc = build_submit(b->o, &s, &v, &vlen) || prove_once(b->c, &s, &p);
+        free(s.vanilla_proofs);
+        free(v);
+        pthread_mutex_lock(&b->mu);
+        b->done++;
+        double prove = p.r ? p.r->gpu_compute_ms / 1e3 : 0;
+        if (!rc && p.ok) {
+            b->completed++;
+            b->prove_sum += prove, b->wall_sum += p.wall;
+            if (b->completed == 1 || prove < b->prove_min) b->prove_min = prove;
+            if (prove > b->prove_max) b->prove_max = prove;
+            if (b->completed == 1 || p.wall < b->wall_min) b->wall_min = p.wall;
+            if (p.wall > b->wall_max) b->wall_max = p.wall;
+        } else {
+            b->failed++;
+        }
+        printf("[%d/%d] %s — %.1fs (prove=%llu ms, queue=%llu ms)%s%s  [elapsed %.1fs]\n", b->done, b->o->count,
+               rc ? "ERROR" : status_name(p.r->status), p.wall, p.r ? (unsigned long long)p.r->gpu_compute_ms : 0ull,
+               p.r ? (unsigned long long)p.r->queue_wait_ms : 0ull, p.r && *p.r->error_message ? " " : "",
+               p.r ? p.r->error_message : "", now_s() - b->t0);
+        fflush(stdout);
+        pthread_mutex_unlock(&b->mu);
+        if (p.r) cuzk__v1__await_proof_response__free_unpacked(p.r, NULL);
+    }
+}
+
+static int cmd_batch(cz_client *c, const opts *o) {
+    batch_state b;
+    memset(&b, 0, sizeof b);
+    b.c = c, b.o = o;
+    pthread_mutex_init(&b.mu, NULL);
+    int j = o->concurrency > 0 ? o->concurrency : 1;
+    pthread_t *t = calloc((size_t)j, sizeof *t);
+    b.t0 = now_s();
+    for (int i = 0; i < j; i++) pthread_create(&t[i], NULL, batch_worker, &b);
+    for (int i = 0; i < j; i++) pthread_join(t[i], NULL);
+    free(t);
+    double total = now_s() - b.t0;
+    printf("=== Batch Summary ===\ntotal time: %.1fs\ncompleted: %d, failed: %d\n", total, b.completed, b.failed);
+    if (b.completed) {
+        printf("wall: avg=%.1fs min=%.1fs max=%.1fs\nprove: avg=%.1fs min=%.1fs max=%.1fs\n", b.wall_sum / b.completed,
+               b.wall_min, b.wall_max, b.prove_sum / b.completed, b.prove_min, b.prove_max);
+        printf("throughput: %.2f proofs/min (%.2fs/proof)\n", b.completed * 60.0 / total, total / b.completed);
+    }
+    return b.failed ? 1 : 0;
+}
+
+static int cmd_status(cz_client *c) {
+    Cuzk__V1__GetStatusRequest rq = CUZK__V1__GET_STATUS_REQUEST__INIT;
+    uint8_t buf[16], *resp;
+    size_t n = cuzk__v1__get_status_request__pack(&rq, buf), rlen;
+    if (call(c, M("GetStatus"), buf, n, 5000, &resp, &rlen)) return 1;
+    Cuzk__V1__GetStatusResponse *r = cuzk__v1__get_status_response__unpack(NULL, rlen, resp);
+    free(resp);
+    if (!r) return die("%s", "malformed GetStatusResponse");
+    printf("=== cuzk status ===\nuptime: %llus\nproofs: %llu completed, %llu failed\npinned: %llu / %llu bytes\n",
+           (unsigned long long)r->uptime_seconds, (unsigned long long)r->total_proofs_completed,
+           (unsigned long long)r->total_proofs_failed, (unsigned long long)r->pinned_memory_bytes,
+           (unsigned long long)r->pinned_memory_limit_bytes);
+    printf("GPUs:%s\n", r->n_gpus ? "" : " none (CPU backend)");
+    for (size_t i = 0; i < r->n_gpus; i++) {
+        Cuzk__V1__GPUStatus *g = r->gpus[i];
+        printf("  [%u] %s — %llu/%llu MiB — %s%s%s%.8s%s\n", g->ordinal, g->name,
+               (unsigned long long)(g->vram_free_bytes >> 20), (unsigned long long)(g->vram_total_bytes >> 20),
+               *g->current_job_id ? "proving " : "idle", g->current_proof_kind, *g->current_job_id ? " (" : "",
+               g->current_job_id, *g->current_job_id ? ")" : "");
+    }
+    printf("SRS:%s\n", r->n_loaded_srs ? "" : " none loaded");
+    static const char *const tiers[] = {"hot", "warm", "cold"};
+    for (size_t i = 0; i < r->n_loaded_srs; i++)
+        printf("  %s — %s — %.1f MiB — refs %u\n", r->loaded_srs[i]->circuit_id,
+               tiers[r->loaded_srs[i]->tier <= 2 ? r->loaded_srs[i]->tier : 0], r->loaded_srs[i]->size_bytes / 1048576.0,
+               r->loaded_srs[i]->ref_count);
+    printf("queues:%s\n", r->n_queues ? "" : " empty");
+    for (size_t i = 0; i < r->n_queues; i++)
+        printf("  %s — pending %u, in progress %u\n", r->queues[i]->proof_kind, r->queues[i]->pending,
+               r->queues[i]->in_progress);
+    cuzk__v1__get_status_response__free_unpacked(r, NULL);
+    return 0;
+}
+
+static int cmd_srs(cz_client *c, const opts *o, int evict) {
+    if (!o->circuit) return die("%s", "-c/--circuit-id is needed");
+    uint8_t *resp, buf[512];
+    size_t rlen, n;
+    if (evict) {
+        Cuzk__V1__EvictSrsRequest rq = CUZK__V1__EVICT_SRS_REQUEST__INIT;
+        rq.circuit_id = (char *)o->circuit;
+        n = cuzk__v1__evict_srs_request__pack(&rq, buf);
+        if (call(c, M("EvictSRS"), buf, n, 0, &resp, &rlen)) return 1;
+        Cuzk__V1__EvictSrsResponse *r = cuzk__v1__evict_srs_response__unpack(NULL, rlen, resp);
+        free(resp);
+        if (!r) return die("%s", "malformed EvictSrsResponse");
+        if (r->was_loaded) printf("%s evicted, %llu bytes freed\n", o->circuit, (unsigned long long)r->freed_bytes);
+        else printf("%s was not loaded\n", o->circuit);
+        cuzk__v1__evict_srs_response__free_unpacked(r, NULL);
+        return 0;
+    }
+    Cuzk__V1__PreloadSrsRequest rq = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
+    rq.circuit_id = (char *)o->circuit;
+    n = cuzk__v1__preload_srs_request__pack(&rq, buf);
+    if (call(c, M("PreloadSRS"), buf, n, 0, &resp, &rlen)) return 1;
+    Cuzk__V1__PreloadSrsResponse *r = cuzk__v1__preload_srs_response__unpack(NULL, rlen, resp);
+    free(resp);
+    if (!r) return die("%s", "malformed PreloadSrsResponse");
+    if (r->already_loaded) printf("%s already loaded\n", o->circuit);
+    else printf("%s loaded in %llu ms\n", o->circuit, (unsigned long long)r->load_time_ms);
+    cuzk__v1__preload_srs_response__free_unpacked(r, NULL);
+    return 0;
+}
+
+static int cmd_metrics(cz_client *c) {
+    uint8_t *resp;
+    size_t rlen;
+    if (call(c, M("GetMetrics"), (const uint8_t *)"", 0, 5000, &resp, &rlen)) return 1;
+    Cuzk__V1__GetMetricsResponse *r = cuzk__v1__get_metrics_response__unpack(NULL, rlen, resp);
+    free(resp);
+    if (!r) return die("%s", "malformed GetMetricsResponse");
+    fputs(r->prometheus_text, stdout);
+    cuzk__v1__get_metrics_response__free_unpacked(r, NULL);
+    return 0;
+}
+
+static int cmd_cancel(cz_client *c, const opts *o) {
+    if (!o->job) return die("%s", "--job-id is needed");
+    Cuzk__V1__CancelProofRequest rq = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
+    rq.job_id = (char *)o->job;
+    uint8_t buf[600], *resp;
+    size_t n = cuzk__v1__cancel_proof_request__pack(&rq, buf), rlen;
+    if (call(c, M("CancelProof"), buf, n, 5000, &resp, &rlen)) return 1;
+    Cuzk__V1__CancelProofResponse *r = cuzk__v1__cancel_proof_response__unpack(NULL, rlen, resp);
+    free(resp);
+    if (!r) return die("%s", "malformed CancelProofResponse");
+    printf("%s cancelled (%s)\n", o->job, r->was_running ? "was running" : "was queued or done");
+    cuzk__v1__cancel_proof_response__free_unpacked(r, NULL);
+    return 0;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: cuzk-bench [-a ADDR] [--log-level L] <command> [flags]\n"
+               "  single  -t/--type porep|snap|wpost|winning [--c1 PATH] [--vanilla PATH] [--registered-proof N]\n"
+               "          [--sector-num N] [--miner-id N] [--partition N] [--sector-size BYTES]\n"
+               "  batch   (single's flags) -c/--count N (3) -j/--concurrency N (1)\n"
+               "  status | metrics | preload -c ID | evict -c ID | cancel --job-id ID\n"
+               "  gen-vanilla porep [--sector-size 2048] [--sector-number N] [-o c1.json]   (synthetic C1 wrapper)\n"
+               "  ADDR: http://host:port (default http://127.0.0.1:9820) or unix:///path\n");
+}
+
+int main(int argc, char **argv) {
+    opts o = {0};
+    o.addr = "http://127.0.0.1:9820";
+    o.type = "porep";
+    o.sector_num = 1, o.miner_id = 1000, o.count = 3, o.concurrency = 1;
+    const char *cmd = NULL, *sub = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(s, l) (!strcmp(a, s) || !strcmp(a, l))
+#define NEED() \
+    if (!v) return die("%s needs a value", a); \
+    i++
+        if (OPT("-h", "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (OPT("-a", "--addr")) { NEED(); o.addr = v; }
+        else if (!strcmp(a, "--log-level")) { NEED(); }
+        else if (OPT("-t", "--type")) { NEED(); o.type = v; }
+        else if (!strcmp(a, "--c1")) { NEED(); o.c1 = v; }
+        else if (!strcmp(a, "--vanilla")) { NEED(); o.vanilla = v; }
+        else if (!strcmp(a, "--registered-proof")) { NEED(); o.registered_proof = strtoull(v, NULL, 0); }
+        else if (OPT("--sector-num", "--sector-number")) { NEED(); o.sector_num = strtoull(v, NULL, 0); }
+        else if (!strcmp(a, "--miner-id")) { NEED(); o.miner_id = strtoull(v, NULL, 0); }
+        else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); }
+        else if (!strcmp(a, "--sector-size")) { NEED(); o.sector_size = strtoull(v, NULL, 0); }
+        else if (!strcmp(a, "--randomness")) { NEED(); o.randomness = v; }
+        else if (!strcmp(a, "--job-id")) { NEED(); o.job = v; }
+        else if (!strcmp(a, "-o")) { NEED(); o.out = v; }
+        else if (OPT("-j", "--concurrency")) { NEED(); o.concurrency = atoi(v); }
+        else if (OPT("-c", "--count") || !strcmp(a, "--circuit-id")) {
+            NEED();
+            if (cmd && (!strcmp(cmd, "preload") || !strcmp(cmd, "evict")) ) o.circuit = v;
+            else o.count = atoi(v);
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cuzk-bench: unknown flag %s\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!cmd) cmd = a;
+        else if (!sub) sub = a;
+        else return die("unexpected argument %s", a);
+    }
+    if (!cmd) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(cmd, "gen-vanilla")) {
+        if (!sub || strcmp(sub, "porep")) return die("gen-vanilla: only 'porep' (synthetic C1 wrapper) for now; got %s", sub ? sub : "nothing");
+        char *c1 = synthetic_c1(o.sector_num, o.sector_size ? o.sector_size : 2048);
+        const char *path = o.out ? o.out : "c1.json";
+        FILE *f = fopen(path, "w");
+        if (!f) return die("cannot write %s", path);
+        fputs(c1, f);
+        fclose(f);
+        free(c1);
+        printf("wrote %s (synthetic C1 wrapper for the built-in test circuit)\n", path);
+        return 0;
+    }
+    grpc_init();
+    cz_client *c;
+    if (cz_client_open(&c, o.addr)) return die("%s", cz_error_message());
+    int rc;
+    if (!strcmp(cmd, "single")) rc = cmd_single(c, &o);
+    else if (!strcmp(cmd, "batch")) rc = cmd_batch(c, &o);
+    else if (!strcmp(cmd, "status")) rc = cmd_status(c);
+    else if (!strcmp(cmd, "preload")) rc = cmd_srs(c, &o, 0);
+    else if (!strcmp(cmd, "evict")) rc = cmd_srs(c, &o, 1);
+    else if (!strcmp(cmd, "metrics")) rc = cmd_metrics(c);
+    else if (!strcmp(cmd, "cancel")) rc = cmd_cancel(c, &o);
+    else {
+        usage(stderr);
+        rc = 2;
+    }
+    cz_client_close(c);
+    grpc_shutdown();
+    return rc;
+}

@@ -1,0 +1,122 @@
+/* cuzk: the proving daemon. `cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]`.
+ * Startup: config -> engine -> HTTP status (optional) -> gRPC. SIGTERM/SIGINT: stop accepting calls,
+ * cancel queued work and running work at the next partition boundary, answer every waiting call,
+ * exit 0 (cuzk kept running after SIGINT and ignored SIGTERM). */
+#include <grpc/grpc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cz_error.h"
+#include "engine/config.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+#include "server/http.h"
+#include "server/rpc.h"
+
+#define DEFAULT_CONFIG "/data/zk/cuzk.toml"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]\n"
+            "  -c, --config PATH    TOML config (default " DEFAULT_CONFIG "; built-in defaults when that is absent)\n"
+            "  -l, --listen ADDR    gRPC address(es): unix:///abs/path or IP:port, comma-separated\n"
+            "      --log-level LVL  error|warn|info|debug|trace (overrides logging.level)\n");
+}
+
+int main(int argc, char **argv) {
+    const char *config = NULL, *listen = NULL, *level = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = NULL;
+        const char *val = NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "-c") || !strcmp(a, "--config")) dst = &config;
+        else if (!strcmp(a, "-l") || !strcmp(a, "--listen")) dst = &listen;
+        else if (!strcmp(a, "--log-level")) dst = &level;
+        else if (!strncmp(a, "--config=", 9)) config = a + 9;
+        else if (!strncmp(a, "--listen=", 9)) listen = a + 9;
+        else if (!strncmp(a, "--log-level=", 12)) level = a + 12;
+        else {
+            fprintf(stderr, "cuzk: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        if (dst) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cuzk: %s needs a value\n", a);
+                return 2;
+            }
+            val = argv[++i];
+            *dst = val;
+        }
+    }
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    if (config || access(DEFAULT_CONFIG, F_OK) == 0) {
+        const char *path = config ? config : DEFAULT_CONFIG;
+        if (cz_config_load_file(&cfg, path)) {
+            fprintf(stderr, "cuzk: config error: %s\n", cz_error_message());
+            return 1;
+        }
+    }
+    if (listen) snprintf(cfg.listen, sizeof cfg.listen, "%s", listen);
+    if (level) {
+        if (cz_log_set_level(level)) {
+            fprintf(stderr, "cuzk: --log-level: %s\n", cz_error_message());
+            return 2;
+        }
+        snprintf(cfg.log_level, sizeof cfg.log_level, "%s", level);
+    }
+    if (!cfg.pipeline_enabled)
+        cz_log(CZ_LOG_WARN, "cuzk", "pipeline.enabled=false (monolithic mode) is not implemented; using the pipeline");
+    if (cfg.max_batch_size > 1)
+        cz_log(CZ_LOG_WARN, "cuzk", "scheduler.max_batch_size>1 (cross-sector batching) is not implemented; ignored");
+
+    /* Signals are taken by sigwait in this thread only: block them before any thread starts. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    grpc_init();
+    cz_engine *e;
+    if (cz_engine_new(&e, &cfg)) {
+        fprintf(stderr, "cuzk: engine: %s\n", cz_error_message());
+        return 1;
+    }
+    cz_http_server *http = NULL;
+    if (*cfg.status_listen && cz_http_start(&http, e, cfg.status_listen)) {
+        fprintf(stderr, "cuzk: %s\n", cz_error_message());
+        cz_engine_free(e);
+        return 1;
+    }
+    cz_rpc_server *rpc;
+    if (cz_rpc_server_start(&rpc, e, cfg.listen)) {
+        fprintf(stderr, "cuzk: %s\n", cz_error_message());
+        cz_http_stop(http);
+        cz_engine_free(e);
+        return 1;
+    }
+    cz_log(CZ_LOG_INFO, "cuzk", "cuzk daemon ready (listen=%s, status_listen=%s, pid=%d)", cfg.listen,
+           *cfg.status_listen ? cfg.status_listen : "off", (int)getpid());
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    cz_log(CZ_LOG_INFO, "cuzk", "received %s: stop accepting, cancel pending work, exit",
+           sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    cz_rpc_server_stop_accepting(rpc);
+    cz_engine_shutdown(e, true);
+    cz_rpc_server_destroy(rpc);
+    cz_http_stop(http);
+    cz_engine_free(e);
+    grpc_shutdown();
+    cz_log(CZ_LOG_INFO, "cuzk", "clean exit");
+    return 0;
+}

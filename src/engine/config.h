@@ -1,0 +1,45 @@
+/* Daemon configuration: cuzk.toml's sections and keys (cuzk-spec §2.2) with cuzk's code defaults.
+ * Unknown keys and deprecated keys give a warning; a wrong type or a bad size/duration is an error
+ * naming the key and its line (cuzk silently fell back to defaults there). */
+#ifndef CZ_ENGINE_CONFIG_H
+#define CZ_ENGINE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CZ_CONFIG_MAX_DEVICES 64
+
+typedef struct {
+    char listen[512];        /* daemon.listen: unix:///abs/path or IP:port; several separated by ',' */
+    char status_listen[256]; /* daemon.status_listen: "" = off */
+    char param_cache[512];   /* srs.param_cache */
+    uint64_t total_budget;   /* memory.total_budget: 0 = auto (MemTotal - safety_margin) */
+    uint64_t safety_margin;  /* memory.safety_margin */
+    uint64_t eviction_min_idle_s;
+    int devices[CZ_CONFIG_MAX_DEVICES]; /* gpus.devices; ndevices 0 = all */
+    int ndevices;
+    uint32_t gpu_threads, gpu_workers_per_device;
+    uint32_t max_batch_size;
+    uint64_t max_batch_wait_ms;
+    bool sort_by_type;
+    uint32_t max_pending; /* scheduler.max_pending (ours): unfinished jobs before RESOURCE_EXHAUSTED */
+    uint32_t synthesis_threads;
+    bool pipeline_enabled;
+    uint32_t synthesis_lookahead, synthesis_concurrency, max_parallel_synthesis, max_gpu_queue_depth;
+    uint64_t slot_size;
+    char log_level[16], log_format[16];
+} cz_config;
+
+void cz_config_defaults(cz_config *c);
+/* Applies a TOML text / file over c. Warnings go to the log; the first error is returned (CZ_EFORMAT). */
+int cz_config_load_text(cz_config *c, const char *text, const char *name);
+int cz_config_load_file(cz_config *c, const char *path);
+/* "auto"-resolved budget in bytes (MemTotal - safety_margin, 256 GiB if /proc/meminfo is unreadable). */
+uint64_t cz_config_budget(const cz_config *c);
+
+/* "32GiB", "512MiB", "5GB", "100MB", "4KiB", "123" (bytes). CZ_EINVAL when malformed. */
+int cz_parse_size(const char *s, uint64_t *out);
+/* "5m", "30s", "2h", "300" (seconds). */
+int cz_parse_duration_s(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,887 @@
+/* The engine (engine.h). One mutex guards jobs and queues; heavy work (SRS load, synthesis, proving,
+ * verification) runs outside it. Flow of a job:
+ *   submit -> scheduler heap (priority, FIFO) -> dispatcher (acquires the SRS, when synthesis needs
+ *   work: pipeline.synthesis_lookahead jobs ahead) -> synthesis workers take partitions of the best
+ *   running job, charging the memory budget -> bounded prover queue ordered (priority, job, partition)
+ *   -> prover workers (one device lock per device; the CPU backend is one device) run start()
+ *   -> finalizer: finish(), verify against the vk, place the 192 bytes -> job COMPLETED when all
+ *   partitions verified, FAILED on the first failure, CANCELLED when cancelled (at partition boundaries). */
+#include "engine/engine.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "engine/circuit.h"
+#include "engine/log.h"
+#include "engine/sched.h"
+#include "engine/srs.h"
+
+#define MAX_PARTS 64
+#define RETENTION_MS (10 * 60 * 1000)
+#define RETAIN_MAX 4096
+#define SUMMARY_N 1000
+#define T "cuzk::engine"
+
+enum { JQ = 0, JD, JR, JF }; /* queued, dispatching (SRS), running, finished */
+
+typedef struct job {
+    char id[CZ_JOB_ID_MAX];
+    int kind, prio, state, status;
+    uint64_t seq, vhash;
+    uint8_t *vanilla;
+    size_t vlen;
+    const cz_circuit *circ;
+    cz_srs_entry *srs;
+    uint32_t parts, next_part, inflight, done_parts;
+    bool cancel, failed;
+    char err[512];
+    uint8_t *proof;
+    char part_state[MAX_PARTS];
+    uint64_t part_synth[MAX_PARTS], part_gpu[MAX_PARTS];
+    uint64_t t_submit, t_dispatch, t_done, srs_load_ms, synth_ms, gpu_ms;
+    int waiters;
+    struct job *next;
+} job;
+
+typedef struct part {
+    job *j;
+    uint32_t idx;
+    cz_fr *inputs, *aux;
+    uint64_t ni, na;
+    void *pending;
+    uint64_t synth_ms, t_start;
+    int worker;
+    struct part *next;
+} part;
+
+typedef struct {
+    bool busy;
+    char job[CZ_JOB_ID_MAX];
+    int kind, partition;
+    uint64_t since;
+} worker_slot;
+
+struct cz_engine {
+    cz_config cfg;
+    cz_backend be;
+    cz_srs_mgr srs;
+    pthread_mutex_t mu, dev_mu;
+    pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done;
+    cz_sched queue;
+    job *jobs;
+    part *gq, *fq, *fq_tail;
+    uint32_t gq_len, gq_cap;
+    uint64_t next_seq, t_start;
+    uint64_t budget_total, budget_used;
+    bool shutting, stop;
+    int n_synth, n_gpu, n_fin, synth_active;
+    pthread_t dispatcher, *synth, *gpu, *fin;
+    worker_slot *slots;
+    uint64_t completed, failed, cancelled, completed_k[5], failed_k[5];
+    double dur[5][SUMMARY_N];
+    uint32_t dur_n[5], dur_i[5];
+    bool corrupt_for_test;
+};
+
+const char *cz_kind_name(int k) {
+    static const char *n[] = {"unknown", "porep-c2", "snap-update", "window-post", "winning-post"};
+    return k >= 0 && k <= 4 ? n[k] : "unknown";
+}
+const char *cz_kind_label(int k) {
+    static const char *n[] = {"unknown", "porep_c2", "snap_update", "window_post", "winning_post"};
+    return k >= 0 && k <= 4 ? n[k] : "unknown";
+}
+
+int cz_effective_priority(int kind, int p) {
+    if (p == CZ_PRIO_UNSPECIFIED)
+        return kind == CZ_KIND_WINNING ? CZ_PRIO_CRITICAL : kind == CZ_KIND_WPOST ? CZ_PRIO_HIGH : CZ_PRIO_NORMAL;
+    return p >= CZ_PRIO_LOW && p <= CZ_PRIO_CRITICAL ? p : CZ_PRIO_NORMAL;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ n;
+}
+
+static void uuid4(char out[37]) {
+    uint8_t b[16] = {0};
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, b, 16) != 16) {
+        uint64_t t = cz_now_ms() ^ (uint64_t)(uintptr_t)out;
+        memcpy(b, &t, 8);
+    }
+    if (fd >= 0) close(fd);
+    b[6] = (b[6] & 0x0f) | 0x40, b[8] = (b[8] & 0x3f) | 0x80;
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
+             b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* ---- job completion (engine lock held) ---- */
+
+static void finish_job(cz_engine *e, job *j, int status, const char *msg) {
+    if (j->state == JF) return;
+    j->state = JF;
+    j->status = status;
+    j->t_done = cz_now_ms();
+    if (msg && !j->err[0]) snprintf(j->err, sizeof j->err, "%s", msg);
+    if (j->srs) {
+        cz_srs_release(&e->srs, j->srs);
+        j->srs = NULL;
+    }
+    free(j->vanilla);
+    j->vanilla = NULL;
+    if (status != CZ_JOB_COMPLETED) {
+        free(j->proof);
+        j->proof = NULL;
+    }
+    int k = j->kind;
+    double secs = (j->t_done - j->t_submit) / 1000.0;
+    if (status == CZ_JOB_COMPLETED) {
+        e->completed++, e->completed_k[k]++;
+        e->dur[k][e->dur_i[k]] = secs;
+        e->dur_i[k] = (e->dur_i[k] + 1) % SUMMARY_N;
+        if (e->dur_n[k] < SUMMARY_N) e->dur_n[k]++;
+        cz_log(CZ_LOG_INFO, T, "proof completed job_id=%s kind=%s partitions=%u total_ms=%llu%s", j->id,
+               cz_kind_name(k), j->parts, (unsigned long long)(j->t_done - j->t_submit),
+               j->circ && j->circ->is_test ? " circuit=TEST (porep-2k-test)" : "");
+    } else if (status == CZ_JOB_FAILED) {
+        e->failed++, e->failed_k[k]++;
+        cz_log(CZ_LOG_WARN, T, "proof failed job_id=%s kind=%s: %s", j->id, cz_kind_name(k), j->err);
+    } else {
+        e->cancelled++;
+        cz_log(CZ_LOG_INFO, T, "proof cancelled job_id=%s kind=%s", j->id, cz_kind_name(k));
+    }
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_cond_broadcast(&e->cv_work); /* the dispatcher may have room now */
+}
+
+static void maybe_complete(cz_engine *e, job *j) {
+    if (j->state != JR || j->inflight) return;
+    if (j->failed) finish_job(e, j, CZ_JOB_FAILED, NULL);
+    else if (j->done_parts == j->parts) finish_job(e, j, CZ_JOB_COMPLETED, NULL);
+    else if (j->cancel) finish_job(e, j, CZ_JOB_CANCELLED, "cancelled");
+}
+
+static void fail_job(job *j, const char *fmt, const char *detail, uint32_t p) {
+    if (!j->failed) snprintf(j->err, sizeof j->err, fmt, p, detail);
+    j->failed = true;
+}
+
+static void budget_release(cz_engine *e, job *j) {
+    uint64_t m = j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+    e->budget_used -= m;
+    pthread_cond_broadcast(&e->cv_work);
+}
+
+static void drop_part(cz_engine *e, part *p, const char *why) {
+    job *j = p->j;
+    if (p->pending) e->be.discard(&e->be, p->pending);
+    free(p->inputs);
+    free(p->aux);
+    j->part_state[p->idx] = 'f';
+    j->inflight--;
+    budget_release(e, j);
+    cz_log(CZ_LOG_DEBUG, T, "partition dropped job_id=%s partition=%u (%s)", j->id, p->idx, why);
+    free(p);
+    maybe_complete(e, j);
+}
+
+/* ---- dispatcher: queued job -> running (SRS acquired) ---- */
+
+static uint32_t jobs_with_parts_left(cz_engine *e) {
+    uint32_t n = 0;
+    for (job *j = e->jobs; j; j = j->next)
+        n += (j->state == JD) || (j->state == JR && j->next_part < j->parts && !j->cancel && !j->failed);
+    return n;
+}
+
+static void *dispatcher_main(void *arg) {
+    cz_engine *e = arg;
+    uint32_t ahead = e->cfg.synthesis_lookahead ? e->cfg.synthesis_lookahead : 1;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->stop && (!e->queue.n || jobs_with_parts_left(e) >= ahead)) pthread_cond_wait(&e->cv_work, &e->mu);
+        if (e->stop) break;
+        job *j = cz_sched_pop(&e->queue);
+        j->state = JD;
+        pthread_mutex_unlock(&e->mu);
+        cz_srs_entry *s = NULL;
+        uint64_t ms = 0;
+        int rc = cz_srs_acquire(&e->srs, j->circ, &s, &ms);
+        char msg[400];
+        snprintf(msg, sizeof msg, "SRS load for %s failed: %s", j->circ->id, rc ? cz_error_message() : "");
+        pthread_mutex_lock(&e->mu);
+        j->t_dispatch = cz_now_ms();
+        j->srs_load_ms = ms;
+        j->state = JR;
+        if (rc) {
+            finish_job(e, j, CZ_JOB_FAILED, msg);
+        } else {
+            j->srs = s;
+            if (j->circ->is_test)
+                cz_log(CZ_LOG_INFO, T, "job %s uses the built-in TEST circuit %s until the real circuit lands", j->id,
+                       j->circ->id);
+            maybe_complete(e, j); /* cancelled while the SRS loaded */
+        }
+        pthread_cond_broadcast(&e->cv_work);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- synthesis workers ---- */
+
+static job *pick_job(cz_engine *e) {
+    job *best = NULL;
+    for (job *j = e->jobs; j; j = j->next) {
+        if (j->state != JR || j->cancel || j->failed || j->next_part >= j->parts) continue;
+        if (!best || j->prio > best->prio || (j->prio == best->prio && j->seq < best->seq)) best = j;
+    }
+    return best;
+}
+
+/* A partition fits when the budget holds it next to the partitions in flight and the loaded SRS; when it
+ * does not, unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first
+ * partition in flight always proceeds, so a job whose own SRS fills the budget still runs. */
+static bool budget_fits(cz_engine *e, const job *j) {
+    uint64_t m = j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+    if (e->budget_used == 0) return true;
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + m;
+    if (want <= e->budget_total) return true;
+    uint64_t freed = cz_srs_evict_idle(&e->srs, want - e->budget_total, e->cfg.eviction_min_idle_s * 1000);
+    return want - freed <= e->budget_total;
+}
+
+static void gq_insert(cz_engine *e, part *p) {
+    part **pp = &e->gq;
+    while (*pp) {
+        job *a = (*pp)->j, *b = p->j;
+        bool p_first = b->prio != a->prio ? b->prio > a->prio : b->seq != a->seq ? b->seq < a->seq : p->idx < (*pp)->idx;
+        if (p_first) break;
+        pp = &(*pp)->next;
+    }
+    p->next = *pp;
+    *pp = p;
+    e->gq_len++;
+}
+
+static void *synth_main(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        job *j = NULL;
+        for (;;) {
+            if (e->stop || !(j = pick_job(e))) {
+                if (e->stop) break;
+                pthread_cond_wait(&e->cv_work, &e->mu);
+            } else if (!budget_fits(e, j)) {
+                /* Woken by a release; the timeout lets an idle SRS age into evictability. */
+                struct timespec dl;
+                clock_gettime(CLOCK_REALTIME, &dl);
+                dl.tv_sec += 1;
+                pthread_cond_timedwait(&e->cv_work, &e->mu, &dl);
+            } else {
+                break;
+            }
+        }
+        if (e->stop) break;
+        e->budget_used += j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+        uint32_t idx = j->next_part++;
+        j->inflight++;
+        j->part_state[idx] = 's';
+        e->synth_active++;
+        pthread_mutex_unlock(&e->mu);
+
+        cz_timeline("SYNTH_START", j->id, "partition=%u", idx);
+        uint64_t t0 = cz_now_ms();
+        part *p = calloc(1, sizeof *p);
+        int rc = p ? j->circ->synthesize(j->circ, j->vanilla, j->vlen, idx, &p->inputs, &p->ni, &p->aux, &p->na)
+                   : cz_error(CZ_ENOMEM, "out of memory");
+        uint64_t dt = cz_now_ms() - t0;
+        cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu", idx, (unsigned long long)dt);
+        if (!rc) cz_log(CZ_LOG_DEBUG, T, "partition synthesis complete, pushing to GPU queue job_id=%s partition=%u", j->id, idx);
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
+
+        pthread_mutex_lock(&e->mu);
+        e->synth_active--;
+        j->synth_ms += dt;
+        j->part_synth[idx] = dt;
+        if (rc) {
+            fail_job(j, "synthesis of partition %u failed: %s", msg, idx);
+            if (p) {
+                p->j = j, p->idx = idx;
+                drop_part(e, p, "synthesis failed");
+            } else {
+                j->inflight--;
+                budget_release(e, j);
+                maybe_complete(e, j);
+            }
+            continue;
+        }
+        p->j = j, p->idx = idx, p->synth_ms = dt;
+        while (!e->stop && e->gq_len >= e->gq_cap && !j->cancel && !j->failed) pthread_cond_wait(&e->cv_space, &e->mu);
+        if (e->stop || j->cancel || j->failed) {
+            drop_part(e, p, "job cancelled or failed");
+            if (e->stop) break;
+            continue;
+        }
+        j->part_state[idx] = 'S';
+        gq_insert(e, p);
+        cz_timeline("GPU_QUEUE", j->id, "partition=%u", idx);
+        pthread_cond_signal(&e->cv_gpu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- prover workers ---- */
+
+typedef struct {
+    cz_engine *e;
+    int id;
+} worker_arg;
+
+static void *gpu_main(void *arg) {
+    cz_engine *e = ((worker_arg *)arg)->e;
+    int wid = ((worker_arg *)arg)->id;
+    free(arg);
+    worker_slot *slot = &e->slots[wid];
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->stop && !e->gq) pthread_cond_wait(&e->cv_gpu, &e->mu);
+        if (e->stop) break;
+        part *p = e->gq;
+        e->gq = p->next;
+        e->gq_len--;
+        pthread_cond_broadcast(&e->cv_space);
+        job *j = p->j;
+        if (j->cancel || j->failed) {
+            drop_part(e, p, "job cancelled or failed");
+            continue;
+        }
+        j->part_state[p->idx] = 'g';
+        slot->busy = true, slot->kind = j->kind, slot->partition = (int)p->idx, slot->since = cz_now_ms();
+        snprintf(slot->job, sizeof slot->job, "%s", j->id);
+        cz_srs_entry *s = j->srs;
+        pthread_mutex_unlock(&e->mu);
+
+        cz_timeline("GPU_PICKUP", j->id, "worker=%d,partition=%u", wid, p->idx);
+        /* The device interlock: workers of one GPU take turns inside start(). The CPU backend has no
+         * device to share, so its workers run side by side on their share of the cores. */
+        bool lock = e->be.ndevices > 0;
+        if (lock) pthread_mutex_lock(&e->dev_mu);
+        cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
+        p->t_start = cz_now_ms();
+        p->worker = wid;
+        int rc = e->be.start(&e->be, 0, &s->params, &s->r1cs, p->inputs, p->aux, &p->pending);
+        if (lock) pthread_mutex_unlock(&e->dev_mu);
+        cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu",
+               j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start));
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
+        free(p->aux);
+        p->aux = NULL; /* inputs stay: the verifier needs the public inputs */
+
+        pthread_mutex_lock(&e->mu);
+        slot->busy = false;
+        if (rc) {
+            p->pending = NULL;
+            fail_job(j, "prover start for partition %u failed: %s", msg, p->idx);
+            drop_part(e, p, "prover failed");
+            continue;
+        }
+        p->next = NULL;
+        if (e->fq_tail) e->fq_tail->next = p;
+        else e->fq = p;
+        e->fq_tail = p;
+        pthread_cond_signal(&e->cv_fin);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- finalizers: finish, verify, place ---- */
+
+static void *fin_main(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->stop && !e->fq) pthread_cond_wait(&e->cv_fin, &e->mu);
+        if (!e->fq) break;
+        part *p = e->fq;
+        e->fq = p->next;
+        if (!e->fq) e->fq_tail = NULL;
+        job *j = p->j;
+        cz_srs_entry *s = j->srs;
+        pthread_mutex_unlock(&e->mu);
+
+        uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+        uint64_t t_fin = cz_now_ms();
+        int rc = e->be.finish(&e->be, p->pending, &s->params.vk, proof);
+        p->pending = NULL;
+        uint64_t t_ver = cz_now_ms(), gpu_ms = t_ver - p->t_start;
+        cz_timeline("GPU_END", j->id, "worker=%d,partition=%u,gpu_ms=%llu", p->worker, p->idx, (unsigned long long)gpu_ms);
+        char msg[300] = "";
+        if (rc) {
+            snprintf(msg, sizeof msg, "prover finish: %s", cz_error_message());
+        } else {
+            if (e->corrupt_for_test) proof[100] ^= 1; /* CUZK_TEST_CORRUPT_PROOF: exercise the FAILED path */
+            rc = cz_groth16_verify_bytes(&s->pvk, proof, p->inputs + 1, p->ni - 1);
+            if (rc) snprintf(msg, sizeof msg, "proof does not verify against the vk (%s)", cz_error_message());
+        }
+        cz_log(CZ_LOG_DEBUG, T, "FIN_TIMING finalizer partition job_id=%s partition=%u finish_ms=%llu verify_ms=%llu "
+               "total_ms=%llu verified=%s", j->id, p->idx, (unsigned long long)(t_ver - t_fin),
+               (unsigned long long)(cz_now_ms() - t_ver), (unsigned long long)(cz_now_ms() - t_fin), rc ? "no" : "yes");
+        pthread_mutex_lock(&e->mu);
+        j->gpu_ms += gpu_ms;
+        j->part_gpu[p->idx] = gpu_ms;
+        if (rc) {
+            fail_job(j, "partition %u: %s", msg, p->idx);
+            drop_part(e, p, "verification failed");
+            continue;
+        }
+        memcpy(j->proof + (size_t)p->idx * CZ_GROTH16_PROOF_BYTES, proof, CZ_GROTH16_PROOF_BYTES);
+        j->done_parts++;
+        j->part_state[p->idx] = 'd';
+        j->inflight--;
+        budget_release(e, j);
+        free(p->inputs);
+        free(p);
+        maybe_complete(e, j);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+int cz_engine_new(cz_engine **out, const cz_config *cfg) {
+    cz_engine *e = calloc(1, sizeof *e);
+    if (!e) return cz_error(CZ_ENOMEM, "out of memory");
+    e->cfg = *cfg;
+    cz_log_epoch_reset();
+    e->t_start = cz_now_ms();
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1) ncpu = 1;
+    int per_dev = cfg->gpu_workers_per_device ? (int)cfg->gpu_workers_per_device : 1;
+    e->n_gpu = per_dev; /* CPU backend: one "device" */
+    int threads = cfg->gpu_threads ? (int)cfg->gpu_threads : (int)(ncpu / e->n_gpu > 0 ? ncpu / e->n_gpu : 1);
+    cz_backend_cpu_init(&e->be, threads);
+    e->budget_total = cz_config_budget(cfg);
+    uint32_t maxsyn = cfg->max_parallel_synthesis ? cfg->max_parallel_synthesis : 18;
+    e->n_synth = (int)(maxsyn < (uint32_t)(ncpu > 2 ? ncpu : 2) ? maxsyn : (uint32_t)(ncpu > 2 ? ncpu : 2));
+    e->n_fin = 1;
+    e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
+    e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
+    cz_srs_init(&e->srs, cfg->param_cache, (int)ncpu);
+    cz_sched_init(&e->queue);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->dev_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->cv_done, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_cond_init(&e->cv_work, NULL);
+    pthread_cond_init(&e->cv_gpu, NULL);
+    pthread_cond_init(&e->cv_space, NULL);
+    pthread_cond_init(&e->cv_fin, NULL);
+    e->synth = calloc((size_t)e->n_synth, sizeof(pthread_t));
+    e->gpu = calloc((size_t)e->n_gpu, sizeof(pthread_t));
+    e->fin = calloc((size_t)e->n_fin, sizeof(pthread_t));
+    e->slots = calloc((size_t)e->n_gpu, sizeof(worker_slot));
+    if (!e->synth || !e->gpu || !e->fin || !e->slots) return cz_error(CZ_ENOMEM, "out of memory");
+    pthread_create(&e->dispatcher, NULL, dispatcher_main, e);
+    for (int i = 0; i < e->n_synth; i++) pthread_create(&e->synth[i], NULL, synth_main, e);
+    for (int i = 0; i < e->n_gpu; i++) {
+        worker_arg *a = malloc(sizeof *a);
+        a->e = e, a->id = i;
+        pthread_create(&e->gpu[i], NULL, gpu_main, a);
+    }
+    for (int i = 0; i < e->n_fin; i++) pthread_create(&e->fin[i], NULL, fin_main, e);
+    cz_log(CZ_LOG_INFO, T,
+           "memory budget initialized total_budget_gib=%.1f; engine started backend=%s prover_workers=%d "
+           "prover_threads=%d synthesis_workers=%d queue_depth=%u max_pending=%u",
+           e->budget_total / (double)(1ull << 30), e->be.name, e->n_gpu, threads, e->n_synth, e->gq_cap,
+           cfg->max_pending);
+    *out = e;
+    return 0;
+}
+
+static uint32_t unfinished(cz_engine *e) {
+    uint32_t n = 0;
+    for (job *j = e->jobs; j; j = j->next) n += j->state != JF;
+    return n;
+}
+
+void cz_engine_shutdown(cz_engine *e, bool cancel_running) {
+    pthread_mutex_lock(&e->mu);
+    e->shutting = true;
+    if (cancel_running)
+        for (job *j = e->jobs; j; j = j->next) {
+            if (j->state == JQ) {
+                cz_sched_remove(&e->queue, j);
+                finish_job(e, j, CZ_JOB_CANCELLED, "daemon shutting down");
+            } else if (j->state != JF) {
+                j->cancel = true;
+                maybe_complete(e, j);
+            }
+        }
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_cond_broadcast(&e->cv_space);
+    while (unfinished(e)) pthread_cond_wait(&e->cv_done, &e->mu);
+    if (!e->stop) {
+        e->stop = true;
+        pthread_cond_broadcast(&e->cv_work);
+        pthread_cond_broadcast(&e->cv_gpu);
+        pthread_cond_broadcast(&e->cv_space);
+        pthread_cond_broadcast(&e->cv_fin);
+        pthread_mutex_unlock(&e->mu);
+        pthread_join(e->dispatcher, NULL);
+        for (int i = 0; i < e->n_synth; i++) pthread_join(e->synth[i], NULL);
+        for (int i = 0; i < e->n_gpu; i++) pthread_join(e->gpu[i], NULL);
+        for (int i = 0; i < e->n_fin; i++) pthread_join(e->fin[i], NULL);
+        cz_log(CZ_LOG_INFO, T, "engine stopped");
+        return;
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+void cz_engine_free(cz_engine *e) {
+    if (!e) return;
+    cz_engine_shutdown(e, true);
+    for (job *j = e->jobs, *n; j; j = n) {
+        n = j->next;
+        free(j->vanilla);
+        free(j->proof);
+        free(j);
+    }
+    cz_sched_free(&e->queue);
+    cz_srs_destroy(&e->srs);
+    free(e->synth), free(e->gpu), free(e->fin), free(e->slots);
+    free(e);
+}
+
+/* ---- RPC-level operations ---- */
+
+static job *find_job(cz_engine *e, const char *id) {
+    for (job *j = e->jobs; j; j = j->next) /* newest first */
+        if (!strcmp(j->id, id)) return j;
+    return NULL;
+}
+
+/* Finished jobs are kept RETENTION_MS for AwaitProof and dedup, at most RETAIN_MAX of them. */
+static void prune(cz_engine *e) {
+    uint64_t now = cz_now_ms();
+    size_t kept = 0;
+    for (job **pp = &e->jobs; *pp;) {
+        job *j = *pp;
+        if (j->state == JF && !j->waiters && (now - j->t_done > RETENTION_MS || kept >= RETAIN_MAX)) {
+            *pp = j->next;
+            free(j->vanilla);
+            free(j->proof);
+            free(j);
+            continue;
+        }
+        kept += j->state == JF;
+        pp = &j->next;
+    }
+}
+
+int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
+    const cz_circuit *c;
+    int rc = cz_circuit_for_request(s->kind, s->sector_size, &c);
+    if (rc) return rc;
+    if ((rc = c->validate(c, s->vanilla, s->vanilla_len))) return rc;
+    if (s->request_id && strlen(s->request_id) >= CZ_JOB_ID_MAX)
+        return cz_error(CZ_EINVAL, "request_id longer than %d bytes", CZ_JOB_ID_MAX - 1);
+    char id[CZ_JOB_ID_MAX];
+    if (s->request_id && *s->request_id) snprintf(id, sizeof id, "%s", s->request_id);
+    else uuid4(id);
+    uint64_t vh = hash_bytes(s->vanilla, s->vanilla_len);
+    pthread_mutex_lock(&e->mu);
+    if (e->shutting) {
+        pthread_mutex_unlock(&e->mu);
+        return cz_error(CZ_ESHUTDOWN, "daemon is shutting down");
+    }
+    prune(e);
+    job *old = find_job(e, id);
+    /* A repeated request_id returns the live or completed job; after FAILED/CANCELLED it is a retry. */
+    if (old && (old->state != JF || old->status == CZ_JOB_COMPLETED)) {
+        bool same = old->vhash == vh && old->kind == s->kind;
+        pthread_mutex_unlock(&e->mu);
+        if (!same)
+            return cz_error(CZ_EEXIST, "request_id %s is already in use by a job with a different payload", id);
+        cz_log(CZ_LOG_INFO, T, "duplicate request_id %s: returning the existing job", id);
+        snprintf(job_id, CZ_JOB_ID_MAX, "%s", id);
+        *qpos = 0;
+        return 0;
+    }
+    if (unfinished(e) >= e->cfg.max_pending) {
+        pthread_mutex_unlock(&e->mu);
+        return cz_error(CZ_EFULL, "pending work limit reached (%u jobs; scheduler.max_pending)", e->cfg.max_pending);
+    }
+    job *j = calloc(1, sizeof *j);
+    uint8_t *v = malloc(s->vanilla_len);
+    uint8_t *pf = calloc(c->partitions, CZ_GROTH16_PROOF_BYTES);
+    if (!j || !v || !pf || c->partitions > MAX_PARTS) {
+        pthread_mutex_unlock(&e->mu);
+        free(j), free(v), free(pf);
+        return cz_error(CZ_ENOMEM, "out of memory");
+    }
+    memcpy(v, s->vanilla, s->vanilla_len);
+    snprintf(j->id, sizeof j->id, "%s", id);
+    j->kind = s->kind;
+    j->prio = cz_effective_priority(s->kind, s->priority);
+    j->seq = e->next_seq++;
+    j->vhash = vh;
+    j->vanilla = v, j->vlen = s->vanilla_len;
+    j->circ = c;
+    j->parts = c->partitions;
+    j->proof = pf;
+    memset(j->part_state, 'p', c->partitions);
+    j->t_submit = cz_now_ms();
+    *qpos = (uint32_t)e->queue.n;
+    if ((rc = cz_sched_push(&e->queue, j->prio, j->seq, j))) {
+        pthread_mutex_unlock(&e->mu);
+        free(j), free(v), free(pf);
+        return rc;
+    }
+    j->next = e->jobs;
+    e->jobs = j;
+    snprintf(job_id, CZ_JOB_ID_MAX, "%s", id);
+    cz_log(CZ_LOG_INFO, T, "job submitted job_id=%s kind=%s priority=%d circuit=%s queue_position=%u", id,
+           cz_kind_name(j->kind), j->prio, c->id, *qpos);
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_mutex_unlock(&e->mu);
+    return 0;
+}
+
+static void fill_result(const job *j, cz_result *r) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->job_id, sizeof r->job_id, "%s", j->id);
+    r->status = j->status;
+    snprintf(r->error, sizeof r->error, "%s", j->err);
+    if (j->status == CZ_JOB_COMPLETED && j->proof) {
+        r->proof_len = (size_t)j->parts * CZ_GROTH16_PROOF_BYTES;
+        r->proof = malloc(r->proof_len);
+        if (r->proof) memcpy(r->proof, j->proof, r->proof_len);
+        else r->proof_len = 0;
+    }
+    uint64_t disp = j->t_dispatch ? j->t_dispatch : j->t_done;
+    r->queue_wait_ms = disp - j->t_submit;
+    r->srs_load_ms = j->srs_load_ms;
+    r->synthesis_ms = j->synth_ms;
+    r->gpu_compute_ms = j->gpu_ms;
+    r->total_ms = j->t_done - j->t_submit;
+}
+
+int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out) {
+    pthread_mutex_lock(&e->mu);
+    job *j = find_job(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return cz_error(CZ_ENOTFOUND, "job %s not found", job_id);
+    }
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    dl.tv_sec += (time_t)(timeout_ms / 1000);
+    dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    j->waiters++;
+    int timed_out = 0;
+    while (j->state != JF && !timed_out) {
+        if (timeout_ms) timed_out = pthread_cond_timedwait(&e->cv_done, &e->mu, &dl) != 0 && j->state != JF;
+        else pthread_cond_wait(&e->cv_done, &e->mu);
+    }
+    j->waiters--;
+    if (timed_out) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
+        out->status = CZ_JOB_TIMEOUT;
+        snprintf(out->error, sizeof out->error, "not done after %llu ms", (unsigned long long)timeout_ms);
+    } else {
+        fill_result(j, out);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return 0;
+}
+
+void cz_result_free(cz_result *r) {
+    free(r->proof);
+    r->proof = NULL;
+}
+
+int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running) {
+    pthread_mutex_lock(&e->mu);
+    job *j = find_job(e, job_id);
+    *was_running = false;
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return cz_error(CZ_ENOTFOUND, "job %s not found", job_id);
+    }
+    if (j->state == JQ) {
+        cz_sched_remove(&e->queue, j);
+        finish_job(e, j, CZ_JOB_CANCELLED, "cancelled before it started");
+    } else if (j->state != JF) {
+        *was_running = true;
+        j->cancel = true;
+        snprintf(j->err, sizeof j->err, "cancelled while running (at a partition boundary)");
+        maybe_complete(e, j);
+        pthread_cond_broadcast(&e->cv_space);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return 0;
+}
+
+static int circuit_by_id(const char *id, const cz_circuit **c) {
+    *c = cz_circuit_find(id);
+    if (!*c) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
+    if (!(*c)->available) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", id);
+    return 0;
+}
+
+int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms) {
+    const cz_circuit *c;
+    int rc = circuit_by_id(id, &c);
+    return rc ? rc : cz_srs_preload(&e->srs, c, already, ms);
+}
+
+int cz_engine_evict(cz_engine *e, const char *id, bool *was_loaded, uint64_t *freed) {
+    const cz_circuit *c = cz_circuit_find(id);
+    if (!c) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
+    return cz_srs_evict(&e->srs, c, was_loaded, freed);
+}
+
+int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
+    memset(st, 0, sizeof *st);
+    pthread_mutex_lock(&e->mu);
+    uint64_t now = cz_now_ms();
+    st->uptime_ms = now - e->t_start;
+    st->completed = e->completed, st->failed = e->failed, st->cancelled = e->cancelled;
+    memcpy(st->completed_by_kind, e->completed_k, sizeof e->completed_k);
+    memcpy(st->failed_by_kind, e->failed_k, sizeof e->failed_k);
+    st->synth_active = (uint32_t)e->synth_active, st->synth_workers = (uint32_t)e->n_synth;
+    st->gpu_queue_len = e->gq_len;
+    st->budget_total = e->budget_total, st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    st->backend = e->be.name;
+    size_t nrun = 0;
+    for (job *j = e->jobs; j; j = j->next) {
+        if (j->state == JQ) st->pending_by_kind[j->kind]++, st->queue_depth++;
+        else if (j->state != JF) st->in_progress_by_kind[j->kind]++, nrun++;
+    }
+    st->pipelines = calloc(nrun ? nrun : 1, sizeof *st->pipelines);
+    st->workers = calloc((size_t)e->n_gpu, sizeof *st->workers);
+    for (job *j = e->jobs; j && st->pipelines; j = j->next) {
+        if (j->state == JQ || j->state == JF) continue;
+        cz_pipeline_info *p = &st->pipelines[st->n_pipelines++];
+        snprintf(p->job_id, sizeof p->job_id, "%s", j->id);
+        p->kind = j->kind;
+        p->started_ms_ago = now - (j->t_dispatch ? j->t_dispatch : j->t_submit);
+        p->total_partitions = j->parts, p->partitions_done = j->done_parts;
+        memcpy(p->part_state, j->part_state, sizeof p->part_state);
+        memcpy(p->part_synth_ms, j->part_synth, sizeof p->part_synth_ms);
+        memcpy(p->part_gpu_ms, j->part_gpu, sizeof p->part_gpu_ms);
+    }
+    for (int i = 0; i < e->n_gpu && st->workers; i++) {
+        cz_worker_info *w = &st->workers[st->n_workers++];
+        w->worker_id = i, w->gpu_ordinal = -1, w->busy = e->slots[i].busy;
+        if (w->busy) {
+            snprintf(w->current_job, sizeof w->current_job, "%s", e->slots[i].job);
+            w->current_kind = e->slots[i].kind, w->current_partition = e->slots[i].partition;
+            w->busy_ms = now - e->slots[i].since;
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    pthread_mutex_lock(&e->srs.mu);
+    size_t n = 0;
+    for (cz_srs_entry *s = e->srs.head; s; s = s->next) n += s->state == 2;
+    st->srs = calloc(n ? n : 1, sizeof *st->srs);
+    for (cz_srs_entry *s = e->srs.head; s && st->srs; s = s->next) {
+        if (s->state != 2) continue;
+        cz_srs_info *i = &st->srs[st->n_srs++];
+        snprintf(i->circuit_id, sizeof i->circuit_id, "%s", s->circuit->id);
+        i->tier = CZ_TIER_HOT, i->size_bytes = s->bytes, i->ref_count = s->refs;
+        i->idle_ms = s->refs ? 0 : now - s->last_used_ms;
+    }
+    pthread_mutex_unlock(&e->srs.mu);
+    return 0;
+}
+
+void cz_engine_status_free(cz_engine_status *st) {
+    free(st->srs), free(st->pipelines), free(st->workers);
+    memset(st, 0, sizeof *st);
+}
+
+/* Prometheus text format 0.0.4: cuzk's metric names (spec §2.4) plus a few of ours. */
+char *cz_engine_metrics(cz_engine *e) {
+    cz_engine_status st;
+    cz_engine_status_get(e, &st);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        cz_engine_status_free(&st);
+        return NULL;
+    }
+    fprintf(f, "# HELP cuzk_proofs_completed_total Proofs completed since start.\n# TYPE cuzk_proofs_completed_total counter\n");
+    fprintf(f, "cuzk_proofs_completed_total %llu\n", (unsigned long long)st.completed);
+    fprintf(f, "# HELP cuzk_proofs_failed_total Proofs failed since start.\n# TYPE cuzk_proofs_failed_total counter\n");
+    fprintf(f, "cuzk_proofs_failed_total %llu\n", (unsigned long long)st.failed);
+    fprintf(f, "# HELP cuzk_proofs_cancelled_total Proofs cancelled since start.\n# TYPE cuzk_proofs_cancelled_total counter\n");
+    fprintf(f, "cuzk_proofs_cancelled_total %llu\n", (unsigned long long)st.cancelled);
+    fprintf(f, "# HELP cuzk_uptime_seconds Seconds since the engine started.\n# TYPE cuzk_uptime_seconds gauge\n");
+    fprintf(f, "cuzk_uptime_seconds %.3f\n", st.uptime_ms / 1000.0);
+    fprintf(f, "# HELP cuzk_queue_depth Jobs waiting in the scheduler.\n# TYPE cuzk_queue_depth gauge\n");
+    fprintf(f, "cuzk_queue_depth %u\n", st.queue_depth);
+    fprintf(f, "# HELP cuzk_proofs_completed Proofs completed by kind.\n# TYPE cuzk_proofs_completed counter\n");
+    for (int k = 1; k <= 4; k++)
+        fprintf(f, "cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", cz_kind_label(k),
+                (unsigned long long)st.completed_by_kind[k]);
+    fprintf(f, "# HELP cuzk_proofs_failed Proofs failed by kind.\n# TYPE cuzk_proofs_failed counter\n");
+    for (int k = 1; k <= 4; k++)
+        fprintf(f, "cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", cz_kind_label(k),
+                (unsigned long long)st.failed_by_kind[k]);
+    pthread_mutex_lock(&e->mu);
+    int any = 0;
+    for (int k = 1; k <= 4; k++) any |= e->dur_n[k] != 0;
+    if (any) {
+        fprintf(f, "# HELP cuzk_proof_duration_seconds Proof wall time over the last %d proofs of a kind.\n"
+                   "# TYPE cuzk_proof_duration_seconds summary\n", SUMMARY_N);
+        for (int k = 1; k <= 4; k++) {
+            if (!e->dur_n[k]) continue;
+            double sum = 0;
+            for (uint32_t i = 0; i < e->dur_n[k]; i++) sum += e->dur[k][i];
+            fprintf(f, "cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.6f\n", cz_kind_label(k), sum);
+            fprintf(f, "cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %u\n", cz_kind_label(k), e->dur_n[k]);
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    uint32_t running = 0;
+    for (size_t i = 0; i < st.n_workers; i++) running += st.workers[i].busy;
+    fprintf(f, "# HELP cuzk_running_jobs Prover workers with a current job.\n# TYPE cuzk_running_jobs gauge\n");
+    fprintf(f, "cuzk_running_jobs %u\n", running);
+    fprintf(f, "# HELP cuzk_gpu_workers Prover workers (GPU workers; CPU backend workers when no GPU).\n"
+               "# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %zu\n", st.n_workers);
+    fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
+    fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);
+    fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget reserved by partitions in flight.\n"
+               "# TYPE cuzk_memory_budget_used_bytes gauge\n");
+    fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
+    fprintf(f, "# HELP cuzk_srs_loaded_bytes Bytes of loaded SRS by circuit.\n# TYPE cuzk_srs_loaded_bytes gauge\n");
+    for (size_t i = 0; i < st.n_srs; i++)
+        fprintf(f, "cuzk_srs_loaded_bytes{circuit_id=\"%s\"} %llu\n", st.srs[i].circuit_id,
+                (unsigned long long)st.srs[i].size_bytes);
+    fclose(f);
+    cz_engine_status_free(&st);
+    return buf;
+}

@@ -1,0 +1,120 @@
+/* The proving engine: jobs, priority scheduler, partition pipeline (synthesis workers -> bounded queue ->
+ * prover workers sharing one device lock -> finalizers), SRS manager, memory budget, status and metrics.
+ * Transport-free: the gRPC and HTTP servers (src/server) call this API; it depends on no server library.
+ *
+ * Return codes are CZ_E* (cz_error.h) plus the engine codes below, each with a cz_error() message;
+ * src/server maps them to gRPC status codes. */
+#ifndef CZ_ENGINE_ENGINE_H
+#define CZ_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/config.h"
+
+enum { CZ_KIND_NONE = 0, CZ_KIND_POREP = 1, CZ_KIND_SNAP = 2, CZ_KIND_WPOST = 3, CZ_KIND_WINNING = 4 };
+enum { CZ_PRIO_UNSPECIFIED = 0, CZ_PRIO_LOW = 1, CZ_PRIO_NORMAL = 2, CZ_PRIO_HIGH = 3, CZ_PRIO_CRITICAL = 4 };
+/* AwaitProofResponse.Status values. */
+enum { CZ_JOB_UNKNOWN = 0, CZ_JOB_COMPLETED = 1, CZ_JOB_FAILED = 2, CZ_JOB_CANCELLED = 3, CZ_JOB_TIMEOUT = 4 };
+/* SRSStatus.Tier values. */
+enum { CZ_TIER_HOT = 0, CZ_TIER_WARM = 1, CZ_TIER_COLD = 2 };
+
+/* Engine return codes (beyond cz_error.h's). */
+enum {
+    CZ_ENOTFOUND = -100, /* unknown job or circuit id */
+    CZ_EFULL = -101,     /* pending-work bound reached */
+    CZ_ESHUTDOWN = -102, /* engine is shutting down */
+    CZ_EBUSY = -103,     /* SRS still referenced by jobs */
+    CZ_EEXIST = -104,    /* request_id reused with a different payload while the first is live */
+};
+
+#define CZ_JOB_ID_MAX 256
+
+const char *cz_kind_name(int kind);  /* porep-c2, snap-update, window-post, winning-post */
+const char *cz_kind_label(int kind); /* porep_c2, ... (Prometheus labels) */
+/* Priority 0 -> per-kind default (Winning CRITICAL, Window HIGH, PoRep/Snap NORMAL); unknown -> NORMAL. */
+int cz_effective_priority(int kind, int priority);
+
+typedef struct {
+    const char *request_id; /* "" -> a fresh uuid v4 */
+    int kind;
+    uint64_t sector_size, registered_proof;
+    int priority;
+    const uint8_t *vanilla;
+    size_t vanilla_len;
+    size_t n_vanillas; /* vanilla_proofs count (PoSt/Snap; unused by the test circuit) */
+    uint64_t sector_number, miner_id;
+} cz_submit;
+
+typedef struct {
+    char job_id[CZ_JOB_ID_MAX];
+    int status; /* CZ_JOB_* */
+    uint8_t *proof;
+    size_t proof_len;
+    char error[512];
+    uint64_t queue_wait_ms, srs_load_ms, synthesis_ms, gpu_compute_ms, total_ms;
+} cz_result;
+
+typedef struct {
+    char circuit_id[64];
+    int tier;
+    uint64_t size_bytes;
+    uint32_t ref_count;
+    uint64_t idle_ms;
+} cz_srs_info;
+
+typedef struct {
+    char job_id[CZ_JOB_ID_MAX];
+    int kind;
+    uint64_t started_ms_ago;
+    uint32_t total_partitions, partitions_done;
+    char part_state[64]; /* per partition: 'p'ending 's'ynthesizing 'S'ynth_done 'g'pu 'd'one 'f'ailed */
+    uint64_t part_synth_ms[64], part_gpu_ms[64];
+} cz_pipeline_info;
+
+typedef struct {
+    int worker_id, gpu_ordinal; /* -1: the CPU backend */
+    bool busy;
+    char current_job[CZ_JOB_ID_MAX];
+    int current_kind;
+    int current_partition;
+    uint64_t busy_ms;
+} cz_worker_info;
+
+typedef struct {
+    uint64_t uptime_ms;
+    uint64_t completed, failed, cancelled;
+    uint64_t completed_by_kind[5], failed_by_kind[5];
+    uint32_t pending_by_kind[5], in_progress_by_kind[5]; /* queued jobs / jobs with partitions in flight */
+    uint32_t queue_depth;                                /* queued jobs */
+    uint32_t synth_active, synth_workers, gpu_queue_len;
+    uint64_t budget_total, budget_used;
+    const char *backend;
+    size_t n_srs, n_pipelines, n_workers;
+    cz_srs_info *srs;
+    cz_pipeline_info *pipelines;
+    cz_worker_info *workers;
+} cz_engine_status;
+
+typedef struct cz_engine cz_engine;
+
+int cz_engine_new(cz_engine **out, const cz_config *cfg);
+/* Stops accepting work; cancel_running: cancel every job (running ones at the next partition boundary),
+ * else let them finish. Returns when no job is in flight. */
+void cz_engine_shutdown(cz_engine *e, bool cancel_running);
+void cz_engine_free(cz_engine *e);
+
+int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *queue_position);
+/* timeout_ms 0 = wait until done; otherwise status CZ_JOB_TIMEOUT when not done in time. */
+int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out);
+void cz_result_free(cz_result *r);
+int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running);
+int cz_engine_preload(cz_engine *e, const char *circuit_id, bool *already_loaded, uint64_t *load_ms);
+int cz_engine_evict(cz_engine *e, const char *circuit_id, bool *was_loaded, uint64_t *freed_bytes);
+int cz_engine_status_get(cz_engine *e, cz_engine_status *st);
+void cz_engine_status_free(cz_engine_status *st);
+/* Prometheus text exposition (malloc'ed). */
+char *cz_engine_metrics(cz_engine *e);
+
+#endif

@@ -1,0 +1,286 @@
+/* GPU benchmark: first checks correctness on fresh random data at large sizes (every element against
+ * src/poly's CPU NTT at 2^24 and at the largest size; GPU round trips there), then times the NTT kinds at several sizes with
+ * CUDA events (1 warm-up, median of CZ_BENCH_REPS runs, default 7) and prints a table last, with
+ * sppark's figure on the same GPU (research/anchors-measured.md) and the ratio ours/sppark.
+ * Usage: cz_bench_gpu [max_log_n (27)] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <omp.h>
+
+#include "cz_error.h"
+#include "ec/msm.h"
+#include "gpu/gpu.h"
+#include "gpu_ref.h"
+#include "util/rng.h"
+
+static const char *kind_name[4] = {"forward", "inverse", "coset_fwd", "coset_inv"};
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define DIE_IF(rc, what)                                                              \
+    do {                                                                              \
+        if (rc) {                                                                     \
+            fprintf(stderr, "FAIL: %s: %s\n", what, cz_error_message());              \
+            exit(1);                                                                  \
+        }                                                                             \
+    } while (0)
+
+static int failures;
+
+/* Every element of a GPU transform of 2^log_n random elements against the CPU reference. */
+static void check_vs_cpu(unsigned log_n, int kind, uint64_t seed) {
+    size_t n = (size_t)1 << log_n, first;
+    cz_fr *in = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr)), *d;
+    cz_gpu_ntt *plan;
+    DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+    DIE_IF(cz_gpu_malloc((void **)&d, n * sizeof(cz_fr)), "malloc");
+    DIE_IF(cz_gpu_fr_random(d, n, seed), "random");
+    DIE_IF(cz_gpu_memcpy_dtoh(in, d, n * sizeof(cz_fr)), "dtoh");
+    DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL), "ntt");
+    DIE_IF(cz_gpu_sync(), "sync");
+    memset(out, 0xa5, n * sizeof(cz_fr));
+    DIE_IF(cz_gpu_memcpy_dtoh(out, d, n * sizeof(cz_fr)), "dtoh");
+    time_t t0 = time(NULL);
+    DIE_IF(cpu_ntt(in, log_n, kind), "cpu ntt");
+    size_t bad = ref_count_diff(out, in, n, &first);
+    printf("check %-9s 2^%u vs CPU cz_ntt: %s (%zu of %zu differ; CPU %lds)\n", kind_name[kind], log_n,
+           bad ? "FAIL" : "ok", bad, n, (long)(time(NULL) - t0));
+    if (bad) failures++;
+    cz_gpu_free(d);
+    cz_gpu_ntt_destroy(plan);
+    free(in);
+    free(out);
+}
+
+/* forward then inverse (and coset pair) of device-generated data at 2^log_n bring the input back. */
+static void check_round_trip(unsigned log_n, uint64_t seed) {
+    size_t n = (size_t)1 << log_n, first;
+    cz_fr *in = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr)), *d;
+    cz_gpu_ntt *plan;
+    DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+    DIE_IF(cz_gpu_malloc((void **)&d, n * sizeof(cz_fr)), "malloc");
+    DIE_IF(cz_gpu_fr_random(d, n, seed), "random");
+    DIE_IF(cz_gpu_memcpy_dtoh(in, d, n * sizeof(cz_fr)), "dtoh");
+    for (int pair = 0; pair < 2; pair++) {
+        DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)(2 * pair), NULL), "ntt");
+        DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)(2 * pair + 1), NULL), "ntt");
+        DIE_IF(cz_gpu_sync(), "sync");
+        memset(out, 0xa5, n * sizeof(cz_fr));
+        DIE_IF(cz_gpu_memcpy_dtoh(out, d, n * sizeof(cz_fr)), "dtoh");
+        size_t bad = ref_count_diff(out, in, n, &first);
+        printf("check %s round trip 2^%u on the GPU: %s (%zu differ)\n", pair ? "coset" : "plain", log_n,
+               bad ? "FAIL" : "ok", bad);
+        if (bad) failures++;
+    }
+    cz_gpu_free(d);
+    cz_gpu_ntt_destroy(plan);
+    free(in);
+    free(out);
+}
+
+/* sppark on the same H200 (anchors-measured.md): forward NR 2^24/2^26/2^27, coset inverse 2^27 */
+static double sppark_ms(unsigned log_n, int kind) {
+    if (kind == 0 && log_n == 24) return 4.43;
+    if (kind == 0 && log_n == 26) return 20.92;
+    if (kind == 0 && log_n == 27) return 42.31;
+    if (kind == 3 && log_n == 27) return 48.95;
+    return 0;
+}
+
+/* ---- G1: bases = a pool of distinct random points tiled (as the sppark anchors did) ---- */
+#define G1_POOL (1u << 16)
+
+static cz_g1_affine *g1_pool(uint64_t seed) {
+    cz_g1_affine *pool = malloc(G1_POOL * sizeof *pool);
+#pragma omp parallel
+    {
+        cz_rng r;
+        cz_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(omp_get_thread_num() + 1)));
+#pragma omp for schedule(static)
+        for (unsigned i = 0; i < G1_POOL; i++) cz_g1_random(&pool[i], &r);
+    }
+    return pool;
+}
+
+static double median_ms(float *ms, int reps) {
+    qsort(ms, reps, sizeof(float), cmp_float);
+    return ms[reps / 2];
+}
+
+static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
+    unsigned chk_log = max_log < 24 ? max_log : 24;
+    size_t nmax = (size_t)1 << max_log, nchk = (size_t)1 << chk_log;
+    time_t t0 = time(NULL);
+    cz_g1_affine *pool = g1_pool(seed);
+    printf("G1 pool of %u random points: %ld s\n", G1_POOL, (long)(time(NULL) - t0));
+    cz_g1_affine *d_bases;
+    cz_fr *d_sc;
+    uint64_t *d_bm;
+    DIE_IF(cz_gpu_malloc((void **)&d_bases, nmax * sizeof(cz_g1_affine)), "malloc bases");
+    DIE_IF(cz_gpu_malloc((void **)&d_sc, nmax * sizeof(cz_fr)), "malloc scalars");
+    DIE_IF(cz_gpu_malloc((void **)&d_bm, (nmax / 64 + 1) * sizeof(uint64_t)), "malloc bitmap");
+    for (size_t off = 0; off < nmax; off += G1_POOL) {
+        size_t m = nmax - off < G1_POOL ? nmax - off : G1_POOL;
+        DIE_IF(cz_gpu_memcpy_htod(d_bases + off, pool, m * sizeof(cz_g1_affine)), "bases");
+    }
+    DIE_IF(cz_gpu_fr_random(d_sc, nmax, seed + 7), "scalars");
+    uint64_t *bm = malloc((nmax / 64 + 1) * sizeof(uint64_t));
+    cz_rng rng;
+    cz_rng_seed(&rng, seed + 9);
+    for (size_t w = 0; w < nmax / 64 + 1; w++) bm[w] = cz_rng_next(&rng);
+    DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (nmax / 64 + 1) * sizeof(uint64_t)), "bitmap");
+
+    /* correctness at 2^chk_log against the CPU (src/ec/msm.c) */
+    cz_g1_affine *hb = malloc(nchk * sizeof *hb);
+    cz_fr *hs = malloc(nchk * sizeof *hs);
+    for (size_t i = 0; i < nchk; i++) hb[i] = pool[i % G1_POOL];
+    DIE_IF(cz_gpu_memcpy_dtoh(hs, d_sc, nchk * sizeof(cz_fr)), "dtoh scalars");
+    cz_g1_jac cpu, gpu;
+    t0 = time(NULL);
+    cz_g1_batch_add(&cpu, hb, bm, nchk, 0);
+    memset(&gpu, 0xa5, sizeof gpu);
+    DIE_IF(cz_gpu_g1_batch_add(&gpu, d_bases, d_bm, nchk, NULL), "gpu batch add");
+    int ok = cz_g1_jac_equal(&cpu, &gpu);
+    printf("check G1 batch add 2^%u (~50%%) vs CPU: %s (CPU %ld s)\n", chk_log, ok ? "ok" : "FAIL", (long)(time(NULL) - t0));
+    failures += !ok;
+    t0 = time(NULL);
+    cz_g1_msm(&cpu, hb, hs, nchk, 0);
+    memset(&gpu, 0xa5, sizeof gpu);
+    DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, nchk, NULL), "gpu msm");
+    ok = cz_g1_jac_equal(&cpu, &gpu);
+    printf("check G1 MSM 2^%u vs CPU: %s (CPU %ld s)\n", chk_log, ok ? "ok" : "FAIL", (long)(time(NULL) - t0));
+    failures += !ok;
+    free(hb);
+    free(hs);
+
+    cz_gpu_timer *tm;
+    DIE_IF(cz_gpu_timer_create(&tm), "timer");
+    static const unsigned bsz[] = {20, 22, 24, 26, 27};
+    for (size_t k = 0; k < sizeof bsz / sizeof bsz[0]; k++) {
+        unsigned lg = bsz[k];
+        if (lg > max_log) break;
+        size_t n = (size_t)1 << lg;
+        float ms[100];
+        for (int pat = 0; pat < 2; pat++) {
+            if (pat == 1 && lg != 26) continue;
+            if (pat == 1) {
+                memset(bm, 0xff, (n / 64) * sizeof(uint64_t));
+                DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (n / 64) * sizeof(uint64_t)), "bitmap");
+            }
+            DIE_IF(cz_gpu_g1_batch_add(&gpu, d_bases, d_bm, n, NULL), "warm-up");
+            for (int r = 0; r < reps; r++) {
+                DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+                DIE_IF(cz_gpu_g1_batch_add(&gpu, d_bases, d_bm, n, NULL), "batch add");
+                DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+            }
+            double med = median_ms(ms, reps);
+            if (pat == 0 && lg == 26)
+                tl += snprintf(table + tl, cap - tl, "| G1 batch add ~50%% | 2^%u | %.3f | %.3f | 17.1 | %.2f |\n", lg, med, ms[0], med / 17.1);
+            else
+                tl += snprintf(table + tl, cap - tl, "| G1 batch add %s | 2^%u | %.3f | %.3f | - | - |\n", pat ? "100%" : "~50%", lg, med, ms[0]);
+        }
+    }
+    static const unsigned msz[] = {20, 22, 24, 26, 27};
+    static const double sp_msm[] = {22.4, 54.6, 161.7, 567.9, 1110.8};
+    for (size_t k = 0; k < sizeof msz / sizeof msz[0]; k++) {
+        unsigned lg = msz[k];
+        if (lg > max_log) break;
+        size_t n = (size_t)1 << lg;
+        int mr = lg >= 26 ? 3 : reps;
+        float ms[100];
+        DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL), "warm-up");
+        for (int r = 0; r < mr; r++) {
+            DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+            DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL), "msm");
+            DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+        }
+        double med = median_ms(ms, mr);
+        tl += snprintf(table + tl, cap - tl, "| G1 MSM (median of %d) | 2^%u | %.3f | %.3f | %.1f | %.2f |\n", mr, lg, med, ms[0],
+                       sp_msm[k], med / sp_msm[k]);
+    }
+    cz_gpu_timer_destroy(tm);
+    cz_gpu_free(d_bases);
+    cz_gpu_free(d_sc);
+    cz_gpu_free(d_bm);
+    cz_gpu_g1_release_scratch();
+    free(bm);
+    free(pool);
+    return tl;
+}
+
+int main(int argc, char **argv) {
+    unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 27;
+    int reps = getenv("CZ_BENCH_REPS") ? atoi(getenv("CZ_BENCH_REPS")) : 7;
+    if (reps < 1 || reps > 100) reps = 7;
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    char desc[256];
+    DIE_IF(cz_gpu_describe(desc, sizeof desc), "describe");
+    printf("device: %s\n", desc);
+    cz_rng rng;
+    uint64_t seed;
+    cz_os_random(&seed, sizeof seed);
+    cz_rng_seed(&rng, seed);
+    printf("seed: 0x%016llx\n", (unsigned long long)seed);
+
+    unsigned check_log = max_log < 24 ? max_log : 24;
+    for (int kind = 0; kind < 4; kind++) check_vs_cpu(check_log, kind, seed + 100 + kind);
+    check_vs_cpu(max_log, 0, seed + 200);
+    check_vs_cpu(max_log, 3, seed + 201);
+    check_round_trip(max_log, seed ^ 0x5eed);
+
+    static const unsigned sizes[] = {16, 20, 22, 24, 26, 27, 28};
+    char table[8192];
+    size_t tl = 0;
+    tl += snprintf(table + tl, sizeof table - tl, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+    cz_gpu_timer *tm;
+    DIE_IF(cz_gpu_timer_create(&tm), "timer");
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned log_n = sizes[si];
+        if (log_n > max_log) break;
+        size_t n = (size_t)1 << log_n;
+        cz_fr *d;
+        cz_gpu_ntt *plan;
+        DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+        DIE_IF(cz_gpu_malloc((void **)&d, n * sizeof(cz_fr)), "malloc");
+        DIE_IF(cz_gpu_fr_random(d, n, seed + log_n), "random");
+        for (int kind = 0; kind < 4; kind++) {
+            float ms[100];
+            DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL), "warm-up");
+            for (int r = 0; r < reps; r++) {
+                DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+                DIE_IF(cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL), "ntt");
+                DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+            }
+            qsort(ms, reps, sizeof(float), cmp_float);
+            double sp = sppark_ms(log_n, kind);
+            char spb[32] = "-", rb[32] = "-";
+            if (sp > 0) {
+                snprintf(spb, sizeof spb, "%.2f", sp);
+                snprintf(rb, sizeof rb, "%.2f", ms[reps / 2] / sp);
+            }
+            tl += snprintf(table + tl, sizeof table - tl, "| NTT %s | 2^%u | %.3f | %.3f | %s | %s |\n", kind_name[kind],
+                           log_n, ms[reps / 2], ms[0], spb, rb);
+        }
+        cz_gpu_free(d);
+        cz_gpu_ntt_destroy(plan);
+    }
+    cz_gpu_timer_destroy(tm);
+    printf("\n%s\n", table); /* NTT table first, so it survives a G1 failure */
+    fflush(stdout);
+    if (!getenv("CZ_BENCH_NO_G1")) {
+        tl = snprintf(table, sizeof table, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+        tl = g1_bench(table, tl, sizeof table, max_log, seed, reps);
+    }
+    printf("\n%s(median of %d runs after 1 warm-up, CUDA events; data resident on the device)\n", table, reps);
+    printf("correctness: %s\n", failures ? "FAILED" : "all checks ok");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,22 @@
+/* CUDA error plumbing for the backend: every runtime call and launch is checked and turned into a
+ * CZ_EDEVICE status with a cz_error() message naming the call. */
+#ifndef CZ_GPU_CUDA_UTIL_CUH
+#define CZ_GPU_CUDA_UTIL_CUH
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "cz_error.h"
+}
+
+#define CZ_CUDA(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            return cz_error(CZ_EDEVICE, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+    } while (0)
+
+/* After a launch: configuration errors show up here; execution errors at the next sync. */
+#define CZ_CUDA_LAUNCHED() CZ_CUDA(cudaGetLastError())
+
+#endif

@@ -1,0 +1,122 @@
+/* Device management, copies, timers and device-side random data for the C API in gpu.h. */
+#include <stdio.h>
+
+#include "gpu/cuda_util.cuh"
+#include "gpu/field.cuh"
+#include "gpu/gpu.h"
+
+extern "C" int cz_gpu_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* no driver / no device: clear the sticky error, report none */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int cz_gpu_set_device(int dev) {
+    CZ_CUDA(cudaSetDevice(dev));
+    return 0;
+}
+
+extern "C" int cz_gpu_describe(char *out, size_t cap) {
+    int dev;
+    cudaDeviceProp p;
+    CZ_CUDA(cudaGetDevice(&dev));
+    CZ_CUDA(cudaGetDeviceProperties(&p, dev));
+    snprintf(out, cap, "%s, %d SMs, %.1f GiB, sm_%d%d", p.name, p.multiProcessorCount,
+             p.totalGlobalMem / 1073741824.0, p.major, p.minor);
+    return 0;
+}
+
+extern "C" int cz_gpu_malloc(void **dptr, size_t bytes) {
+    *dptr = NULL;
+    cudaError_t e = cudaMalloc(dptr, bytes);
+    if (e != cudaSuccess) {
+        *dptr = NULL;
+        return cz_error(e == cudaErrorMemoryAllocation ? CZ_ENOMEM : CZ_EDEVICE, "cudaMalloc(%zu bytes): %s",
+                        bytes, cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+extern "C" void cz_gpu_free(void *dptr) {
+    if (dptr) cudaFree(dptr);
+}
+
+extern "C" int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes) {
+    CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return 0;
+}
+
+extern "C" int cz_gpu_memcpy_dtoh(void *dst, const void *src, size_t bytes) {
+    CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int cz_gpu_memset(void *dptr, int v, size_t bytes) {
+    CZ_CUDA(cudaMemset(dptr, v, bytes));
+    return 0;
+}
+
+extern "C" int cz_gpu_sync(void) {
+    CZ_CUDA(cudaDeviceSynchronize());
+    return 0;
+}
+
+struct cz_gpu_timer {
+    cudaEvent_t a, b;
+};
+
+extern "C" int cz_gpu_timer_create(cz_gpu_timer **t) {
+    *t = new cz_gpu_timer;
+    CZ_CUDA(cudaEventCreate(&(*t)->a));
+    CZ_CUDA(cudaEventCreate(&(*t)->b));
+    return 0;
+}
+
+extern "C" void cz_gpu_timer_destroy(cz_gpu_timer *t) {
+    if (!t) return;
+    cudaEventDestroy(t->a);
+    cudaEventDestroy(t->b);
+    delete t;
+}
+
+extern "C" int cz_gpu_timer_start(cz_gpu_timer *t, void *stream) {
+    CZ_CUDA(cudaEventRecord(t->a, (cudaStream_t)stream));
+    return 0;
+}
+
+extern "C" int cz_gpu_timer_stop(cz_gpu_timer *t, void *stream, float *ms) {
+    CZ_CUDA(cudaEventRecord(t->b, (cudaStream_t)stream));
+    CZ_CUDA(cudaEventSynchronize(t->b));
+    CZ_CUDA(cudaEventElapsedTime(ms, t->a, t->b));
+    return 0;
+}
+
+static __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Values below r: the top limb is drawn below r's top limb (close to uniform, enough for benchmarks). */
+static __global__ void fr_random_kernel(uint64_t *out, size_t n, uint64_t seed) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    constexpr uint64_t P[4] = CZ_FR_MODULUS;
+    uint64_t s = seed ^ (i * 0xd1b54a32d192ed03ull);
+    uint64_t l0 = splitmix64(s), l1 = splitmix64(l0 + s), l2 = splitmix64(l1 + s), l3 = splitmix64(l2 + s);
+    out[4 * i] = l0;
+    out[4 * i + 1] = l1;
+    out[4 * i + 2] = l2;
+    out[4 * i + 3] = l3 % P[3];
+}
+
+extern "C" int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed) {
+    if (n == 0) return 0;
+    fr_random_kernel<<<(unsigned)((n + 255) / 256), 256>>>((uint64_t *)d_out, n, seed);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}

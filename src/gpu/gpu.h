@@ -1,0 +1,74 @@
+/* GPU backend: a plain C API over the CUDA kernels in src/gpu (nothing outside src/gpu includes a .cuh
+ * or needs nvcc). Device buffers hold the same bytes as the host types (cz_fr: 4x64 little-endian
+ * Montgomery limbs, fully reduced; the kernels read them as 8x32), so data crosses PCIe unchanged.
+ * Every function returns 0 or a negative CZ_E* code (CZ_EDEVICE with a cz_error() message for CUDA
+ * failures). Streams are passed as void * (a cudaStream_t; NULL = the default stream). */
+#ifndef CZ_GPU_H
+#define CZ_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ec/g1.h"
+#include "ff/fr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA devices (0 when there is no driver or no GPU; never an error). */
+int cz_gpu_device_count(void);
+/* Selects the device for the calling thread. */
+int cz_gpu_set_device(int dev);
+/* A one-line description ("NVIDIA H200, 132 SMs, 139.8 GiB, sm_90"). */
+int cz_gpu_describe(char *out, size_t cap);
+
+int cz_gpu_malloc(void **dptr, size_t bytes);
+void cz_gpu_free(void *dptr);
+int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes);
+int cz_gpu_memcpy_dtoh(void *dst, const void *src, size_t bytes);
+/* Fills bytes with the byte value v (used by tests to poison outputs). */
+int cz_gpu_memset(void *dptr, int v, size_t bytes);
+int cz_gpu_sync(void);
+
+/* CUDA-event timing for benchmarks: start, run work, stop returns milliseconds between the two. */
+typedef struct cz_gpu_timer cz_gpu_timer;
+int cz_gpu_timer_create(cz_gpu_timer **t);
+void cz_gpu_timer_destroy(cz_gpu_timer *t);
+int cz_gpu_timer_start(cz_gpu_timer *t, void *stream);
+int cz_gpu_timer_stop(cz_gpu_timer *t, void *stream, float *ms);
+
+/* Fills n Fr elements with pseudo-random fully reduced values derived from seed (on the device, for
+ * benchmarks at sizes where host generation and upload would dominate). */
+int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed);
+
+/* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----
+ * Same results as src/poly/ntt.h, in place on device memory, natural order in and out. */
+typedef enum {
+    CZ_GPU_NTT_FORWARD = 0,       /* coefficients -> evaluations at omega^i */
+    CZ_GPU_NTT_INVERSE = 1,       /* evaluations -> coefficients (with the 1/n) */
+    CZ_GPU_NTT_COSET_FORWARD = 2, /* scale a_i by g^i, then forward */
+    CZ_GPU_NTT_COSET_INVERSE = 3, /* inverse, then scale a_i by g^-i */
+} cz_gpu_ntt_kind;
+
+/* A plan holds the device twiddle tables of one size 2^log_n, 1 <= log_n <= 28 (CZ_ERANGE else). */
+typedef struct cz_gpu_ntt cz_gpu_ntt;
+int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n);
+void cz_gpu_ntt_destroy(cz_gpu_ntt *plan);
+/* Transforms the 2^log_n elements at d_data (device memory) in place, asynchronously on stream. */
+int cz_gpu_ntt_run(cz_gpu_ntt *plan, cz_fr *d_data, cz_gpu_ntt_kind kind, void *stream);
+
+/* ---- G1 over resident affine bases (the cz_g1_affine layout, infinity = (0,0)) ----
+ * Synchronous on stream: they return when the result is on the host. Scratch device memory is kept
+ * between calls (grown on demand; cz_gpu_g1_release_scratch frees it); one caller at a time. */
+/* r = sum of scalars[i] * bases[i], scalars Fr in Montgomery form, n < 2^31. */
+int cz_gpu_g1_msm(cz_g1_jac *r, const cz_g1_affine *d_bases, const cz_fr *d_scalars, size_t n, void *stream);
+/* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */
+int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+void cz_gpu_g1_release_scratch(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,43 @@
+/* Shared between the .cu files and the host-side C helpers of the GPU backend (not a public API). */
+#ifndef CZ_GPU_INTERNAL_H
+#define CZ_GPU_INTERNAL_H
+
+#include <stddef.h>
+
+#include "ff/fr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Twiddle exponents up to 2^28 are split as lo (14 bits) + hi (14 bits): omega^e = lo[e & M] * hi[e >> 14]. */
+#define CZ_GPU_TW_BITS 14
+#define CZ_GPU_TW_SIZE (1u << CZ_GPU_TW_BITS)
+/* In-pass butterflies use powers of the primitive 2^10-th root (independent of n in bellperson's family). */
+#define CZ_GPU_INNER_LOG 10
+#define CZ_GPU_INNER_SIZE (1u << (CZ_GPU_INNER_LOG - 1))
+
+/* Offsets (in elements) of the tables of one NTT plan. */
+enum {
+    CZ_NTT_T_FWD_LO = 0,
+    CZ_NTT_T_FWD_HI = 1 * CZ_GPU_TW_SIZE,
+    CZ_NTT_T_INV_LO = 2 * CZ_GPU_TW_SIZE,
+    CZ_NTT_T_INV_HI = 3 * CZ_GPU_TW_SIZE,
+    CZ_NTT_T_G_LO = 4 * CZ_GPU_TW_SIZE,    /* g^i */
+    CZ_NTT_T_G_HI = 5 * CZ_GPU_TW_SIZE,    /* g^(i << 14) */
+    CZ_NTT_T_POST_LO = 6 * CZ_GPU_TW_SIZE, /* n^-1 * g^-i */
+    CZ_NTT_T_POST_HI = 7 * CZ_GPU_TW_SIZE, /* g^-(i << 14) */
+    CZ_NTT_T_INNER_FWD = 8 * CZ_GPU_TW_SIZE,
+    CZ_NTT_T_INNER_INV = 8 * CZ_GPU_TW_SIZE + CZ_GPU_INNER_SIZE,
+    CZ_NTT_T_NINV = 8 * CZ_GPU_TW_SIZE + 2 * CZ_GPU_INNER_SIZE,
+    CZ_NTT_T_TOTAL = 8 * CZ_GPU_TW_SIZE + 2 * CZ_GPU_INNER_SIZE + 1,
+};
+
+/* Fills t[CZ_NTT_T_TOTAL] for the domain of size 2^log_n (host arithmetic from src/ff). */
+int cz_gpu_ntt_tables_(cz_fr *t, unsigned log_n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,166 @@
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/log.h"
+
+struct cz_http_server {
+    struct MHD_Daemon *d;
+    cz_engine *e;
+};
+
+static const char *part_state(char c) {
+    switch (c) {
+    case 's': return "synthesizing";
+    case 'S': return "synth_done";
+    case 'g': return "gpu";
+    case 'd': return "done";
+    case 'f': return "failed";
+    default: return "pending";
+    }
+}
+
+char *cz_status_json(cz_engine *e) {
+    cz_engine_status st;
+    cz_engine_status_get(e, &st);
+    json_t *root = json_object();
+    json_object_set_new(root, "uptime_secs", json_real(st.uptime_ms / 1000.0));
+    json_object_set_new(root, "backend", json_string(st.backend));
+    json_object_set_new(root, "memory", json_pack("{s:I,s:I,s:I}", "total_bytes", (json_int_t)st.budget_total,
+                                                  "used_bytes", (json_int_t)st.budget_used, "available_bytes",
+                                                  (json_int_t)(st.budget_total - st.budget_used)));
+    json_object_set_new(root, "synthesis",
+                        json_pack("{s:i,s:i}", "max_concurrent", (int)st.synth_workers, "active", (int)st.synth_active));
+    json_t *pl = json_array();
+    for (size_t i = 0; i < st.n_pipelines; i++) {
+        cz_pipeline_info *p = &st.pipelines[i];
+        json_t *parts = json_array();
+        for (uint32_t k = 0; k < p->total_partitions && k < 64; k++) {
+            json_t *o = json_pack("{s:i,s:s}", "index", (int)k, "state", part_state(p->part_state[k]));
+            if (p->part_synth_ms[k]) json_object_set_new(o, "synth_ms", json_integer((json_int_t)p->part_synth_ms[k]));
+            if (p->part_gpu_ms[k]) json_object_set_new(o, "gpu_ms", json_integer((json_int_t)p->part_gpu_ms[k]));
+            json_array_append_new(parts, o);
+        }
+        json_array_append_new(pl, json_pack("{s:s,s:s,s:f,s:i,s:i,s:o}", "job_id", p->job_id, "proof_kind",
+                                             cz_kind_name(p->kind), "started_secs_ago", p->started_ms_ago / 1000.0,
+                                             "total_partitions", (int)p->total_partitions, "partitions_done",
+                                             (int)p->partitions_done, "partitions", parts));
+    }
+    json_object_set_new(root, "pipelines", pl);
+    json_t *ws = json_array();
+    for (size_t i = 0; i < st.n_workers; i++) {
+        cz_worker_info *w = &st.workers[i];
+        json_t *o = json_pack("{s:i,s:i,s:s}", "worker_id", w->worker_id, "gpu_ordinal", w->gpu_ordinal, "state",
+                              w->busy ? "proving" : "idle");
+        if (w->busy) {
+            json_object_set_new(o, "current_job", json_string(w->current_job));
+            json_object_set_new(o, "current_partition", json_integer(w->current_partition));
+            json_object_set_new(o, "busy_secs", json_real(w->busy_ms / 1000.0));
+        }
+        json_array_append_new(ws, o);
+    }
+    json_object_set_new(root, "gpu_workers", ws);
+    json_t *srs = json_array();
+    for (size_t i = 0; i < st.n_srs; i++)
+        json_array_append_new(srs, json_pack("{s:s,s:I,s:f,s:b,s:i}", "circuit_id", st.srs[i].circuit_id, "bytes",
+                                             (json_int_t)st.srs[i].size_bytes, "last_used_secs_ago",
+                                             st.srs[i].idle_ms / 1000.0, "evictable", st.srs[i].ref_count == 0,
+                                             "ref_count", (int)st.srs[i].ref_count));
+    json_object_set_new(root, "allocations", json_pack("{s:o,s:[]}", "srs", srs, "pce"));
+    json_t *ck = json_object(), *fk = json_object();
+    for (int k = 1; k <= 4; k++) {
+        if (st.completed_by_kind[k]) json_object_set_new(ck, cz_kind_name(k), json_integer((json_int_t)st.completed_by_kind[k]));
+        if (st.failed_by_kind[k]) json_object_set_new(fk, cz_kind_name(k), json_integer((json_int_t)st.failed_by_kind[k]));
+    }
+    json_object_set_new(root, "counters",
+                        json_pack("{s:I,s:I,s:I,s:o,s:o,s:i}", "total_completed", (json_int_t)st.completed,
+                                  "total_failed", (json_int_t)st.failed, "total_cancelled", (json_int_t)st.cancelled,
+                                  "completed_by_kind", ck, "failed_by_kind", fk, "queue_depth", (int)st.queue_depth));
+    json_object_set_new(root, "buffers", json_pack("{s:i}", "gpu_queue", (int)st.gpu_queue_len));
+    cz_engine_status_free(&st);
+    char *s = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    return s;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **state) {
+    (void)version, (void)upload, (void)upload_size, (void)state;
+    cz_http_server *h = cls;
+    if (strcmp(method, "GET")) return reply(c, 405, "text/plain", strdup("method not allowed\n"));
+    if (!strcmp(url, "/status")) {
+        char *s = cz_status_json(h->e);
+        return s ? reply(c, 200, "application/json", s) : reply(c, 500, "text/plain", strdup("out of memory\n"));
+    }
+    if (!strcmp(url, "/metrics")) {
+        char *s = cz_engine_metrics(h->e);
+        return s ? reply(c, 200, "text/plain; version=0.0.4; charset=utf-8", s)
+                 : reply(c, 500, "text/plain", strdup("out of memory\n"));
+    }
+    return reply(c, 404, "text/plain", strdup("not found: try /status or /metrics\n"));
+}
+
+int cz_http_start(cz_http_server **out, cz_engine *e, const char *listen) {
+    char host[256];
+    const char *colon = strrchr(listen, ':');
+    if (!colon || colon == listen) return cz_error(CZ_EINVAL, "status_listen '%s': expected IP:port", listen);
+    size_t hl = (size_t)(colon - listen);
+    if (hl >= sizeof host) return cz_error(CZ_EINVAL, "status_listen '%s' too long", listen);
+    memcpy(host, listen, hl);
+    host[hl] = 0;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535) return cz_error(CZ_EINVAL, "status_listen '%s': bad port", listen);
+    struct sockaddr_in6 a6;
+    struct sockaddr_in a4;
+    memset(&a6, 0, sizeof a6), memset(&a4, 0, sizeof a4);
+    struct sockaddr *sa;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    if (host[0] == '[' && host[hl - 1] == ']') {
+        host[hl - 1] = 0;
+        a6.sin6_family = AF_INET6;
+        a6.sin6_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET6, host + 1, &a6.sin6_addr) != 1) return cz_error(CZ_EINVAL, "status_listen '%s': bad IPv6", listen);
+        sa = (struct sockaddr *)&a6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        a4.sin_family = AF_INET;
+        a4.sin_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET, host, &a4.sin_addr) != 1)
+            return cz_error(CZ_EINVAL, "status_listen '%s': expected an IP address (host names are not accepted)", listen);
+        sa = (struct sockaddr *)&a4;
+    }
+    cz_http_server *h = calloc(1, sizeof *h);
+    if (!h) return cz_error(CZ_ENOMEM, "out of memory");
+    h->e = e;
+    h->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, sa,
+                            MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+    if (!h->d) {
+        free(h);
+        return cz_error(CZ_EIO, "cannot listen on status_listen %s", listen);
+    }
+    cz_log(CZ_LOG_INFO, "cuzk::status", "HTTP status listening on %s (GET /status, /metrics)", listen);
+    *out = h;
+    return 0;
+}
+
+void cz_http_stop(cz_http_server *h) {
+    if (!h) return;
+    MHD_stop_daemon(h->d);
+    free(h);
+}

@@ -1,0 +1,151 @@
+"""Shared e2e helpers: gRPC stubs generated at test time from proto/cuzk/v1/proving.proto (Debian's
+python3-grpc-tools), a daemon started from a config file, a small check counter, Prometheus text checks."""
+import base64, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
+
+BUILD, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+TMP = tempfile.mkdtemp(prefix="cuzk-e2e-")
+_stubs = os.path.join(TMP, "stubs")
+os.makedirs(_stubs)
+from grpc_tools import protoc  # noqa: E402
+
+if protoc.main(["protoc", "-I" + os.path.join(SRC, "proto"), "--python_out=" + _stubs, "--grpc_python_out=" + _stubs,
+                "cuzk/v1/proving.proto"]) != 0:
+    sys.exit("protoc failed")
+sys.path.insert(0, _stubs)
+import grpc  # noqa: E402
+from cuzk.v1 import proving_pb2 as pb, proving_pb2_grpc as pbg  # noqa: E402,F401
+
+PARAMS = os.path.join(BUILD, "e2e-params")  # shared across tests so the seeded setup runs once
+MiB = 1 << 20
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok   ", what, flush=True)
+    else:
+        failed += 1
+        print("FAIL ", what, flush=True)
+
+
+def finish():
+    print(f"{passed} passed, {failed} failed", flush=True)
+    shutil.rmtree(TMP, ignore_errors=True)
+    sys.exit(1 if failed else 0)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def c1(seed, sector_size=2048):
+    """A C1 wrapper JSON whose Phase1Out is distinct per seed (the test circuit derives its witness from it)."""
+    p1 = json.dumps({"registered_proof": "StackedDrg2KiBV1_1", "seed": list(os.urandom(32)), "tag": str(seed)})
+    return json.dumps({"SectorNum": 1, "Phase1Out": base64.b64encode(p1.encode()).decode(),
+                       "SectorSize": sector_size}).encode()
+
+
+def submit_req(rid, vanilla=None, kind=1, sector_size=2048, priority=0):
+    return pb.SubmitProofRequest(request_id=rid, proof_kind=kind, sector_size=sector_size, priority=priority,
+                                 vanilla_proof=c1(rid) if vanilla is None else vanilla, sector_number=1, miner_id=1000)
+
+
+class Daemon:
+    def __init__(self, config_text, env=None, name="d"):
+        self.dir = tempfile.mkdtemp(prefix=name + "-", dir=TMP)
+        self.sock = os.path.join(self.dir, "cuzk.sock")
+        self.port = free_port()
+        self.http_port = free_port()
+        self.cfg = os.path.join(self.dir, "cuzk.toml")
+        with open(self.cfg, "w") as f:
+            f.write(config_text.format(sock=self.sock, port=self.port, http=self.http_port, params=PARAMS))
+        self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
+        e = dict(os.environ)
+        e.update(env or {})
+        self.proc = subprocess.Popen([os.path.join(BUILD, "cuzk"), "--config", self.cfg], stdout=self.log,
+                                     stderr=subprocess.STDOUT, env=e)
+        deadline = time.time() + 20
+        while not os.path.exists(self.sock) and time.time() < deadline and self.proc.poll() is None:
+            time.sleep(0.05)
+        if not os.path.exists(self.sock):
+            print(self.logtext())
+            raise SystemExit("daemon did not start")
+        self.unix = "unix://" + self.sock
+        self.tcp = f"127.0.0.1:{self.port}"
+
+    def stub(self, target=None):
+        opts = [("grpc.max_send_message_length", 300 * MiB), ("grpc.max_receive_message_length", 300 * MiB)]
+        ch = grpc.insecure_channel(target or self.unix, options=opts)
+        return pbg.ProvingEngineStub(ch), ch
+
+    def http(self, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}{path}", timeout=10) as r:
+            return r.status, r.headers.get("Content-Type"), r.read().decode()
+
+    def logtext(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return None
+
+
+def code_of(fn, *a, **kw):
+    try:
+        fn(*a, **kw)
+        return grpc.StatusCode.OK
+    except grpc.RpcError as e:
+        return e.code()
+
+
+_line = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"'
+                   r'(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*)?\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)( -?[0-9]+)?$')
+
+
+def prom_check(text):
+    """promtool when Debian's prometheus is installed, else a strict parser of text format 0.0.4.
+    Returns (ok, detail, {name or name{labels}: value})."""
+    values = {}
+    types = {}
+    for ln in text.splitlines():
+        if not ln:
+            continue
+        if ln.startswith("# TYPE "):
+            _, _, n, t = ln.split(" ", 3)
+            if n in types or t not in ("counter", "gauge", "summary", "histogram", "untyped"):
+                return False, "bad TYPE line: " + ln, values
+            types[n] = t
+            continue
+        if ln.startswith("#"):
+            continue
+        m = _line.match(ln)
+        if not m:
+            return False, "bad sample line: " + ln, values
+        key = ln.rsplit(" ", 1)[0]
+        if key in values:
+            return False, "duplicate sample: " + key, values
+        values[key] = float(m.group(5))
+        base = m.group(1)
+        if not any(base == n or (types.get(n) == "summary" and base in (n + "_sum", n + "_count")) for n in types):
+            return False, "sample without TYPE: " + ln, values
+    if shutil.which("promtool"):
+        r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        # promtool exits 0 on success; lint warnings (exit 3 for lint-only in some versions) are not errors
+        bad = r.returncode not in (0, 3) or "error" in (r.stdout + r.stderr).lower()
+        if bad:
+            return False, "promtool: " + r.stdout + r.stderr, values
+        return True, "promtool ok", values
+    return True, "strict parser ok (no promtool)", values

@@ -1,0 +1,90 @@
+"""e2e: config files and CLI flags. Bad configs give one clear error naming the key and line and a non-zero
+exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is."""
+import os, subprocess, tempfile, time
+from cuzk_e2e import BUILD, SRC, TMP, check, finish
+
+CUZK = os.path.join(BUILD, "cuzk")
+
+
+def run_cfg(text, extra=()):
+    fd, path = tempfile.mkstemp(suffix=".toml", dir=TMP)
+    os.write(fd, text.encode())
+    os.close(fd)
+    r = subprocess.run([CUZK, "--config", path, *extra], capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stderr, path
+
+
+cases = [
+    ("wrong type", '[gpus]\ngpu_workers_per_device = "two"\n', ["gpus.gpu_workers_per_device", ":2:", "integer"]),
+    ("wrong type (bool)", '[daemon]\nlisten = "x"\n\n[pipeline]\nenabled = 1\n', ["pipeline.enabled", ":5:", "boolean"]),
+    ("bad size", '[memory]\ntotal_budget = "lots"\n', ["memory.total_budget", ":2:", "lots"]),
+    ("bad duration", '[memory]\neviction_min_idle = "5 weeks"\n', ["memory.eviction_min_idle", ":2:"]),
+    ("syntax error", '[daemon\nlisten = "x"\n', [":1:"]),
+    ("unterminated string", '[daemon]\nlisten = "unix:///x\n', [":2:", "unterminated"]),
+    ("duplicate key", '[daemon]\nlisten = "a"\nlisten = "b"\n', [":3:", "listen", "twice"]),
+    ("bad log level", '[logging]\nlevel = "loud"\n', ["logging.level", "loud"]),
+    ("negative integer", '[scheduler]\nmax_pending = -1\n', ["scheduler.max_pending", ":2:", "range"]),
+    ("devices not ints", '[gpus]\ndevices = ["0"]\n', ["gpus.devices", ":2:"]),
+]
+for what, text, needles in cases:
+    rc, err, path = run_cfg(text)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    check(rc != 0 and len(lines) == 1 and all(n in err for n in needles),
+          f"bad config ({what}) -> exit {rc}, one line: {lines[0] if lines else ''}")
+
+rc = subprocess.run([CUZK, "--config", os.path.join(TMP, "missing.toml")], capture_output=True, text=True, timeout=30)
+check(rc.returncode != 0 and "missing.toml" in rc.stderr, "an explicit config file that is missing -> error")
+rc = subprocess.run([CUZK, "--log-level", "loud"], capture_output=True, text=True, timeout=30)
+check(rc.returncode != 0 and "loud" in rc.stderr, "bad --log-level -> error")
+rc = subprocess.run([CUZK, "--bogus"], capture_output=True, text=True, timeout=30)
+check(rc.returncode == 2 and "--bogus" in rc.stderr, "unknown flag -> exit 2")
+rc = subprocess.run([CUZK, "--listen", "dns:///x:1", "--config", "/dev/null"], capture_output=True, text=True, timeout=30)
+check(rc.returncode != 0 and "dns:///x:1" in rc.stderr, "unsupported listen address -> error")
+
+# Unknown + deprecated keys warn; the daemon starts; --listen and --log-level override the file.
+fd, path = tempfile.mkstemp(suffix=".toml", dir=TMP)
+sock = os.path.join(TMP, "cfg.sock")
+os.write(fd, f'[daemon]\nlisten = "127.0.0.1:1"\nfancy = 1\n[srs]\npreload = ["porep-32g"]\n[future]\nx = "y"\n'
+         '[logging]\nlevel = "error"\n'.encode())
+os.close(fd)
+p = subprocess.Popen([CUZK, "-c", path, "-l", "unix://" + sock, "--log-level", "info"], stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 20
+while not os.path.exists(sock) and time.time() < deadline and p.poll() is None:
+    time.sleep(0.05)
+p.terminate()
+out = p.communicate(timeout=30)[1]
+check(p.returncode == 0, "daemon with unknown/deprecated keys starts and exits 0 on SIGTERM")
+check("unknown key 'daemon.fancy'" in out and "unknown key 'future.x'" in out and "srs.preload' is deprecated" in out,
+      "unknown and deprecated keys are named in warnings with their lines")
+check("gRPC listening on unix://" + sock in out, "--listen overrides daemon.listen; --log-level overrides logging.level")
+
+# The shipped example config, as it is, with the listen address overridden.
+ex = os.path.join(SRC, "cuzk.example.toml")
+p = subprocess.Popen([CUZK, "-c", ex, "-l", "unix://" + sock], stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 20
+while not os.path.exists(sock) and time.time() < deadline and p.poll() is None:
+    time.sleep(0.05)
+p.terminate()
+out = p.communicate(timeout=30)[1]
+check(p.returncode == 0 and "WARN" not in out, "cuzk.example.toml is accepted as it is (no warnings)")
+
+# logging.format = "json": every log line is one JSON object (TIMELINE lines stay CSV for their parsers).
+import json  # noqa: E402
+fd, path = tempfile.mkstemp(suffix=".toml", dir=TMP)
+os.write(fd, b'[logging]\nformat = "json"\nunknown_here = 1\n')
+os.close(fd)
+p = subprocess.Popen([CUZK, "-c", path, "-l", "unix://" + sock], stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 20
+while not os.path.exists(sock) and time.time() < deadline and p.poll() is None:
+    time.sleep(0.05)
+p.terminate()
+out = p.communicate(timeout=30)[1]
+objs = []
+for ln in out.splitlines():
+    try:
+        objs.append(json.loads(ln))
+    except ValueError:
+        objs.append(None)
+check(p.returncode == 0 and objs and all(o and {"timestamp", "level", "target", "message"} <= o.keys() for o in objs)
+      and any("unknown key 'logging.unknown_here'" in o["message"] for o in objs), f"logging.format=json: {len(objs)} JSON lines")
+finish()

@@ -1,0 +1,111 @@
+/* GPU NTT against CPU references on fresh random data: the naive DFT (the definition) for
+ * 2^1..2^10, a textbook radix-2 NTT (itself checked against the DFT here) for 2^11..2^20; every
+ * element of every output compared (and against src/poly's cz_ntt_*), host receive buffers poisoned before each readback; round trips
+ * and edge inputs (zeros, all r-1). Exits 77 (skipped) without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "gpu/gpu.h"
+#include "gpu_ref.h"
+#include "testutil.h"
+
+static const char *kind_name[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+
+/* Runs kind on a copy of in (on the GPU) and returns the result in out (poisoned first). */
+static int gpu_ntt(cz_fr *out, const cz_fr *in, unsigned log_n, int kind, cz_gpu_ntt *plan, cz_fr *d) {
+    size_t n = (size_t)1 << log_n;
+    int rc = cz_gpu_memcpy_htod(d, in, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_ntt_run(plan, d, (cz_gpu_ntt_kind)kind, NULL);
+    if (!rc) rc = cz_gpu_sync();
+    memset(out, 0xa5, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_dtoh(out, d, n * sizeof(cz_fr));
+    if (rc) fprintf(stderr, "GPU error: %s\n", cz_error_message());
+    return rc;
+}
+
+int main(void) {
+    cz_rng rng;
+    cz_test_rng(&rng);
+
+    /* the textbook CPU NTT agrees with the definition (so it can stand in for it above 2^10) */
+    for (unsigned log_n = 1; log_n <= 10; log_n++) {
+        size_t n = (size_t)1 << log_n, first;
+        cz_fr *a = malloc(n * sizeof(cz_fr)), *b = malloc(n * sizeof(cz_fr));
+        for (int kind = 0; kind < 4; kind++) {
+            for (size_t i = 0; i < n; i++) cz_fr_random(&a[i], &rng);
+            memcpy(b, a, n * sizeof(cz_fr));
+            ref_ntt(a, log_n, kind);
+            ref_ntt_naive(b, log_n, kind);
+            CHECK_MSG(ref_count_diff(a, b, n, &first) == 0, "CPU ref vs DFT 2^%u %s", log_n, kind_name[kind]);
+        }
+        free(a);
+        free(b);
+    }
+
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device (CPU references checked: %lu passed, %lu failed)\n", cz_test_passed,
+               cz_test_failed);
+        return cz_test_failed ? 1 : 77;
+    }
+    char desc[256];
+    if (!cz_gpu_describe(desc, sizeof desc)) printf("device: %s\n", desc);
+
+    for (unsigned log_n = 1; log_n <= 20; log_n++) {
+        size_t n = (size_t)1 << log_n, first, bad;
+        cz_fr *in = malloc(n * sizeof(cz_fr)), *ref = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr));
+        cz_fr *back = malloc(n * sizeof(cz_fr));
+        cz_fr *d = NULL;
+        cz_gpu_ntt *plan = NULL;
+        int rc = cz_gpu_ntt_create(&plan, log_n);
+        if (!rc) rc = cz_gpu_malloc((void **)&d, n * sizeof(cz_fr));
+        CHECK_MSG(rc == 0, "setup 2^%u: %s", log_n, cz_error_message());
+        if (rc) break;
+        for (int kind = 0; kind < 4; kind++) {
+            for (size_t i = 0; i < n; i++) cz_fr_random(&in[i], &rng);
+            memcpy(ref, in, n * sizeof(cz_fr));
+            if (log_n <= 10) ref_ntt_naive(ref, log_n, kind);
+            else ref_ntt(ref, log_n, kind);
+            CHECK(gpu_ntt(out, in, log_n, kind, plan, d) == 0);
+            bad = ref_count_diff(out, ref, n, &first);
+            CHECK_MSG(bad == 0, "GPU %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n, first);
+            /* and the project's CPU NTT (src/poly) gives the same bytes */
+            memcpy(ref, in, n * sizeof(cz_fr));
+            CHECK(cpu_ntt(ref, log_n, kind) == 0);
+            bad = ref_count_diff(out, ref, n, &first);
+            CHECK_MSG(bad == 0, "GPU vs cz_ntt %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n,
+                      first);
+            /* round trip: the matching inverse brings the input back */
+            int back_kind = kind ^ 1;
+            CHECK(gpu_ntt(back, out, log_n, back_kind, plan, d) == 0);
+            bad = ref_count_diff(back, in, n, &first);
+            CHECK_MSG(bad == 0, "GPU round trip %s 2^%u: %zu differ, first at %zu", kind_name[kind], log_n, bad, first);
+        }
+        /* edge inputs: all zeros -> zeros; all r-1 (= -1) matches the reference */
+        if (log_n == 1 || log_n == 9 || log_n == 17) {
+            memset(in, 0, n * sizeof(cz_fr));
+            CHECK(gpu_ntt(out, in, log_n, 2, plan, d) == 0);
+            CHECK_MSG(ref_count_diff(out, in, n, &first) == 0, "zeros 2^%u", log_n);
+            cz_fr m1, one = CZ_FR_ONE_V;
+            cz_fr_neg(&m1, &one);
+            for (size_t i = 0; i < n; i++) in[i] = m1;
+            memcpy(ref, in, n * sizeof(cz_fr));
+            ref_ntt(ref, log_n, 0);
+            CHECK(gpu_ntt(out, in, log_n, 0, plan, d) == 0);
+            CHECK_MSG(ref_count_diff(out, ref, n, &first) == 0, "all r-1 2^%u", log_n);
+        }
+        printf("2^%u checked\n", log_n);
+        cz_gpu_free(d);
+        cz_gpu_ntt_destroy(plan);
+        free(in);
+        free(ref);
+        free(out);
+        free(back);
+    }
+    /* sizes outside 2^1..2^28 are refused */
+    cz_gpu_ntt *p = NULL;
+    CHECK(cz_gpu_ntt_create(&p, 0) == CZ_ERANGE && p == NULL);
+    CHECK(cz_gpu_ntt_create(&p, 29) == CZ_ERANGE && p == NULL);
+    return cz_test_finish();
+}

@@ -1,0 +1,201 @@
+/* Scheduler ordering against a naive reference, priority defaults, the circuit registry's request
+ * checks, and the engine itself in process: priorities across queued jobs, cancel, dedup, bound, await
+ * timeout, and proofs that verify (the engine checks each against the vk; a wrong witness must fail). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../testutil.h"
+#include "cz_error.h"
+#include "engine/circuit.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+#include "engine/sched.h"
+#include "engine/srs.h"
+
+typedef struct {
+    int prio;
+    uint64_t seq;
+    int live;
+} ref_item;
+
+static void sched_random(cz_rng *rng) {
+    enum { N = 400 };
+    static ref_item items[N];
+    cz_sched s;
+    cz_sched_init(&s);
+    CHECK(cz_sched_pop(&s) == NULL && cz_sched_peek(&s) == NULL);
+    size_t n = 0;
+    uint64_t seq = 0;
+    for (int step = 0; step < 3000; step++) {
+        uint64_t op = cz_rng_next(rng) % 10;
+        if (op < 5 && n < N) {
+            items[n] = (ref_item){1 + (int)(cz_rng_next(rng) % 4), seq++, 1};
+            /* rank = live items that come first, by the naive definition */
+            size_t want = 0;
+            for (size_t i = 0; i < n; i++)
+                want += items[i].live && (items[i].prio > items[n].prio ||
+                                          (items[i].prio == items[n].prio && items[i].seq < items[n].seq));
+            CHECK(cz_sched_rank(&s, items[n].prio, items[n].seq) == want);
+            CHECK(cz_sched_push(&s, items[n].prio, items[n].seq, &items[n]) == 0);
+            n++;
+        } else if (op < 8) {
+            ref_item *best = NULL;
+            for (size_t i = 0; i < n; i++)
+                if (items[i].live && (!best || items[i].prio > best->prio || (items[i].prio == best->prio && items[i].seq < best->seq)))
+                    best = &items[i];
+            ref_item *got = cz_sched_pop(&s);
+            CHECK(got == best);
+            if (got) got->live = 0;
+        } else if (n) {
+            size_t k = cz_rng_next(rng) % n;
+            int was = items[k].live;
+            CHECK(cz_sched_remove(&s, &items[k]) == was);
+            items[k].live = 0;
+        }
+        size_t live = 0;
+        for (size_t i = 0; i < n; i++) live += items[i].live;
+        CHECK(s.n == live);
+    }
+    cz_sched_free(&s);
+}
+
+static void priorities_and_registry(void) {
+    CHECK(cz_effective_priority(CZ_KIND_WINNING, 0) == CZ_PRIO_CRITICAL);
+    CHECK(cz_effective_priority(CZ_KIND_WPOST, 0) == CZ_PRIO_HIGH);
+    CHECK(cz_effective_priority(CZ_KIND_POREP, 0) == CZ_PRIO_NORMAL);
+    CHECK(cz_effective_priority(CZ_KIND_SNAP, 0) == CZ_PRIO_NORMAL);
+    CHECK(cz_effective_priority(CZ_KIND_POREP, 9) == CZ_PRIO_NORMAL && cz_effective_priority(CZ_KIND_POREP, -1) == CZ_PRIO_NORMAL);
+    CHECK(cz_effective_priority(CZ_KIND_POREP, CZ_PRIO_LOW) == CZ_PRIO_LOW);
+    const cz_circuit *c;
+    CHECK(cz_circuit_for_request(0, 2048, &c) == CZ_EINVAL && cz_circuit_for_request(5, 2048, &c) == CZ_EINVAL);
+    CHECK(cz_circuit_for_request(1, 4096, &c) == CZ_EINVAL && cz_circuit_for_request(1, 0, &c) == CZ_EINVAL);
+    CHECK(cz_circuit_for_request(1, 32ull << 30, &c) == CZ_EUNSUPPORTED);
+    CHECK(cz_circuit_for_request(4, 32ull << 30, &c) == CZ_EUNSUPPORTED);
+    CHECK(cz_circuit_for_request(1, 2048, &c) == 0 && c && !strcmp(c->id, "porep-2k-test") && c->is_test);
+    CHECK(cz_circuit_find("porep-32g") && !cz_circuit_find("porep-32g")->available && !cz_circuit_find("x"));
+    CHECK(c->validate(c, NULL, 0) == CZ_EINVAL);
+    /* Different payloads give different public inputs; the same payload the same. */
+    cz_fr *in1, *in2, *in3, *aux;
+    uint64_t ni, na;
+    const uint8_t p1[] = "payload-1", p2[] = "payload-2";
+    CHECK(c->synthesize(c, p1, sizeof p1, 0, &in1, &ni, &aux, &na) == 0 && ni == 2 && na > 0);
+    free(aux);
+    CHECK(c->synthesize(c, p1, sizeof p1, 0, &in2, &ni, &aux, &na) == 0);
+    free(aux);
+    CHECK(c->synthesize(c, p2, sizeof p2, 0, &in3, &ni, &aux, &na) == 0);
+    free(aux);
+    CHECK(cz_fr_equal(&in1[1], &in2[1]) && !cz_fr_equal(&in1[1], &in3[1]));
+    free(in1), free(in2), free(in3);
+    CHECK(c->synthesize(c, p1, sizeof p1, c->partitions, &in1, &ni, &aux, &na) == CZ_ERANGE);
+}
+
+static cz_submit req(const char *id, int prio, const char *payload) {
+    cz_submit s = {0};
+    s.request_id = id;
+    s.kind = CZ_KIND_POREP;
+    s.sector_size = 2048;
+    s.priority = prio;
+    s.vanilla = (const uint8_t *)payload;
+    s.vanilla_len = strlen(payload);
+    return s;
+}
+
+static void engine_in_process(void) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    cfg.param_cache[0] = 0;
+    cfg.gpu_workers_per_device = 1;
+    cfg.max_parallel_synthesis = 1;
+    cfg.max_gpu_queue_depth = 1;
+    cfg.max_pending = 6;
+    cz_log_set_level("warn");
+    cz_engine *e;
+    CHECK(cz_engine_new(&e, &cfg) == 0);
+    char id[CZ_JOB_ID_MAX];
+    uint32_t q;
+    /* The first job makes the dispatcher load the SRS (a seeded setup, no cache: about a second), and
+     * LOW, NORMAL, LOW, CRITICAL are submitted meanwhile (microseconds), so they wait in the scheduler
+     * whatever the machine's speed: CRITICAL must finish before the others, NORMAL before both LOWs,
+     * the two LOWs in submission order. */
+    const char *ids[] = {"first", "low-1", "normal", "low-2", "critical"};
+    int prios[] = {CZ_PRIO_NORMAL, CZ_PRIO_LOW, CZ_PRIO_NORMAL, CZ_PRIO_LOW, CZ_PRIO_CRITICAL};
+    for (int i = 0; i < 5; i++) {
+        cz_submit s = req(ids[i], prios[i], ids[i]);
+        CHECK(cz_engine_submit(e, &s, id, &q) == 0 && !strcmp(id, ids[i]));
+    }
+    cz_submit extra = req("extra", 0, "extra");
+    CHECK(cz_engine_submit(e, &extra, id, &q) == 0);
+    cz_submit over = req("over", 0, "over");
+    CHECK(cz_engine_submit(e, &over, id, &q) == CZ_EFULL);
+    bool was;
+    CHECK(cz_engine_cancel(e, "extra", &was) == 0 && !was);
+    cz_result r;
+    CHECK(cz_engine_await(e, "extra", 0, &r) == 0 && r.status == CZ_JOB_CANCELLED && !r.proof);
+    cz_result_free(&r);
+    CHECK(cz_engine_await(e, "low-2", 1, &r) == 0 && r.status == CZ_JOB_TIMEOUT);
+    uint64_t done_at[5];
+    for (int i = 0; i < 5; i++) {
+        CHECK(cz_engine_await(e, ids[i], 0, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 384);
+        done_at[i] = r.total_ms; /* from each job's own submit time */
+        cz_result_free(&r);
+    }
+    /* Submission times differ by < 30 ms, so completion order shows in total_ms with a wide margin
+     * (each job takes two proofs of a 1022-constraint circuit). */
+    CHECK_MSG(done_at[4] < done_at[2] && done_at[2] < done_at[1] && done_at[1] < done_at[3],
+              "critical %llu normal %llu low-1 %llu low-2 %llu", (unsigned long long)done_at[4],
+              (unsigned long long)done_at[2], (unsigned long long)done_at[1], (unsigned long long)done_at[3]);
+    bool already;
+    uint64_t ms;
+    CHECK(cz_engine_preload(e, "porep-2k-test", &already, &ms) == 0 && already && ms == 0);
+    /* Dedup: a finished job's id returns the same job. */
+    cz_submit again = req("normal", 0, "normal");
+    CHECK(cz_engine_submit(e, &again, id, &q) == 0 && q == 0);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.completed == 5 && st.cancelled == 1 && st.n_srs == 1 &&
+          st.srs[0].ref_count == 0 && st.queue_depth == 0);
+    cz_engine_status_free(&st);
+    uint64_t freed;
+    CHECK(cz_engine_evict(e, "porep-2k-test", &was, &freed) == 0 && was && freed > 0);
+    char *m = cz_engine_metrics(e);
+    CHECK(m && strstr(m, "cuzk_proofs_completed_total 5\n") && strstr(m, "cuzk_proofs_completed{proof_kind=\"porep_c2\"} 5\n"));
+    free(m);
+    cz_engine_free(e);
+    cz_log_set_level("info");
+}
+
+/* The SRS manager's reference counts, explicit evict and idle eviction under memory pressure. */
+static void srs_manager(void) {
+    cz_srs_mgr m;
+    cz_srs_init(&m, "", 1);
+    const cz_circuit *c = cz_circuit_find("porep-2k-test");
+    cz_srs_entry *s;
+    uint64_t ms;
+    CHECK(cz_srs_loaded_bytes(&m) == 0);
+    CHECK(cz_srs_acquire(&m, c, &s, &ms) == 0 && s->refs == 1 && s->bytes > 0);
+    uint64_t bytes = s->bytes;
+    CHECK(cz_srs_loaded_bytes(&m) == bytes);
+    CHECK(cz_srs_evict_idle(&m, 1, 0) == 0); /* referenced */
+    bool was;
+    uint64_t freed;
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == -103 /* CZ_EBUSY */ && cz_srs_loaded_bytes(&m) == bytes);
+    cz_srs_release(&m, s);
+    CHECK(cz_srs_evict_idle(&m, 1, 60000) == 0); /* not idle long enough */
+    CHECK(cz_srs_evict_idle(&m, 1, 0) == bytes && cz_srs_loaded_bytes(&m) == 0);
+    bool already = true;
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && !already && cz_srs_loaded_bytes(&m) == bytes);
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && already && ms == 0);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && was && freed == bytes);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && !was && freed == 0);
+    cz_srs_destroy(&m);
+}
+
+int main(void) {
+    cz_rng rng;
+    cz_test_rng(&rng);
+    sched_random(&rng);
+    priorities_and_registry();
+    srs_manager();
+    engine_in_process();
+    return cz_test_finish();
+}
