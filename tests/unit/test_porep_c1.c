@@ -34,11 +34,10 @@ static char *read_all(const char *path, size_t *len) {
 
 /* The fixture, from $CZ_FIXTURES_DIR or the shared folder next to the checkout. */
 static char *load_fixture(size_t *len) {
-    const char *rel = "real/ipfs-force-community+gpuproxy/2KiB.json";
-    const char *env = getenv("CZ_FIXTURES_DIR");
+    const char *rel = "ipfs-force-community+gpuproxy/2KiB.json";
+    const char *env = getenv("CZ_FIXTURES_DIR"); /* the fixtures/real folder (tests/CMakeLists.txt sets it) */
     char path[1024];
-    const char *dirs[] = {env, "../shared/fixtures", "../../shared/fixtures", "../../../shared/fixtures",
-                          "/work/shared/fixtures", "shared/fixtures"};
+    const char *dirs[] = {env, "/work/shared/fixtures/real"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         if (!dirs[i]) continue;
         snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
