@@ -29,6 +29,24 @@ int cz_test_finish(void) {
     return cz_test_failed ? 1 : 0;
 }
 
+char *cz_test_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *b = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (!b) return NULL;
+    b[n] = 0;
+    if (len) *len = (size_t)n;
+    return b;
+}
+
 void cz_hex_encode(char *out, const uint8_t *in, size_t n) {
     static const char d[] = "0123456789abcdef";
     for (size_t i = 0; i < n; i++) {

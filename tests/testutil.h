@@ -39,6 +39,9 @@ extern unsigned long cz_test_passed, cz_test_failed;
 uint64_t cz_test_seed(void);
 void cz_test_rng(cz_rng *rng);
 int cz_test_finish(void);
+/* The whole file at path, NUL-terminated, in a malloc'd buffer (NULL if it cannot be read); *len (if not
+ * NULL) gets its size. */
+char *cz_test_read_file(const char *path, size_t *len);
 /* Hex helpers for tests and tools. */
 void cz_hex_encode(char *out, const uint8_t *in, size_t n);
 int cz_hex_decode(uint8_t *out, size_t n, const char *in);

@@ -7,13 +7,7 @@
 #include "cz_error.h"
 #include "ec/ec_endo.h"
 
-#define EC_F cz_fp
-#define EC_FF(op) cz_fp_##op
-#define EC_P(name) cz_g1_##name
-#define EC_AFF cz_g1_affine
-#define EC_JAC cz_g1_jac
-#define EC_XYZZ cz_g1_xyzz
-#define EC_ONE CZ_FP_ONE_V
+#include "ec/ec_group_g1.h"
 static const cz_fp g1_b = {CZ_FP_B_MONT};
 #define EC_B (&g1_b)
 

@@ -15,21 +15,9 @@ typedef struct { cz_fp x, y; } cz_g1_affine;
 typedef struct { cz_fp x, y, z; } cz_g1_jac;
 typedef struct { cz_fp x, y, zz, zzz; } cz_g1_xyzz;
 
-#define EC_F cz_fp
-#define EC_FF(op) cz_fp_##op
-#define EC_P(name) cz_g1_##name
-#define EC_AFF cz_g1_affine
-#define EC_JAC cz_g1_jac
-#define EC_XYZZ cz_g1_xyzz
-#define EC_ONE CZ_FP_ONE_V
+#include "ec/ec_group_g1.h"
 #include "ec/ec_impl.h"
-#undef EC_F
-#undef EC_FF
-#undef EC_P
-#undef EC_AFF
-#undef EC_JAC
-#undef EC_XYZZ
-#undef EC_ONE
+#include "ec/ec_group_end.h"
 
 /* Decoding flags. */
 #define CZ_DECODE_CHECK_SUBGROUP 1u /* also check prime-order subgroup membership (default) */

@@ -7,13 +7,7 @@
 #include "cz_error.h"
 #include "ec/ec_endo.h"
 
-#define EC_F cz_fp2
-#define EC_FF(op) cz_fp2_##op
-#define EC_P(name) cz_g2_##name
-#define EC_AFF cz_g2_affine
-#define EC_JAC cz_g2_jac
-#define EC_XYZZ cz_g2_xyzz
-#define EC_ONE CZ_FP2_ONE_V
+#include "ec/ec_group_g2.h"
 static const cz_fp2 g2_b = {{CZ_FP_B_MONT}, {CZ_FP_B_MONT}}; /* 4(u + 1) */
 #define EC_B (&g2_b)
 

@@ -44,30 +44,10 @@ cz_msm_plan cz_msm_plan_(size_t n, int t) {
     return best;
 }
 
-#define EC_F cz_fp
-#define EC_FF(op) cz_fp_##op
-#define EC_P(name) cz_g1_##name
-#define EC_AFF cz_g1_affine
-#define EC_JAC cz_g1_jac
-#define EC_XYZZ cz_g1_xyzz
+#include "ec/ec_group_g1.h"
 #include "ec/msm_impl.h"
-#undef EC_F
-#undef EC_FF
-#undef EC_P
-#undef EC_AFF
-#undef EC_JAC
-#undef EC_XYZZ
+#include "ec/ec_group_end.h"
 
-#define EC_F cz_fp2
-#define EC_FF(op) cz_fp2_##op
-#define EC_P(name) cz_g2_##name
-#define EC_AFF cz_g2_affine
-#define EC_JAC cz_g2_jac
-#define EC_XYZZ cz_g2_xyzz
+#include "ec/ec_group_g2.h"
 #include "ec/msm_impl.h"
-#undef EC_F
-#undef EC_FF
-#undef EC_P
-#undef EC_AFF
-#undef EC_JAC
-#undef EC_XYZZ
+#include "ec/ec_group_end.h"

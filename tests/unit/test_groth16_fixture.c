@@ -13,19 +13,6 @@
 #include "groth16/proof.h"
 #include "testutil.h"
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = 0;
-    fclose(f);
-    return b;
-}
-
 /* The hex string value of "key" in a flat JSON object, decoded into a new buffer. */
 static uint8_t *json_hex(const char *json, const char *key, size_t *len) {
     char pat[64];
@@ -54,7 +41,7 @@ int main(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/eigerco+polka-storage/own-setup-2KiB-porep-vk-proof.json",
              dir && *dir ? dir : "/work/shared/fixtures/real");
-    char *json = slurp(path);
+    char *json = cz_test_read_file(path, NULL);
     if (!json) {
         printf("fixture %s not found: nothing checked\n", path);
         return cz_test_finish();

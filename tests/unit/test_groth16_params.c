@@ -48,18 +48,6 @@ static int params_equal(const cz_groth16_params *x, const cz_groth16_params *y) 
     return ok;
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(*len + 1);
-    if (fread(b, 1, *len, f) != *len) *len = 0;
-    fclose(f);
-    return b;
-}
-
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 /* Expects decoding buf to fail with code and a message naming every string in want (NULL-terminated). */
@@ -99,7 +87,7 @@ int main(void) {
     random_params(&p, ic, h, l, a, b);
     CHECK(cz_groth16_params_write_file(path, &p) == 0);
     size_t len = 0;
-    uint8_t *buf = slurp(path, &len);
+    uint8_t *buf = (uint8_t *)cz_test_read_file(path, &len);
     const size_t off_h = 868 + 96 * ic, off_l = off_h + 4 + 96 * h, off_a = off_l + 4 + 96 * l,
                  off_b1 = off_a + 4 + 96 * a, off_b2 = off_b1 + 4 + 96 * b, total = off_b2 + 4 + 192 * b;
     CHECK(len == total && cz_groth16_params_size(&p) == total);
@@ -137,7 +125,7 @@ int main(void) {
     cz_groth16_vk vk;
     CHECK(cz_groth16_vk_write_file(vkpath, &p.vk) == 0);
     size_t vlen = 0;
-    uint8_t *vbuf = slurp(vkpath, &vlen);
+    uint8_t *vbuf = (uint8_t *)cz_test_read_file(vkpath, &vlen);
     CHECK(vlen == off_h && !memcmp(vbuf, buf, vlen));
     CHECK(cz_groth16_vk_read_file(&vk, vkpath) == 0);
     CHECK(vk.ic_len == ic && !memcmp(vk.ic, p.vk.ic, 96 * ic) && g2_eq(&vk.delta_g2, &p.vk.delta_g2));

@@ -19,19 +19,6 @@
 #include "testutil.h"
 #include "util/json.h"
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
-    fclose(f);
-    if (b) b[n] = 0, *len = (size_t)n;
-    return b;
-}
-
 /* The fixture, from $CZ_FIXTURES_DIR or the shared folder next to the checkout. */
 static char *load_fixture(size_t *len) {
     const char *rel = "ipfs-force-community+gpuproxy/2KiB.json";
@@ -41,7 +28,7 @@ static char *load_fixture(size_t *len) {
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         if (!dirs[i]) continue;
         snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
-        char *b = read_all(path, len);
+        char *b = cz_test_read_file(path, len);
         if (b) return b;
     }
     return NULL;

@@ -17,19 +17,6 @@
 #include "testutil.h"
 #include "util/json.h"
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
 static const char *raw;  /* the C1 JSON */
 static size_t rlen;
 static char *ch1;        /* offset of challenge 1 in raw: its "comm_d_proofs" */
@@ -100,7 +87,7 @@ int main(void) {
     char path[1024];
     size_t wlen;
     char *wrapper = pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")
-                        ? read_all(path, &wlen) : NULL;
+                        ? cz_test_read_file(path, &wlen) : NULL;
     if (!wrapper) {
         printf("2KiB.json fixture not found (set CZ_FIXTURES_DIR): check skipped, nothing tested\n");
         return cz_test_finish();

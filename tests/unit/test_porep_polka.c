@@ -15,19 +15,6 @@
 #include "groth16/verify.h"
 #include "testutil.h"
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = 0;
-    fclose(f);
-    return b;
-}
-
 /* The hex string value of "key" decoded into out (exactly len bytes expected); 0 on success. */
 static int json_hex(const char *json, const char *key, uint8_t *out, size_t len) {
     char pat[64];
@@ -73,7 +60,7 @@ int main(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/eigerco+polka-storage/own-setup-2KiB-porep-vk-proof.json",
              dir && *dir ? dir : "/work/shared/fixtures/real");
-    char *json = slurp(path);
+    char *json = cz_test_read_file(path, NULL);
     if (!json) {
         printf("fixture %s not found (set CZ_FIXTURES_DIR): check skipped, nothing verified\n", path);
         return cz_test_finish();
