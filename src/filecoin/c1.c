@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "filecoin/porep_inputs.h"
 #include "util/json.h"
 
 static const char *const SIZE_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
@@ -227,7 +228,10 @@ static int parse_c1(cz_c1 *c1, const cz_json *j) {
         return cz_error(CZ_EFORMAT, "c1: vanilla_proofs.%s is missing or empty", vname);
     c1->partitions = cz_json_count(j, parts);
     c1->challenges = p->challenges;
-    if (c1->partitions > 256) return cz_error(CZ_EFORMAT, "c1: %u partitions", c1->partitions);
+    unsigned want = cz_porep_kind_partitions(p, cz_porep_kind_of(c1->proof_id));
+    if (c1->partitions != want) /* the Groth16 proof of each partition is checked against all of them */
+        return cz_error(CZ_EFORMAT, "c1: vanilla_proofs.%s holds %u partitions, %s has %u", vname, c1->partitions,
+                        c1->registered_proof, want);
     size_t nch = (size_t)c1->partitions * c1->challenges;
     size_t stride = p->nodes_log2 + 16 * (size_t)cz_tree_path_len(&p->tree);
     c1->ch = calloc(nch, sizeof *c1->ch);

@@ -19,16 +19,21 @@ static inline uint32_t rotl32(uint32_t x, unsigned n) { return (x << n) | (x >> 
     w[a] += w[b], w[d] = rotl32(w[d] ^ w[a], 16), w[c] += w[d], w[b] = rotl32(w[b] ^ w[c], 12),    \
     w[a] += w[b], w[d] = rotl32(w[d] ^ w[a], 8), w[c] += w[d], w[b] = rotl32(w[b] ^ w[c], 7)
 
-static void chacha_block(chacha8 *r) {
-    uint32_t st[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574}, w[16];
-    memcpy(st + 4, r->key, 32);
-    st[12] = (uint32_t)r->ctr, st[13] = (uint32_t)(r->ctr >> 32), st[14] = 0, st[15] = 0;
-    memcpy(w, st, sizeof w);
-    for (int i = 0; i < 4; i++) {
+void cz_chacha_block(uint32_t out[16], const uint32_t in[16], unsigned rounds) {
+    uint32_t w[16];
+    memcpy(w, in, sizeof w);
+    for (unsigned i = 0; i < rounds / 2; i++) {
         QR(0, 4, 8, 12), QR(1, 5, 9, 13), QR(2, 6, 10, 14), QR(3, 7, 11, 15);
         QR(0, 5, 10, 15), QR(1, 6, 11, 12), QR(2, 7, 8, 13), QR(3, 4, 9, 14);
     }
-    for (int i = 0; i < 16; i++) r->buf[i] = w[i] + st[i];
+    for (int i = 0; i < 16; i++) out[i] = w[i] + in[i];
+}
+
+static void chacha_block(chacha8 *r) {
+    uint32_t st[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
+    memcpy(st + 4, r->key, 32);
+    st[12] = (uint32_t)r->ctr, st[13] = (uint32_t)(r->ctr >> 32), st[14] = 0, st[15] = 0;
+    cz_chacha_block(r->buf, st, 8);
     r->ctr++;
     r->pos = 0;
 }
@@ -114,21 +119,34 @@ static void b2_compress(uint64_t h[8], const uint8_t blk[128], uint64_t t, bool 
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
 
-void cz_blake2b_512(uint8_t out[64], const uint8_t *msg, size_t len) {
+void cz_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len) {
     uint64_t h[8];
     memcpy(h, B2_IV, sizeof h);
-    h[0] ^= 0x01010000ull ^ 64; /* digest length 64, no key, fanout 1, depth 1 */
+    h[0] ^= 0x01010000ull ^ ((uint64_t)keylen << 8) ^ outlen; /* fanout 1, depth 1 */
     uint8_t blk[128];
+    uint64_t t = 0;
+    if (keylen) { /* the key, zero-padded, is the first block (the last one if there is no message) */
+        memset(blk, 0, sizeof blk);
+        memcpy(blk, key, keylen);
+        t = 128;
+        b2_compress(h, blk, t, len == 0);
+        if (len == 0) goto done;
+    }
     size_t off = 0;
     while (len - off > 128) {
-        b2_compress(h, msg + off, off + 128, false);
+        t += 128;
+        b2_compress(h, msg + off, t, false);
         off += 128;
     }
     memset(blk, 0, sizeof blk);
     memcpy(blk, msg + off, len - off);
-    b2_compress(h, blk, len, true);
-    for (int i = 0; i < 64; i++) out[i] = (uint8_t)(h[i / 8] >> (8 * (i % 8)));
+    t += len - off;
+    b2_compress(h, blk, t, true);
+done:
+    for (size_t i = 0; i < outlen; i++) out[i] = (uint8_t)(h[i / 8] >> (8 * (i % 8)));
 }
+
+void cz_blake2b_512(uint8_t out[64], const uint8_t *msg, size_t len) { cz_blake2b(out, 64, NULL, 0, msg, len); }
 
 /* ---- Feistel expander ---- */
 void cz_porep_exp_parents(uint64_t out[8], uint64_t node, uint64_t nodes, const uint8_t porep_id[32]) {

@@ -263,3 +263,64 @@ int cz_porep_witness_parallel(const cz_porep_params *p, const cz_porep_witness *
     /* the message was recorded on a worker thread: record it again on the caller's */
     return err ? cz_error(err, "porep witness: %s", msg) : 0;
 }
+
+/* Copies inputs first.. of a witness-mode cs (the compact path keeps them in the cs). */
+static void copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) out[i] = *cz_cs_value(cs, cz_var_input(first + i));
+}
+
+int cz_porep_witness_compact(const cz_porep_params *p, const cz_porep_witness *w, cz_fr *inputs, uint64_t inputs_cap,
+                             cz_wcompact *aux, int nthreads) {
+    uint64_t top_aux, ch_aux;
+    int rc = cz_porep_shape(p, &top_aux, &ch_aux);
+    if (rc) return rc;
+    uint64_t need_in = CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * p->challenges;
+    if (inputs_cap < need_in)
+        return cz_error(CZ_ERANGE, "porep witness: the buffer holds %llu inputs, the %s circuit needs %llu",
+                        (unsigned long long)inputs_cap, p->name, (unsigned long long)need_in);
+    cz_wcompact_clear(aux);
+    /* bitmaps sized exactly; the dense part grows (its size depends on the values) */
+    if ((rc = cz_wcompact_reserve(aux, top_aux + ch_aux * p->challenges, 0))) return rc;
+    cz_cs *cs;
+    if ((rc = cz_cs_new(&cs, CZ_CS_WITNESS))) return rc;
+    cz_num comm_d, comm_c, comm_r_last;
+    cz_bool id_bits[256];
+    rc = cz_cs_set_compact_aux(cs, aux);
+    if (!rc) rc = top_synth(cs, w, &comm_d, &comm_c, &comm_r_last, id_bits);
+    if (!rc && (cz_cs_num_aux(cs) != top_aux || cz_cs_num_inputs(cs) != CZ_POREP_TOP_INPUTS))
+        rc = cz_error(CZ_EINVAL, "porep witness: top-level layout mismatch");
+    if (!rc) copy_inputs(cs, inputs, 0, CZ_POREP_TOP_INPUTS);
+    cz_cs_free(cs);
+    if (rc) return rc;
+    /* Challenges in parallel, each into its own compact part; the parts are appended in challenge
+     * order as they complete (ordered), so at most a few parts exist beside the result. */
+    int err = 0;
+    char msg[256] = "";
+#pragma omp parallel for ordered schedule(dynamic, 1) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (unsigned i = 0; i < p->challenges; i++) {
+        cz_wcompact part;
+        cz_wcompact_init(&part);
+        cz_cs *ccs = NULL;
+        scratch sc;
+        int r = cz_wcompact_reserve(&part, ch_aux, ch_aux / 16);
+        if (!r) r = cz_cs_new(&ccs, CZ_CS_WITNESS);
+        if (!r) r = cz_cs_set_compact_aux(ccs, &part);
+        if (!r && !(r = scratch_new(&sc))) {
+            r = challenge_synth(ccs, p, &w->ch[i], &comm_d, &comm_c, &comm_r_last, id_bits, sc.buf, sc.parent_bits);
+            scratch_free(&sc);
+        }
+        if (!r && (cz_cs_num_aux(ccs) != ch_aux || cz_cs_num_inputs(ccs) != 1 + CZ_POREP_CHALLENGE_INPUTS))
+            r = cz_error(CZ_EINVAL, "porep witness: challenge %u layout mismatch", i);
+        if (!r)
+            copy_inputs(ccs, inputs + CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * i, 1,
+                        CZ_POREP_CHALLENGE_INPUTS);
+        if (ccs) cz_cs_free(ccs);
+#pragma omp ordered
+        {
+            if (!r && !err) r = cz_wcompact_append(aux, &part);
+            if (r && !err) err = r, snprintf(msg, sizeof msg, "challenge %u: %s", i, cz_error_message());
+        }
+        cz_wcompact_free(&part);
+    }
+    return err ? cz_error(err, "porep witness: %s", msg) : 0;
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gadgets/por.h"
+#include "r1cs/wcompact.h"
 
 #define CZ_POREP_MAX_LAYERS 11
 #define CZ_POREP_DRG_PARENTS 6
@@ -70,5 +71,12 @@ int cz_porep_shape(const cz_porep_params *p, uint64_t *top_aux, uint64_t *ch_aux
  * 0, CZ_ERANGE (buffers too small) or the first challenge's error. */
 int cz_porep_witness_parallel(const cz_porep_params *p, const cz_porep_witness *w, cz_fr *inputs, uint64_t inputs_cap,
                               cz_fr *aux, uint64_t aux_cap, int nthreads);
+
+/* The same witness with aux in compact form (r1cs/wcompact.h), written by the cs directly, never as
+ * 32 bytes per value: *aux is emptied and refilled (init it once, reuse it across partitions).
+ * Challenges run in parallel, each into its own part, appended in order. 0, CZ_ERANGE, CZ_ENOMEM or
+ * the first challenge's error. */
+int cz_porep_witness_compact(const cz_porep_params *p, const cz_porep_witness *w, cz_fr *inputs, uint64_t inputs_cap,
+                             cz_wcompact *aux, int nthreads);
 
 #endif

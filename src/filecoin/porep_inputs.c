@@ -7,6 +7,8 @@
 #include "filecoin/graph.h"
 #include "gadgets/sha256.h"
 
+static const char *const KIND_NAMES[3] = {"interactive", "synthetic", "non-interactive"};
+
 void cz_porep_id(uint8_t out[32], unsigned proof_id) {
     memset(out, 0, 32);
     for (int i = 0; i < 8; i++) out[i] = (uint8_t)((uint64_t)proof_id >> (8 * i));
@@ -24,6 +26,19 @@ void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t 
     out[31] &= 0x3f;
 }
 
+unsigned cz_porep_kind_partitions(const cz_porep_params *p, cz_porep_kind kind) {
+    if (kind != CZ_POREP_NI) return p->partitions;
+    return p->sector_size <= (1ull << 30) ? 13 : 126;
+}
+
+/* bigint_to_challenge: the 256-bit LE integer mod (nodes - 1), plus 1 (node 0 is never challenged) */
+static uint64_t to_challenge(const uint8_t h[32], uint64_t nodes) {
+    unsigned __int128 r = 0;
+    uint64_t m = nodes - 1;
+    for (int b = 31; b >= 0; b--) r = ((r << 8) | h[b]) % m; /* most significant byte first */
+    return (uint64_t)r + 1;
+}
+
 void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
                                      const uint8_t seed[32], uint64_t nodes) {
     uint8_t buf[68], h[32];
@@ -33,23 +48,87 @@ void cz_porep_interactive_challenges(uint64_t *out, unsigned n, unsigned first, 
         uint32_t j = first + i;
         for (int b = 0; b < 4; b++) buf[64 + b] = (uint8_t)(j >> (8 * b));
         cz_sha256_bytes(h, buf, sizeof buf);
-        /* the 256-bit LE integer mod (nodes - 1), most significant byte first */
-        unsigned __int128 r = 0;
-        uint64_t m = nodes - 1;
-        for (int b = 31; b >= 0; b--) r = ((r << 8) | h[b]) % m;
-        out[i] = (uint64_t)r + 1;
+        out[i] = to_challenge(h, nodes);
     }
 }
 
+void cz_porep_ni_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
+                            const uint8_t comm_r[32], uint64_t nodes) {
+    static const char TAG[] = "filecoin.io|PoRep|1|NonInteractive|1";
+    enum { T = sizeof TAG - 1 };
+    uint8_t buf[T + 68], h[32];
+    memcpy(buf, TAG, T), memcpy(buf + T, replica_id, 32), memcpy(buf + T + 32, comm_r, 32);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t j = first + i;
+        for (int b = 0; b < 4; b++) buf[T + 64 + b] = (uint8_t)(j >> (8 * b));
+        cz_sha256_bytes(h, buf, sizeof buf);
+        out[i] = to_challenge(h, nodes);
+    }
+}
+
+/* n keystream bytes of ChaCha20 (RFC 8439: 32-bit block counter from 0, 96-bit nonce) from byte
+ * offset off, keyed by BLAKE2b-256 with key tag over a ‖ b. */
+static void synth_stream(uint8_t *out, size_t n, uint64_t off, const char *tag, const uint8_t a[32],
+                         const uint8_t b[32]) {
+    uint8_t msg[64], key[32];
+    memcpy(msg, a, 32), memcpy(msg + 32, b, 32);
+    cz_blake2b(key, 32, (const uint8_t *)tag, strlen(tag), msg, 64);
+    static const uint8_t NONCE[12] = "synth-porep";
+    uint32_t st[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574}, ks[16];
+    for (int i = 0; i < 8; i++)
+        st[4 + i] = (uint32_t)key[4 * i] | (uint32_t)key[4 * i + 1] << 8 | (uint32_t)key[4 * i + 2] << 16 |
+                    (uint32_t)key[4 * i + 3] << 24;
+    for (int i = 0; i < 3; i++)
+        st[13 + i] = (uint32_t)NONCE[4 * i] | (uint32_t)NONCE[4 * i + 1] << 8 | (uint32_t)NONCE[4 * i + 2] << 16 |
+                     (uint32_t)NONCE[4 * i + 3] << 24;
+    while (n) {
+        st[12] = (uint32_t)(off / 64);
+        cz_chacha_block(ks, st, 20);
+        for (unsigned o = (unsigned)(off % 64); o < 64 && n; o++, n--, off++) *out++ = (uint8_t)(ks[o / 4] >> (8 * (o % 4)));
+    }
+}
+
+uint64_t cz_porep_synth_count(uint64_t nodes) { return nodes < (1ull << 18) ? nodes : 1ull << 18; }
+
+uint64_t cz_porep_synth_challenge(uint64_t i, const uint8_t replica_id[32], const uint8_t comm_r[32], uint64_t nodes) {
+    uint8_t r[32];
+    synth_stream(r, 32, 32 * i, "filecoin.io|PoRep|1|Synthetic|1|Generation", replica_id, comm_r);
+    return to_challenge(r, nodes);
+}
+
+void cz_porep_synth_indexes(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
+                            const uint8_t seed[32], uint64_t num_synth) {
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t b[4];
+        synth_stream(b, 4, 4 * (uint64_t)(first + i), "filecoin.io|PoRep|1|Synthetic|1|Selection", replica_id, seed);
+        uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        out[i] = v % num_synth;
+    }
+}
+
+void cz_porep_synth_challenges(uint64_t *out, unsigned n, unsigned first, const uint8_t replica_id[32],
+                               const uint8_t comm_r[32], const uint8_t seed[32], uint64_t nodes, uint64_t num_synth) {
+    cz_porep_synth_indexes(out, n, first, replica_id, seed, num_synth);
+    for (unsigned i = 0; i < n; i++) out[i] = cz_porep_synth_challenge(out[i], replica_id, comm_r, nodes);
+}
+
+void cz_porep_partition_challenges(uint64_t *out, cz_porep_kind kind, unsigned C, unsigned k, uint64_t nodes,
+                                   const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32]) {
+    if (kind == CZ_POREP_NI) cz_porep_ni_challenges(out, C, C * k, replica_id, comm_r, nodes);
+    else if (kind == CZ_POREP_SYNTHETIC)
+        cz_porep_synth_challenges(out, C, C * k, replica_id, comm_r, seed, nodes, cz_porep_synth_count(nodes));
+    else cz_porep_interactive_challenges(out, C, C * k, replica_id, seed, nodes);
+}
+
 int cz_porep_inputs_from_public(cz_fr *out, const cz_porep_params *p, const uint8_t porep_id[32], bool api_1_0,
-                                const uint8_t replica_id[32], const uint8_t comm_d[32], const uint8_t comm_r[32],
+                                cz_porep_kind kind, const uint8_t replica_id[32], const uint8_t comm_d[32], const uint8_t comm_r[32],
                                 const uint8_t seed[32], unsigned k) {
     if (cz_fr_from_bytes_le(&out[0], replica_id)) return cz_error(CZ_ERANGE, "porep inputs: replica_id >= r");
     if (cz_fr_from_bytes_le(&out[1], comm_d)) return cz_error(CZ_ERANGE, "porep inputs: comm_d >= r");
     if (cz_fr_from_bytes_le(&out[2], comm_r)) return cz_error(CZ_ERANGE, "porep inputs: comm_r >= r");
     unsigned C = p->challenges;
     uint64_t nodes = 1ull << p->nodes_log2, chal[CZ_POREP_MAX_CHALLENGES];
-    cz_porep_interactive_challenges(chal, C, C * k, replica_id, seed, nodes);
+    cz_porep_partition_challenges(chal, kind, C, k, nodes, replica_id, comm_r, seed);
     cz_fr *o = out + 3;
     for (unsigned i = 0; i < C; i++) {
         uint64_t drg[6], exp[8];
@@ -66,12 +145,10 @@ int cz_porep_inputs_from_public(cz_fr *out, const cz_porep_params *p, const uint
 
 int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k, bool graph) {
     if (k >= c1->partitions) return cz_error(CZ_EINVAL, "porep inputs: partition %u of %u", k, c1->partitions);
-    if (c1->proof_id >= 10)
-        return cz_error(CZ_EUNSUPPORTED, "porep inputs: %s derives its challenges differently (synthetic / NI)",
-                        c1->registered_proof);
     uint8_t porep_id[32];
     cz_porep_id(porep_id, c1->proof_id);
-    int rc = cz_porep_inputs_from_public(out, &c1->params, porep_id, c1->proof_id < 5, c1->replica_id, c1->comm_d,
+    int rc = cz_porep_inputs_from_public(out, &c1->params, porep_id, c1->proof_id < 5,
+                                         cz_porep_kind_of(c1->proof_id), c1->replica_id, c1->comm_d,
                                          c1->comm_r, c1->seed, k);
     if (rc) return rc;
     /* the C1 must open exactly the derived challenges (and, with graph, the graph's parents) */
@@ -83,8 +160,9 @@ int cz_porep_public_inputs(cz_fr *out, const cz_c1 *c1, unsigned k, bool graph) 
             ch->c_index != ch->challenge) {
             uint64_t raw[4];
             cz_fr_to_raw(raw, &o[0]);
-            return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: the C1 opens node %llu, the seed derives %llu",
-                            k, i, (unsigned long long)ch->challenge, (unsigned long long)raw[0]);
+            return cz_error(CZ_EVERIFY, "porep inputs: partition %u challenge %u: the C1 opens node %llu, the %s rule derives %llu",
+                            k, i, (unsigned long long)ch->challenge, KIND_NAMES[cz_porep_kind_of(c1->proof_id)],
+                            (unsigned long long)raw[0]);
         }
         for (int q = 0; q < 14; q++) {
             const cz_porep_column *col = q < 6 ? &ch->drg[q] : &ch->exp[q - 6];

@@ -17,4 +17,13 @@
  * from seed. 0, CZ_EINVAL or CZ_ENOMEM. */
 int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, uint64_t seed);
 
+/* A real C1 of a small sector sealed in memory (seal_small.c), for any registered proof of 2 KiB or
+ * 8 MiB from API 1.1 on (ids 5, 6, 10, 11, 15, 16: interactive, SyntheticPoRep, NI-PoRep): random
+ * Fr32 data, prover_id, sector_id, ticket and seed from seed; replica_id derived from them; every
+ * label and full tree_d / tree_c / tree_r_last computed; all partitions of the proof (NI: 13) with
+ * the challenges its kind derives. The sparse generator above cannot serve the synthetic and NI
+ * kinds: their challenges depend on comm_r, which commits to every node. 8 MiB takes seconds.
+ * 0, CZ_EINVAL (another proof) or CZ_ENOMEM. */
+int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed);
+
 #endif

@@ -6,6 +6,7 @@
 #include "cz_error.h"
 #include "r1cs/csr_build.h"
 #include "r1cs/lc_pool.h"
+#include "r1cs/wcompact.h"
 
 struct cz_cs_record {
     cz_csr_builder m[3];
@@ -82,7 +83,9 @@ int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num
     if ((cs->mode & CZ_CS_WITNESS) && !cs->external_values) {
         if (num_inputs > (uint64_t)CZ_VAR_MAX_INDEX + 1 || num_aux > (uint64_t)CZ_VAR_MAX_INDEX + 1)
             return cz_error(CZ_ERANGE, "cs: reserve beyond the variable id space");
-        if ((rc = grow_values(cs, true, num_inputs, true)) || (rc = grow_values(cs, false, num_aux, true))) return rc;
+        if ((rc = grow_values(cs, true, num_inputs, true)) ||
+            (!cs->compact_aux && (rc = grow_values(cs, false, num_aux, true))))
+            return rc;
     }
     if (cs->rec) {
         /* A rough 2.5 terms per row is what the Filecoin circuits average; it is only a hint. */
@@ -96,7 +99,7 @@ int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num
 
 int cz_cs_set_value_buffers(cz_cs *cs, cz_fr *inputs, uint64_t inputs_cap, cz_fr *aux, uint64_t aux_cap) {
     if (!(cs->mode & CZ_CS_WITNESS) || cs->num_inputs != 1 || cs->num_aux != 0 || cs->external_values ||
-        cs->values_taken || cs->finalized)
+        cs->values_taken || cs->finalized || cs->compact_aux)
         return cz_error(CZ_EINVAL, "cs: value buffers must be set once, in witness mode, before any alloc");
     if (!inputs || !aux || inputs_cap < 1)
         return cz_error(CZ_EINVAL, "cs: value buffers need room for ONE");
@@ -109,6 +112,16 @@ int cz_cs_set_value_buffers(cz_cs *cs, cz_fr *inputs, uint64_t inputs_cap, cz_fr
     cs->aux_limit = aux_cap < lim ? aux_cap : lim;
     cs->external_values = true;
     cs->inputs[0] = CZ_FR_ONE_V;
+    return 0;
+}
+
+int cz_cs_set_compact_aux(cz_cs *cs, struct cz_wcompact *w) {
+    if (!(cs->mode & CZ_CS_WITNESS) || cs->num_aux != 0 || cs->compact_aux || cs->values_taken || cs->finalized || !w)
+        return cz_error(CZ_EINVAL, "cs: compact aux must be set once, in witness mode, before any aux alloc");
+    if (!cs->external_values) free(cs->aux);
+    cs->aux = NULL;
+    cs->aux_limit = 0; /* every aux alloc takes the slow path, which appends to w */
+    cs->compact_aux = w;
     return 0;
 }
 
@@ -127,6 +140,14 @@ cz_var cz_cs_alloc_slow_(cz_cs *cs, const cz_fr *value, bool input) {
             set_err(cs, cz_error(CZ_EINVAL, "cs: %s variable %llu allocated without a value in witness mode",
                                  input ? "input" : "aux", (unsigned long long)*n));
             return CZ_CS_ONE;
+        }
+        if (!input && cs->compact_aux) {
+            int rc = cz_wcompact_push(cs->compact_aux, value);
+            if (rc) {
+                set_err(cs, rc);
+                return CZ_CS_ONE;
+            }
+            return cz_var_aux((uint32_t)(*n)++);
         }
         uint64_t cap = input ? cs->input_limit : cs->aux_limit;
         if (*n >= cap) {

@@ -74,6 +74,7 @@ typedef struct cz_cs {
     bool finalized, values_taken, external_values;
     struct cz_cs_record *rec;     /* CZ_CS_RECORD only */
     struct cz_lc_pool *pool;      /* CZ_CS_RECORD only */
+    struct cz_wcompact *compact_aux; /* witness mode: aux values go here instead (see below) */
 } cz_cs;
 
 /* Creates a cs in mode and allocates ONE. 0, CZ_EINVAL (bad mode) or CZ_ENOMEM. */
@@ -86,6 +87,12 @@ int cz_cs_reserve(cz_cs *cs, uint64_t num_inputs, uint64_t num_aux, uint64_t num
  * the GPU reads, reused across partitions), never reallocated or freed by the cs. inputs[0] is set
  * to ONE. Allocating past a capacity is a sticky CZ_ERANGE. 0 or CZ_EINVAL. */
 int cz_cs_set_value_buffers(cz_cs *cs, cz_fr *inputs, uint64_t inputs_cap, cz_fr *aux, uint64_t aux_cap);
+
+/* Witness mode, before any aux alloc: aux values are appended to w (r1cs/wcompact.h: bitmaps for the
+ * 0/1 values, the rest dense) instead of a 32-byte array; inputs are kept as usual. Every aux alloc
+ * then takes the (out-of-line) slow path; cz_cs_value returns NULL for aux variables and
+ * cz_cs_take_witness returns no aux array. 0 or CZ_EINVAL. */
+int cz_cs_set_compact_aux(cz_cs *cs, struct cz_wcompact *w);
 
 static inline bool cz_cs_needs_lcs(const cz_cs *cs) { return cs->mode & CZ_CS_RECORD; }
 static inline bool cz_cs_needs_values(const cz_cs *cs) { return cs->mode & CZ_CS_WITNESS; }
@@ -123,7 +130,7 @@ static inline const cz_fr *cz_cs_value(const cz_cs *cs, cz_var v) {
     if (!(cs->mode & CZ_CS_WITNESS)) return NULL;
     uint64_t i = cz_var_index(v);
     if (cz_var_is_input(v)) return i < cs->num_inputs ? &cs->inputs[i] : NULL;
-    return i < cs->num_aux ? &cs->aux[i] : NULL;
+    return i < cs->num_aux && !cs->compact_aux ? &cs->aux[i] : NULL;
 }
 
 /* Namespaces only nest (names are not kept); finalize checks that pushes and pops balance. */

@@ -54,7 +54,8 @@ static int pg_setup(cz_r1cs *r, cz_groth16_params *params, cz_groth16_pvk *pvk, 
 static int pg_inputs(cz_fr *pub, const cz_c1 *c1, const uint8_t seed[32], unsigned k) {
     uint8_t porep_id[32];
     cz_porep_id(porep_id, c1->proof_id);
-    return cz_porep_inputs_from_public(pub, &c1->params, porep_id, c1->proof_id < 5, c1->replica_id, c1->comm_d,
+    return cz_porep_inputs_from_public(pub, &c1->params, porep_id, c1->proof_id < 5,
+                                       cz_porep_kind_of(c1->proof_id), c1->replica_id, c1->comm_d,
                                        c1->comm_r, seed, k);
 }
 

@@ -50,7 +50,7 @@ static int verify_record(const cz_groth16_pvk *pvk, const record *r, const uint8
     uint8_t replica_id[32];
     cz_porep_replica_id(replica_id, r->prover_id, r->sector, r->ticket, r->comm_d, r->porep_id);
     cz_fr in[3 + 18 * CZ_POREP_MAX_CHALLENGES];
-    int rc = cz_porep_inputs_from_public(in, &p, r->porep_id, false, replica_id, r->comm_d, r->comm_r, r->seed, 0);
+    int rc = cz_porep_inputs_from_public(in, &p, r->porep_id, false, CZ_POREP_INTERACTIVE, replica_id, r->comm_d, r->comm_r, r->seed, 0);
     if (rc) return rc;
     return cz_groth16_verify_bytes(pvk, proof, in, 3 + 18 * p.challenges);
 }
