@@ -230,7 +230,7 @@ static int parse_c1(cz_c1 *c1, const cz_json *j) {
     c1->challenges = p->challenges;
     unsigned want = cz_porep_kind_partitions(p, cz_porep_kind_of(c1->proof_id));
     if (c1->partitions != want) /* the Groth16 proof of each partition is checked against all of them */
-        return cz_error(CZ_EFORMAT, "c1: vanilla_proofs.%s holds %u partitions, %s has %u", vname, c1->partitions,
+        return cz_error(CZ_EFORMAT, "c1: vanilla_proofs.%s holds %u partition(s), %s has %u partitions", vname, c1->partitions,
                         c1->registered_proof, want);
     size_t nch = (size_t)c1->partitions * c1->challenges;
     size_t stride = p->nodes_log2 + 16 * (size_t)cz_tree_path_len(&p->tree);

@@ -20,7 +20,9 @@ typedef struct {
     cz_fr *pool;                     /* path storage */
 } cz_c1;
 
-/* Parses a raw C1 JSON or a lotus Commit2In wrapper. 0, CZ_EFORMAT, CZ_EINVAL (unknown proof),
+/* Parses a raw C1 JSON or a lotus Commit2In wrapper, for any of the 20 registered StackedDrg proofs
+ * (V1, V1_1, V1_1_Feat_SyntheticPoRep, V1_2_Feat_NonInteractivePoRep); vanilla_proofs must hold the
+ * proof's partitions (1 / 10; NI-PoRep 13 / 126). 0, CZ_EFORMAT, CZ_EINVAL (unknown proof),
  * CZ_ERANGE (a value >= r) or CZ_ENOMEM; on error *c1 holds nothing. */
 int cz_c1_parse(cz_c1 *c1, const char *text, size_t len);
 /* Reads and parses a file. */

@@ -42,6 +42,7 @@
 
 #include "ff/fr.h"
 #include "r1cs/r1cs.h"
+#include "r1cs/wcompact.h"
 
 enum { CZ_CS_COUNT = 0, CZ_CS_RECORD = 1, CZ_CS_WITNESS = 2 };
 
@@ -105,8 +106,13 @@ void cz_cs_enforce_record_(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_l
 /* New aux / input variable. value may be NULL unless the cs is in witness mode (then it is a sticky
  * CZ_EINVAL); outside witness mode the value is ignored. */
 static inline cz_var cz_cs_alloc(cz_cs *cs, const cz_fr *value) {
-    if (cs->num_aux >= cs->aux_limit || ((cs->mode & CZ_CS_WITNESS) && !value))
+    if (cs->num_aux >= cs->aux_limit || ((cs->mode & CZ_CS_WITNESS) && !value)) {
+        /* compact aux (limit 0): appended here, inline; anything unusual goes to the slow path */
+        if (cs->compact_aux && value && cs->num_aux <= CZ_VAR_MAX_INDEX && !cs->finalized && !cs->values_taken &&
+            !cz_wcompact_push(cs->compact_aux, value))
+            return cz_var_aux((uint32_t)cs->num_aux++);
         return cz_cs_alloc_slow_(cs, value, false);
+    }
     if (cs->mode & CZ_CS_WITNESS) cs->aux[cs->num_aux] = *value;
     return cz_var_aux((uint32_t)cs->num_aux++);
 }

@@ -32,16 +32,18 @@ static inline void cz_wcompact_clear(cz_wcompact *w) { w->n = w->n_dense = 0; }
 
 int cz_wcompact_grow_(cz_wcompact *w, int dense);
 
-/* Appends one value. 0 or CZ_ENOMEM. */
+/* Appends one value. 0 or CZ_ENOMEM. Branch-free for 0 / 1: the bits of a SHA-256 circuit are
+ * random, and a data-dependent branch per value mispredicts about half the time. */
 static inline int cz_wcompact_push(cz_wcompact *w, const cz_fr *v) {
     if (w->n == w->cap && cz_wcompact_grow_(w, 0)) return CZ_ENOMEM;
-    uint64_t wi = w->n >> 6, m = 1ull << (w->n & 63);
-    if (!(w->n & 63)) w->is_bit[wi] = w->bit[wi] = 0;
-    if (cz_fr_is_zero(v)) {
-        w->is_bit[wi] |= m;
-    } else if (cz_fr_equal(v, &CZ_FR_ONE_V)) {
-        w->is_bit[wi] |= m, w->bit[wi] |= m;
-    } else {
+    uint64_t wi = w->n >> 6, sh = w->n & 63;
+    if (!sh) w->is_bit[wi] = w->bit[wi] = 0;
+    uint64_t any = 0, diff1 = 0;
+    for (int i = 0; i < 4; i++) any |= v->l[i], diff1 |= v->l[i] ^ CZ_FR_ONE_V.l[i];
+    uint64_t one = diff1 == 0, isb = (any == 0) | one;
+    w->is_bit[wi] |= isb << sh;
+    w->bit[wi] |= one << sh;
+    if (__builtin_expect(!isb, 0)) {
         if (w->n_dense == w->dense_cap && cz_wcompact_grow_(w, 1)) return CZ_ENOMEM;
         w->dense[w->n_dense++] = *v;
     }

@@ -3,15 +3,20 @@
  * challenge so that "challenge 1" in the message proves it is located, not defaulted:
  *   malformed JSON (truncated at a random point, a broken Phase1Out wrapper) -> CZ_EFORMAT;
  *   a field missing / of the wrong type inside challenge 1 -> partition, challenge, field named;
- *   a wrong registered proof (unknown, or a known one of another size) -> named;
+ *   a wrong registered proof (unknown, a known one of another size, the NI-PoRep name on a
+ *   one-partition C1, the SyntheticPoRep name on interactive proofs) -> named, and for the synthetic
+ *   name the public-input derivation names partition 0, the challenge and the rule;
  *   a tampered path hash or label row (valid JSON) -> the vanilla verifier names partition 0,
- *   challenge 1 and the proof (comm_r_last_proof, drg_parents[k] / exp_parents[k], c_x). */
+ *   challenge 1 and the proof (comm_d_proofs, comm_r_last_proof, drg_parents[k] / exp_parents[k],
+ *   c_x); a column index or challenge node that disagrees with its path -> named by the parser or the
+ *   verifier. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cz_error.h"
 #include "filecoin/c1.h"
+#include "filecoin/porep_inputs.h"
 #include "filecoin/vanilla.h"
 #include "porep_g16_run.h"
 #include "testutil.h"
@@ -152,7 +157,38 @@ int main(void) {
         expect_parse_error("2 KiB proofs under 8 MiB names", t2, CZ_EFORMAT, w_size);
         free(t1);
     }
+    static const char *const w_ni[] = {"vanilla_proofs", "13 partitions", "NonInteractive", NULL};
+    expect_parse_error("1-partition C1 named NI-PoRep",
+                       patched(0, "StackedDrg2KiBV1_1", "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep"), CZ_EFORMAT, w_ni);
+    {   /* the SyntheticPoRep name: parses (same shape), but its challenges are not the synthetic rule's */
+        char *t = patched(0, "StackedDrg2KiBV1_1", "StackedDrg2KiBV1_1_Feat_SyntheticPoRep");
+        cz_c1 s;
+        CHECK(t && cz_c1_parse(&s, t, strlen(t)) == 0);
+        if (t && s.ch) {
+            cz_fr pub[3 + 36];
+            int rc = cz_porep_public_inputs(pub, &s, 0, true);
+            CHECK_MSG(rc == CZ_EVERIFY && has("partition 0 challenge 0") && has("synthetic rule"), "rc %d %s", rc,
+                      cz_error_message());
+            printf("%-40s -> %s\n", "interactive C1 named SyntheticPoRep", cz_error_message());
+            rc = cz_c1_verify(&s, 0, true);
+            CHECK_MSG(rc == CZ_EVERIFY && has("partition 0 challenge 0"), "verify: rc %d %s", rc, cz_error_message());
+            cz_c1_free(&s);
+        }
+        free(t);
+    }
+    static const char *const w_col[] = {"partition 0 challenge 1", "drg_parents[", "column.index", NULL};
+    expect_parse_error("drg parent column.index changed",
+                       digit_changed((size_t)(strstr(ch1, "\"drg_parents\"") - raw), "\"index\":"), CZ_EFORMAT, w_col);
     /* tampered values (valid JSON): located by the vanilla verifier */
+    static const char *const w_d[] = {"partition 0 challenge 1", "comm_d_proofs", NULL};
+    expect_verify_error("comm_d_proofs path hash", digit_changed(c1off, "\"hashes\":[["), w_d);
+    expect_verify_error("comm_d_proofs leaf", digit_changed(c1off, "\"leaf\":["), w_d);
+    static const char *const w_node[] = {"partition 0 challenge 1", "differs from the challenge", NULL};
+    {   /* challenge 1's labeling_proofs[0].node: the paths still open the old node */
+        const char *lp = strstr(ch1, "\"labeling_proofs\"");
+        expect_verify_error("labeling_proofs node changed", lp ? digit_changed((size_t)(lp - raw), "\"node\":") : NULL,
+                            w_node);
+    }
     static const char *const w_rl[] = {"partition 0 challenge 1", "comm_r_last_proof", NULL};
     expect_verify_error("comm_r_last_proof path hash",
                         digit_changed((size_t)(strstr(ch1, "\"comm_r_last_proof\"") - raw), "\"hashes\":[["), w_rl);
