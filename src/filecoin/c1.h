@@ -28,6 +28,11 @@ int cz_c1_parse(cz_c1 *c1, const char *text, size_t len);
 /* Reads and parses a file. */
 int cz_c1_load(cz_c1 *c1, const char *path);
 void cz_c1_free(cz_c1 *c1);
+/* The raw C1 JSON (serde_json compact form, upstream's field order) of c1, e.g. of a generated C1
+ * (synth.h) for tools that read C1 files; what the parser drops (labels, column leaves, labeling
+ * parents) is recomputed from the parents' rows. *out is NUL-terminated, freed with free().
+ * 0, CZ_EINVAL (empty c1) or CZ_ENOMEM. */
+int cz_c1_to_json(const cz_c1 *c1, char **out, size_t *len);
 
 /* The circuit witness of partition k (pointers into c1). 0, CZ_EINVAL (k out of range, or the
  * partition's challenges disagree on comm_r_last / comm_c) or CZ_ERANGE (a commitment >= r). */
