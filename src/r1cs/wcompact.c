@@ -57,8 +57,10 @@ static void put_bits(uint64_t *dst, uint64_t at, const uint64_t *src, uint64_t n
 
 int cz_wcompact_append(cz_wcompact *dst, const cz_wcompact *src) {
     if (!src->n) return 0;
-    int rc = grow_bits(dst, dst->n + src->n);
-    if (!rc) rc = grow_dense(dst, dst->n_dense + src->n_dense);
+    uint64_t want = dst->n + src->n;
+    int rc = want > dst->cap ? grow_bits(dst, want > dst->cap * 3 / 2 ? want : dst->cap * 3 / 2) : 0;
+    uint64_t need = dst->n_dense + src->n_dense; /* geometric: appends come one part at a time */
+    if (!rc && need > dst->dense_cap) rc = grow_dense(dst, need > dst->dense_cap * 3 / 2 ? need : dst->dense_cap * 3 / 2);
     if (rc) return rc;
     put_bits(dst->is_bit, dst->n, src->is_bit, src->n);
     put_bits(dst->bit, dst->n, src->bit, src->n);

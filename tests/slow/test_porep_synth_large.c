@@ -2,7 +2,8 @@
  * needs ~1-1.5 GB and tens of seconds on a small machine, hence the slow label). At 32 GiB and
  * 64 GiB a whole partition would need ~40 GB in record mode, so the circuit is cut to its top part
  * plus one challenge (same gadgets: 11 layers with expander parents, arity-11 columns, sub / top
- * tree levels): every constraint satisfied, ~2 GB. */
+ * tree levels): every constraint satisfied, ~2 GB. Also an 8 MiB SyntheticPoRep sector sealed in
+ * memory (cz_porep_sealed_c1, ~12 s CPU): verifies, inputs derive, circuit satisfied. */
 #include "../unit/porep_synth_check.h"
 
 static void one_challenge(uint64_t size, uint64_t seed) {
@@ -45,6 +46,13 @@ int main(void) {
     cz_test_rng(&rng);
     porep_synth_check(8ull << 20, cz_rng_next(&rng));
     porep_synth_check(512ull << 20, cz_rng_next(&rng));
+    {
+        cz_c1 c1;
+        double t0 = ps_now();
+        int rc = cz_porep_sealed_c1(&c1, 11, cz_rng_next(&rng)); /* StackedDrg8MiBV1_1_Feat_SyntheticPoRep */
+        CHECK_MSG(rc == 0, "%s", cz_error_message());
+        if (!rc) porep_c1_check(&c1, 0, ps_now() - t0), cz_c1_free(&c1);
+    }
     one_challenge(32ull << 30, cz_rng_next(&rng));
     one_challenge(64ull << 30, cz_rng_next(&rng));
     return cz_test_finish();
