@@ -64,7 +64,7 @@ int cz_wcompact_append(cz_wcompact *dst, const cz_wcompact *src) {
     if (rc) return rc;
     put_bits(dst->is_bit, dst->n, src->is_bit, src->n);
     put_bits(dst->bit, dst->n, src->bit, src->n);
-    memcpy(dst->dense + dst->n_dense, src->dense, src->n_dense * sizeof(cz_fr));
+    if (src->n_dense) memcpy(dst->dense + dst->n_dense, src->dense, src->n_dense * sizeof(cz_fr));
     dst->n += src->n;
     dst->n_dense += src->n_dense;
     return 0;
