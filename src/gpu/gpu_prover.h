@@ -1,0 +1,79 @@
+/* The GPU partition prover (issue 4): H, L, A, B_G1 and the R1CS matrices resident on one GPU, so per
+ * partition only the witness crosses PCIe. start() = upload witness -> a, b, c by SpMV -> H pipeline ->
+ * H MSM -> per query (L, A, B_G1) scalars 1 by bitmap batch addition and scalars outside {0, 1} by an MSM
+ * over gathered bases (supraseal's split; one full MSM instead when more than half are "other").
+ * B_G2 runs on the CPU (cz_g2_msm) in a thread alongside the device work until cz_gpu_g2_msm lands
+ * (switch: CZ_GPU_HAVE_G2_MSM in prover.c). finish() is the CPU's cz_groth16_prove_finish.
+ * One prover per GPU; start() holds that GPU's lock (cz_gpu_lock) for its device region. */
+#ifndef CZ_GPU_PROVER_H
+#define CZ_GPU_PROVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/prover.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cz_gpu_prover cz_gpu_prover;
+
+/* Per-start figures (host wall clock around synchronised steps, milliseconds). */
+typedef struct {
+    double upload_ms;    /* witness HtoD */
+    double spmv_ms;      /* a, b, c = A w, B w, C w */
+    double ntt_ms;       /* H pipeline (7 NTTs + pointwise) */
+    double h_msm_ms;     /* H MSM (2^k - 1 points) */
+    double batch_add_ms; /* L, A, B_G1 classification + 0/1 batch additions */
+    double tail_msm_ms;  /* L, A, B_G1 MSMs over the "other" scalars (gather included) */
+    double gpu_total_ms; /* the whole device region, upload included */
+    double b_g2_cpu_ms;  /* the CPU B_G2 MSM (runs concurrently); 0 when skipped */
+    uint64_t htod_bytes, dtoh_bytes;
+    uint64_t tail[3];    /* L, A, B_G1: number of scalars outside {0,1} */
+    uint64_t ones[3];    /* number of scalars equal to 1 */
+    int full_msm[3];     /* 1 where the query took one full MSM instead of the split */
+} cz_gpu_prove_stats;
+
+/* Locks for the device regions of several users of one GPU (engine, provers): dev < 64. */
+void cz_gpu_lock(int dev);
+void cz_gpu_unlock(int dev);
+
+/* Uploads params p (H, L, A, B_G1) and r's matrices and density maps to GPU `device`. p and r are
+ * borrowed (they must outlive the prover: B_G2, the vk and the CPU side of B use them).
+ * margin_bytes: device memory to leave free (0 = 1 GiB + 2 % of the device). Fails with CZ_ENOMEM and
+ * a message with the sizes when the resident data plus the per-partition working set do not fit. */
+int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                         size_t margin_bytes);
+void cz_gpu_prover_destroy(cz_gpu_prover *pr);
+/* Device bytes the prover holds or needs for its working set (the figure create() checks). */
+size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
+
+/* The heavy part of a proof. inputs[0] must be ONE; witness buffers from cz_gpu_host_alloc upload at
+ * full speed (others are registered for the copy or copied through staging). stats may be NULL.
+ * nthreads: CPU threads for B_G2 (0 = OpenMP's default). */
+int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
+                        int nthreads, cz_gpu_prove_stats *stats);
+
+/* Benchmark only: a PoRep-shaped circuit generated on the device (random off-curve bases, synthetic
+ * matrices). No host params: start() skips B_G2 (b2_ans = infinity) and the pending is not a proof. */
+typedef struct {
+    unsigned log_n;
+    uint64_t num_inputs, num_aux, num_constraints;
+    unsigned a_w_lo, a_w_frac, b_w_lo, b_w_frac, c_w_lo, c_w_frac; /* row weight lo + (frac/1000) */
+    unsigned b_stride;  /* B uses one aux column in b_stride */
+    unsigned coeff_one; /* per mille of coefficients equal to 1 */
+} cz_gpu_synth_shape;
+int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,
+                                   size_t margin_bytes);
+/* Synthetic witness (device-generated, copied into host_w = [inputs | aux], pinned or not):
+ * aux 0 with p0/1000, 1 with p1/1000, random otherwise. */
+int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, uint64_t seed);
+void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,
+                         uint64_t nnz[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
