@@ -276,7 +276,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     for (int k = 0; k < 3 && !rc; k++) {
         size_t bytes = ((nbits[k] + 63) / 64 + 1) * 8;
         rc = cz_gpu_malloc((void **)&bits[k], bytes);
-        if (!rc) rc = cz_gpu_memset(bits[k], 0, bytes);
+        if (!rc) rc = cz_gpu_memset_async_(bits[k], 0, bytes, pr->st);
         uint64_t r_, nnz;
         const uint32_t *col;
         if (!rc) cz_gpu_csr_info_(pr->m[mat[k]], &r_, &nnz, &col);
