@@ -26,12 +26,12 @@ else
   echo "== prebuilt binaries"
 fi
 t0=$(date +%s)
-timeout 300 "$T"
+timeout "${TEST_TIMEOUT:-150}" "$T"
 trc=$?
 echo "== test_gpu_prover rc=$trc, $(( $(date +%s) - t0 )) s"
 t0=$(date +%s)
 # shellcheck disable=SC2086
-timeout 300 "$BENCH" $SIZES
+timeout "${BENCH_TIMEOUT:-200}" "$BENCH" $SIZES
 brc=$?
 echo "== bench rc=$brc, $(( $(date +%s) - t0 )) s"
 exit $(( trc != 0 || brc != 0 ))
