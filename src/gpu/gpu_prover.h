@@ -72,6 +72,13 @@ int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, u
 void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,
                          uint64_t nnz[3]);
 
+/* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
+ * the given device with a prover cached per device for its (params, r1cs); finish() is the CPU's.
+ * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers. */
+struct cz_backend;
+void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
+void cz_backend_gpu_release(void);
+
 #ifdef __cplusplus
 }
 #endif

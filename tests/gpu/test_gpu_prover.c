@@ -6,13 +6,15 @@
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
  *    run), the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
  *    verifies, and a wrong public input does not;
- *  - CZ_ENOMEM with a message when the margin leaves no room.
+ *  - CZ_ENOMEM with a message when the margin leaves no room;
+ *  - the engine backend (backend_gpu.c): a proof with OS randomness verifies; a bad device is refused.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cz_error.h"
+#include "engine/backend.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_prover.h"
 #include "groth16/prover.h"
@@ -253,6 +255,20 @@ int main(void) {
             prove_both(&rnd, &p, &pvk, gp, what); /* same shape: same params and prover */
         }
         cz_gpu_prover_destroy(gp);
+        if (si == 2) { /* the engine backend: OS randomness, so the proof only has to verify */
+            cz_backend be;
+            cz_backend_gpu_init(&be, 0);
+            void *pend = NULL;
+            uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+            rc = be.start(&be, 0, &p, &bits.r, bits.inputs, bits.aux, &pend);
+            CHECK_MSG(rc == 0, "backend start: %s", cz_error_message());
+            if (!rc) CHECK(be.finish(&be, pend, &p.vk, proof) == 0);
+            CHECK_MSG(!rc && cz_groth16_verify_bytes(&pvk, proof, bits.inputs + 1, bits.ni - 1) == 0,
+                      "backend proof does not verify");
+            CHECK(be.start(&be, be.ndevices, &p, &bits.r, bits.inputs, bits.aux, &pend) == CZ_EINVAL);
+            cz_backend_gpu_release();
+            printf("engine backend: ok\n");
+        }
         if (si == 1) {
             size_t fr, tot;
             CHECK(cz_gpu_mem_info(&fr, &tot) == 0);

@@ -2,7 +2,8 @@
  * 2^k domain, constraints / aux scaled from PoRep 32 GiB (130,278,869 constraints, 130,169,893 aux,
  * 328 inputs), A ~2.375 / B ~1.0 / C ~2.17 entries per row (309.4 M / 130.3 M / 282.7 M nnz at 2^27),
  * B using one aux column in 4 (PoRep: 25.4 %), A every aux column; coefficients 90 % ones.
- * Witness: aux 45 % zeros, 45 % ones, 10 % random (an assumption: the real mix is not measured here).
+ * Witness: aux zeros / ones / random in the per-mille mix of CZ_BENCH_MIX="p0 p1" (default "450 450";
+ * cz_bench_porep_mix measures a real PoRep witness's mix).
  * Bases are random off-curve coordinates (same cost as real points for the group law; distinct).
  * Times a warm-up run and CZ_BENCH_REPS (default 1) more; witness upload from pinned memory included.
  * B_G2 (CPU in this design) is not part of the figure. Usage: cz_bench_prover [log_n ...] (default 24) */
@@ -37,6 +38,10 @@ int main(int argc, char **argv) {
     if (!cz_gpu_describe(desc, sizeof desc)) printf("device: %s\n", desc);
     const char *e = getenv("CZ_BENCH_REPS");
     int reps = e ? atoi(e) : 1;
+    unsigned p0 = 450, p1 = 450;
+    const char *mix = getenv("CZ_BENCH_MIX");
+    if (mix && sscanf(mix, "%u %u", &p0, &p1) != 2) p0 = 450, p1 = 450;
+    printf("witness mix: aux 0 %.1f %%, 1 %.1f %%, other %.1f %%\n", p0 / 10.0, p1 / 10.0, (1000 - p0 - p1) / 10.0);
     unsigned logs[16], nl = 0;
     for (int i = 1; i < argc && nl < 16; i++) logs[nl++] = (unsigned)atoi(argv[i]);
     if (!nl) logs[nl++] = 24;
@@ -61,7 +66,7 @@ int main(int argc, char **argv) {
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
         cz_fr *w;
         DIE_IF(cz_gpu_host_alloc((void **)&w, (ni + na) * sizeof(cz_fr)), "pinned witness");
-        DIE_IF(cz_gpu_prover_synth_witness(pr, w, 450, 450, 0xabc + k), "witness");
+        DIE_IF(cz_gpu_prover_synth_witness(pr, w, p0, p1, 0xabc + k), "witness");
         fprintf(stderr, "2^%u: setup %.1f s; aux %llu, nnz A/B/C %llu/%llu/%llu, A %llu, B %llu, device %.1f GiB\n", k,
                 now_s() - t0, (unsigned long long)na, (unsigned long long)nnz[0], (unsigned long long)nnz[1],
                 (unsigned long long)nnz[2], (unsigned long long)a_len, (unsigned long long)b_len,
