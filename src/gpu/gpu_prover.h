@@ -72,6 +72,14 @@ int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, u
 void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,
                          uint64_t nnz[3]);
 
+/* B_G2 = sum sc[i] * bases[i] on the CPU with the 0/1 split (cz_g2_batch_add over the ones, cz_g2_msm over
+ * the gathered rest; one cz_g2_msm when more than half are neither 0 nor 1). *tail_out (may be NULL) gets
+ * the number of the rest. Used by start() until the device G2 MSM is switched on. */
+int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc, size_t n, int nthreads,
+                        size_t *tail_out);
+/* Benchmark: the B query's scalars of the last start() (b_len values) copied to host_out. */
+int cz_gpu_prover_b_scalars(cz_gpu_prover *pr, cz_fr *host_out);
+
 /* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
  * the given device with a prover cached per device for its (params, r1cs); finish() is the CPU's.
  * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers. */

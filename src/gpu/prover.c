@@ -5,6 +5,7 @@
  * sizes, not in the middle of a proof. */
 #include "gpu/gpu_prover.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +328,14 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
     }
 }
 
+int cz_gpu_prover_b_scalars(cz_gpu_prover *pr, cz_fr *host_out) {
+    int rc = cz_gpu_set_device(pr->device);
+    if (!rc) rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, pr->d_map[Q_B], 0, pr->len[Q_B], pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(host_out, pr->d_tail, pr->len[Q_B] * sizeof(cz_fr));
+    return rc;
+}
+
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 
 void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
@@ -362,7 +371,59 @@ typedef struct {
     double ms;
 } g2_job;
 
-/* B_G2 on the CPU: gather the B scalars in query order (as cz_groth16_prove_start) and run cz_g2_msm. */
+int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc, size_t n, int nthreads,
+                        size_t *tail_out) {
+    const size_t nw = (n + 63) / 64;
+    uint64_t *ones = calloc(nw + 1, 8);
+    uint32_t *cnt = malloc((nw + 1) * sizeof *cnt);
+    if (!ones || !cnt) {
+        free(ones), free(cnt);
+        return cz_error(CZ_ENOMEM, "B_G2 split: bitmap of %zu", n);
+    }
+#pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (size_t w = 0; w < nw; w++) {
+        uint64_t b = 0;
+        uint32_t c = 0;
+        for (size_t i = w * 64; i < n && i < w * 64 + 64; i++) {
+            if (cz_fr_equal(&sc[i], &CZ_FR_ONE_V)) b |= (uint64_t)1 << (i & 63);
+            else if (!cz_fr_is_zero(&sc[i])) c++;
+        }
+        ones[w] = b, cnt[w] = c;
+    }
+    size_t tail = 0;
+    for (size_t w = 0; w < nw; w++) {
+        uint32_t c = cnt[w];
+        cnt[w] = (uint32_t)tail;
+        tail += c;
+    }
+    if (tail_out) *tail_out = tail;
+    if (2 * tail > n) { /* mostly "other": one MSM is cheaper than the split */
+        free(ones), free(cnt);
+        cz_g2_msm(r, bases, sc, n, nthreads);
+        return 0;
+    }
+    cz_g2_affine *tb = malloc((tail + 1) * sizeof *tb);
+    cz_fr *ts = malloc((tail + 1) * sizeof *ts);
+    if (!tb || !ts) {
+        free(ones), free(cnt), free(tb), free(ts);
+        return cz_error(CZ_ENOMEM, "B_G2 split: tail of %zu", tail);
+    }
+#pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (size_t w = 0; w < nw; w++) {
+        size_t o = cnt[w];
+        for (size_t i = w * 64; i < n && i < w * 64 + 64; i++)
+            if (!cz_fr_equal(&sc[i], &CZ_FR_ONE_V) && !cz_fr_is_zero(&sc[i])) tb[o] = bases[i], ts[o++] = sc[i];
+    }
+    cz_g2_jac ba, tm;
+    cz_g2_batch_add(&ba, bases, ones, n, nthreads);
+    cz_g2_msm(&tm, tb, ts, tail, nthreads);
+    cz_g2_jac_add(r, &ba, &tm);
+    free(ones), free(cnt), free(tb), free(ts);
+    return 0;
+}
+
+/* B_G2 on the CPU: gather the B scalars in query order (as cz_groth16_prove_start), then the same 0/1
+ * split as on the device (cz_g2_batch_add + cz_g2_msm over the rest). */
 static void *g2_thread(void *arg) {
     g2_job *j = arg;
     const cz_gpu_prover *pr = j->pr;
@@ -378,7 +439,7 @@ static void *g2_thread(void *arg) {
         if (cz_density_get(r->b_input_density, i)) sb[kb++] = j->inputs[i];
     for (uint64_t i = 0; i < pr->na; i++)
         if (cz_density_get(r->b_aux_density, i)) sb[kb++] = j->aux[i];
-    cz_g2_msm(&j->r, pr->p->b_g2, sb, kb, j->nthreads);
+    j->rc = cz_gpu_g2_split_cpu(&j->r, pr->p->b_g2, sb, kb, j->nthreads, NULL);
     free(sb);
     j->ms = now_ms() - t0;
     return NULL;
