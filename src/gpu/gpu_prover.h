@@ -55,6 +55,12 @@ size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
 int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
                         int nthreads, cz_gpu_prove_stats *stats);
 
+/* Pipelining partitions: names the witness of the next start(). The next start() uploads it to a spare
+ * device buffer (+ (inputs + aux) * 32 bytes of device memory, allocated on the first call) while its own
+ * partition computes, and the start() given exactly these pointers then skips its upload. The caller
+ * must not change that memory until that start() returns. Overlaps fully for page-locked memory. */
+int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux);
+
 /* Benchmark only: a PoRep-shaped circuit generated on the device (random off-curve bases, synthetic
  * matrices). No host params: start() skips B_G2 (b2_ans = infinity) and the pending is not a proof. */
 typedef struct {

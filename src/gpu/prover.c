@@ -37,6 +37,11 @@ struct cz_gpu_prover {
     cz_gpu_csr *m[3];
     uint32_t *d_map[3]; /* query position -> witness index (NULL for L: aux j is witness ni + j) */
     cz_fr *d_w, *d_abc;
+    /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,
+     * pre_* the host pointers whose upload was issued into it (done when ev_pre completes). */
+    cz_fr *d_w2;
+    const cz_fr *next_in, *next_aux, *pre_in, *pre_aux;
+    void *ev_pre;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
     void *scan_temp;
@@ -349,6 +354,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
         cz_gpu_csr_free(pr->m[q]);
     }
     cz_gpu_free(pr->d_w);
+    cz_gpu_free(pr->d_w2);
+    cz_gpu_event_destroy_(pr->ev_pre);
     cz_gpu_free(pr->d_abc);
     cz_gpu_free(pr->d_ones);
     cz_gpu_free(pr->d_cnt);
@@ -445,7 +452,39 @@ static void *g2_thread(void *arg) {
     return NULL;
 }
 
+int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
+    int rc = cz_gpu_set_device(pr->device);
+    if (!rc && !pr->d_w2) rc = dalloc(pr, (void **)&pr->d_w2, (pr->ni + pr->na) * sizeof(cz_fr), "prefetch buffer");
+    if (!rc && !pr->ev_pre) rc = cz_gpu_event_create_(&pr->ev_pre);
+    if (rc) return rc;
+    pr->next_in = inputs, pr->next_aux = aux;
+    return 0;
+}
+
+/* Issues the upload of the witness named by set_next into the spare buffer on the upload stream, so it
+ * overlaps this partition's compute (asynchronous for page-locked memory). */
+static int prefetch_next(cz_gpu_prover *pr) {
+    if (!pr->next_in) return 0;
+    int rc = cz_gpu_htod_async_(pr->d_w2, pr->next_in, pr->ni * sizeof(cz_fr), pr->st_up);
+    if (!rc) rc = cz_gpu_htod_async_(pr->d_w2 + pr->ni, pr->next_aux, pr->na * sizeof(cz_fr), pr->st_up);
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_pre, pr->st_up);
+    pr->pre_in = rc ? NULL : pr->next_in, pr->pre_aux = rc ? NULL : pr->next_aux;
+    pr->next_in = pr->next_aux = NULL;
+    return rc;
+}
+
 static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
+    if (pr->pre_in && pr->pre_in == inputs && pr->pre_aux == aux) { /* already on its way: swap buffers */
+        cz_fr *t = pr->d_w;
+        pr->d_w = pr->d_w2, pr->d_w2 = t;
+        pr->pre_in = pr->pre_aux = NULL;
+        return cz_gpu_stream_wait_(pr->st, pr->ev_pre);
+    }
+    if (pr->pre_in) { /* a prefetch nobody asked for: let it land before the spare buffer is reused */
+        int rc = cz_gpu_stream_sync_(pr->st_up);
+        pr->pre_in = pr->pre_aux = NULL;
+        if (rc) return rc;
+    }
     const void *src[2] = {inputs, aux};
     const size_t bytes[2] = {pr->ni * sizeof(cz_fr), pr->na * sizeof(cz_fr)};
     int reg[2] = {0, 0}, rc = 0;
@@ -517,6 +556,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
     for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
+    if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->spmv_ms = now_ms() - t, t = now_ms();
     if (!rc) rc = cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);

@@ -4,7 +4,8 @@
  *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n;
  *  - the whole prover: random satisfiable circuits (several sizes), witnesses with a PoRep-like mix
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
- *    run), the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
+ *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped),
+ *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
  *    verifies, and a wrong public input does not;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
  *  - the engine backend (backend_gpu.c): a proof with OS randomness verifies; a bad device is refused.
@@ -249,10 +250,17 @@ int main(void) {
         CHECK_MSG(rc == 0, "create: %s", cz_error_message());
         if (!rc) {
             char what[64];
+            /* the random witness is prefetched during the bits proof (set_next), then used */
+            CHECK(cz_gpu_prover_set_next(gp, rnd.inputs, rnd.aux) == 0);
             snprintf(what, sizeof what, "rows %llu bits", (unsigned long long)bits.r.num_rows);
             prove_both(&bits, &p, &pvk, gp, what);
-            snprintf(what, sizeof what, "rows %llu random", (unsigned long long)rnd.r.num_rows);
+            snprintf(what, sizeof what, "rows %llu random (prefetched)", (unsigned long long)rnd.r.num_rows);
             prove_both(&rnd, &p, &pvk, gp, what); /* same shape: same params and prover */
+            if (si % 2) { /* a prefetch that the next start does not use is dropped */
+                CHECK(cz_gpu_prover_set_next(gp, rnd.inputs, rnd.aux) == 0);
+                prove_both(&bits, &p, &pvk, gp, "bits, prefetching random");
+                prove_both(&bits, &p, &pvk, gp, "bits again, stale prefetch");
+            }
         }
         cz_gpu_prover_destroy(gp);
         if (si == 2) { /* the engine backend: OS randomness, so the proof only has to verify */

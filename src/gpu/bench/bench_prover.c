@@ -5,7 +5,8 @@
  * Witness: aux zeros / ones / random in the per-mille mix of CZ_BENCH_MIX="p0 p1" (default "450 450";
  * cz_bench_porep_mix measures a real PoRep witness's mix).
  * Bases are random off-curve coordinates (same cost as real points for the group law; distinct).
- * Times a warm-up run and CZ_BENCH_REPS (default 1) more; witness upload from pinned memory included.
+ * Times a warm-up run and CZ_BENCH_REPS (default 1) more; witness upload from pinned memory included;
+ * then two partitions back to back with the second witness prefetched (cz_gpu_prover_set_next).
  * B_G2 (CPU in this design) is not part of gpu_total; CZ_BENCH_G2=1 times it separately (0/1 split on the
  * CPU over the last witness's B scalars). Usage: cz_bench_prover [log_n ...] (default 24) */
 #include <stdio.h>
@@ -111,6 +112,21 @@ int main(int argc, char **argv) {
                    st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
                    r == 0 ? " (warm-up)" : "");
             fflush(stdout);
+        }
+        { /* two partitions back to back: the second's witness uploads during the first */
+            cz_fr *w2;
+            DIE_IF(cz_gpu_host_alloc((void **)&w2, (ni + na) * sizeof(cz_fr)), "pinned witness 2");
+            DIE_IF(cz_gpu_prover_synth_witness(pr, w2, p0, p1, 0xdef + k), "witness 2");
+            DIE_IF(cz_gpu_prover_set_next(pr, w2, w2 + ni), "set_next");
+            for (int r = 0; r < 2; r++) {
+                cz_groth16_pending pd;
+                cz_gpu_prove_stats st;
+                double t1 = now_s();
+                DIE_IF(cz_gpu_prover_start(&pd, pr, r ? w2 : w, r ? w2 + ni : w + ni, 0, &st), "start");
+                printf("%-5u pipelined partition %d: upload %.1f ms, gpu_total %.1f ms (wall %.1f ms)\n", k, r + 1,
+                       st.upload_ms, st.gpu_total_ms, 1e3 * (now_s() - t1));
+            }
+            cz_gpu_host_free(w2);
         }
         if (getenv("CZ_BENCH_G2") && atoi(getenv("CZ_BENCH_G2"))) b_g2_cpu(pr, b_len);
         cz_gpu_host_free(w);
