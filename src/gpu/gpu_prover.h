@@ -75,6 +75,8 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
 /* Synthetic witness (device-generated, copied into host_w = [inputs | aux], pinned or not):
  * aux 0 with p0/1000, 1 with p1/1000, random otherwise. */
 int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, uint64_t seed);
+/* Attaches host B_G2 bases (b_len of them, borrowed) so that start() also runs B_G2 on the CPU. */
+int cz_gpu_prover_synth_attach_g2(cz_gpu_prover *pr, const cz_g2_affine *host_bases);
 void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,
                          uint64_t nnz[3]);
 
@@ -83,8 +85,6 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
  * the number of the rest. Used by start() until the device G2 MSM is switched on. */
 int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc, size_t n, int nthreads,
                         size_t *tail_out);
-/* Benchmark: the B query's scalars of the last start() (b_len values) copied to host_out. */
-int cz_gpu_prover_b_scalars(cz_gpu_prover *pr, cz_fr *host_out);
 
 /* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
  * the given device with a prover cached per device for its (params, r1cs); finish() is the CPU's.

@@ -42,6 +42,9 @@ struct cz_gpu_prover {
     cz_fr *d_w2;
     const cz_fr *next_in, *next_aux, *pre_in, *pre_aux;
     void *ev_pre;
+    /* synthetic provers: host copies of the B densities and the B_G2 bases the bench attaches */
+    cz_r1cs syn_r;
+    cz_groth16_params syn_p;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
     void *scan_temp;
@@ -297,6 +300,13 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
         if (!rc) rc = cz_gpu_mark_columns_(bits[k], nbits[k], base[k], col, nnz, pr->st);
     }
     if (!rc) rc = build_maps(pr, bits[0], bits[1], bits[2], &a_len, &b_len);
+    /* host copies of the B densities, for a B_G2 the bench may attach (cz_gpu_prover_synth_attach_g2) */
+    pr->syn_r.num_inputs = ni, pr->syn_r.num_aux = na;
+    pr->syn_r.b_input_density = calloc((ni + 63) / 64 + 1, 8);
+    pr->syn_r.b_aux_density = calloc((na + 63) / 64 + 1, 8);
+    if (!rc && (!pr->syn_r.b_input_density || !pr->syn_r.b_aux_density)) rc = cz_error(CZ_ENOMEM, "B densities");
+    if (!rc) rc = cz_gpu_memcpy_dtoh(pr->syn_r.b_input_density, bits[1], ((ni + 63) / 64) * 8);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(pr->syn_r.b_aux_density, bits[2], ((na + 63) / 64) * 8);
     for (int k = 0; k < 3; k++) cz_gpu_free(bits[k]);
     if (!rc) {
         pr->len[Q_A] = a_len, pr->len[Q_B] = b_len;
@@ -311,6 +321,16 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
         return rc;
     }
     *out = pr;
+    return 0;
+}
+
+int cz_gpu_prover_synth_attach_g2(cz_gpu_prover *pr, const cz_g2_affine *host_bases) {
+    if (pr->p && pr->p != &pr->syn_p) return cz_error(CZ_EINVAL, "not a synthetic prover");
+    memset(&pr->syn_p, 0, sizeof pr->syn_p);
+    pr->syn_p.b_len = pr->len[Q_B];
+    pr->syn_p.b_g2 = (cz_g2_affine *)host_bases;
+    pr->p = &pr->syn_p;
+    pr->r = &pr->syn_r;
     return 0;
 }
 
@@ -331,14 +351,6 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
         nnz[k] = 0;
         if (pr->m[k]) cz_gpu_csr_info_(pr->m[k], &r_, &nnz[k], &col);
     }
-}
-
-int cz_gpu_prover_b_scalars(cz_gpu_prover *pr, cz_fr *host_out) {
-    int rc = cz_gpu_set_device(pr->device);
-    if (!rc) rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, pr->d_map[Q_B], 0, pr->len[Q_B], pr->st);
-    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
-    if (!rc) rc = cz_gpu_memcpy_dtoh(host_out, pr->d_tail, pr->len[Q_B] * sizeof(cz_fr));
-    return rc;
 }
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
@@ -365,6 +377,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_event_destroy_(pr->ev_up);
     cz_gpu_stream_destroy_(pr->st);
     cz_gpu_stream_destroy_(pr->st_up);
+    free(pr->syn_r.b_input_density);
+    free(pr->syn_r.b_aux_density);
     cz_gpu_g1_release_scratch(); /* msm.cu's scratch was reserved by this prover */
     free(pr);
 }
@@ -444,8 +458,39 @@ static void *g2_thread(void *arg) {
     size_t kb = 0;
     for (uint64_t i = 0; i < pr->ni; i++)
         if (cz_density_get(r->b_input_density, i)) sb[kb++] = j->inputs[i];
-    for (uint64_t i = 0; i < pr->na; i++)
-        if (cz_density_get(r->b_aux_density, i)) sb[kb++] = j->aux[i];
+    /* aux: 130 M density bits at PoRep size, so in parallel (popcount prefix per block of 64 words) */
+    const size_t nw = (pr->na + 63) / 64, nblk = (nw + 63) / 64;
+    size_t *off = malloc((nblk + 1) * sizeof *off);
+    if (!off) {
+        free(sb);
+        j->rc = cz_error(CZ_ENOMEM, "GPU prover: B_G2 gather");
+        return NULL;
+    }
+    const int nt = j->nthreads > 0 ? j->nthreads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (size_t b = 0; b < nblk; b++) {
+        size_t c = 0;
+        for (size_t w = b * 64; w < nw && w < b * 64 + 64; w++) {
+            uint64_t x = r->b_aux_density[w];
+            if (w == nw - 1 && (pr->na & 63)) x &= ((uint64_t)1 << (pr->na & 63)) - 1;
+            c += (size_t)__builtin_popcountll(x);
+        }
+        off[b] = c;
+    }
+    size_t acc = kb;
+    for (size_t b = 0; b < nblk; b++) {
+        size_t c = off[b];
+        off[b] = acc;
+        acc += c;
+    }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (size_t b = 0; b < nblk; b++) {
+        size_t o = off[b];
+        for (size_t i = b * 4096; i < pr->na && i < b * 4096 + 4096; i++)
+            if (cz_density_get(r->b_aux_density, i)) sb[o++] = j->aux[i];
+    }
+    kb = acc;
+    free(off);
     j->rc = cz_gpu_g2_split_cpu(&j->r, pr->p->b_g2, sb, kb, j->nthreads, NULL);
     free(sb);
     j->ms = now_ms() - t0;
