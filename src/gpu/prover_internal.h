@@ -8,6 +8,8 @@
 
 #include "ff/fr.h"
 
+struct cz_gpu_csr;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
