@@ -2,8 +2,9 @@
  * partition only the witness crosses PCIe. start() = upload witness -> a, b, c by SpMV -> H pipeline ->
  * H MSM -> per query (L, A, B_G1) scalars 1 by bitmap batch addition and scalars outside {0, 1} by an MSM
  * over gathered bases (supraseal's split; one full MSM instead when more than half are "other").
- * B_G2 runs on the CPU (cz_g2_msm) in a thread alongside the device work until cz_gpu_g2_msm lands
- * (switch: CZ_GPU_HAVE_G2_MSM in prover_priv.h). finish() is the CPU's cz_groth16_prove_finish.
+ * B_G2 runs on the CPU (the same split: cz_g2_batch_add + cz_g2_msm) in a thread alongside the device
+ * work; with CZ_GPU_HAVE_G2_MSM (prover_priv.h), once cz_gpu_g2_msm / cz_gpu_g2_batch_add land, it runs on
+ * the device with the split instead. finish() is the CPU's cz_groth16_prove_finish.
  * One prover per GPU; start() holds that GPU's lock (cz_gpu_lock) for its device region. */
 #ifndef CZ_GPU_PROVER_H
 #define CZ_GPU_PROVER_H

@@ -41,13 +41,14 @@ int cz_gpu_h_pointwise_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, size_t n
  * classify: ones bit k set iff the value is 1 (Montgomery R); cnt[g] = number of values not in {0,1}
  * among positions 32g..32g+31 for g < ngroups (= 2 * words64, so the bitmap is whole u64 words);
  * cnt[ngroups] = 0. The exclusive scan of cnt (ngroups + 1 entries) gives offs; offs[ngroups] = tail.
- * scatter: tail_sc[offs] = value, tail_b[offs] = bases[k] (96 B affine G1) for those positions.
+ * scatter: tail_sc[offs] = value, tail_b[offs] = bases[k] (base_bytes each: 96 for G1, 192 for G2 affine)
+ * for those positions; either output may be NULL.
  * gather_all: out[k] = value for every k (full-MSM fallback). */
 int cz_gpu_split_classify_(uint32_t *ones, uint32_t *cnt, const cz_fr *d_w, const uint32_t *map, uint64_t base,
                            size_t len, void *s);
 int cz_gpu_scan_u32_(uint32_t *offs, const uint32_t *cnt, size_t count, void **temp, size_t *temp_cap, void *s);
 int cz_gpu_split_scatter_(cz_fr *tail_sc, void *tail_b, const cz_fr *d_w, const uint32_t *map, uint64_t base,
-                          size_t len, const void *bases, const uint32_t *offs, void *s);
+                          size_t len, const void *bases, size_t base_bytes, const uint32_t *offs, void *s);
 int cz_gpu_gather_scalars_(cz_fr *out, const cz_fr *d_w, const uint32_t *map, uint64_t base, size_t len, void *s);
 /* map[0..) = base + i for every set bit i of bitmap (nbits bits), in order; *count = number of bits.
  * cnt: scratch of 2 * (words + 1) u32. Synchronous. */

@@ -8,10 +8,6 @@
 #include "gpu/field.cuh"
 #include "gpu/prover_internal.h"
 
-struct aff96 {
-    uint4 w[6];
-};
-
 static __device__ __forceinline__ size_t widx(const uint32_t *map, uint64_t base, size_t k) {
     return map ? (size_t)map[k] : (size_t)(base + k);
 }
@@ -35,8 +31,9 @@ __global__ void split_classify(uint32_t *ones, uint32_t *cnt, const cz_dfr *w, c
     if (k == 0) cnt[ngroups] = 0;
 }
 
-__global__ void split_scatter(cz_dfr *tail_sc, aff96 *tail_b, const cz_dfr *w, const uint32_t *map, uint64_t base,
-                              size_t len, const aff96 *bases, const uint32_t *offs) {
+/* base_words: 16-byte words per base (6 for G1 affine, 12 for G2 affine) */
+__global__ void split_scatter(cz_dfr *tail_sc, uint4 *tail_b, const cz_dfr *w, const uint32_t *map, uint64_t base,
+                              size_t len, const uint4 *bases, unsigned base_words, const uint32_t *offs) {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     bool other = false;
     cz_dfr x = cz_dfr::zero();
@@ -48,8 +45,9 @@ __global__ void split_scatter(cz_dfr *tail_sc, aff96 *tail_b, const cz_dfr *w, c
     if (!other) return;
     const unsigned lane = threadIdx.x & 31;
     const size_t pos = offs[k >> 5] + __popc(bo & ((1u << lane) - 1));
-    cz_st(tail_sc + pos, x);
-    if (tail_b) tail_b[pos] = bases[k];
+    if (tail_sc) cz_st(tail_sc + pos, x);
+    if (tail_b)
+        for (unsigned i = 0; i < base_words; i++) tail_b[pos * base_words + i] = bases[k * base_words + i];
 }
 
 __global__ void gather_scalars(cz_dfr *out, const cz_dfr *w, const uint32_t *map, uint64_t base, size_t len) {
@@ -90,11 +88,14 @@ extern "C" int cz_gpu_scan_u32_(uint32_t *offs, const uint32_t *cnt, size_t coun
 }
 
 extern "C" int cz_gpu_split_scatter_(cz_fr *tail_sc, void *tail_b, const cz_fr *d_w, const uint32_t *map,
-                                     uint64_t base, size_t len, const void *bases, const uint32_t *offs, void *s) {
+                                     uint64_t base, size_t len, const void *bases, size_t base_bytes,
+                                     const uint32_t *offs, void *s) {
     if (!len) return 0;
-    split_scatter<<<blocks_for(len), 256, 0, (cudaStream_t)s>>>((cz_dfr *)tail_sc, (aff96 *)tail_b,
+    if (base_bytes % 16) return cz_error(CZ_EINVAL, "split scatter: bases of %zu bytes", base_bytes);
+    split_scatter<<<blocks_for(len), 256, 0, (cudaStream_t)s>>>((cz_dfr *)tail_sc, (uint4 *)tail_b,
                                                                 (const cz_dfr *)d_w, map, base, len,
-                                                                (const aff96 *)bases, offs);
+                                                                (const uint4 *)bases, (unsigned)(base_bytes / 16),
+                                                                offs);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -196,7 +196,8 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         st->batch_add_ms += t1 - t0;
         cz_fr *tsc = (cz_fr *)pr->d_tail;
         cz_g1_affine *tb = (cz_g1_affine *)(pr->d_tail + (((size_t)tail * 32 + 255) & ~(size_t)255));
-        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, map, base, len, pr->d_q[q], offs, pr->st);
+        if (!rc)
+            rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, map, base, len, pr->d_q[q], sizeof(cz_g1_affine), offs, pr->st);
         if (!rc) rc = cz_gpu_g1_msm(&tm, tb, tsc, tail, pr->st);
         if (rc) return rc;
         cz_g1_jac_add(ans, &ba, &tm);
@@ -217,6 +218,34 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
     }
     return rc;
 }
+
+#ifdef CZ_GPU_HAVE_G2_MSM
+/* B_G2 on the device, right after run_query(Q_B): d_ones and the offsets still hold B's classification.
+ * 0/1 split when the tail with its 192-byte bases fits the tail buffer, else one full MSM. */
+static int run_b_g2(cz_gpu_prover *pr, cz_g2_jac *ans, cz_gpu_prove_stats *st) {
+    const uint64_t len = pr->len[Q_B], tail = st->tail[Q_B];
+    const size_t groups = 2 * ((len + 63) / 64), cap = 64 * (size_t)pr->len[Q_B] + 4096;
+    const uint32_t *offs = pr->d_cnt + groups + 1;
+    cz_g2_jac_set_infinity(ans);
+    if (!len) return 0;
+    const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
+    int rc;
+    if (!st->full_msm[Q_B] && sc_bytes + (size_t)tail * sizeof(cz_g2_affine) <= cap) {
+        cz_g2_jac ba, tm;
+        cz_fr *tsc = (cz_fr *)pr->d_tail;
+        cz_g2_affine *tb = (cz_g2_affine *)(pr->d_tail + sc_bytes);
+        rc = cz_gpu_g2_batch_add(&ba, pr->d_b2, (const uint64_t *)pr->d_ones, len, pr->st);
+        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, pr->d_map[Q_B], 0, len, pr->d_b2, sizeof(cz_g2_affine),
+                                            offs, pr->st);
+        if (!rc) rc = cz_gpu_g2_msm(&tm, tb, tsc, tail, pr->st);
+        if (!rc) cz_g2_jac_add(ans, &ba, &tm);
+        return rc;
+    }
+    rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, pr->d_map[Q_B], 0, len, pr->st);
+    if (!rc) rc = cz_gpu_g2_msm(ans, pr->d_b2, (const cz_fr *)pr->d_tail, len, pr->st);
+    return rc;
+}
+#endif
 
 static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *inputs, const cz_fr *aux,
                       cz_gpu_prove_stats *st) {
@@ -241,12 +270,9 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st);
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st);
 #ifdef CZ_GPU_HAVE_G2_MSM
-    /* B_G2 over the same B scalars. One full MSM for now; the 0/1 split as for G1 (d_ones still holds
-     * B's bitmap here; the tail needs 192-byte bases gathered) is the next step. */
-    if (pr->p) {
+    if (!rc && pr->p) {
         double tg = cz_gpu_now_ms_();
-        if (!rc) rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, pr->d_map[Q_B], 0, pr->len[Q_B], pr->st);
-        if (!rc) rc = cz_gpu_g2_msm(&out->b2_ans, pr->d_b2, (const cz_fr *)pr->d_tail, pr->len[Q_B], pr->st);
+        rc = run_b_g2(pr, &out->b2_ans, st);
         st->b_g2_cpu_ms = cz_gpu_now_ms_() - tg; /* on the device in this build */
     }
 #endif
