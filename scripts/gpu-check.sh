@@ -23,5 +23,11 @@ t0=$(date +%s)
 "$B/src/gpu/cz_bench_gpu" "$MAXLOG"
 brc=$?
 echo "== bench rc=$brc, $(( $(date +%s) - t0 )) s"
+# GPU partition prover on a synthetic PoRep-shaped circuit (2^24 and the largest size).
+t0=$(date +%s)
+"$B/src/gpu/cz_bench_prover" 24 "$MAXLOG"
+prc=$?
+echo "== prover bench rc=$prc, $(( $(date +%s) - t0 )) s"
+brc=$(( brc || prc ))
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader 2>&1 || true
 exit $(( trc != 0 || brc != 0 ))

@@ -11,6 +11,7 @@
 
 #include "ec/g1.h"
 #include "ff/fr.h"
+#include "r1cs/r1cs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,29 @@ int cz_gpu_g1_msm(cz_g1_jac *r, const cz_g1_affine *d_bases, const cz_fr *d_scal
 /* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */
 int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
 void cz_gpu_g1_release_scratch(void);
+
+
+/* ---- Prover pipeline pieces (gpuprove: h_pipeline.cu, spmv.cu, alloc.cu; the partition prover is in
+ * gpu_prover.h). Kept in one block apart from the NTT/MSM API above. ---- */
+/* Page-locked host memory: witness buffers allocated here upload at full PCIe speed. */
+int cz_gpu_host_alloc(void **p, size_t bytes);
+void cz_gpu_host_free(void *p);
+/* Free and total memory of the current device (cudaMemGetInfo). */
+int cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
+
+/* h = (a*b - c) / Z as cz_groth16_compute_h: a, b, c are 2^log_n evaluations each (zero-padded) on the
+ * device; afterwards d_a holds the 2^log_n coefficients of h (the last is 0 for a satisfying witness)
+ * and d_b, d_c are clobbered. log_n must be the plan's size. Asynchronous on stream. */
+int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, void *stream);
+
+/* A CSR matrix resident on the device (row_ptr u64, col u32, val Fr), uploaded once. */
+typedef struct cz_gpu_csr cz_gpu_csr;
+int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *m);
+void cz_gpu_csr_free(cz_gpu_csr *m);
+size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz);
+/* d_out[i] = <row i, w> for i < rows and 0 for rows <= i < n_out; d_w = [inputs | aux] on the device
+ * (the column order of src/r1cs). Asynchronous on stream. */
+int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream);
 
 #ifdef __cplusplus
 }

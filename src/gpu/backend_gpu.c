@@ -1,0 +1,108 @@
+/* The GPU prover as an engine backend (src/engine/backend.h). Lives in src/gpu so that it is built only
+ * with CUDA (cuzk_core, where the engine is, builds without it); the engine picks it with
+ * cz_backend_gpu_init when cuzk_gpu is linked. One resident cz_gpu_prover per device, kept for the
+ * (params, r1cs) pair it was built for: a start() with another pair rebuilds it once no start() is using
+ * it (CZ_EUNSUPPORTED while one is). The device region itself is serialised by cz_gpu_lock. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+
+#define MAX_DEV 64
+
+static struct {
+    pthread_mutex_t mu;
+    cz_gpu_prover *pr;
+    const cz_groth16_params *p;
+    const cz_r1cs *r;
+    int users;
+} g_dev[MAX_DEV];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static void init_once(void) {
+    for (int i = 0; i < MAX_DEV; i++) pthread_mutex_init(&g_dev[i].mu, NULL);
+}
+
+static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r) {
+    int rc = 0;
+    pthread_mutex_lock(&g_dev[dev].mu);
+    if (!g_dev[dev].pr || g_dev[dev].p != p || g_dev[dev].r != r) {
+        if (g_dev[dev].users) {
+            rc = cz_error(CZ_EUNSUPPORTED, "gpu backend: device %d is proving another circuit", dev);
+        } else {
+            cz_gpu_prover_destroy(g_dev[dev].pr);
+            g_dev[dev].pr = NULL;
+            rc = cz_gpu_prover_create(&g_dev[dev].pr, dev, p, r, 0);
+            g_dev[dev].p = rc ? NULL : p;
+            g_dev[dev].r = rc ? NULL : r;
+        }
+    }
+    if (!rc) {
+        g_dev[dev].users++;
+        *out = g_dev[dev].pr;
+    }
+    pthread_mutex_unlock(&g_dev[dev].mu);
+    return rc;
+}
+
+static void release(int dev) {
+    pthread_mutex_lock(&g_dev[dev].mu);
+    g_dev[dev].users--;
+    pthread_mutex_unlock(&g_dev[dev].mu);
+}
+
+static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
+                     const cz_fr *aux, void **pending) {
+    if (device < 0 || device >= b->ndevices || device >= MAX_DEV)
+        return cz_error(CZ_EINVAL, "gpu backend: no device %d (%d found)", device, b->ndevices);
+    pthread_once(&g_once, init_once);
+    cz_groth16_pending *pd = malloc(sizeof *pd);
+    if (!pd) return cz_error(CZ_ENOMEM, "gpu backend: out of memory");
+    cz_gpu_prover *pr;
+    int rc = acquire(&pr, device, p, r);
+    if (!rc) {
+        rc = cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, NULL);
+        release(device);
+    }
+    if (rc) {
+        free(pd);
+        return rc;
+    }
+    *pending = pd;
+    return 0;
+}
+
+static int gpu_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t out[CZ_GROTH16_PROOF_BYTES]) {
+    (void)b;
+    cz_groth16_proof pf;
+    int rc = cz_groth16_prove_finish(&pf, pending, vk, NULL, NULL);
+    free(pending);
+    if (!rc) cz_groth16_proof_encode(out, &pf);
+    return rc;
+}
+
+static void gpu_discard(cz_backend *b, void *pending) {
+    (void)b;
+    free(pending);
+}
+
+void cz_backend_gpu_init(cz_backend *b, int nthreads) {
+    b->name = "gpu";
+    b->ndevices = cz_gpu_device_count();
+    b->nthreads = nthreads;
+    b->start = gpu_start;
+    b->finish = gpu_finish;
+    b->discard = gpu_discard;
+}
+
+void cz_backend_gpu_release(void) {
+    pthread_once(&g_once, init_once);
+    for (int i = 0; i < MAX_DEV; i++) {
+        pthread_mutex_lock(&g_dev[i].mu);
+        cz_gpu_prover_destroy(g_dev[i].pr);
+        g_dev[i].pr = NULL, g_dev[i].p = NULL, g_dev[i].r = NULL;
+        pthread_mutex_unlock(&g_dev[i].mu);
+    }
+}

@@ -1,0 +1,64 @@
+/* The 0 / 1 / other mix of a PoRep partition's aux values (the L query's scalars), which sets the size of
+ * the tail MSMs of the GPU prover's split. Witness from random vanilla values, shape-exact as in
+ * bench/porep_witness.c (SHA-256 and Poseidon of random data give the real bit statistics; the witness
+ * does not satisfy the circuit, which does not matter for the mix). Prints "mix p0 p1" (per mille) last.
+ * usage: cz_bench_porep_mix [sector_bytes (default 32 GiB)] [threads (default: all)] */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cz_error.h"
+#include "filecoin/porep_circuit.h"
+
+int main(int argc, char **argv) {
+    uint64_t size = argc > 1 ? strtoull(argv[1], NULL, 0) : 34359738368ull;
+    int threads = argc > 2 ? atoi(argv[2]) : 0;
+    cz_porep_params p;
+    if (cz_porep_params_for(&p, size)) {
+        fprintf(stderr, "%s\n", cz_error_message());
+        return 2;
+    }
+    cz_rng rng;
+    cz_rng_seed(&rng, 7);
+    unsigned tl = cz_tree_path_len(&p.tree);
+    size_t npath = (size_t)p.challenges * (p.nodes_log2 + 16 * tl);
+    cz_fr *pool = malloc(npath * sizeof(cz_fr)), *q = pool;
+    cz_porep_challenge *ch = calloc(p.challenges, sizeof *ch);
+    for (size_t i = 0; i < npath; i++) cz_fr_random(&pool[i], &rng);
+    for (unsigned i = 0; i < p.challenges; i++) {
+        cz_porep_challenge *c = &ch[i];
+        c->challenge = c->d_index = c->r_index = c->c_index = cz_rng_next(&rng) & ((1ull << p.nodes_log2) - 1);
+        cz_fr_random(&c->data_leaf, &rng);
+        c->comm_d_path = q, q += p.nodes_log2;
+        c->comm_r_last_path = q, q += tl;
+        c->comm_c_path = q, q += tl;
+        for (int k = 0; k < 14; k++) {
+            cz_porep_column *col = k < 6 ? &c->drg[k] : &c->exp[k - 6];
+            col->index = cz_rng_next(&rng) & ((1ull << p.nodes_log2) - 1);
+            for (unsigned l = 0; l < p.layers; l++) cz_fr_random(&col->rows[l], &rng);
+            col->path = q, q += tl;
+        }
+    }
+    cz_porep_witness w = {.ch = ch};
+    cz_fr_random(&w.replica_id, &rng), cz_fr_random(&w.comm_d, &rng), cz_fr_random(&w.comm_r, &rng);
+    cz_fr_random(&w.comm_r_last, &rng), cz_fr_random(&w.comm_c, &rng);
+    uint64_t top, per;
+    if (cz_porep_shape(&p, &top, &per)) return 1;
+    uint64_t naux = top + per * p.challenges, nin = 4 + 18ull * p.challenges;
+    cz_fr *in = malloc(nin * sizeof(cz_fr)), *aux = malloc(naux * sizeof(cz_fr));
+    if (!in || !aux || cz_porep_witness_parallel(&p, &w, in, nin, aux, naux, threads)) {
+        fprintf(stderr, "witness: %s\n", cz_error_message());
+        return 1;
+    }
+    uint64_t zeros = 0, ones = 0;
+    for (uint64_t i = 0; i < naux; i++) {
+        if (cz_fr_is_zero(&aux[i])) zeros++;
+        else if (cz_fr_equal(&aux[i], &CZ_FR_ONE_V)) ones++;
+    }
+    uint64_t other = naux - zeros - ones;
+    printf("%s: %llu aux: zeros %llu (%.2f %%), ones %llu (%.2f %%), other %llu (%.2f %%)\n", p.name,
+           (unsigned long long)naux, (unsigned long long)zeros, 100.0 * zeros / naux, (unsigned long long)ones,
+           100.0 * ones / naux, (unsigned long long)other, 100.0 * other / naux);
+    printf("mix %u %u\n", (unsigned)(1000.0 * zeros / naux + 0.5), (unsigned)(1000.0 * ones / naux + 0.5));
+    free(in), free(aux), free(pool), free(ch);
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* One GPU partition (cz_gpu_prover_start) on a synthetic PoRep-shaped circuit generated on the device:
+ * 2^k domain, constraints / aux scaled from PoRep 32 GiB (130,278,869 constraints, 130,169,893 aux,
+ * 328 inputs), A ~2.375 / B ~1.0 / C ~2.17 entries per row (309.4 M / 130.3 M / 282.7 M nnz at 2^27),
+ * B using one aux column in 4 (PoRep: 25.4 %), A every aux column; coefficients 90 % ones.
+ * Witness: aux zeros / ones / random in the per-mille mix of CZ_BENCH_MIX="p0 p1" (default "450 450";
+ * cz_bench_porep_mix measures a real PoRep witness's mix).
+ * Bases are random off-curve coordinates (same cost as real points for the group law; distinct).
+ * Times a warm-up run and CZ_BENCH_REPS (default 1) more; witness upload from pinned memory included;
+ * then two partitions back to back with the second witness prefetched (cz_gpu_prover_set_next).
+ * B_G2 (CPU in this design) is not part of gpu_total; CZ_BENCH_G2=1 adds one partition with B_G2 on the CPU
+ * alongside (0/1 split), timed end to end. Usage: cz_bench_prover [log_n ...] (default 24) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <omp.h>
+
+#include "cz_error.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+
+#define DIE_IF(rc, what)                                                  \
+    do {                                                                  \
+        if (rc) {                                                         \
+            fprintf(stderr, "FAIL: %s: %s\n", what, cz_error_message()); \
+            exit(1);                                                      \
+        }                                                                 \
+    } while (0)
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A partition with B_G2 on the CPU alongside, as start() runs it for real params: B_G2 bases tiled from a
+ * pool of random points (the timing does not depend on them being distinct). */
+static void with_b_g2(cz_gpu_prover *pr, uint64_t b_len, const cz_fr *w, uint64_t ni) {
+    enum { POOL = 1024 };
+    cz_g2_affine *bases = malloc(b_len * sizeof *bases), pool[POOL];
+    if (!bases) {
+        fprintf(stderr, "B_G2 bench: out of host memory\n");
+        exit(1);
+    }
+    cz_rng rng;
+    cz_rng_seed(&rng, 99);
+    for (int i = 0; i < POOL; i++) cz_g2_random(&pool[i], &rng);
+    for (uint64_t i = 0; i < b_len; i++) bases[i] = pool[(i * 0x9e3779b9ull >> 7) % POOL];
+    DIE_IF(cz_gpu_prover_synth_attach_g2(pr, bases), "attach B_G2");
+    cz_groth16_pending pd;
+    cz_gpu_prove_stats st;
+    double t0 = now_s();
+    DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start with B_G2");
+    printf("partition with B_G2 on the CPU (%d threads, %llu points): wall %.1f ms, gpu_total %.1f ms, "
+           "B_G2 (gather + split) %.1f ms\n",
+           omp_get_max_threads(), (unsigned long long)b_len, 1e3 * (now_s() - t0), st.gpu_total_ms, st.b_g2_cpu_ms);
+    free(bases);
+}
+
+int main(int argc, char **argv) {
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    char desc[256];
+    if (!cz_gpu_describe(desc, sizeof desc)) printf("device: %s\n", desc);
+    const char *e = getenv("CZ_BENCH_REPS");
+    int reps = e ? atoi(e) : 1;
+    unsigned p0 = 450, p1 = 450;
+    const char *mix = getenv("CZ_BENCH_MIX");
+    if (mix && sscanf(mix, "%u %u", &p0, &p1) != 2) p0 = 450, p1 = 450;
+    printf("witness mix: aux 0 %.1f %%, 1 %.1f %%, other %.1f %%\n", p0 / 10.0, p1 / 10.0, (1000 - p0 - p1) / 10.0);
+    unsigned logs[16], nl = 0;
+    for (int i = 1; i < argc && nl < 16; i++) logs[nl++] = (unsigned)atoi(argv[i]);
+    if (!nl) logs[nl++] = 24;
+    printf("%-5s %-11s %-9s %-9s %-9s %-9s %-9s %-13s %-12s %-11s %-12s %-8s %s\n", "log_n", "constraints", "upload_ms",
+           "spmv_ms", "ntt_ms", "hmsm_ms", "ntt_msm_h_ms", "batch_add_ms", "tail_msm_ms", "gpu_total_ms", "htod_MB",
+           "dtoh_KB", "tails L/A/B");
+    for (unsigned li = 0; li < nl; li++) {
+        const unsigned k = logs[li];
+        const double f = (double)((uint64_t)1 << k) / (double)((uint64_t)1 << 27);
+        cz_gpu_synth_shape s = {0};
+        s.log_n = k;
+        s.num_inputs = 328;
+        s.num_aux = (uint64_t)(130169893.0 * f);
+        s.num_constraints = (uint64_t)(130278869.0 * f);
+        s.a_w_lo = 2, s.a_w_frac = 375, s.b_w_lo = 1, s.b_w_frac = 0, s.c_w_lo = 2, s.c_w_frac = 170;
+        s.b_stride = 4;
+        s.coeff_one = 900;
+        double t0 = now_s();
+        cz_gpu_prover *pr;
+        DIE_IF(cz_gpu_prover_create_synthetic(&pr, 0, &s, 0x5eed + k, 0), "synthetic prover");
+        uint64_t ni, na, a_len, b_len, nnz[3];
+        cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
+        cz_fr *w;
+        DIE_IF(cz_gpu_host_alloc((void **)&w, (ni + na) * sizeof(cz_fr)), "pinned witness");
+        DIE_IF(cz_gpu_prover_synth_witness(pr, w, p0, p1, 0xabc + k), "witness");
+        fprintf(stderr, "2^%u: setup %.1f s; aux %llu, nnz A/B/C %llu/%llu/%llu, A %llu, B %llu, device %.1f GiB\n", k,
+                now_s() - t0, (unsigned long long)na, (unsigned long long)nnz[0], (unsigned long long)nnz[1],
+                (unsigned long long)nnz[2], (unsigned long long)a_len, (unsigned long long)b_len,
+                cz_gpu_prover_device_bytes(pr) / 1073741824.0);
+        for (int r = 0; r <= reps; r++) {
+            cz_groth16_pending pd;
+            cz_gpu_prove_stats st;
+            DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start");
+            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s\n", k,
+                   (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
+                   st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.gpu_total_ms,
+                   st.htod_bytes / 1e6, st.dtoh_bytes / 1e3, (unsigned long long)st.tail[0],
+                   (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
+                   st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
+                   r == 0 ? " (warm-up)" : "");
+            fflush(stdout);
+        }
+        { /* two partitions back to back: the second's witness uploads during the first */
+            cz_fr *w2;
+            DIE_IF(cz_gpu_host_alloc((void **)&w2, (ni + na) * sizeof(cz_fr)), "pinned witness 2");
+            DIE_IF(cz_gpu_prover_synth_witness(pr, w2, p0, p1, 0xdef + k), "witness 2");
+            DIE_IF(cz_gpu_prover_set_next(pr, w2, w2 + ni), "set_next");
+            for (int r = 0; r < 2; r++) {
+                cz_groth16_pending pd;
+                cz_gpu_prove_stats st;
+                double t1 = now_s();
+                DIE_IF(cz_gpu_prover_start(&pd, pr, r ? w2 : w, r ? w2 + ni : w + ni, 0, &st), "start");
+                printf("%-5u pipelined partition %d: upload %.1f ms, gpu_total %.1f ms (wall %.1f ms)\n", k, r + 1,
+                       st.upload_ms, st.gpu_total_ms, 1e3 * (now_s() - t1));
+            }
+            cz_gpu_host_free(w2);
+        }
+        if (getenv("CZ_BENCH_G2") && atoi(getenv("CZ_BENCH_G2"))) with_b_g2(pr, b_len, w, ni);
+        cz_gpu_host_free(w);
+        cz_gpu_prover_destroy(pr);
+    }
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* The GPU partition prover (issue 4): H, L, A, B_G1 and the R1CS matrices resident on one GPU, so per
+ * partition only the witness crosses PCIe. start() = upload witness -> a, b, c by SpMV -> H pipeline ->
+ * H MSM -> per query (L, A, B_G1) scalars 1 by bitmap batch addition and scalars outside {0, 1} by an MSM
+ * over gathered bases (supraseal's split; one full MSM instead when more than half are "other").
+ * B_G2 runs on the CPU (the same split: cz_g2_batch_add + cz_g2_msm) in a thread alongside the device
+ * work; with CZ_GPU_HAVE_G2_MSM (prover_priv.h), once cz_gpu_g2_msm / cz_gpu_g2_batch_add land, it runs on
+ * the device with the split instead. finish() is the CPU's cz_groth16_prove_finish.
+ * One prover per GPU; start() holds that GPU's lock (cz_gpu_lock) for its device region. */
+#ifndef CZ_GPU_PROVER_H
+#define CZ_GPU_PROVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/prover.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cz_gpu_prover cz_gpu_prover;
+
+/* Per-start figures (host wall clock around synchronised steps, milliseconds). */
+typedef struct {
+    double upload_ms;    /* witness HtoD */
+    double spmv_ms;      /* a, b, c = A w, B w, C w */
+    double ntt_ms;       /* H pipeline (7 NTTs + pointwise) */
+    double h_msm_ms;     /* H MSM (2^k - 1 points) */
+    double batch_add_ms; /* L, A, B_G1 classification + 0/1 batch additions */
+    double tail_msm_ms;  /* L, A, B_G1 MSMs over the "other" scalars (gather included) */
+    double gpu_total_ms; /* the whole device region, upload included */
+    double b_g2_cpu_ms;  /* the CPU B_G2 MSM (runs concurrently); 0 when skipped */
+    uint64_t htod_bytes, dtoh_bytes;
+    uint64_t tail[3];    /* L, A, B_G1: number of scalars outside {0,1} */
+    uint64_t ones[3];    /* number of scalars equal to 1 */
+    int full_msm[3];     /* 1 where the query took one full MSM instead of the split */
+} cz_gpu_prove_stats;
+
+/* Locks for the device regions of several users of one GPU (engine, provers): dev < 64. */
+void cz_gpu_lock(int dev);
+void cz_gpu_unlock(int dev);
+
+/* Uploads params p (H, L, A, B_G1) and r's matrices and density maps to GPU `device`. p and r are
+ * borrowed (they must outlive the prover: B_G2, the vk and the CPU side of B use them).
+ * margin_bytes: device memory to leave free (0 = 1 GiB + 2 % of the device). Fails with CZ_ENOMEM and
+ * a message with the sizes when the resident data plus the per-partition working set do not fit. */
+int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                         size_t margin_bytes);
+void cz_gpu_prover_destroy(cz_gpu_prover *pr);
+/* Device bytes the prover holds or needs for its working set (the figure create() checks). */
+size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
+
+/* The heavy part of a proof. inputs[0] must be ONE; witness buffers from cz_gpu_host_alloc upload at
+ * full speed (others are registered for the copy or copied through staging). stats may be NULL.
+ * nthreads: CPU threads for B_G2 (0 = OpenMP's default). */
+int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
+                        int nthreads, cz_gpu_prove_stats *stats);
+
+/* Pipelining partitions: names the witness of the next start(). The next start() uploads it to a spare
+ * device buffer (+ (inputs + aux) * 32 bytes of device memory, allocated on the first call) while its own
+ * partition computes, and the start() given exactly these pointers then skips its upload. The caller
+ * must not change that memory until that start() returns. Overlaps fully for page-locked memory. */
+int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux);
+
+/* Benchmark only: a PoRep-shaped circuit generated on the device (random off-curve bases, synthetic
+ * matrices). No host params: start() skips B_G2 (b2_ans = infinity) and the pending is not a proof. */
+typedef struct {
+    unsigned log_n;
+    uint64_t num_inputs, num_aux, num_constraints;
+    unsigned a_w_lo, a_w_frac, b_w_lo, b_w_frac, c_w_lo, c_w_frac; /* row weight lo + (frac/1000) */
+    unsigned b_stride;  /* B uses one aux column in b_stride */
+    unsigned coeff_one; /* per mille of coefficients equal to 1 */
+} cz_gpu_synth_shape;
+int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,
+                                   size_t margin_bytes);
+/* Synthetic witness (device-generated, copied into host_w = [inputs | aux], pinned or not):
+ * aux 0 with p0/1000, 1 with p1/1000, random otherwise. */
+int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, uint64_t seed);
+/* Attaches host B_G2 bases (b_len of them, borrowed) so that start() also runs B_G2 on the CPU. */
+int cz_gpu_prover_synth_attach_g2(cz_gpu_prover *pr, const cz_g2_affine *host_bases);
+void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,
+                         uint64_t nnz[3]);
+
+/* B_G2 = sum sc[i] * bases[i] on the CPU with the 0/1 split (cz_g2_batch_add over the ones, cz_g2_msm over
+ * the gathered rest; one cz_g2_msm when more than half are neither 0 nor 1). *tail_out (may be NULL) gets
+ * the number of the rest. Used by start() until the device G2 MSM is switched on. */
+int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc, size_t n, int nthreads,
+                        size_t *tail_out);
+
+/* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
+ * the given device with a prover cached per device for its (params, r1cs); finish() is the CPU's.
+ * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers. */
+struct cz_backend;
+void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
+void cz_backend_gpu_release(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

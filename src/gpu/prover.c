@@ -1,0 +1,264 @@
+/* GPU partition prover: creation with resident params and matrices, memory accounting, destruction
+ * (gpu_prover.h; start() is in prover_run.c, synthetic circuits in prover_synth.c).
+ * Every device allocation goes through one accountant (cz_gpu_prover_dalloc_): the limit is the free memory
+ * at creation minus a safety margin, and the lazily grown MSM / batch-add scratch of msm.cu is reserved
+ * up front (work_reserve), so a prover that does not fit fails at creation with CZ_ENOMEM and the
+ * sizes, not in the middle of a proof. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cz_error.h"
+#include "gpu/prover_internal.h"
+#include "gpu/prover_priv.h"
+#include "poly/ntt.h"
+
+/* ---- locks ---- */
+static pthread_mutex_t g_locks[64];
+static pthread_once_t g_locks_once = PTHREAD_ONCE_INIT;
+static void locks_init(void) {
+    for (int i = 0; i < 64; i++) pthread_mutex_init(&g_locks[i], NULL);
+}
+void cz_gpu_lock(int dev) {
+    pthread_once(&g_locks_once, locks_init);
+    pthread_mutex_lock(&g_locks[dev & 63]);
+}
+void cz_gpu_unlock(int dev) { pthread_mutex_unlock(&g_locks[dev & 63]); }
+
+double cz_gpu_now_ms_(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* ---- memory accounting ---- */
+/* Upper bound of msm.cu's scratch for an MSM of N points (its window choice, +10 %). */
+static size_t msm_scratch_est(size_t N) {
+    size_t c = N < ((size_t)1 << 14) ? 8 : N < ((size_t)1 << 25) ? 16 : 20, W = (256 + c - 1) / c, nb = (size_t)1 << (c - 1);
+    size_t b = N * 32 + 3 * N * 4 + W * N * 4 + 2 * W * (nb + 1) * 4 + W * nb * 192 + (W * (nb / 64) + W) * 192 +
+               N * 8 + ((size_t)1 << 20);
+    return b + b / 10;
+}
+static size_t ba_scratch_est(size_t N) { return N * 4 + N / 8 + ((size_t)4 << 20); }
+
+int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what) {
+    cz_gpu_prover *pr = ctx;
+    *ptr = NULL;
+    if (pr->used + bytes + pr->work_reserve > pr->limit)
+        return cz_error(CZ_ENOMEM,
+                        "GPU prover: %s (%.2f GiB) does not fit: %.2f GiB allocated + %.2f GiB MSM working set, "
+                        "limit %.2f GiB (free memory minus the safety margin)",
+                        what, bytes / GIB, pr->used / GIB, pr->work_reserve / GIB, pr->limit / GIB);
+    int rc = cz_gpu_malloc(ptr, bytes ? bytes : 1);
+    if (rc) return rc;
+    pr->used += bytes;
+    return 0;
+}
+
+int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
+    *out = NULL;
+    int rc = cz_gpu_set_device(device);
+    if (rc) return rc;
+    cz_gpu_prover *pr = calloc(1, sizeof *pr);
+    if (!pr) return cz_error(CZ_ENOMEM, "GPU prover");
+    pr->device = device;
+    size_t fr, tot;
+    rc = cz_gpu_mem_info(&fr, &tot);
+    if (rc) {
+        free(pr);
+        return rc;
+    }
+    if (!margin) margin = ((size_t)1 << 30) + tot / 50;
+    pr->limit = fr > margin ? fr - margin : 0;
+    if (!rc) rc = cz_gpu_stream_create_(&pr->st);
+    if (!rc) rc = cz_gpu_stream_create_(&pr->st_up);
+    if (!rc) rc = cz_gpu_event_create_(&pr->ev_up);
+    *out = pr;
+    return rc;
+}
+
+/* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
+int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
+    uint64_t maxlen = pr->len[0];
+    for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
+    size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
+    pr->work_reserve = msm_scratch_est(msm_n) + ba_scratch_est(maxlen);
+    const size_t words = (maxlen + 63) / 64, groups = 2 * words;
+    int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, 3 * pr->n * sizeof(cz_fr), "a, b, c");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, 64 * (size_t)maxlen + 4096, "tail scalars and bases");
+    return rc;
+}
+
+/* A and B_G1 maps from the density bitmaps (d_bits: aux bits of A, input bits of B, aux bits of B). */
+int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const uint64_t *d_b_in, const uint64_t *d_b_aux,
+                      uint64_t *a_len, uint64_t *b_len) {
+    size_t na_cnt = 0, bi_cnt = 0, ba_cnt = 0;
+    const size_t wa = (pr->na + 63) / 64, wi = (pr->ni + 63) / 64;
+    uint32_t *cnt = NULL;
+    int rc = cz_gpu_malloc((void **)&cnt, 2 * ((wa > wi ? wa : wi) + 2) * 4);
+    uint32_t *ta = NULL, *tb = NULL;
+    /* worst-case maps first; they are copied to exact sizes below */
+    if (!rc) rc = cz_gpu_malloc((void **)&ta, (pr->ni + pr->na + 1) * 4);
+    if (!rc) rc = cz_gpu_malloc((void **)&tb, (pr->ni + pr->na + 1) * 4);
+    if (!rc) rc = cz_gpu_iota_(ta, pr->ni, pr->st);
+    if (!rc) rc = cz_gpu_bitmap_to_map_(ta + pr->ni, &na_cnt, d_a_aux, pr->na, (uint32_t)pr->ni, cnt, &pr->scan_temp,
+                                        &pr->scan_cap, pr->st);
+    if (!rc) rc = cz_gpu_bitmap_to_map_(tb, &bi_cnt, d_b_in, pr->ni, 0, cnt, &pr->scan_temp, &pr->scan_cap, pr->st);
+    if (!rc) rc = cz_gpu_bitmap_to_map_(tb + bi_cnt, &ba_cnt, d_b_aux, pr->na, (uint32_t)pr->ni, cnt, &pr->scan_temp,
+                                        &pr->scan_cap, pr->st);
+    *a_len = pr->ni + na_cnt;
+    *b_len = bi_cnt + ba_cnt;
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_map[Q_A], (*a_len + 1) * 4, "A index map");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_map[Q_B], (*b_len + 1) * 4, "B index map");
+    if (!rc) rc = cz_gpu_dtod_(pr->d_map[Q_A], ta, *a_len * 4);
+    if (!rc) rc = cz_gpu_dtod_(pr->d_map[Q_B], tb, *b_len * 4);
+    cz_gpu_free(cnt);
+    cz_gpu_free(ta);
+    cz_gpu_free(tb);
+    return rc;
+}
+
+/* Fails with CZ_ENOMEM, naming the parts, when the whole prover cannot fit. */
+static int check_fit(const cz_gpu_prover *pr, size_t matrices, size_t bases, size_t maps) {
+    uint64_t maxlen = pr->len[0];
+    for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
+    size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
+    size_t work = (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * maxlen + 4096 + maxlen / 2 + msm_scratch_est(msm_n) +
+                  ba_scratch_est(maxlen);
+    size_t need = matrices + bases + maps + work;
+    if (need > pr->limit)
+        return cz_error(CZ_ENOMEM,
+                        "GPU prover does not fit on device %d: needs %.2f GiB (bases %.2f, matrices %.2f, maps %.2f, "
+                        "per-partition working set %.2f) but %.2f GiB is usable (free memory minus the margin)",
+                        pr->device, need / GIB, bases / GIB, matrices / GIB, maps / GIB, work / GIB, pr->limit / GIB);
+    return 0;
+}
+
+static int upload_bases(cz_gpu_prover *pr, cz_g1_affine **d, const cz_g1_affine *h, size_t n, const char *what) {
+    int rc = cz_gpu_prover_dalloc_(pr, (void **)d, n * sizeof(cz_g1_affine), what);
+    if (!rc && n) rc = cz_gpu_memcpy_htod(*d, h, n * sizeof(cz_g1_affine));
+    return rc;
+}
+
+static int upload_csr(cz_gpu_prover *pr, cz_gpu_csr **m, const cz_csr *h) {
+    size_t b = cz_gpu_csr_bytes(h->rows, cz_r1cs_nnz(h));
+    if (pr->used + b + pr->work_reserve > pr->limit) return cz_error(CZ_ENOMEM, "GPU prover: matrices do not fit");
+    int rc = cz_gpu_csr_upload(m, h);
+    if (!rc) pr->used += b;
+    return rc;
+}
+
+static int upload_bits(uint64_t **d, const uint64_t *h, size_t nbits) {
+    size_t bytes = ((nbits + 63) / 64 + 1) * 8;
+    int rc = cz_gpu_malloc((void **)d, bytes);
+    if (!rc) rc = cz_gpu_memcpy_htod(*d, h, bytes);
+    return rc;
+}
+
+int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                         size_t margin_bytes) {
+    *out = NULL;
+    cz_domain d;
+    int rc = cz_domain_for_size(&d, r->num_rows);
+    if (rc) return rc;
+    const uint64_t ni = r->num_inputs, na = r->num_aux, n = d.n;
+    if (d.log_n < 1) return cz_error(CZ_ERANGE, "GPU prover: domain of size 1 (at least 2 rows needed)");
+    if (ni + na >= ((uint64_t)1 << 32)) return cz_error(CZ_ERANGE, "GPU prover: %llu variables (max 2^32-1)",
+                                                        (unsigned long long)(ni + na));
+    if (p->h_len != n - 1 || p->l_len != na || p->vk.ic_len != ni || p->a_len != ni + r->a_aux_popcount ||
+        p->b_len != r->b_input_popcount + r->b_aux_popcount)
+        return cz_error(CZ_EFORMAT, "GPU prover: params do not fit the circuit (H %zu/%llu, L %zu/%llu, A %zu, B %zu)",
+                        p->h_len, (unsigned long long)(n - 1), p->l_len, (unsigned long long)na, p->a_len, p->b_len);
+    cz_gpu_prover *pr;
+    rc = cz_gpu_prover_init_(&pr, device, margin_bytes);
+    if (!pr) return rc;
+    pr->p = p;
+    pr->r = r;
+    pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
+    pr->len[Q_L] = na, pr->len[Q_A] = p->a_len, pr->len[Q_B] = p->b_len;
+    size_t mat = cz_gpu_csr_bytes(r->a.rows, cz_r1cs_nnz(&r->a)) + cz_gpu_csr_bytes(r->b.rows, cz_r1cs_nnz(&r->b)) +
+                 cz_gpu_csr_bytes(r->c.rows, cz_r1cs_nnz(&r->c));
+    size_t bases = (p->h_len + p->l_len + p->a_len + p->b_len) * sizeof(cz_g1_affine);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    bases += p->b_len * sizeof(cz_g2_affine);
+#endif
+    if (!rc) rc = check_fit(pr, mat, bases, (p->a_len + p->b_len + 2) * 4);
+    if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
+    if (!rc) rc = upload_bases(pr, &pr->d_h, p->h, p->h_len, "H query");
+    if (!rc) rc = upload_bases(pr, &pr->d_q[Q_L], p->l, p->l_len, "L query");
+    if (!rc) rc = upload_bases(pr, &pr->d_q[Q_A], p->a, p->a_len, "A query");
+    if (!rc) rc = upload_bases(pr, &pr->d_q[Q_B], p->b_g1, p->b_len, "B_G1 query");
+#ifdef CZ_GPU_HAVE_G2_MSM
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, p->b_len * sizeof(cz_g2_affine), "B_G2 query");
+    if (!rc && p->b_len) rc = cz_gpu_memcpy_htod(pr->d_b2, p->b_g2, p->b_len * sizeof(cz_g2_affine));
+#endif
+    if (!rc) rc = upload_csr(pr, &pr->m[0], &r->a);
+    if (!rc) rc = upload_csr(pr, &pr->m[1], &r->b);
+    if (!rc) rc = upload_csr(pr, &pr->m[2], &r->c);
+    uint64_t *ba = NULL, *bi = NULL, *bb = NULL, a_len = 0, b_len = 0;
+    if (!rc) rc = upload_bits(&ba, r->a_aux_density, na);
+    if (!rc) rc = upload_bits(&bi, r->b_input_density, ni);
+    if (!rc) rc = upload_bits(&bb, r->b_aux_density, na);
+    if (!rc) rc = cz_gpu_prover_build_maps_(pr, ba, bi, bb, &a_len, &b_len);
+    if (!rc && (a_len != p->a_len || b_len != p->b_len))
+        rc = cz_error(CZ_EFORMAT, "GPU prover: density maps give A %llu / B %llu, params hold %zu / %zu",
+                      (unsigned long long)a_len, (unsigned long long)b_len, p->a_len, p->b_len);
+    cz_gpu_free(ba);
+    cz_gpu_free(bi);
+    cz_gpu_free(bb);
+    if (rc) {
+        cz_gpu_prover_destroy(pr);
+        return rc;
+    }
+    *out = pr;
+    return 0;
+}
+
+
+void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,
+                         uint64_t nnz[3]) {
+    *ni = pr->ni, *na = pr->na, *a_len = pr->len[Q_A], *b_len = pr->len[Q_B];
+    for (int k = 0; k < 3; k++) {
+        uint64_t r_;
+        const uint32_t *col;
+        nnz[k] = 0;
+        if (pr->m[k]) cz_gpu_csr_info_(pr->m[k], &r_, &nnz[k], &col);
+    }
+}
+
+size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
+
+void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
+    if (!pr) return;
+    cz_gpu_set_device(pr->device);
+    cz_gpu_free(pr->d_h);
+    cz_gpu_free(pr->d_b2);
+    for (int q = 0; q < 3; q++) {
+        cz_gpu_free(pr->d_q[q]);
+        cz_gpu_free(pr->d_map[q]);
+        cz_gpu_csr_free(pr->m[q]);
+    }
+    cz_gpu_free(pr->d_w);
+    cz_gpu_free(pr->d_w2);
+    cz_gpu_event_destroy_(pr->ev_pre);
+    cz_gpu_free(pr->d_abc);
+    cz_gpu_free(pr->d_ones);
+    cz_gpu_free(pr->d_cnt);
+    cz_gpu_free(pr->d_tail);
+    cz_gpu_free(pr->scan_temp);
+    cz_gpu_ntt_destroy(pr->plan);
+    cz_gpu_event_destroy_(pr->ev_up);
+    cz_gpu_stream_destroy_(pr->st);
+    cz_gpu_stream_destroy_(pr->st_up);
+    free(pr->syn_r.b_input_density);
+    free(pr->syn_r.b_aux_density);
+    cz_gpu_g1_release_scratch(); /* msm.cu's scratch was reserved by this prover */
+    free(pr);
+}
+

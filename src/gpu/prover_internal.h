@@ -1,0 +1,86 @@
+/* Launchers and stream helpers behind the GPU partition prover (prover.c, prover_kern.cu, synth.cu,
+ * alloc.cu); not a public API. Streams and events are void * (cudaStream_t / cudaEvent_t). */
+#ifndef CZ_GPU_PROVER_INTERNAL_H
+#define CZ_GPU_PROVER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ff/fr.h"
+
+struct cz_gpu_csr;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int cz_gpu_stream_create_(void **s);
+void cz_gpu_stream_destroy_(void *s);
+int cz_gpu_stream_sync_(void *s);
+int cz_gpu_event_create_(void **e);
+void cz_gpu_event_destroy_(void *e);
+int cz_gpu_event_record_(void *e, void *s);
+/* s waits (on the device) for the work recorded in e. */
+int cz_gpu_stream_wait_(void *s, void *e);
+int cz_gpu_htod_async_(void *dst, const void *src, size_t bytes, void *s);
+int cz_gpu_dtoh_async_(void *dst, const void *src, size_t bytes, void *s);
+int cz_gpu_memset_async_(void *d, int v, size_t bytes, void *s);
+int cz_gpu_dtod_(void *dst, const void *src, size_t bytes);
+/* 1 when p is page-locked (cudaMallocHost or registered), else 0. */
+int cz_gpu_host_is_pinned_(const void *p);
+/* Pins [p, p+bytes) for DMA; *ok = 0 (and no error) when the driver refuses. */
+int cz_gpu_host_register_(void *p, size_t bytes, int *ok);
+void cz_gpu_host_unregister_(void *p);
+int cz_gpu_current_device_(int *dev);
+
+/* h pipeline pointwise step: a = (a*b - c) * zinv on n elements (zinv: host Montgomery value). */
+int cz_gpu_h_pointwise_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, size_t n, const cz_fr *zinv, void *s);
+
+/* ---- split of one query's scalars into 0/1 (batch add) and the rest (tail MSM) ----
+ * Query position k (k < len) takes witness value d_w[map ? map[k] : base + k].
+ * classify: ones bit k set iff the value is 1 (Montgomery R); cnt[g] = number of values not in {0,1}
+ * among positions 32g..32g+31 for g < ngroups (= 2 * words64, so the bitmap is whole u64 words);
+ * cnt[ngroups] = 0. The exclusive scan of cnt (ngroups + 1 entries) gives offs; offs[ngroups] = tail.
+ * scatter: tail_sc[offs] = value, tail_b[offs] = bases[k] (base_bytes each: 96 for G1, 192 for G2 affine)
+ * for those positions; either output may be NULL.
+ * gather_all: out[k] = value for every k (full-MSM fallback). */
+int cz_gpu_split_classify_(uint32_t *ones, uint32_t *cnt, const cz_fr *d_w, const uint32_t *map, uint64_t base,
+                           size_t len, void *s);
+int cz_gpu_scan_u32_(uint32_t *offs, const uint32_t *cnt, size_t count, void **temp, size_t *temp_cap, void *s);
+int cz_gpu_split_scatter_(cz_fr *tail_sc, void *tail_b, const cz_fr *d_w, const uint32_t *map, uint64_t base,
+                          size_t len, const void *bases, size_t base_bytes, const uint32_t *offs, void *s);
+int cz_gpu_gather_scalars_(cz_fr *out, const cz_fr *d_w, const uint32_t *map, uint64_t base, size_t len, void *s);
+/* map[0..) = base + i for every set bit i of bitmap (nbits bits), in order; *count = number of bits.
+ * cnt: scratch of 2 * (words + 1) u32. Synchronous. */
+int cz_gpu_bitmap_to_map_(uint32_t *map, size_t *count, const uint64_t *bitmap, size_t nbits, uint32_t base,
+                          uint32_t *cnt, void **temp, size_t *temp_cap, void *s);
+/* map[i] = i for i < n */
+int cz_gpu_iota_(uint32_t *map, size_t n, void *s);
+
+/* ---- synthetic data for benchmarks (synth.cu) ---- */
+/* n affine "points" with random coordinates below p (not on the curve: the group law's cost does not
+ * depend on it, and random coordinates never hit the doubling / infinity branches). */
+int cz_gpu_synth_points_(void *d_pts, size_t n, uint64_t seed, void *s);
+/* Witness of ni inputs (input 0 = ONE, the rest random) and na aux: aux value 0 with probability
+ * p0/1000, 1 with p1/1000, else random. */
+int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, unsigned p0, unsigned p1, uint64_t seed, void *s);
+/* A CSR matrix of `rows` rows: row i < nc has weight w_lo or w_lo + 1 (the latter with probability
+ * w_frac/1000); rows nc.. (input rows) have weight in_w (column = i - nc). Columns: kind 0 = the first
+ * entry walks all aux (dense A), others uniform over [ni, ni + na); kind 1 = aux columns restricted to
+ * one in `stride`, and column 0 (ONE) in one row per 1000 (B); coefficient 1 with probability one/1000.
+ * Allocates the device arrays (row_ptr, col, val) through alloc (returns 0 or an error). */
+typedef int (*cz_gpu_alloc_fn)(void *ctx, void **p, size_t bytes, const char *what);
+int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint64_t *nnz, uint64_t rows, uint64_t nc,
+                      uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac, unsigned in_w, int kind,
+                      unsigned stride, unsigned one, uint64_t seed, cz_gpu_alloc_fn alloc, void *ctx, void *s);
+/* Density bitmaps from a device CSR: sets bit c - col_base of bits for columns c in [col_base, col_base + nbits). */
+int cz_gpu_mark_columns_(uint64_t *bits, uint64_t nbits, uint64_t col_base, const uint32_t *col, uint64_t nnz, void *s);
+/* Wraps device arrays (taking ownership) as a cz_gpu_csr. */
+int cz_gpu_csr_wrap_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, cz_fr *val);
+void cz_gpu_csr_info_(const struct cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

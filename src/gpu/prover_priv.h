@@ -1,0 +1,57 @@
+/* The partition prover's private state, shared by prover.c (creation, memory accounting, destruction),
+ * prover_synth.c (synthetic benchmark circuits) and prover_run.c (start). C only. */
+#ifndef CZ_GPU_PROVER_PRIV_H
+#define CZ_GPU_PROVER_PRIV_H
+
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+
+/* Define once cz_gpu_g2_msm / cz_gpu_g2_batch_add exist (gpumsm branch): B_G2 then stays on the device. */
+/* #define CZ_GPU_HAVE_G2_MSM */
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+enum { Q_L = 0, Q_A = 1, Q_B = 2 };
+
+struct cz_gpu_prover {
+    int device;
+    const cz_groth16_params *p; /* NULL for a synthetic prover */
+    const cz_r1cs *r;
+    uint64_t ni, na, rows, n;
+    unsigned log_n;
+    uint64_t len[3];  /* L, A, B_G1 query lengths */
+    cz_g1_affine *d_h, *d_q[3];
+    cz_g2_affine *d_b2; /* B_G2 bases, only with CZ_GPU_HAVE_G2_MSM */
+    cz_gpu_csr *m[3];
+    uint32_t *d_map[3]; /* query position -> witness index (NULL for L: aux j is witness ni + j) */
+    cz_fr *d_w, *d_abc;
+    /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,
+     * pre_* the host pointers whose upload was issued into it (done when ev_pre completes). */
+    cz_fr *d_w2;
+    const cz_fr *next_in, *next_aux, *pre_in, *pre_aux;
+    void *ev_pre;
+    /* synthetic provers: host copies of the B densities and the B_G2 bases the bench attaches */
+    cz_r1cs syn_r;
+    cz_groth16_params syn_p;
+    uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
+    uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
+    void *scan_temp;
+    size_t scan_cap;
+    cz_gpu_ntt *plan;
+    void *st, *st_up, *ev_up;
+    size_t limit, used, work_reserve;
+};
+
+
+double cz_gpu_now_ms_(void);
+/* Device allocation through the prover's accountant (ctx = the prover); CZ_ENOMEM when over the limit. */
+int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what);
+/* Streams, limit (free memory minus margin; 0 = default); *out is set even on failure (destroy it). */
+int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin);
+/* Reserves msm.cu's scratch and allocates the per-partition buffers (len[] must be set). */
+int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
+/* A and B_G1 index maps from device density bitmaps (A aux, B inputs, B aux). */
+int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const uint64_t *d_b_in,
+                              const uint64_t *d_b_aux, uint64_t *a_len, uint64_t *b_len);
+
+#endif

@@ -1,0 +1,315 @@
+/* GPU partition prover, start(): witness upload (or prefetched), SpMV, H pipeline, H MSM, the 0/1 split of
+ * L, A, B_G1 on the device, and B_G2 on the CPU alongside (gpu_prover.h). */
+#include <omp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "ec/msm.h"
+#include "gpu/prover_internal.h"
+#include "gpu/prover_priv.h"
+
+/* ---- start ---- */
+typedef struct {
+    const cz_gpu_prover *pr;
+    const cz_fr *inputs, *aux;
+    int nthreads, rc;
+    cz_g2_jac r;
+    double ms;
+} g2_job;
+
+int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc, size_t n, int nthreads,
+                        size_t *tail_out) {
+    const size_t nw = (n + 63) / 64;
+    uint64_t *ones = calloc(nw + 1, 8);
+    uint32_t *cnt = malloc((nw + 1) * sizeof *cnt);
+    if (!ones || !cnt) {
+        free(ones), free(cnt);
+        return cz_error(CZ_ENOMEM, "B_G2 split: bitmap of %zu", n);
+    }
+#pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (size_t w = 0; w < nw; w++) {
+        uint64_t b = 0;
+        uint32_t c = 0;
+        for (size_t i = w * 64; i < n && i < w * 64 + 64; i++) {
+            if (cz_fr_equal(&sc[i], &CZ_FR_ONE_V)) b |= (uint64_t)1 << (i & 63);
+            else if (!cz_fr_is_zero(&sc[i])) c++;
+        }
+        ones[w] = b, cnt[w] = c;
+    }
+    size_t tail = 0;
+    for (size_t w = 0; w < nw; w++) {
+        uint32_t c = cnt[w];
+        cnt[w] = (uint32_t)tail;
+        tail += c;
+    }
+    if (tail_out) *tail_out = tail;
+    if (2 * tail > n) { /* mostly "other": one MSM is cheaper than the split */
+        free(ones), free(cnt);
+        cz_g2_msm(r, bases, sc, n, nthreads);
+        return 0;
+    }
+    cz_g2_affine *tb = malloc((tail + 1) * sizeof *tb);
+    cz_fr *ts = malloc((tail + 1) * sizeof *ts);
+    if (!tb || !ts) {
+        free(ones), free(cnt), free(tb), free(ts);
+        return cz_error(CZ_ENOMEM, "B_G2 split: tail of %zu", tail);
+    }
+#pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (size_t w = 0; w < nw; w++) {
+        size_t o = cnt[w];
+        for (size_t i = w * 64; i < n && i < w * 64 + 64; i++)
+            if (!cz_fr_equal(&sc[i], &CZ_FR_ONE_V) && !cz_fr_is_zero(&sc[i])) tb[o] = bases[i], ts[o++] = sc[i];
+    }
+    cz_g2_jac ba, tm;
+    cz_g2_batch_add(&ba, bases, ones, n, nthreads);
+    cz_g2_msm(&tm, tb, ts, tail, nthreads);
+    cz_g2_jac_add(r, &ba, &tm);
+    free(ones), free(cnt), free(tb), free(ts);
+    return 0;
+}
+
+/* B_G2 on the CPU: gather the B scalars in query order (as cz_groth16_prove_start), then the same 0/1
+ * split as on the device (cz_g2_batch_add + cz_g2_msm over the rest). */
+static void *g2_thread(void *arg) {
+    g2_job *j = arg;
+    const cz_gpu_prover *pr = j->pr;
+    const cz_r1cs *r = pr->r;
+    double t0 = cz_gpu_now_ms_();
+    cz_fr *sb = malloc((pr->len[Q_B] + 1) * sizeof *sb);
+    if (!sb) {
+        j->rc = cz_error(CZ_ENOMEM, "GPU prover: B_G2 scalars");
+        return NULL;
+    }
+    size_t kb = 0;
+    for (uint64_t i = 0; i < pr->ni; i++)
+        if (cz_density_get(r->b_input_density, i)) sb[kb++] = j->inputs[i];
+    /* aux: 130 M density bits at PoRep size, so in parallel (popcount prefix per block of 64 words) */
+    const size_t nw = (pr->na + 63) / 64, nblk = (nw + 63) / 64;
+    size_t *off = malloc((nblk + 1) * sizeof *off);
+    if (!off) {
+        free(sb);
+        j->rc = cz_error(CZ_ENOMEM, "GPU prover: B_G2 gather");
+        return NULL;
+    }
+    const int nt = j->nthreads > 0 ? j->nthreads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (size_t b = 0; b < nblk; b++) {
+        size_t c = 0;
+        for (size_t w = b * 64; w < nw && w < b * 64 + 64; w++) {
+            uint64_t x = r->b_aux_density[w];
+            if (w == nw - 1 && (pr->na & 63)) x &= ((uint64_t)1 << (pr->na & 63)) - 1;
+            c += (size_t)__builtin_popcountll(x);
+        }
+        off[b] = c;
+    }
+    size_t acc = kb;
+    for (size_t b = 0; b < nblk; b++) {
+        size_t c = off[b];
+        off[b] = acc;
+        acc += c;
+    }
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (size_t b = 0; b < nblk; b++) {
+        size_t o = off[b];
+        for (size_t i = b * 4096; i < pr->na && i < b * 4096 + 4096; i++)
+            if (cz_density_get(r->b_aux_density, i)) sb[o++] = j->aux[i];
+    }
+    kb = acc;
+    free(off);
+    j->rc = cz_gpu_g2_split_cpu(&j->r, pr->p->b_g2, sb, kb, j->nthreads, NULL);
+    free(sb);
+    j->ms = cz_gpu_now_ms_() - t0;
+    return NULL;
+}
+
+int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
+    int rc = cz_gpu_set_device(pr->device);
+    if (!rc && !pr->d_w2) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w2, (pr->ni + pr->na) * sizeof(cz_fr), "prefetch buffer");
+    if (!rc && !pr->ev_pre) rc = cz_gpu_event_create_(&pr->ev_pre);
+    if (rc) return rc;
+    pr->next_in = inputs, pr->next_aux = aux;
+    return 0;
+}
+
+/* Issues the upload of the witness named by set_next into the spare buffer on the upload stream, so it
+ * overlaps this partition's compute (asynchronous for page-locked memory). */
+static int prefetch_next(cz_gpu_prover *pr) {
+    if (!pr->next_in) return 0;
+    int rc = cz_gpu_htod_async_(pr->d_w2, pr->next_in, pr->ni * sizeof(cz_fr), pr->st_up);
+    if (!rc) rc = cz_gpu_htod_async_(pr->d_w2 + pr->ni, pr->next_aux, pr->na * sizeof(cz_fr), pr->st_up);
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_pre, pr->st_up);
+    pr->pre_in = rc ? NULL : pr->next_in, pr->pre_aux = rc ? NULL : pr->next_aux;
+    pr->next_in = pr->next_aux = NULL;
+    return rc;
+}
+
+static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
+    if (pr->pre_in && pr->pre_in == inputs && pr->pre_aux == aux) { /* already on its way: swap buffers */
+        cz_fr *t = pr->d_w;
+        pr->d_w = pr->d_w2, pr->d_w2 = t;
+        pr->pre_in = pr->pre_aux = NULL;
+        return cz_gpu_stream_wait_(pr->st, pr->ev_pre);
+    }
+    if (pr->pre_in) { /* a prefetch nobody asked for: let it land before the spare buffer is reused */
+        int rc = cz_gpu_stream_sync_(pr->st_up);
+        pr->pre_in = pr->pre_aux = NULL;
+        if (rc) return rc;
+    }
+    const void *src[2] = {inputs, aux};
+    const size_t bytes[2] = {pr->ni * sizeof(cz_fr), pr->na * sizeof(cz_fr)};
+    int reg[2] = {0, 0}, rc = 0;
+    for (int k = 0; k < 2 && !rc; k++)
+        if (bytes[k] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[k]))
+            rc = cz_gpu_host_register_((void *)src[k], bytes[k], &reg[k]);
+    if (!rc) rc = cz_gpu_htod_async_(pr->d_w, inputs, bytes[0], pr->st_up);
+    if (!rc) rc = cz_gpu_htod_async_(pr->d_w + pr->ni, aux, bytes[1], pr->st_up);
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_up, pr->st_up);
+    if (!rc) rc = cz_gpu_stream_wait_(pr->st, pr->ev_up);
+    int rc2 = cz_gpu_stream_sync_(pr->st_up); /* before unregistering */
+    for (int k = 0; k < 2; k++)
+        if (reg[k]) cz_gpu_host_unregister_((void *)src[k]);
+    return rc ? rc : rc2;
+}
+
+/* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. */
+static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stats *st) {
+    const uint64_t len = pr->len[q], base = q == Q_L ? pr->ni : 0;
+    const uint32_t *map = pr->d_map[q];
+    cz_g1_jac_set_infinity(ans);
+    if (!len) return 0;
+    const size_t groups = 2 * ((len + 63) / 64);
+    uint32_t *offs = pr->d_cnt + groups + 1, tail = 0;
+    double t0 = cz_gpu_now_ms_();
+    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, map, base, len, pr->st);
+    if (!rc) rc = cz_gpu_scan_u32_(offs, pr->d_cnt, groups + 1, &pr->scan_temp, &pr->scan_cap, pr->st);
+    if (!rc) rc = cz_gpu_dtoh_async_(&tail, offs + groups, 4, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    if (rc) return rc;
+    st->tail[q] = tail;
+    st->dtoh_bytes += 4;
+    if (2 * (uint64_t)tail <= len) {
+        cz_g1_jac ba, tm;
+        rc = cz_gpu_g1_batch_add(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st);
+        double t1 = cz_gpu_now_ms_();
+        st->batch_add_ms += t1 - t0;
+        cz_fr *tsc = (cz_fr *)pr->d_tail;
+        cz_g1_affine *tb = (cz_g1_affine *)(pr->d_tail + (((size_t)tail * 32 + 255) & ~(size_t)255));
+        if (!rc)
+            rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, map, base, len, pr->d_q[q], sizeof(cz_g1_affine), offs, pr->st);
+        if (!rc) rc = cz_gpu_g1_msm(&tm, tb, tsc, tail, pr->st);
+        if (rc) return rc;
+        cz_g1_jac_add(ans, &ba, &tm);
+        st->tail_msm_ms += cz_gpu_now_ms_() - t1;
+        st->dtoh_bytes += 192 + 32 * 192;
+    } else {
+        const cz_fr *sc = pr->d_w + pr->ni;
+        if (map) {
+            rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, map, base, len, pr->st);
+            sc = (const cz_fr *)pr->d_tail;
+        }
+        double t1 = cz_gpu_now_ms_();
+        st->batch_add_ms += t1 - t0;
+        if (!rc) rc = cz_gpu_g1_msm(ans, pr->d_q[q], sc, len, pr->st);
+        st->tail_msm_ms += cz_gpu_now_ms_() - t1;
+        st->full_msm[q] = 1;
+        st->dtoh_bytes += 32 * 192;
+    }
+    return rc;
+}
+
+#ifdef CZ_GPU_HAVE_G2_MSM
+/* B_G2 on the device, right after run_query(Q_B): d_ones and the offsets still hold B's classification.
+ * 0/1 split when the tail with its 192-byte bases fits the tail buffer, else one full MSM. */
+static int run_b_g2(cz_gpu_prover *pr, cz_g2_jac *ans, cz_gpu_prove_stats *st) {
+    const uint64_t len = pr->len[Q_B], tail = st->tail[Q_B];
+    const size_t groups = 2 * ((len + 63) / 64), cap = 64 * (size_t)pr->len[Q_B] + 4096;
+    const uint32_t *offs = pr->d_cnt + groups + 1;
+    cz_g2_jac_set_infinity(ans);
+    if (!len) return 0;
+    const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
+    int rc;
+    if (!st->full_msm[Q_B] && sc_bytes + (size_t)tail * sizeof(cz_g2_affine) <= cap) {
+        cz_g2_jac ba, tm;
+        cz_fr *tsc = (cz_fr *)pr->d_tail;
+        cz_g2_affine *tb = (cz_g2_affine *)(pr->d_tail + sc_bytes);
+        rc = cz_gpu_g2_batch_add(&ba, pr->d_b2, (const uint64_t *)pr->d_ones, len, pr->st);
+        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, pr->d_map[Q_B], 0, len, pr->d_b2, sizeof(cz_g2_affine),
+                                            offs, pr->st);
+        if (!rc) rc = cz_gpu_g2_msm(&tm, tb, tsc, tail, pr->st);
+        if (!rc) cz_g2_jac_add(ans, &ba, &tm);
+        return rc;
+    }
+    rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, pr->d_map[Q_B], 0, len, pr->st);
+    if (!rc) rc = cz_gpu_g2_msm(ans, pr->d_b2, (const cz_fr *)pr->d_tail, len, pr->st);
+    return rc;
+}
+#endif
+
+static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *inputs, const cz_fr *aux,
+                      cz_gpu_prove_stats *st) {
+    double t0 = cz_gpu_now_ms_(), t;
+    int rc = cz_gpu_set_device(pr->device);
+    if (!rc) rc = upload_witness(pr, inputs, aux);
+    st->htod_bytes += (pr->ni + pr->na) * sizeof(cz_fr);
+    t = cz_gpu_now_ms_(), st->upload_ms = t - t0;
+    cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
+    cz_fr *v[3] = {a, b, c};
+    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
+    if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    st->spmv_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+    if (!rc) rc = cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+    if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - 1, pr->st);
+    st->h_msm_ms = cz_gpu_now_ms_() - t;
+    st->dtoh_bytes += 32 * 192;
+    if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st);
+    if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st);
+    if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    if (!rc && pr->p) {
+        double tg = cz_gpu_now_ms_();
+        rc = run_b_g2(pr, &out->b2_ans, st);
+        st->b_g2_cpu_ms = cz_gpu_now_ms_() - tg; /* on the device in this build */
+    }
+#endif
+    st->gpu_total_ms = cz_gpu_now_ms_() - t0;
+    return rc;
+}
+
+int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
+                        int nthreads, cz_gpu_prove_stats *stats) {
+    cz_gpu_prove_stats local;
+    if (!stats) stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (pr->ni == 0 || !cz_fr_equal(&inputs[0], &CZ_FR_ONE_V))
+        return cz_error(CZ_EINVAL, "prove: the first input must be ONE");
+    g2_job job;
+    memset(&job, 0, sizeof job);
+    job.pr = pr, job.inputs = inputs, job.aux = aux, job.nthreads = nthreads;
+    cz_g2_jac_set_infinity(&job.r);
+    pthread_t th;
+    int have_thread = 0;
+#ifndef CZ_GPU_HAVE_G2_MSM
+    if (pr->p) have_thread = pthread_create(&th, NULL, g2_thread, &job) == 0;
+#endif
+    cz_gpu_lock(pr->device);
+    int rc = run_device(pr, out, inputs, aux, stats);
+    cz_gpu_unlock(pr->device);
+#ifndef CZ_GPU_HAVE_G2_MSM
+    if (pr->p && !have_thread) g2_thread(&job); /* no thread available: run it here */
+#endif
+    if (have_thread) pthread_join(th, NULL);
+    if (!rc) rc = job.rc;
+#ifndef CZ_GPU_HAVE_G2_MSM
+    out->b2_ans = job.r;
+    stats->b_g2_cpu_ms = job.ms;
+#else
+    if (!pr->p) out->b2_ans = job.r; /* synthetic: infinity */
+#endif
+    return rc;
+}
+

@@ -1,0 +1,92 @@
+/* Synthetic PoRep-shaped provers for the benchmark: matrices, bases and witnesses generated on the device
+ * (synth.cu), the same resident layout as a real prover. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "gpu/prover_internal.h"
+#include "gpu/prover_priv.h"
+
+int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,
+                                   size_t margin_bytes) {
+    *out = NULL;
+    const uint64_t ni = s->num_inputs, na = s->num_aux, rows = s->num_constraints + s->num_inputs;
+    const uint64_t n = (uint64_t)1 << s->log_n;
+    if (rows > n || ni == 0 || s->num_constraints < na || ni + na >= ((uint64_t)1 << 32) || s->log_n < 1)
+        return cz_error(CZ_EINVAL, "synthetic shape: %llu rows for 2^%u, %llu inputs, %llu aux",
+                        (unsigned long long)rows, s->log_n, (unsigned long long)ni, (unsigned long long)na);
+    cz_gpu_prover *pr;
+    int rc = cz_gpu_prover_init_(&pr, device, margin_bytes);
+    if (!pr) return rc;
+    pr->ni = ni, pr->na = na, pr->rows = rows, pr->n = n, pr->log_n = s->log_n;
+    pr->len[Q_L] = na, pr->len[Q_A] = pr->len[Q_B] = ni + na; /* upper bounds until the maps exist */
+    if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
+    struct {
+        int kind;
+        unsigned lo, frac, in_w;
+    } mk[3] = {{0, s->a_w_lo, s->a_w_frac, 1}, {1, s->b_w_lo, s->b_w_frac, 0}, {2, s->c_w_lo, s->c_w_frac, 0}};
+    for (int k = 0; k < 3 && !rc; k++) {
+        uint64_t *rp;
+        uint32_t *col;
+        cz_fr *val;
+        uint64_t nnz;
+        rc = cz_gpu_synth_csr_(&rp, &col, &val, &nnz, rows, s->num_constraints, ni, na, mk[k].lo, mk[k].frac,
+                               mk[k].in_w, mk[k].kind, s->b_stride, s->coeff_one, seed + 101 * k, cz_gpu_prover_dalloc_, pr, pr->st);
+        if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+        if (!rc) rc = cz_gpu_csr_wrap_(&pr->m[k], rows, rp, col, val);
+    }
+    uint64_t *bits[3] = {NULL, NULL, NULL}, a_len = 0, b_len = 0;
+    const uint64_t nbits[3] = {na, ni, na}, base[3] = {ni, 0, ni};
+    const int mat[3] = {0, 1, 1};
+    for (int k = 0; k < 3 && !rc; k++) {
+        size_t bytes = ((nbits[k] + 63) / 64 + 1) * 8;
+        rc = cz_gpu_malloc((void **)&bits[k], bytes);
+        if (!rc) rc = cz_gpu_memset_async_(bits[k], 0, bytes, pr->st);
+        uint64_t r_, nnz;
+        const uint32_t *col;
+        if (!rc) cz_gpu_csr_info_(pr->m[mat[k]], &r_, &nnz, &col);
+        if (!rc) rc = cz_gpu_mark_columns_(bits[k], nbits[k], base[k], col, nnz, pr->st);
+    }
+    if (!rc) rc = cz_gpu_prover_build_maps_(pr, bits[0], bits[1], bits[2], &a_len, &b_len);
+    /* host copies of the B densities, for a B_G2 the bench may attach (cz_gpu_prover_synth_attach_g2) */
+    pr->syn_r.num_inputs = ni, pr->syn_r.num_aux = na;
+    pr->syn_r.b_input_density = calloc((ni + 63) / 64 + 1, 8);
+    pr->syn_r.b_aux_density = calloc((na + 63) / 64 + 1, 8);
+    if (!rc && (!pr->syn_r.b_input_density || !pr->syn_r.b_aux_density)) rc = cz_error(CZ_ENOMEM, "B densities");
+    if (!rc) rc = cz_gpu_memcpy_dtoh(pr->syn_r.b_input_density, bits[1], ((ni + 63) / 64) * 8);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(pr->syn_r.b_aux_density, bits[2], ((na + 63) / 64) * 8);
+    for (int k = 0; k < 3; k++) cz_gpu_free(bits[k]);
+    if (!rc) {
+        pr->len[Q_A] = a_len, pr->len[Q_B] = b_len;
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, (n - 1) * sizeof(cz_g1_affine), "H query");
+    }
+    for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], pr->len[q] * sizeof(cz_g1_affine), "query");
+    if (!rc) rc = cz_gpu_synth_points_(pr->d_h, n - 1, seed ^ 0x1111, pr->st);
+    for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_synth_points_(pr->d_q[q], pr->len[q], seed ^ (0x2222 * (q + 1)), pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    if (rc) {
+        cz_gpu_prover_destroy(pr);
+        return rc;
+    }
+    *out = pr;
+    return 0;
+}
+
+int cz_gpu_prover_synth_attach_g2(cz_gpu_prover *pr, const cz_g2_affine *host_bases) {
+    if (pr->p && pr->p != &pr->syn_p) return cz_error(CZ_EINVAL, "not a synthetic prover");
+    memset(&pr->syn_p, 0, sizeof pr->syn_p);
+    pr->syn_p.b_len = pr->len[Q_B];
+    pr->syn_p.b_g2 = (cz_g2_affine *)host_bases;
+    pr->p = &pr->syn_p;
+    pr->r = &pr->syn_r;
+    return 0;
+}
+
+int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, uint64_t seed) {
+    int rc = cz_gpu_set_device(pr->device);
+    if (!rc) rc = cz_gpu_synth_witness_(pr->d_w, pr->ni, pr->na, p0, p1, seed, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(host_w, pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr));
+    return rc;
+}
+

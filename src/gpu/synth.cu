@@ -1,0 +1,165 @@
+/* Synthetic resident data for the partition benchmark, generated on the device (host generation and
+ * upload of ~70 GB would dominate a benchmark run): random bases, a witness with a chosen mix of 0, 1
+ * and random values, and CSR matrices with PoRep-like row weights and column densities. */
+#include <cub/cub.cuh>
+
+#include "gpu/cuda_util.cuh"
+#include "gpu/field.cuh"
+#include "gpu/prover_internal.h"
+
+static __device__ __forceinline__ uint64_t mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
+
+__global__ void synth_points(uint64_t *p, size_t n, uint64_t seed) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    constexpr uint64_t P[6] = CZ_FP_MODULUS;
+    uint64_t s = mix64(seed ^ (i * 0xd1b54a32d192ed03ull));
+    for (int c = 0; c < 2; c++)
+        for (int l = 0; l < 6; l++) {
+            s = mix64(s + l + 7 * c);
+            p[12 * i + 6 * c + l] = l == 5 ? s % P[5] : s;
+        }
+}
+
+extern "C" int cz_gpu_synth_points_(void *d_pts, size_t n, uint64_t seed, void *s) {
+    if (!n) return 0;
+    synth_points<<<blocks_for(n), 256, 0, (cudaStream_t)s>>>((uint64_t *)d_pts, n, seed);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+static __device__ void random_fr(uint64_t *o, uint64_t s) {
+    constexpr uint64_t R[4] = CZ_FR_MODULUS;
+    for (int l = 0; l < 4; l++) {
+        s = mix64(s + l);
+        o[l] = l == 3 ? s % R[3] : s;
+    }
+}
+
+__global__ void synth_witness(uint64_t *w, size_t ni, size_t na, unsigned p0, unsigned p1, uint64_t seed) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= ni + na) return;
+    constexpr uint64_t ONE[4] = CZ_FR_R;
+    uint64_t *o = w + 4 * i;
+    const uint64_t h = mix64(seed ^ (i * 0x9e3779b97f4a7c15ull));
+    const unsigned u = (unsigned)(h % 1000);
+    const int kind = i == 0 ? 1 : i < ni ? 2 : u < p0 ? 0 : u < p0 + p1 ? 1 : 2;
+    for (int l = 0; l < 4; l++) o[l] = kind == 1 ? ONE[l] : 0;
+    if (kind == 2) random_fr(o, h);
+}
+
+extern "C" int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, unsigned p0, unsigned p1, uint64_t seed,
+                                     void *s) {
+    if (!(ni + na)) return 0;
+    synth_witness<<<blocks_for(ni + na), 256, 0, (cudaStream_t)s>>>((uint64_t *)d_w, ni, na, p0, p1, seed);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+struct csr_shape {
+    uint64_t rows, nc, ni, na;
+    unsigned w_lo, w_frac, in_w, stride, one;
+    int kind;
+    uint64_t seed;
+};
+
+__global__ void synth_weights(uint64_t *wt, csr_shape sh) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= sh.rows) return;
+    uint64_t w;
+    if (i < sh.nc) {
+        w = sh.w_lo + ((mix64(sh.seed ^ (i * 0x2545f4914f6cdd1dull)) % 1000) < sh.w_frac ? 1 : 0);
+    } else {
+        w = sh.in_w;
+    }
+    wt[i] = w;
+}
+
+__global__ void synth_fill(uint32_t *col, uint64_t *val, const uint64_t *rp, csr_shape sh) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= sh.rows) return;
+    constexpr uint64_t ONE[4] = CZ_FR_R;
+    const uint64_t b = rp[i], e = rp[i + 1];
+    for (uint64_t k = b; k < e; k++) {
+        const uint64_t h = mix64(sh.seed ^ (k * 0x9e3779b97f4a7c15ull) ^ 0x5bd1e995ull);
+        uint32_t c;
+        if (i >= sh.nc) {
+            c = (uint32_t)(i - sh.nc); /* input row: x_i */
+        } else if (sh.kind == 0 && k == b) {
+            c = (uint32_t)(sh.ni + i % sh.na); /* every aux variable appears in A */
+        } else if (sh.kind == 1 && h % 1000 == 999) {
+            c = 0; /* ONE, rarely, in B */
+        } else if (sh.kind == 1) {
+            const uint64_t slots = (sh.na + sh.stride - 1) / sh.stride;
+            c = (uint32_t)(sh.ni + ((h >> 10) % slots) * sh.stride);
+        } else {
+            c = (uint32_t)(sh.ni + (h >> 10) % sh.na);
+        }
+        col[k] = c;
+        uint64_t *v = val + 4 * k;
+        if ((h >> 40) % 1000 < sh.one || i >= sh.nc) {
+            for (int l = 0; l < 4; l++) v[l] = ONE[l];
+        } else {
+            random_fr(v, h);
+        }
+    }
+}
+
+extern "C" int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint64_t *nnz, uint64_t rows,
+                                 uint64_t nc, uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac,
+                                 unsigned in_w, int kind, unsigned stride, unsigned one, uint64_t seed,
+                                 cz_gpu_alloc_fn alloc, void *ctx, void *s) {
+    cudaStream_t st = (cudaStream_t)s;
+    csr_shape sh = {rows, nc, ni, na, w_lo, w_frac, in_w, stride ? stride : 1, one, kind, seed};
+    *row_ptr = NULL;
+    *col = NULL;
+    *val = NULL;
+    int rc = alloc(ctx, (void **)row_ptr, (rows + 1) * 8, "CSR row pointers");
+    if (rc) return rc;
+    uint64_t *wt = NULL;
+    void *temp = NULL;
+    size_t temp_bytes = 0;
+    CZ_CUDA(cudaMalloc((void **)&wt, rows * 8 + 8));
+    synth_weights<<<blocks_for(rows), 256, 0, st>>>(wt, sh);
+    CZ_CUDA_LAUNCHED();
+    CZ_CUDA(cudaMemsetAsync(*row_ptr, 0, 8, st));
+    CZ_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, wt, *row_ptr + 1, (int64_t)rows, st));
+    CZ_CUDA(cudaMalloc(&temp, temp_bytes + 16));
+    CZ_CUDA(cub::DeviceScan::InclusiveSum(temp, temp_bytes, wt, *row_ptr + 1, (int64_t)rows, st));
+    CZ_CUDA(cudaMemcpyAsync(nnz, *row_ptr + rows, 8, cudaMemcpyDeviceToHost, st));
+    CZ_CUDA(cudaStreamSynchronize(st));
+    cudaFree(temp);
+    cudaFree(wt);
+    rc = alloc(ctx, (void **)col, (*nnz ? *nnz : 1) * 4, "CSR columns");
+    if (!rc) rc = alloc(ctx, (void **)val, (*nnz ? *nnz : 1) * sizeof(cz_fr), "CSR coefficients");
+    if (rc) return rc;
+    synth_fill<<<blocks_for(rows), 256, 0, st>>>(*col, (uint64_t *)*val, *row_ptr, sh);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+__global__ void mark_columns(unsigned long long *bits, uint64_t nbits, uint64_t col_base, const uint32_t *col,
+                             uint64_t nnz) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nnz) return;
+    const uint64_t c = col[k];
+    if (c < col_base || c - col_base >= nbits) return;
+    const uint64_t j = c - col_base;
+    const unsigned long long m = 1ull << (j & 63);
+    if (!(bits[j >> 6] & m)) atomicOr(bits + (j >> 6), m);
+}
+
+extern "C" int cz_gpu_mark_columns_(uint64_t *bits, uint64_t nbits, uint64_t col_base, const uint32_t *col,
+                                    uint64_t nnz, void *s) {
+    if (!nnz) return 0;
+    mark_columns<<<blocks_for(nnz), 256, 0, (cudaStream_t)s>>>((unsigned long long *)bits, nbits, col_base, col, nnz);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}

@@ -1,0 +1,295 @@
+/* GPU partition prover pieces against the CPU prover, on fresh random data each run:
+ *  - H pipeline (cz_gpu_groth16_h) against cz_groth16_compute_h, every coefficient, 2^1..2^16, a/b/c
+ *    zero-padded past a random row count;
+ *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n;
+ *  - the whole prover: random satisfiable circuits (several sizes), witnesses with a PoRep-like mix
+ *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
+ *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped),
+ *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
+ *    verifies, and a wrong public input does not;
+ *  - CZ_ENOMEM with a message when the margin leaves no room;
+ *  - the engine backend (backend_gpu.c): a proof with OS randomness verifies; a bad device is refused.
+ * Exits 77 (skipped) without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "groth16/verify.h"
+#include "r1cs/cs.h"
+#include "testutil.h"
+
+static cz_rng rng;
+
+/* 0 with probability p0 %, 1 with p1 %, else random */
+static void mixed_value(cz_fr *x, unsigned p0, unsigned p1) {
+    unsigned u = (unsigned)(cz_rng_next(&rng) % 100);
+    if (u < p0) *x = CZ_FR_ZERO_V;
+    else if (u < p0 + p1) *x = CZ_FR_ONE_V;
+    else cz_fr_random(x, &rng);
+}
+
+static void coeff(cz_fr *c, cz_rng *srng) {
+    switch (cz_rng_next(srng) % 4) {
+    case 0:
+    case 1: *c = CZ_FR_ONE_V; break;
+    case 2: cz_fr_neg(c, &CZ_FR_ONE_V); break;
+    default: cz_fr_random(c, srng);
+    }
+}
+
+typedef struct {
+    cz_r1cs r;
+    cz_fr *inputs, *aux;
+    uint64_t ni, na;
+} circuit;
+
+/* pub inputs, nfree free aux, nc constraints (LC * LC = fresh product). The shape depends only on seed;
+ * the values come from the test rng with the given mix. Every free variable is used (A or B). */
+static int build(circuit *tc, size_t pub, size_t nfree, size_t nc, uint64_t seed, unsigned p0, unsigned p1) {
+    cz_rng srng;
+    cz_rng_seed(&srng, seed);
+    cz_cs *cs;
+    if (cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS)) return -1;
+    size_t cap = 1 + pub + nfree + nc, nv = 0;
+    cz_var *vars = malloc(cap * sizeof *vars);
+    cz_fr *vals = malloc(cap * sizeof *vals);
+    vars[nv] = CZ_CS_ONE, vals[nv++] = CZ_FR_ONE_V;
+    for (size_t i = 0; i < pub; i++, nv++) {
+        mixed_value(&vals[nv], p0, p1);
+        vars[nv] = cz_cs_alloc_input(cs, &vals[nv]);
+    }
+    size_t first_free = nv;
+    for (size_t i = 0; i < nfree; i++, nv++) {
+        mixed_value(&vals[nv], p0, p1);
+        vars[nv] = cz_cs_alloc(cs, &vals[nv]);
+    }
+    for (size_t k = 0; k < nc; k++) {
+        cz_lc lc[2] = {CZ_LC_ZERO, CZ_LC_ZERO}, c = CZ_LC_ZERO;
+        cz_fr v[2] = {CZ_FR_ZERO_V, CZ_FR_ZERO_V}, pv, t, cf;
+        /* 70 %: free * free (a product of bits is a bit, as in the PoRep's SHA-256 gadgets) */
+        const int simple = nfree && cz_rng_next(&srng) % 10 < 7;
+        if (simple) {
+            size_t f = first_free + k % nfree, y = first_free + cz_rng_next(&srng) % nfree;
+            cz_lc_add(cs, &lc[0], vars[f], NULL);
+            cz_lc_add(cs, &lc[1], vars[y], NULL);
+            v[0] = vals[f], v[1] = vals[y];
+        }
+        for (int s = 0; s < 2 && !simple; s++) {
+            /* A draws from everything, B only from aux and the first half of the inputs */
+            unsigned terms = (unsigned)(cz_rng_next(&srng) % (s ? 2 : 4));
+            for (unsigned j = 0; j < terms; j++) {
+                size_t i = s ? (cz_rng_next(&srng) % 3 == 0 ? cz_rng_next(&srng) % ((pub + 1) / 2 + 1)
+                                                            : first_free + cz_rng_next(&srng) % (nv - first_free))
+                             : cz_rng_next(&srng) % nv;
+                if (s && nv == first_free) i = 0;
+                coeff(&cf, &srng);
+                cz_lc_add(cs, &lc[s], vars[i], &cf);
+                cz_fr_mul(&t, &cf, &vals[i]);
+                cz_fr_add(&v[s], &v[s], &t);
+            }
+        }
+        if (nfree && !simple) {
+            size_t f = first_free + k % nfree;
+            int s = (int)((k / nfree) % 2);
+            cz_lc_add(cs, &lc[s], vars[f], NULL);
+            cz_fr_add(&v[s], &v[s], &vals[f]);
+        }
+        cz_fr_mul(&pv, &v[0], &v[1]);
+        cz_var p = cz_cs_alloc(cs, &pv);
+        cz_lc_add(cs, &c, p, NULL);
+        cz_cs_enforce(cs, &lc[0], &lc[1], &c);
+        cz_lc_free(cs, &lc[0]);
+        cz_lc_free(cs, &lc[1]);
+        cz_lc_free(cs, &c);
+        vars[nv] = p, vals[nv++] = pv;
+    }
+    free(vars);
+    free(vals);
+    int rc = cz_cs_finalize(cs);
+    if (!rc) rc = cz_cs_take_r1cs(cs, &tc->r);
+    if (!rc) rc = cz_cs_take_witness(cs, &tc->inputs, &tc->ni, &tc->aux, &tc->na);
+    cz_cs_free(cs);
+    return rc;
+}
+
+static void circuit_free(circuit *tc) {
+    cz_r1cs_free(&tc->r);
+    free(tc->inputs);
+    free(tc->aux);
+}
+
+static void test_h(unsigned log_n) {
+    size_t n = (size_t)1 << log_n, m = 1 + cz_rng_next(&rng) % n, first = 0;
+    cz_fr *h = calloc(3 * n, sizeof *h), *g = malloc(n * sizeof *g), *d = NULL;
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; i < m; i++) cz_fr_random(&h[k * n + i], &rng);
+    cz_gpu_ntt *plan = NULL;
+    int rc = cz_gpu_ntt_create(&plan, log_n);
+    if (!rc) rc = cz_gpu_malloc((void **)&d, 3 * n * sizeof *d);
+    if (!rc) rc = cz_gpu_memcpy_htod(d, h, 3 * n * sizeof *d);
+    if (!rc) rc = cz_gpu_groth16_h(plan, log_n, d, d + n, d + 2 * n, NULL);
+    if (!rc) rc = cz_gpu_sync();
+    memset(g, 0xa5, n * sizeof *g);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(g, d, n * sizeof *g);
+    CHECK_MSG(rc == 0, "H 2^%u: %s", log_n, cz_error_message());
+    cz_domain dom;
+    cz_domain_init(&dom, log_n);
+    cz_groth16_compute_h(&dom, h, h + n, h + 2 * n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!cz_fr_equal(&g[i], &h[i]) && !bad++) first = i;
+    CHECK_MSG(bad == 0, "H 2^%u (%zu rows): %zu of %zu coefficients differ, first %zu", log_n, m, bad, n, first);
+    cz_gpu_free(d);
+    cz_gpu_ntt_destroy(plan);
+    free(h);
+    free(g);
+}
+
+static void test_spmv(const circuit *tc) {
+    const cz_r1cs *r = &tc->r;
+    size_t rows = r->num_rows, n_out = rows + 7, nw = tc->ni + tc->na;
+    cz_fr *cpu = calloc(3 * n_out, sizeof *cpu), *gpu = malloc(n_out * sizeof *gpu), *d_w = NULL, *d_o = NULL;
+    cz_r1cs_eval(cpu, cpu + n_out, cpu + 2 * n_out, r, tc->inputs, tc->aux, 0);
+    int rc = cz_gpu_malloc((void **)&d_w, nw * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_malloc((void **)&d_o, n_out * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_htod(d_w, tc->inputs, tc->ni * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_htod(d_w + tc->ni, tc->aux, tc->na * sizeof(cz_fr));
+    const cz_csr *m[3] = {&r->a, &r->b, &r->c};
+    for (int k = 0; k < 3 && !rc; k++) {
+        cz_gpu_csr *g = NULL;
+        rc = cz_gpu_csr_upload(&g, m[k]);
+        if (!rc) rc = cz_gpu_memset(d_o, 0xa5, n_out * sizeof(cz_fr));
+        if (!rc) rc = cz_gpu_csr_mul_vec(d_o, n_out, g, d_w, NULL);
+        if (!rc) rc = cz_gpu_memcpy_dtoh(gpu, d_o, n_out * sizeof(cz_fr));
+        cz_gpu_csr_free(g);
+        CHECK_MSG(rc == 0, "spmv: %s", cz_error_message());
+        CHECK_MSG(!rc && memcmp(gpu, cpu + k * n_out, n_out * sizeof(cz_fr)) == 0,
+                  "SpMV of matrix %d (%zu rows) differs from cz_r1cs_eval (or padding not zero)", k, rows);
+    }
+    cz_gpu_free(d_w);
+    cz_gpu_free(d_o);
+    free(cpu);
+    free(gpu);
+}
+
+static int splits, fulls;
+
+static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp,
+                       const char *what) {
+    cz_fr r, s;
+    cz_fr_random(&r, &rng);
+    cz_fr_random(&s, &rng);
+    cz_groth16_pending pc, pg;
+    cz_gpu_prove_stats st;
+    memset(&pg, 0xa5, sizeof pg);
+    int rc = cz_groth16_prove_start(&pc, p, &tc->r, tc->inputs, tc->aux, 0);
+    CHECK_MSG(rc == 0, "CPU start: %s", cz_error_message());
+    rc = cz_gpu_prover_start(&pg, gp, tc->inputs, tc->aux, 0, &st);
+    CHECK_MSG(rc == 0, "GPU start (%s): %s", what, cz_error_message());
+    if (rc) return;
+    CHECK_MSG(cz_g1_jac_equal(&pc.h_msm, &pg.h_msm), "%s: H differs", what);
+    CHECK_MSG(cz_g1_jac_equal(&pc.l_msm, &pg.l_msm), "%s: L differs (full %d, tail %llu)", what, st.full_msm[0],
+              (unsigned long long)st.tail[0]);
+    CHECK_MSG(cz_g1_jac_equal(&pc.a_ans, &pg.a_ans), "%s: A differs (full %d)", what, st.full_msm[1]);
+    CHECK_MSG(cz_g1_jac_equal(&pc.b1_ans, &pg.b1_ans), "%s: B_G1 differs (full %d)", what, st.full_msm[2]);
+    CHECK_MSG(cz_g2_jac_equal(&pc.b2_ans, &pg.b2_ans), "%s: B_G2 differs", what);
+    for (int q = 0; q < 3; q++) st.full_msm[q] ? fulls++ : splits++;
+    cz_groth16_proof pfc, pfg;
+    uint8_t bc[CZ_GROTH16_PROOF_BYTES], bg[CZ_GROTH16_PROOF_BYTES];
+    CHECK(cz_groth16_prove_finish(&pfc, &pc, &p->vk, &r, &s) == 0);
+    CHECK(cz_groth16_prove_finish(&pfg, &pg, &p->vk, &r, &s) == 0);
+    cz_groth16_proof_encode(bc, &pfc);
+    cz_groth16_proof_encode(bg, &pfg);
+    CHECK_MSG(memcmp(bc, bg, sizeof bc) == 0, "%s: GPU proof bytes differ from the CPU's", what);
+    CHECK_MSG(cz_groth16_verify(pvk, &pfg, tc->inputs + 1, tc->ni - 1) == 0, "%s: GPU proof does not verify", what);
+    if (tc->ni > 1) {
+        cz_fr *bad = malloc(tc->ni * sizeof *bad);
+        memcpy(bad, tc->inputs, tc->ni * sizeof *bad);
+        cz_fr_add(&bad[1], &bad[1], &CZ_FR_ONE_V);
+        CHECK_MSG(cz_groth16_verify(pvk, &pfg, bad + 1, tc->ni - 1) == CZ_EVERIFY, "%s: wrong input verifies", what);
+        free(bad);
+    }
+    printf("%s: ok (tails L/A/B %llu/%llu/%llu of %llu/%zu/%zu, full %d%d%d)\n", what,
+           (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
+           (unsigned long long)tc->na, p->a_len, p->b_len, st.full_msm[0], st.full_msm[1], st.full_msm[2]);
+}
+
+int main(void) {
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    cz_test_rng(&rng);
+    for (unsigned k = 1; k <= 16; k += (k < 4 ? 1 : 3)) test_h(k);
+    printf("H pipeline checked\n");
+
+    static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        uint64_t seed = cz_rng_next(&rng);
+        circuit bits, rnd;
+        CHECK(build(&bits, shapes[si][0], shapes[si][1], shapes[si][2], seed, 45, 45) == 0);
+        CHECK(build(&rnd, shapes[si][0], shapes[si][1], shapes[si][2], seed, 5, 5) == 0);
+        test_spmv(&bits);
+        test_spmv(&rnd);
+        cz_groth16_toxic tox;
+        cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
+        cz_groth16_params p;
+        memset(&p, 0, sizeof p);
+        int rc = cz_groth16_setup(&p, &bits.r, &tox, 0);
+        CHECK_MSG(rc == 0, "setup: %s", cz_error_message());
+        cz_groth16_pvk pvk;
+        CHECK(cz_groth16_pvk_init(&pvk, &p.vk) == 0);
+        cz_gpu_prover *gp = NULL;
+        rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, 0);
+        CHECK_MSG(rc == 0, "create: %s", cz_error_message());
+        if (!rc) {
+            char what[64];
+            /* the random witness is prefetched during the bits proof (set_next), then used */
+            CHECK(cz_gpu_prover_set_next(gp, rnd.inputs, rnd.aux) == 0);
+            snprintf(what, sizeof what, "rows %llu bits", (unsigned long long)bits.r.num_rows);
+            prove_both(&bits, &p, &pvk, gp, what);
+            snprintf(what, sizeof what, "rows %llu random (prefetched)", (unsigned long long)rnd.r.num_rows);
+            prove_both(&rnd, &p, &pvk, gp, what); /* same shape: same params and prover */
+            if (si % 2) { /* a prefetch that the next start does not use is dropped */
+                CHECK(cz_gpu_prover_set_next(gp, rnd.inputs, rnd.aux) == 0);
+                prove_both(&bits, &p, &pvk, gp, "bits, prefetching random");
+                prove_both(&bits, &p, &pvk, gp, "bits again, stale prefetch");
+            }
+        }
+        cz_gpu_prover_destroy(gp);
+        if (si == 2) { /* the engine backend: OS randomness, so the proof only has to verify */
+            cz_backend be;
+            cz_backend_gpu_init(&be, 0);
+            void *pend = NULL;
+            uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+            rc = be.start(&be, 0, &p, &bits.r, bits.inputs, bits.aux, &pend);
+            CHECK_MSG(rc == 0, "backend start: %s", cz_error_message());
+            if (!rc) CHECK(be.finish(&be, pend, &p.vk, proof) == 0);
+            CHECK_MSG(!rc && cz_groth16_verify_bytes(&pvk, proof, bits.inputs + 1, bits.ni - 1) == 0,
+                      "backend proof does not verify");
+            CHECK(be.start(&be, be.ndevices, &p, &bits.r, bits.inputs, bits.aux, &pend) == CZ_EINVAL);
+            cz_backend_gpu_release();
+            printf("engine backend: ok\n");
+        }
+        if (si == 1) {
+            size_t fr, tot;
+            CHECK(cz_gpu_mem_info(&fr, &tot) == 0);
+            rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, tot);
+            CHECK_MSG(rc == CZ_ENOMEM && gp == NULL, "a margin of the whole device must fail with CZ_ENOMEM (%d)", rc);
+            printf("ENOMEM message: %s\n", cz_error_message());
+        }
+        cz_groth16_pvk_free(&pvk);
+        cz_groth16_params_free(&p);
+        circuit_free(&bits);
+        circuit_free(&rnd);
+    }
+    CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
+    cz_gpu_g1_release_scratch();
+    return cz_test_finish();
+}
