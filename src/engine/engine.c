@@ -486,7 +486,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
     int per_dev = cfg->gpu_workers_per_device ? (int)cfg->gpu_workers_per_device : 1;
-    int threads = cfg->gpu_threads ? (int)cfg->gpu_threads : (int)(ncpu / per_dev > 0 ? ncpu / per_dev : 1);
+    /* Every start() may use all cores (gpus.gpu_threads caps it): a single-partition job (2 KiB .. 512 MiB
+     * PoRep) then proves at full speed; concurrent starts share the cores. */
+    int threads = cfg->gpu_threads ? (int)cfg->gpu_threads : (int)ncpu;
     int rc = cz_backend_select(&e->be, cfg, threads);
     if (rc) {
         free(e);

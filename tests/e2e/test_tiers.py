@@ -3,7 +3,7 @@
 cancels its job when nobody else awaits it, and only then. Fast (the built-in test circuit).
 Usage: test_tiers.py BUILD_DIR SOURCE_DIR."""
 import json, os, shutil, tempfile, threading, time
-from cuzk_e2e import TMP, Daemon, check, code_of, finish, pb, submit_req, prom_check, grpc
+from cuzk_e2e import TMP, Daemon, check, code_of, finish, pb, submit_req, prom_check, c1, grpc
 
 C = pb.AwaitProofResponse
 TIER = {pb.SRSStatus.HOT: "HOT", pb.SRSStatus.WARM: "WARM", pb.SRSStatus.COLD: "COLD"}
@@ -86,11 +86,12 @@ try:
     check("client of job gone-1 went away: cancelling it" in d.logtext(), "the log says why")
     # Two Prove calls on one request_id: one leaves, the other still gets the proof.
     box = {}
+    shared = c1("shared")
     th = threading.Thread(target=lambda: box.setdefault(
-        "r", S.Prove(pb.ProveRequest(submit=submit_req("shared", vanilla=b"shared-payload")), timeout=120).result))
+        "r", S.Prove(pb.ProveRequest(submit=submit_req("shared", vanilla=shared)), timeout=120).result))
     th.start()
     time.sleep(0.1)
-    code = code_of(S.Prove, pb.ProveRequest(submit=submit_req("shared", vanilla=b"shared-payload")), timeout=0.2)
+    code = code_of(S.Prove, pb.ProveRequest(submit=submit_req("shared", vanilla=shared)), timeout=0.2)
     th.join(120)
     check(code == grpc.StatusCode.DEADLINE_EXCEEDED and box.get("r") and box["r"].status == C.COMPLETED,
           "a second Prove on the same job leaving does not cancel it for the first")
