@@ -246,12 +246,56 @@ static void srs_manager(void) {
     rmdir(dir);
 }
 
+/* The real 2 KiB PoRep hooks on the real gpuproxy 2KiB.json (a sealed sector's C1 in the Commit2In wrapper):
+ * prepare parses and verifies it, the witness of partition 0 carries exactly the public inputs that
+ * public_inputs derives from the C1's public values; a request naming another size is refused. */
+static void porep_hooks(void) {
+    const char *dir = getenv("CZ_FIXTURES_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ipfs-force-community+gpuproxy/2KiB.json",
+             dir && *dir ? dir : "/work/shared/fixtures/real");
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("%s not found: real PoRep hook checks skipped\n", path);
+        return;
+    }
+    static char buf[1 << 18];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    const cz_circuit *c = cz_circuit_find("porep-2k"), *c8 = cz_circuit_find("porep-8m");
+    cz_submit s = {0};
+    s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = 5;
+    s.vanilla = (const uint8_t *)buf, s.vanilla_len = n;
+    void *st = NULL;
+    int rc = c->prepare(c, &s, &st);
+    CHECK_MSG(rc == 0, "prepare: %s", cz_error_message());
+    if (rc) return;
+    cz_fr *in, *aux, pub[39];
+    uint64_t ni, na;
+    CHECK(c->synthesize(c, st, 0, &in, &ni, &aux, &na) == 0 && ni == 40 && na == 2685673);
+    CHECK(c->public_inputs(c, st, 0, pub, 39) == 0);
+    int same = 1;
+    for (int i = 0; i < 39; i++) same &= cz_fr_equal(&pub[i], &in[1 + i]);
+    CHECK(same);
+    CHECK(c->public_inputs(c, st, 0, pub, 38) == CZ_ERANGE);
+    free(in), free(aux);
+    c->release(c, st);
+    s.registered_proof = 8;
+    CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "32GiB"));
+    s.registered_proof = 6, s.sector_size = 8u << 20;
+    CHECK(c8->prepare(c8, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "the C1 is a 2KiB proof"));
+    s.vanilla_len = n / 2;
+    s.registered_proof = 5, s.sector_size = 2048;
+    CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "vanilla_proof: "));
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
     sched_random(&rng);
     priorities_and_registry();
     srs_manager();
+    porep_hooks();
     engine_in_process();
     return cz_test_finish();
 }
