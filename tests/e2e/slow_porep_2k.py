@@ -71,9 +71,30 @@ try:
         check(rc == 0 and "OK" in out, f"the proof verifies under @noble/curves ({out})")
         rc, out = noble(params, r.proof, [ins[0]] + [(ins[1] + 1) % R] + ins[2:])
         check(rc == 1, f"comm_d + 1 does not verify ({out})")
+    # A sealed sector's C1 (the gpuproxy 2KiB.json fixture: miner f01001, sector 0), when the fixtures are here.
+    fx = os.path.join(os.environ.get("CZ_FIXTURES_DIR") or "/work/shared/fixtures/real",
+                      "ipfs-force-community+gpuproxy", "2KiB.json")
+    n_done = 1
+    if os.path.exists(fx):
+        real = open(fx, "rb").read()
+        r2 = S.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(request_id="sealed-2k", vanilla_proof=real,
+                                                                  **dict(req, sector_number=0, miner_id=1001))),
+                     timeout=3000).result
+        check(r2.status == C.COMPLETED and len(r2.proof) == 192 and r2.srs_load_ms == 0,
+              f"the sealed sector's C1 (gpuproxy 2KiB.json) proves too, SRS reused (prove {r2.gpu_compute_ms} ms)")
+        ins2 = public_inputs(real)
+        if r2.status == C.COMPLETED and len(ins2) == 39:
+            rc, out = noble(params, r2.proof, ins2)
+            check(rc == 0, f"and verifies under @noble/curves ({out})")
+            rc, out = noble(params, r2.proof, ins)
+            check(rc == 1, f"but not with the synthetic C1's inputs ({out})")
+        n_done = 2
+    else:
+        print("gpuproxy 2KiB.json fixture not found (CZ_FIXTURES_DIR): sealed-sector proof skipped")
     st = S.GetStatus(pb.GetStatusRequest())
     s = {x.circuit_id: x for x in st.loaded_srs}.get("porep-2k")
-    check(s and s.tier == pb.SRSStatus.HOT and st.total_proofs_completed == 1, "porep-2k SRS HOT, 1 proof completed")
+    check(s and s.tier == pb.SRSStatus.HOT and st.total_proofs_completed == n_done,
+          f"porep-2k SRS HOT, {n_done} proof(s) completed")
 finally:
     check(d.stop() == 0, "daemon exits 0")
 finish()
