@@ -8,6 +8,7 @@
 
 #include "../testutil.h"
 #include "cz_error.h"
+#include "engine/backend.h"
 #include "engine/circuit.h"
 #include "engine/engine.h"
 #include "engine/log.h"
@@ -289,6 +290,62 @@ static void porep_hooks(void) {
     CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "vanilla_proof: "));
 }
 
+/* The GPU seam: gpus.backend against providers with and without devices / an init. */
+static int two_devices(void) { return 2; }
+static int no_devices(void) { return 0; }
+static int fake_gpu_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(b, nthreads); /* the CPU calls under a GPU name: enough to see the selection */
+    b->name = "fake-gpu";
+    b->ndevices = 2;
+    return 0;
+}
+
+static void backend_selection(void) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    cz_backend b;
+    cz_backend_set_gpu_provider(NULL);
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu") && b.ndevices == 0);
+    snprintf(cfg.backend, sizeof cfg.backend, "gpu");
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA"));
+    cz_gpu_provider none = {no_devices, fake_gpu_init}, noinit = {two_devices, NULL}, full = {two_devices, fake_gpu_init};
+    cz_backend_set_gpu_provider(&none);
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA device"));
+    cz_backend_set_gpu_provider(&noinit);
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "GPU prover"));
+    snprintf(cfg.backend, sizeof cfg.backend, "auto");
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu"));
+    cz_backend_set_gpu_provider(&full);
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "fake-gpu") && b.ndevices == 2);
+    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu"));
+    /* The engine with two devices x 2 workers: 4 prover workers, device locks; proofs still verify. */
+    snprintf(cfg.backend, sizeof cfg.backend, "auto");
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.gpu_workers_per_device = 2;
+    cz_log_set_level("warn");
+    cz_engine *e;
+    CHECK(cz_engine_new(&e, &cfg) == 0);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && !strcmp(st.backend, "fake-gpu") && st.n_workers == 4);
+    cz_engine_status_free(&st);
+    cz_submit sb = {0};
+    sb.request_id = "gpu-seam", sb.kind = CZ_KIND_POREP, sb.sector_size = 2048;
+    sb.vanilla = (const uint8_t *)"seam", sb.vanilla_len = 4;
+    char id[CZ_JOB_ID_MAX];
+    uint32_t q;
+    cz_result r;
+    CHECK(cz_engine_submit(e, &sb, id, &q) == 0 && cz_engine_await(e, id, 0, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    cz_engine_free(e);
+    cz_backend_set_gpu_provider(NULL);
+    snprintf(cfg.backend, sizeof cfg.backend, "bogus");
+    CHECK(cz_config_load_text(&cfg, "[gpus]\nbackend = \"tpu\"\n", "t.toml") == CZ_EFORMAT);
+    cz_log_set_level("info");
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
@@ -296,6 +353,7 @@ int main(void) {
     priorities_and_registry();
     srs_manager();
     porep_hooks();
+    backend_selection();
     engine_in_process();
     return cz_test_finish();
 }
