@@ -20,10 +20,9 @@
 #define DEFAULT_CONFIG "/data/zk/cuzk.toml"
 
 #ifdef CZ_HAVE_CUDA
-#include "gpu/gpu.h"
-/* The GPU seam (engine/backend.h): device discovery is here; init stays NULL until the GPU prover lands
- * (src/gpu), so the engine logs the devices it sees and proves on the CPU. */
-static const cz_gpu_provider gpu_provider = {cz_gpu_device_count, NULL};
+/* The GPU seam (engine/backend.h): with CUDA in the build, gpus.backend auto/gpu proves on the GPUs
+ * (gpu_provider.c); auto falls back to the CPU backend when no device is found. */
+#include "gpu_provider.h"
 #endif
 
 static void usage(FILE *f) {
@@ -65,7 +64,7 @@ int main(int argc, char **argv) {
         }
     }
 #ifdef CZ_HAVE_CUDA
-    cz_backend_set_gpu_provider(&gpu_provider);
+    cz_backend_set_gpu_provider(&cz_daemon_gpu_provider);
 #endif
     cz_config cfg;
     cz_config_defaults(&cfg);

@@ -18,6 +18,12 @@
 #include "groth16/proof.h"
 #include "r1cs/r1cs.h"
 
+/* One GPU as GetStatus / metrics describe it. */
+typedef struct {
+    char name[160]; /* cz_gpu_describe: "NVIDIA H200, 132 SMs, 139.8 GiB, sm_90" */
+    uint64_t vram_total, vram_free;
+} cz_gpu_info;
+
 typedef struct cz_backend {
     const char *name;
     int ndevices;           /* 0 for the CPU backend */
@@ -28,6 +34,10 @@ typedef struct cz_backend {
     int (*finish)(struct cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t proof[CZ_GROTH16_PROOF_BYTES]);
     void (*discard)(struct cz_backend *b, void *pending);
     void (*destroy)(struct cz_backend *b); /* may be NULL */
+    /* GPU backends: the CUDA ordinal of engine device i (gpus.devices; NULL: i itself) and a description
+     * of engine device i (may be NULL). */
+    const int *ordinals;
+    int (*describe)(struct cz_backend *b, int device, cz_gpu_info *out);
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. */
@@ -35,7 +45,8 @@ void cz_backend_cpu_init(cz_backend *b, int nthreads);
 
 typedef struct {
     int (*device_count)(void); /* cz_gpu_device_count */
-    /* Fills b for the devices in cfg->devices (all when ndevices is 0); NULL until the GPU prover lands. */
+    /* Fills b for the devices in cfg->devices (all when ndevices is 0); the daemon's is
+     * src/cli/gpu_provider.c over src/gpu's cz_backend_gpu_init. */
     int (*init)(cz_backend *b, const cz_config *cfg, int nthreads);
 } cz_gpu_provider;
 

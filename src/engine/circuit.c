@@ -105,13 +105,13 @@ static int test_synth(const cz_circuit *c, void *state, uint32_t partition, cz_f
 }
 
 #define POREP_HOOKS cz_porep_circuit_build, cz_porep_circuit_prepare, cz_porep_circuit_synth, cz_porep_circuit_inputs, \
-                    cz_porep_circuit_release
+                    cz_porep_circuit_release, cz_porep_circuit_partitions
 #define V28 "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-"
-#define NONE NULL, NULL, NULL, NULL, NULL
+#define NONE NULL, NULL, NULL, NULL, NULL, NULL
 /* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
     {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,
-     test_synth, NULL, test_release},
+     test_synth, NULL, test_release, NULL},
     {"porep-2k", CZ_KIND_POREP, 2048, 1, 1, 0, 2ull << 30, 0x637a6b2d706f7232ull,
      V28 "8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params", POREP_HOOKS},
     {"porep-8m", CZ_KIND_POREP, 8u << 20, 1, 1, 0, 2ull << 30, 0,

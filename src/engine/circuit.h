@@ -43,6 +43,8 @@ typedef struct cz_circuit {
      * engine verifies against the witness's own inputs (the test circuit). */
     int (*public_inputs)(const struct cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
     void (*release)(const struct cz_circuit *c, void *state);
+    /* The partition count of a prepared request (NI-PoRep: 13 / 126); NULL: `partitions`. */
+    uint32_t (*partitions_of)(const struct cz_circuit *c, void *state);
 } cz_circuit;
 
 /* NULL when the id is unknown. */
@@ -61,6 +63,7 @@ int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition,
                            cz_fr **aux, uint64_t *na);
 int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
 void cz_porep_circuit_release(const cz_circuit *c, void *state);
+uint32_t cz_porep_circuit_partitions(const cz_circuit *c, void *state);
 
 /* The built-in test circuit's size (constraints); exposed for tests. */
 #define CZ_TEST_CIRCUIT_CONSTRAINTS 1022

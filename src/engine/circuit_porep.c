@@ -7,7 +7,14 @@
  * graph), so a bad C1 is an INVALID_ARGUMENT naming partition, challenge and field instead of a failed
  * proof minutes later. The parsed C1 is the job's state: partitions never re-parse the JSON.
  * public_inputs: the verifier's view (challenges from replica_id + seed, parents from porep_id's graph),
- * never the witness. */
+ * never the witness.
+ *
+ * Every registered seal proof 0..19 (V1, V1_1, V1_1_Feat_SyntheticPoRep, V1_2_Feat_NonInteractivePoRep)
+ * proves with the same circuit and parameters per sector size; the kind only changes how the
+ * challenges are derived (interactive: replica_id + seed; synthetic: selected by the seed among the
+ * synthetic challenges of replica_id + comm_r; NI: replica_id + comm_r) and, for NI-PoRep, the
+ * partition count (13 up to 1 GiB, 126 above: partitions_of). The proof is 192 bytes per partition in
+ * partition order, as cuzk and seal_commit_phase2 return it (NI 2 KiB: 2,496 B; NI 32 GiB: 24,192 B). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,13 +83,14 @@ int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **sta
     if (c1->params.sector_size != c->sector_size) {
         rc = cz_error(CZ_EINVAL, "vanilla_proof: the C1 is a %s proof (%s), the request says sector_size %llu",
                       c1->params.name, c1->registered_proof, (unsigned long long)c->sector_size);
-    } else if (c1->proof_id >= 10) {
-        rc = cz_error(CZ_EUNSUPPORTED, "vanilla_proof: %s (synthetic / non-interactive PoRep) is not supported yet",
-                      c1->registered_proof);
-    } else if (c1->partitions != c->partitions) {
-        rc = cz_error(CZ_EINVAL, "vanilla_proof: %u partitions, a %s PoRep has %u", c1->partitions, c1->params.name,
-                      c->partitions);
-    } else if (all_zero(c1->comm_d) || all_zero(c1->comm_r) || all_zero(c1->seed)) {
+    } else if (c1->partitions != cz_porep_kind_partitions(&c1->params, cz_porep_kind_of(c1->proof_id))) {
+        rc = cz_error(CZ_EINVAL, "vanilla_proof: %u partitions, a %s %s has %u", c1->partitions, c1->params.name,
+                      c1->registered_proof, cz_porep_kind_partitions(&c1->params, cz_porep_kind_of(c1->proof_id)));
+    } else if (c1->partitions > CZ_MAX_PARTITIONS) {
+        rc = cz_error(CZ_EINVAL, "vanilla_proof: %u partitions (at most %d)", c1->partitions, CZ_MAX_PARTITIONS);
+    } else if (all_zero(c1->comm_d) || all_zero(c1->comm_r) ||
+               (cz_porep_kind_of(c1->proof_id) != CZ_POREP_NI && all_zero(c1->seed))) {
+        /* NI-PoRep derives its challenges from replica_id and comm_r: its seed is unused */
         rc = cz_error(CZ_EINVAL, "vanilla_proof: comm_d, comm_r or seed is all zeros");
     }
     for (unsigned k = 0; !rc && k < c1->partitions; k++) {
@@ -134,8 +142,14 @@ int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition
     if (n != 3 + 18ull * c1->params.challenges)
         return cz_error(CZ_ERANGE, "porep inputs: %llu asked, the circuit has %u", (unsigned long long)n,
                         3 + 18 * c1->params.challenges);
-    return cz_porep_inputs_from_public(out, &c1->params, st->porep_id, c1->proof_id < 5, c1->replica_id, c1->comm_d,
-                                       c1->comm_r, c1->seed, partition);
+    return cz_porep_inputs_from_public(out, &c1->params, st->porep_id, c1->proof_id < 5,
+                                       cz_porep_kind_of(c1->proof_id), c1->replica_id, c1->comm_d, c1->comm_r,
+                                       c1->seed, partition);
+}
+
+uint32_t cz_porep_circuit_partitions(const cz_circuit *c, void *state) {
+    (void)c;
+    return ((const porep_state *)state)->c1.partitions;
 }
 
 void cz_porep_circuit_release(const cz_circuit *c, void *state) {

@@ -95,6 +95,7 @@ static const keydef keys[] = {
     {"daemon", "status_listen", T_STR, F(status_listen)},
     {"srs", "param_cache", T_STR, F(param_cache)},
     {"srs", "local_cache", T_STR, F(local_cache)},
+    {"srs", "verify_digest", T_BOOL, F(verify_digest)},
     {"srs", "preload", T_DEPRECATED, 0, 0},
     {"testing", "builtin_test_circuit", T_BOOL, F(test_circuit)},
     {"gpus", "backend", T_STR, F(backend)},

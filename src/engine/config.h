@@ -14,6 +14,7 @@ typedef struct {
     char status_listen[256]; /* daemon.status_listen: "" = off */
     char param_cache[512];   /* srs.param_cache: official .params files */
     char local_cache[512];   /* srs.local_cache (ours): seeded local setups are cached here; "" = param_cache */
+    bool verify_digest;      /* srs.verify_digest (ours): check official files against parameters.json's digest */
     bool test_circuit;       /* [testing] builtin_test_circuit (ours): 2 KiB PoRep uses the fast test circuit */
     char backend[16];        /* gpus.backend (ours): "auto" (GPU when built with CUDA and a device exists), "cpu", "gpu" */
     uint64_t total_budget;   /* memory.total_budget: 0 = auto (MemTotal - safety_margin) */

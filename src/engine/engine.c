@@ -23,7 +23,7 @@
 #include "engine/sched.h"
 #include "engine/srs.h"
 
-#define MAX_PARTS 64
+#define MAX_PARTS CZ_MAX_PARTITIONS
 #define RETENTION_MS (10 * 60 * 1000)
 #define RETAIN_MAX 4096
 #define SUMMARY_N 1000
@@ -495,6 +495,12 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
         return rc;
     }
     e->per_dev = per_dev;
+    for (int d = 0; d < e->be.ndevices; d++) {
+        cz_gpu_info gi = {0};
+        if (e->be.describe && e->be.describe(&e->be, d, &gi)) snprintf(gi.name, sizeof gi.name, "(%s)", cz_error_message());
+        cz_log(CZ_LOG_INFO, T, "GPU device %d: ordinal %d, %s, %d prover worker(s) sharing its lock", d,
+               e->be.ordinals ? e->be.ordinals[d] : d, gi.name, per_dev);
+    }
     e->n_gpu = per_dev * (e->be.ndevices > 0 ? e->be.ndevices : 1); /* CPU backend: one "device" */
     e->dev_mu = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->dev_mu);
     if (!e->dev_mu) {
@@ -509,6 +515,7 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
     e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
     cz_srs_init(&e->srs, cfg->param_cache, cfg->local_cache, (int)ncpu);
+    e->srs.verify_digest = cfg->verify_digest;
     cz_sched_init(&e->queue);
     pthread_mutex_init(&e->mu, NULL);
     pthread_condattr_t ca;
@@ -669,9 +676,14 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     if (!c->is_test)
         cz_log(CZ_LOG_INFO, T, "request %s: %s vanilla proof parsed and verified in %llu ms", id, c->id,
                (unsigned long long)(cz_now_ms() - t0));
+    uint32_t nparts = c->partitions_of ? c->partitions_of(c, state) : c->partitions;
+    if (!nparts || nparts > MAX_PARTS) {
+        c->release(c, state);
+        return cz_error(CZ_EINVAL, "%s: %u partitions (1..%d)", c->id, nparts, MAX_PARTS);
+    }
     job *j = calloc(1, sizeof *j);
-    uint8_t *pf = calloc(c->partitions, CZ_GROTH16_PROOF_BYTES);
-    if (!j || !pf || c->partitions > MAX_PARTS) {
+    uint8_t *pf = calloc(nparts, CZ_GROTH16_PROOF_BYTES);
+    if (!j || !pf) {
         free(j), free(pf);
         c->release(c, state);
         return cz_error(CZ_ENOMEM, "out of memory");
@@ -701,9 +713,9 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     j->cstate = state;
     j->abandon_cancels = s->from_prove;
     j->circ = c;
-    j->parts = c->partitions;
+    j->parts = nparts;
     j->proof = pf;
-    memset(j->part_state, 'p', c->partitions);
+    memset(j->part_state, 'p', nparts);
     j->t_submit = cz_now_ms();
     *qpos = (uint32_t)e->queue.n;
     if ((rc = cz_sched_push(&e->queue, j->prio, j->seq, j))) {
@@ -878,7 +890,9 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     }
     for (int i = 0; i < e->n_gpu && st->workers; i++) {
         cz_worker_info *w = &st->workers[st->n_workers++];
-        w->worker_id = i, w->gpu_ordinal = -1, w->busy = e->slots[i].busy;
+        w->worker_id = i, w->busy = e->slots[i].busy;
+        w->device = e->be.ndevices > 0 ? i / e->per_dev : -1;
+        w->gpu_ordinal = w->device < 0 ? -1 : e->be.ordinals ? e->be.ordinals[w->device] : w->device;
         if (w->busy) {
             snprintf(w->current_job, sizeof w->current_job, "%s", e->slots[i].job);
             w->current_kind = e->slots[i].kind, w->current_partition = e->slots[i].partition;
@@ -886,6 +900,20 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
         }
     }
     pthread_mutex_unlock(&e->mu);
+    /* The devices (outside the engine lock: the backend asks the driver for the free memory). */
+    if (e->be.ndevices > 0 && (st->gpus = calloc((size_t)e->be.ndevices, sizeof *st->gpus))) {
+        for (int d = 0; d < e->be.ndevices; d++) {
+            cz_gpu_status *g = &st->gpus[st->n_gpus++];
+            g->ordinal = e->be.ordinals ? e->be.ordinals[d] : d;
+            cz_gpu_info gi;
+            if (e->be.describe && !e->be.describe(&e->be, d, &gi)) {
+                snprintf(g->name, sizeof g->name, "%s", gi.name);
+                g->vram_total = gi.vram_total, g->vram_free = gi.vram_free;
+            } else {
+                snprintf(g->name, sizeof g->name, "GPU %d", g->ordinal);
+            }
+        }
+    }
     pthread_mutex_lock(&e->srs.mu);
     size_t n = 0;
     for (cz_srs_entry *s = e->srs.head; s; s = s->next) n++;
@@ -905,7 +933,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
 }
 
 void cz_engine_status_free(cz_engine_status *st) {
-    free(st->srs), free(st->pipelines), free(st->workers);
+    free(st->srs), free(st->pipelines), free(st->workers), free(st->gpus);
     memset(st, 0, sizeof *st);
 }
 
@@ -959,6 +987,28 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "cuzk_running_jobs %u\n", running);
     fprintf(f, "# HELP cuzk_gpu_workers Prover workers (GPU workers; CPU backend workers when no GPU).\n"
                "# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %zu\n", st.n_workers);
+    fprintf(f, "# HELP cuzk_gpu_devices GPUs the prover backend uses (0: the CPU backend).\n"
+               "# TYPE cuzk_gpu_devices gauge\ncuzk_gpu_devices %zu\n", st.n_gpus);
+    if (st.n_gpus) {
+        fprintf(f, "# HELP cuzk_gpu_info A GPU in use (cz_gpu_describe).\n# TYPE cuzk_gpu_info gauge\n");
+        for (size_t i = 0; i < st.n_gpus; i++) {
+            char nm[sizeof st.gpus[i].name * 2], *o = nm; /* label value: escape \ and " */
+            for (const char *c = st.gpus[i].name; *c; c++) {
+                if (*c == '\\' || *c == '"') *o++ = '\\';
+                *o++ = *c == '\n' ? ' ' : *c;
+            }
+            *o = 0;
+            fprintf(f, "cuzk_gpu_info{ordinal=\"%d\",name=\"%s\"} 1\n", st.gpus[i].ordinal, nm);
+        }
+        fprintf(f, "# HELP cuzk_gpu_vram_total_bytes GPU memory.\n# TYPE cuzk_gpu_vram_total_bytes gauge\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_vram_total_bytes{ordinal=\"%d\"} %llu\n", st.gpus[i].ordinal,
+                    (unsigned long long)st.gpus[i].vram_total);
+        fprintf(f, "# HELP cuzk_gpu_vram_free_bytes Free GPU memory.\n# TYPE cuzk_gpu_vram_free_bytes gauge\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_vram_free_bytes{ordinal=\"%d\"} %llu\n", st.gpus[i].ordinal,
+                    (unsigned long long)st.gpus[i].vram_free);
+    }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);
     fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget reserved by partitions in flight.\n"

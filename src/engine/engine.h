@@ -31,6 +31,8 @@ enum {
 };
 
 #define CZ_JOB_ID_MAX 256
+/* Most partitions one job may have (NI-PoRep 32/64 GiB: 126). */
+#define CZ_MAX_PARTITIONS 128
 
 const char *cz_kind_name(int kind);  /* porep-c2, snap-update, window-post, winning-post */
 const char *cz_kind_label(int kind); /* porep_c2, ... (Prometheus labels) */
@@ -72,18 +74,26 @@ typedef struct {
     int kind;
     uint64_t started_ms_ago;
     uint32_t total_partitions, partitions_done;
-    char part_state[64]; /* per partition: 'p'ending 's'ynthesizing 'S'ynth_done 'g'pu 'd'one 'f'ailed */
-    uint64_t part_synth_ms[64], part_gpu_ms[64];
+    char part_state[CZ_MAX_PARTITIONS]; /* per partition: 'p'ending 's'ynthesizing 'S'ynth_done 'g'pu 'd'one 'f'ailed */
+    uint64_t part_synth_ms[CZ_MAX_PARTITIONS], part_gpu_ms[CZ_MAX_PARTITIONS];
 } cz_pipeline_info;
 
 typedef struct {
-    int worker_id, gpu_ordinal; /* -1: the CPU backend */
+    int worker_id, gpu_ordinal; /* CUDA ordinal; -1: the CPU backend */
+    int device;                 /* index into cz_engine_status.gpus (-1: CPU) */
     bool busy;
     char current_job[CZ_JOB_ID_MAX];
     int current_kind;
     int current_partition;
     uint64_t busy_ms;
 } cz_worker_info;
+
+/* One GPU the backend proves on (GetStatus gpus, /metrics cuzk_gpu_*). */
+typedef struct {
+    int ordinal; /* CUDA ordinal */
+    char name[160];
+    uint64_t vram_total, vram_free;
+} cz_gpu_status;
 
 typedef struct {
     uint64_t uptime_ms;
@@ -94,7 +104,8 @@ typedef struct {
     uint32_t synth_active, synth_workers, gpu_queue_len;
     uint64_t budget_total, budget_used;
     const char *backend;
-    size_t n_srs, n_pipelines, n_workers;
+    size_t n_srs, n_pipelines, n_workers, n_gpus;
+    cz_gpu_status *gpus; /* the backend's devices (none for the CPU backend) */
     cz_srs_info *srs;
     cz_pipeline_info *pipelines;
     cz_worker_info *workers;

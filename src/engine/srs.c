@@ -1,4 +1,5 @@
 #include "engine/srs.h"
+#include "engine/param_digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +53,7 @@ void cz_srs_init(cz_srs_mgr *m, const char *param_cache, const char *local_cache
     snprintf(m->param_cache, sizeof m->param_cache, "%s", param_cache ? param_cache : "");
     snprintf(m->local_cache, sizeof m->local_cache, "%s", local_cache && *local_cache ? local_cache : m->param_cache);
     m->nthreads = nthreads;
+    m->verify_digest = true;
     for (size_t i = 0; i < cz_circuit_count(); i++) { /* COLD: known on disk */
         const cz_circuit *c = cz_circuit_at(i);
         char path[700];
@@ -160,6 +162,29 @@ static int check_shape(const cz_srs_entry *e) {
     return 0;
 }
 
+/* An official file must be the one parameters.json names (go-paramfetch's digest): a truncated download or a
+ * file of another release decodes fine when its shape matches, and would give proofs nobody accepts. */
+static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
+    if (!m->verify_digest || e->seeded || e->digest_ok) return 0;
+    const char *want = cz_param_digest_expected(e->path);
+    if (!want) {
+        cz_log(CZ_LOG_WARN, T, "%s is not in parameters.json: its digest is not checked", e->path);
+        return 0;
+    }
+    uint64_t t0 = cz_now_ms();
+    char got[33];
+    cz_param_digest(got, e->map, e->map_len);
+    madvise(e->map, e->map_len, MADV_DONTNEED);
+    if (strcmp(got, want))
+        return cz_error(CZ_EFORMAT,
+                        "parameter file %s: digest %s (BLAKE2b-512, first 16 bytes), parameters.json says %s: the "
+                        "file is corrupt or not the official one (fetch it again; srs.verify_digest = false skips "
+                        "this check)", e->path, got, want);
+    cz_log(CZ_LOG_INFO, T, "digest of %s ok (%s, %.1f s)", e->path, got, (cz_now_ms() - t0) / 1000.0);
+    e->digest_ok = true;
+    return 0;
+}
+
 /* Seeded setup, then (best effort) the cache file written atomically and mapped. */
 static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
     const cz_circuit *c = e->circuit;
@@ -199,13 +224,16 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         if (!file_size(e->path) && !seeded) return missing(m, c);
         e->seeded = seeded;
     }
-    uint64_t t0 = cz_now_ms();
-    int rc = c->build_r1cs(c, &e->r1cs);
+    /* The file first: a bad digest fails before minutes of circuit recording (32 GiB). */
+    int rc = 0;
+    if (!e->map && e->path[0] && file_size(e->path)) rc = map_file(e);
+    if (!rc && e->map && (rc = check_digest(m, e))) unmap(e);
     if (rc) return rc;
+    uint64_t t0 = cz_now_ms();
+    if ((rc = c->build_r1cs(c, &e->r1cs))) return rc;
     cz_log(CZ_LOG_INFO, T, "circuit %s recorded in %.2f s: %llu constraints, %llu inputs, %llu aux", c->id,
            (cz_now_ms() - t0) / 1000.0, (unsigned long long)e->r1cs.num_constraints,
            (unsigned long long)e->r1cs.num_inputs, (unsigned long long)e->r1cs.num_aux);
-    if (!e->map && e->path[0] && file_size(e->path)) rc = map_file(e);
     if (!rc && e->map) {
         rc = cz_groth16_params_decode(&e->params, e->map, e->map_len, e->path, 0);
         madvise(e->map, e->map_len, MADV_DONTNEED); /* decoded: the file pages are not needed while HOT */

@@ -32,6 +32,7 @@ typedef struct cz_srs_entry {
     uint64_t file_bytes; /* size of the parameter file (0: none on disk) */
     uint64_t last_used_ms, load_ms;
     bool seeded;         /* parameters from a seeded local setup (not official) */
+    bool digest_ok;      /* the official file's digest was checked (once per entry) */
     char path[700];      /* the file it was / will be read from ("" none yet) */
     void *map;           /* WARM / HOT with a file: the read-only mapping */
     size_t map_len;
@@ -47,6 +48,9 @@ typedef struct {
     cz_srs_entry *head;
     char param_cache[512], local_cache[512];
     int nthreads;
+    /* srs.verify_digest: check an official file's BLAKE2b digest against parameters.json before its first
+     * decode (param_digest.h); on by default (cz_srs_init), a mismatch fails the load naming both digests. */
+    bool verify_digest;
 } cz_srs_mgr;
 
 /* local_cache "" = param_cache. Registers a COLD entry for every available circuit whose file exists. */

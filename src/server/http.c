@@ -41,7 +41,7 @@ char *cz_status_json(cz_engine *e) {
     for (size_t i = 0; i < st.n_pipelines; i++) {
         cz_pipeline_info *p = &st.pipelines[i];
         json_t *parts = json_array();
-        for (uint32_t k = 0; k < p->total_partitions && k < 64; k++) {
+        for (uint32_t k = 0; k < p->total_partitions && k < CZ_MAX_PARTITIONS; k++) {
             json_t *o = json_pack("{s:i,s:s}", "index", (int)k, "state", part_state(p->part_state[k]));
             if (p->part_synth_ms[k]) json_object_set_new(o, "synth_ms", json_integer((json_int_t)p->part_synth_ms[k]));
             if (p->part_gpu_ms[k]) json_object_set_new(o, "gpu_ms", json_integer((json_int_t)p->part_gpu_ms[k]));
@@ -66,6 +66,12 @@ char *cz_status_json(cz_engine *e) {
         json_array_append_new(ws, o);
     }
     json_object_set_new(root, "gpu_workers", ws);
+    json_t *gj = json_array(); /* ours: the devices the backend proves on (empty for the CPU backend) */
+    for (size_t i = 0; i < st.n_gpus; i++)
+        json_array_append_new(gj, json_pack("{s:i,s:s,s:I,s:I}", "ordinal", st.gpus[i].ordinal, "name",
+                                            st.gpus[i].name, "vram_total_bytes", (json_int_t)st.gpus[i].vram_total,
+                                            "vram_free_bytes", (json_int_t)st.gpus[i].vram_free));
+    json_object_set_new(root, "gpus", gj);
     json_t *srs = json_array();
     for (size_t i = 0; i < st.n_srs; i++)
         json_array_append_new(srs, json_pack("{s:s,s:I,s:f,s:b,s:i,s:s,s:b}", "circuit_id", st.srs[i].circuit_id,

@@ -252,6 +252,24 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         Cuzk__V1__GetStatusResponse resp = CUZK__V1__GET_STATUS_RESPONSE__INIT;
         Cuzk__V1__SRSStatus srs[64], *srsp[64];
         Cuzk__V1__QueueStatus q[4], *qp[4];
+        /* gpus: one entry per GPU worker, as cuzk (an ordinal appears gpu_workers_per_device times). */
+        size_t nw = st.n_gpus ? st.n_workers : 0;
+        Cuzk__V1__GPUStatus *gs = calloc(nw ? nw : 1, sizeof *gs), **gsp = calloc(nw ? nw : 1, sizeof *gsp);
+        for (size_t i = 0; gs && gsp && i < nw; i++) {
+            const cz_worker_info *w = &st.workers[i];
+            if (w->device < 0 || (size_t)w->device >= st.n_gpus) continue;
+            const cz_gpu_status *g = &st.gpus[w->device];
+            Cuzk__V1__GPUStatus *x = &gs[resp.n_gpus];
+            cuzk__v1__gpustatus__init(x);
+            x->ordinal = (uint32_t)g->ordinal;
+            x->name = (char *)g->name;
+            x->vram_total_bytes = g->vram_total;
+            x->vram_free_bytes = g->vram_free;
+            x->current_job_id = w->busy ? (char *)w->current_job : (char *)"";
+            x->current_proof_kind = w->busy ? (char *)cz_kind_name(w->current_kind) : (char *)"";
+            gsp[resp.n_gpus++] = x;
+        }
+        resp.gpus = gsp;
         for (size_t i = 0; i < st.n_srs && i < 64; i++) {
             cuzk__v1__srsstatus__init(&srs[i]);
             srs[i].circuit_id = st.srs[i].circuit_id;
@@ -275,6 +293,7 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         resp.total_proofs_failed = st.failed;
         resp.uptime_seconds = st.uptime_ms / 1000;
         PACK(get_status_response, &resp, *out);
+        free(gs), free(gsp);
         cz_engine_status_free(&st);
     } else if (!strcmp(m, "GetMetrics")) {
         Cuzk__V1__GetMetricsRequest *r = cuzk__v1__get_metrics_request__unpack(NULL, inlen, in);

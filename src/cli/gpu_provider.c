@@ -1,0 +1,80 @@
+/* The daemon's GPU provider (engine/backend.h): built only when the GPU library is (CUDA on), it adapts
+ * src/gpu's backend (cz_backend_gpu_init: one cached partition prover per CUDA device) to the engine.
+ * The engine numbers its devices 0..n-1 (worker w proves on device w / gpu_workers_per_device, one lock
+ * per device shared by that device's workers); gpus.devices maps them to CUDA ordinals here, so
+ * `devices = [2, 3]` proves on GPUs 2 and 3 only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+#include "gpu_provider.h"
+
+static cz_backend inner; /* src/gpu's backend: takes CUDA ordinals */
+static int ords[CZ_CONFIG_MAX_DEVICES];
+
+static int p_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
+                   const cz_fr *aux, void **pending) {
+    if (device < 0 || device >= b->ndevices)
+        return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
+    inner.nthreads = b->nthreads;
+    return inner.start(&inner, ords[device], p, r, inputs, aux, pending);
+}
+
+static int p_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t proof[CZ_GROTH16_PROOF_BYTES]) {
+    (void)b;
+    return inner.finish(&inner, pending, vk, proof);
+}
+
+static void p_discard(cz_backend *b, void *pending) {
+    (void)b;
+    inner.discard(&inner, pending);
+}
+
+static void p_destroy(cz_backend *b) {
+    (void)b;
+    cz_backend_gpu_release(); /* the cached provers and their device memory */
+}
+
+static int p_describe(cz_backend *b, int device, cz_gpu_info *out) {
+    memset(out, 0, sizeof *out);
+    if (device < 0 || device >= b->ndevices) return cz_error(CZ_EINVAL, "no engine device %d", device);
+    size_t fr = 0, tot = 0;
+    int rc = cz_gpu_set_device(ords[device]);
+    if (!rc) rc = cz_gpu_describe(out->name, sizeof out->name);
+    if (!rc) rc = cz_gpu_mem_info(&fr, &tot);
+    out->vram_total = tot, out->vram_free = fr;
+    return rc;
+}
+
+int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    int n = cz_gpu_device_count();
+    if (n <= 0) return cz_error(CZ_EUNSUPPORTED, "no CUDA device found");
+    int use = cfg->ndevices ? cfg->ndevices : (n < CZ_CONFIG_MAX_DEVICES ? n : CZ_CONFIG_MAX_DEVICES);
+    for (int i = 0; i < use; i++) {
+        int o = cfg->ndevices ? cfg->devices[i] : i;
+        if (o < 0 || o >= n)
+            return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d but %d CUDA device(s) exist (ordinals 0..%d)", o, n,
+                            n - 1);
+        for (int k = 0; k < i; k++)
+            if (ords[k] == o) return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d twice", o);
+        ords[i] = o;
+    }
+    memset(&inner, 0, sizeof inner);
+    cz_backend_gpu_init(&inner, nthreads);
+    memset(b, 0, sizeof *b);
+    b->name = "gpu";
+    b->ndevices = use;
+    b->nthreads = nthreads;
+    b->start = p_start;
+    b->finish = p_finish;
+    b->discard = p_discard;
+    b->destroy = p_destroy;
+    b->ordinals = ords;
+    b->describe = p_describe;
+    return 0;
+}
+
+const cz_gpu_provider cz_daemon_gpu_provider = {cz_gpu_device_count, cz_gpu_provider_init};

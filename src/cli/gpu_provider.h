@@ -1,0 +1,12 @@
+/* The daemon's GPU provider (gpu_provider.c; only in builds with CUDA). */
+#ifndef CZ_CLI_GPU_PROVIDER_H
+#define CZ_CLI_GPU_PROVIDER_H
+
+#include "engine/backend.h"
+
+/* Fills b with src/gpu's backend over the devices of gpus.devices (all when empty): CZ_EUNSUPPORTED when
+ * no CUDA device exists, CZ_EINVAL when gpus.devices names one that does not (or twice). */
+int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads);
+extern const cz_gpu_provider cz_daemon_gpu_provider;
+
+#endif
