@@ -28,6 +28,7 @@ void cz_config_defaults(cz_config *c) {
     c->synthesis_lookahead = 1;
     c->synthesis_concurrency = 1;
     c->max_parallel_synthesis = 18;
+    c->verify_digest = true;
     snprintf(c->log_level, sizeof c->log_level, "info");
     snprintf(c->log_format, sizeof c->log_format, "text");
 }

@@ -217,7 +217,7 @@ static void *dispatcher_main(void *arg) {
         cz_srs_entry *s = NULL;
         uint64_t ms = 0;
         int rc = cz_srs_acquire(&e->srs, j->circ, &s, &ms);
-        char msg[400];
+        char msg[512];
         snprintf(msg, sizeof msg, "SRS load for %s failed: %s", j->circ->id, rc ? cz_error_message() : "");
         pthread_mutex_lock(&e->mu);
         j->t_dispatch = cz_now_ms();

@@ -177,9 +177,9 @@ static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
     madvise(e->map, e->map_len, MADV_DONTNEED);
     if (strcmp(got, want))
         return cz_error(CZ_EFORMAT,
-                        "parameter file %s: digest %s (BLAKE2b-512, first 16 bytes), parameters.json says %s: the "
-                        "file is corrupt or not the official one (fetch it again; srs.verify_digest = false skips "
-                        "this check)", e->path, got, want);
+                        "digest mismatch: got %s, parameters.json says %s (BLAKE2b-512, first 16 bytes) for %s: "
+                        "corrupt or not the official file; fetch it again (srs.verify_digest = false skips this check)",
+                        got, want, e->path);
     cz_log(CZ_LOG_INFO, T, "digest of %s ok (%s, %.1f s)", e->path, got, (cz_now_ms() - t0) / 1000.0);
     e->digest_ok = true;
     return 0;

@@ -1,6 +1,6 @@
 """e2e: the real PoRep circuit rejects bad requests at submit, before anything is queued or any SRS is loaded:
 bad C1 JSON, wrong sector size / registered proof, tampered vanilla proofs (the message names partition,
-challenge and field), unsupported proof kinds; the daemon keeps serving. A fresh synthetic C1 from
+challenge and field), a C1 under another kind's name, unsupported proof kinds; the daemon keeps serving. A fresh synthetic C1 from
 cuzk-bench gen-vanilla is the base every tamper starts from. Fast: nothing is proved (the real 2 KiB
 proof is slow_porep_2k.py). Usage: test_porep_reject.py BUILD_DIR SOURCE_DIR."""
 import base64, copy, json, os
@@ -79,8 +79,9 @@ cases = [
     ("two partitions for a 2 KiB sector", tampered(lambda i: i["vanilla_proofs"][P].append(i["vanilla_proofs"][P][0])),
      IA, ["2 partitions"]),
     ("all-zero seed", tampered(lambda i: i.__setitem__("seed", [0] * 32)), IA, []),
-    ("SyntheticPoRep C1", tampered(lambda i: i.__setitem__("registered_proof", "StackedDrg2KiBV1_1_Feat_SyntheticPoRep")),
-     UN, ["SyntheticPoRep"]),
+    ("V1_1 C1 relabelled NI-PoRep (1 of 13 partitions)",
+     tampered(lambda i: i.__setitem__("registered_proof", "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep")),
+     IA, ["NonInteractivePoRep has 13 partitions"]),
 ]
 wrong_size = [
     ("wrapper SectorSize != sector_size", dict(vanilla=good, sector_size=8 << 20, registered_proof=6), IA,
