@@ -134,7 +134,8 @@ int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition
     if (n != 3 + 18ull * c1->params.challenges)
         return cz_error(CZ_ERANGE, "porep inputs: %llu asked, the circuit has %u", (unsigned long long)n,
                         3 + 18 * c1->params.challenges);
-    return cz_porep_inputs_from_public(out, &c1->params, st->porep_id, c1->proof_id < 5, c1->replica_id, c1->comm_d,
+    return cz_porep_inputs_from_public(out, &c1->params, st->porep_id, c1->proof_id < 5,
+                                       cz_porep_kind_of(c1->proof_id), c1->replica_id, c1->comm_d,
                                        c1->comm_r, c1->seed, partition);
 }
 
