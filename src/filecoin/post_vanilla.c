@@ -155,11 +155,7 @@ void cz_post_sector_proof_free(cz_post_sector_proof *sp) {
 
 /* ---- encoder (the inverse of the reader) ---- */
 
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-    int err;
-} wbuf;
+typedef cz_bincode_writer wbuf;
 
 static void w_bytes(wbuf *w, const void *d, size_t n) {
     if (w->err) return;
@@ -199,10 +195,11 @@ static void w_path(wbuf *w, const cz_tree_shape *s, unsigned l0, unsigned l1, co
     }
 }
 
-/* Shared with the SnapDeals encoder through this declaration (not in the header: internal). */
-void cz_bincode_put_merkle_proof(void *wb, const cz_merkle_proof *mp, const cz_tree_shape *s, unsigned extra);
-void cz_bincode_put_merkle_proof(void *wb, const cz_merkle_proof *mp, const cz_tree_shape *s, unsigned extra) {
-    wbuf *w = wb;
+void cz_bincode_put_u64(cz_bincode_writer *w, uint64_t v) { w_u64(w, v); }
+void cz_bincode_put_fr(cz_bincode_writer *w, const cz_fr *x) { w_fr(w, x); }
+
+void cz_bincode_put_merkle_proof(cz_bincode_writer *w, const cz_merkle_proof *mp, const cz_tree_shape *s,
+                                 unsigned extra) {
     uint8_t tag[4] = {(uint8_t)extra, 0, 0, 0};
     w_bytes(w, tag, 4);
     const cz_fr *sib = mp->sib;

@@ -35,6 +35,19 @@ int cz_bincode_fr(cz_bincode *b, cz_fr *out, const char *field);
 int cz_bincode_merkle_proof(cz_bincode *b, cz_merkle_proof *out, const cz_tree_shape *s, unsigned extra,
                             const char *field);
 void cz_merkle_proof_free(cz_merkle_proof *mp);
+
+/* A growing bincode output buffer (start zeroed; err becomes CZ_ENOMEM on allocation failure, the
+ * caller frees p). */
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+    int err;
+} cz_bincode_writer;
+void cz_bincode_put_u64(cz_bincode_writer *w, uint64_t v);
+void cz_bincode_put_fr(cz_bincode_writer *w, const cz_fr *x);
+/* The inverse of cz_bincode_merkle_proof. */
+void cz_bincode_put_merkle_proof(cz_bincode_writer *w, const cz_merkle_proof *mp, const cz_tree_shape *s,
+                                 unsigned extra);
 /* The proof verifies: the path from leaf at index hashes to root. 0 or CZ_EVERIFY. */
 int cz_merkle_proof_verify(const cz_merkle_proof *mp, const cz_tree_shape *s);
 
