@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "util/json.h"
 
 int cz_bincode_u64(cz_bincode *b, uint64_t *out, const char *field) {
     if (b->len - b->off < 8)
@@ -282,4 +283,50 @@ int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p, cons
         out[i] = (cz_post_sector){sp->comm_r, sp->comm_c, sp->comm_r_last, sp->proofs};
     }
     return 0;
+}
+
+int cz_vanilla_list_parse(cz_vanilla_blob **bufs, unsigned *n, const uint8_t *text, size_t len) {
+    *bufs = NULL, *n = 0;
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
+    cz_json j = {0};
+    bool json = i < len && text[i] == '[' && cz_json_parse(&j, (const char *)text, len) == 0;
+    if (!json) {
+        /* one raw proof */
+        cz_vanilla_blob *b = malloc(sizeof *b + (len ? len : 1));
+        if (!b) return cz_error(CZ_ENOMEM, "vanilla list: out of memory");
+        b->p = (const uint8_t *)(b + 1), b->len = len;
+        memcpy(b + 1, text, len);
+        *bufs = b, *n = 1;
+        return 0;
+    }
+    unsigned cnt = cz_json_count(&j, 0);
+    uint8_t **dec = calloc(cnt ? cnt : 1, sizeof *dec);
+    size_t *dl = calloc(cnt ? cnt : 1, sizeof *dl), total = 0;
+    int rc = dec && dl ? 0 : cz_error(CZ_ENOMEM, "vanilla list: out of memory");
+    for (unsigned k = 0; k < cnt && !rc; k++) {
+        char *s = NULL;
+        size_t sl = 0;
+        int64_t t = cz_json_at(&j, 0, k);
+        if (cz_json_type(&j, t) != CZ_JSON_STRING || cz_json_string(&j, t, &s, &sl) ||
+            cz_base64_decode(s, sl, &dec[k], &dl[k]))
+            rc = cz_error(CZ_EFORMAT, "vanilla list: element %u is not a base64 string", k);
+        free(s);
+        total += dl[k];
+    }
+    cz_vanilla_blob *b = NULL;
+    if (!rc && !(b = malloc(cnt * sizeof *b + total + 1))) rc = cz_error(CZ_ENOMEM, "vanilla list: out of memory");
+    if (!rc) {
+        uint8_t *data = (uint8_t *)(b + cnt);
+        for (unsigned k = 0; k < cnt; k++) {
+            if (dl[k]) memcpy(data, dec[k], dl[k]);
+            b[k].p = data, b[k].len = dl[k];
+            data += dl[k];
+        }
+        *bufs = b, *n = cnt;
+    }
+    for (unsigned k = 0; dec && k < cnt; k++) free(dec[k]);
+    free(dec), free(dl);
+    cz_json_free(&j);
+    return rc;
 }

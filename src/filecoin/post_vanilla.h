@@ -80,4 +80,14 @@ int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_pa
 int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p, const cz_post_sector_proof *proofs,
                               unsigned nproofs);
 
+/* cuzk-bench's --vanilla file (and Curio's ReadSnapVanillaProof JSON): a JSON array of standard
+ * base64 strings, one proof each; any other content is taken as one raw bincode proof. *bufs is
+ * one malloc'd array of *n (pointer, length) pairs whose data follows it (free(*bufs) releases
+ * everything). 0, CZ_EFORMAT (an array element that is not base64) or CZ_ENOMEM. */
+typedef struct {
+    const uint8_t *p;
+    size_t len;
+} cz_vanilla_blob;
+int cz_vanilla_list_parse(cz_vanilla_blob **bufs, unsigned *n, const uint8_t *text, size_t len);
+
 #endif

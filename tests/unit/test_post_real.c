@@ -14,6 +14,41 @@
  *    out-of-field hash, a damaged sibling, a wrong randomness: each fails with its code. */
 #include "post_check.h"
 
+static char *b64(const uint8_t *in, size_t n) {
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *o = malloc(4 * ((n + 2) / 3) + 1), *q = o;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        *q++ = a[v >> 18], *q++ = a[(v >> 12) & 63];
+        *q++ = i + 1 < n ? a[(v >> 6) & 63] : '=';
+        *q++ = i + 2 < n ? a[v & 63] : '=';
+    }
+    *q = 0;
+    return o;
+}
+
+/* cuzk-bench's --vanilla: the raw file as one proof, or a JSON array of base64 proofs */
+static void test_list(const uint8_t *v, size_t vlen) {
+    cz_vanilla_blob *b;
+    unsigned n;
+    CHECK(cz_vanilla_list_parse(&b, &n, v, vlen) == 0 && n == 1 && b[0].len == vlen && !memcmp(b[0].p, v, vlen));
+    free(b);
+    char *e = b64(v, vlen);
+    size_t el = strlen(e);
+    char *js = malloc(2 * el + 16);
+    int jl = sprintf(js, " [\"%s\", \"%s\"]", e, e);
+    CHECK(cz_vanilla_list_parse(&b, &n, (uint8_t *)js, (size_t)jl) == 0 && n == 2);
+    if (n == 2) CHECK(b[1].len == vlen && !memcmp(b[1].p, v, vlen) && !memcmp(b[0].p, v, vlen));
+    free(b);
+    jl = sprintf(js, "[\"%s\", 5]", e);
+    CHECK(cz_vanilla_list_parse(&b, &n, (uint8_t *)js, (size_t)jl) == CZ_EFORMAT);
+    jl = sprintf(js, "[\"@@@@\"]");
+    CHECK(cz_vanilla_list_parse(&b, &n, (uint8_t *)js, (size_t)jl) == CZ_EFORMAT);
+    CHECK(cz_vanilla_list_parse(&b, &n, (uint8_t *)"[]", 2) == 0 && n == 0);
+    free(b);
+    free(e), free(js);
+}
+
 static void test_curio(void) {
     size_t vlen = 0, plen = 0;
     uint8_t *v = pc_fixture("filecoin-project+curio/post.vproof", &vlen);
@@ -40,6 +75,7 @@ static void test_curio(void) {
     CHECK(sp.sector_id == pp.sector_ids[0]);
     CHECK(cz_fr_equal(&sp.comm_r, &pp.comm_rs[0]));
     CHECK(sp.nproofs == 10);
+    test_list(v, vlen);
     uint64_t ch[10];
     cz_post_leaf_challenges(ch, &p, v12, pp.randomness, pp.sector_ids[0], 0);
     rc = cz_post_sector_proof_verify(&sp, &p, ch);
