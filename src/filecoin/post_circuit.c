@@ -18,13 +18,19 @@ int cz_post_params_for(cz_post_params *p, cz_post_kind kind, uint64_t sector_siz
     case 512ull << 20: p->nodes_log2 = 24, window_sectors = 2; break;
     case 32ull << 30: p->nodes_log2 = 30, window_sectors = 2349, sub = 8; break;
     case 64ull << 30: p->nodes_log2 = 31, window_sectors = 2300, sub = 8, top = 2; break;
-    default: return cz_error(CZ_EINVAL, "post: sector size %llu is not a registered size", (unsigned long long)sector_size);
+    default:
+        return cz_error(CZ_EINVAL, "post: sector size %llu is not a registered size",
+                        (unsigned long long)sector_size);
     }
     static const char *names[2][5] = {
-        {"WinningPoSt-2KiB", "WinningPoSt-8MiB", "WinningPoSt-512MiB", "WinningPoSt-32GiB", "WinningPoSt-64GiB"},
+        {"WinningPoSt-2KiB", "WinningPoSt-8MiB", "WinningPoSt-512MiB", "WinningPoSt-32GiB",
+         "WinningPoSt-64GiB"},
         {"WindowPoSt-2KiB", "WindowPoSt-8MiB", "WindowPoSt-512MiB", "WindowPoSt-32GiB", "WindowPoSt-64GiB"}};
-    unsigned si = sector_size == 2048 ? 0 : sector_size == 8ull << 20 ? 1 : sector_size == 512ull << 20 ? 2
-                  : sector_size == 32ull << 30 ? 3 : 4;
+    unsigned si = sector_size == 2048           ? 0
+                  : sector_size == 8ull << 20   ? 1
+                  : sector_size == 512ull << 20 ? 2
+                  : sector_size == 32ull << 30  ? 3
+                                                : 4;
     if (kind == CZ_POST_WINNING) {
         /* winning_post_setup_params: 66 challenges of one sector = 66 circuit sectors x 1 */
         p->sectors = 66, p->challenges = 1;
@@ -58,8 +64,8 @@ static int sector_synth(cz_cs *cs, const cz_post_params *p, const cz_post_sector
     for (unsigned i = 0; i < p->challenges; i++) {
         const cz_merkle_proof *mp = s ? &s->proofs[i] : NULL;
         if (mp && mp->nsib != plen)
-            return cz_error(CZ_EINVAL, "post: challenge %u path has %u siblings, the %s tree needs %u", i, mp->nsib,
-                            p->name, plen);
+            return cz_error(CZ_EINVAL, "post: challenge %u path has %u siblings, the %s tree needs %u", i,
+                            mp->nsib, p->name, plen);
         cz_cs_push_namespace(cs, "challenge_inclusion");
         cz_num leaf = cz_num_alloc(cs, mp ? val(cs, &mp->leaf) : NULL);
         rc = cz_por_circuit(cs, &p->tree, &leaf, &comm_r_last, mp ? mp->index : 0, mp ? mp->sib : NULL);
@@ -70,7 +76,8 @@ static int sector_synth(cz_cs *cs, const cz_post_params *p, const cz_post_sector
 }
 
 int cz_post_synthesize(cz_cs *cs, const cz_post_params *p, const cz_post_sector *sectors) {
-    if (cz_cs_needs_values(cs) && !sectors) return cz_error(CZ_EINVAL, "post: witness mode needs the vanilla proofs");
+    if (cz_cs_needs_values(cs) && !sectors)
+        return cz_error(CZ_EINVAL, "post: witness mode needs the vanilla proofs");
     if (!cz_cs_needs_values(cs)) sectors = NULL;
     int rc = 0;
     for (unsigned i = 0; i < p->sectors && !rc; i++) {
@@ -98,7 +105,8 @@ int cz_post_witness_parallel(const cz_post_params *p, const cz_post_sector *sect
     uint64_t need_in = 1 + s_in * p->sectors, need_aux = s_aux * p->sectors;
     if (!sectors) return cz_error(CZ_EINVAL, "post witness: no sectors");
     if (inputs_cap < need_in || aux_cap < need_aux)
-        return cz_error(CZ_ERANGE, "post witness: buffers hold %llu inputs / %llu aux, the %s circuit needs %llu / %llu",
+        return cz_error(CZ_ERANGE,
+                        "post witness: buffers hold %llu inputs / %llu aux, the %s circuit needs %llu / %llu",
                         (unsigned long long)inputs_cap, (unsigned long long)aux_cap, p->name,
                         (unsigned long long)need_in, (unsigned long long)need_aux);
     inputs[0] = CZ_FR_ONE_V;
@@ -110,7 +118,8 @@ int cz_post_witness_parallel(const cz_post_params *p, const cz_post_sector *sect
     for (unsigned i = 0; i < p->sectors; i++) {
         cz_fr in[1 + 1 + 66];
         cz_cs *cs = NULL;
-        int r = s_in + 1 > sizeof in / sizeof in[0] ? cz_error(CZ_ERANGE, "post witness: too many challenges") : 0;
+        int r = s_in + 1 > sizeof in / sizeof in[0] ? cz_error(CZ_ERANGE, "post witness: too many challenges")
+                                                    : 0;
         if (!r) r = cz_cs_new(&cs, CZ_CS_WITNESS);
         if (!r) r = cz_cs_set_value_buffers(cs, in, 1 + s_in, aux + s_aux * i, s_aux);
         if (!r) r = sector_synth(cs, p, &sectors[i]);

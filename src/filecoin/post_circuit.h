@@ -18,14 +18,14 @@
 typedef enum { CZ_POST_WINNING = 0, CZ_POST_WINDOW = 1 } cz_post_kind;
 
 typedef struct {
-    const char *name;     /* "WinningPoSt-2KiB", ... */
+    const char *name; /* "WinningPoSt-2KiB", ... */
     cz_post_kind kind;
     uint64_t sector_size;
     unsigned nodes_log2;
-    unsigned sectors;     /* circuit sectors per partition: 66 (Winning), 2 / 2349 / 2300 (Window) */
-    unsigned challenges;  /* per circuit sector: 1 (Winning) or 10 (Window) */
-    cz_tree_shape tree;   /* tree_r_last: Poseidon, arity-8 base levels then sub / top */
-    unsigned tree_extra;  /* how many of tree's last levels are sub (1) and top (2) trees */
+    unsigned sectors;    /* circuit sectors per partition: 66 (Winning), 2 / 2349 / 2300 (Window) */
+    unsigned challenges; /* per circuit sector: 1 (Winning) or 10 (Window) */
+    cz_tree_shape tree;  /* tree_r_last: Poseidon, arity-8 base levels then sub / top */
+    unsigned tree_extra; /* how many of tree's last levels are sub (1) and top (2) trees */
 } cz_post_params;
 
 /* Parameters of kind at sector_size (2 KiB, 8 MiB, 512 MiB, 32 GiB, 64 GiB). 0 or CZ_EINVAL. */

@@ -39,7 +39,8 @@ void cz_post_leaf_challenges(uint64_t *out, const cz_post_params *p, bool v1_2, 
 int cz_post_public_inputs(cz_fr *out, const cz_post_params *p, bool v1_2, const uint8_t randomness[32],
                           const uint64_t *sector_ids, const cz_fr *comm_rs, unsigned nsectors, unsigned k) {
     cz_fr t;
-    if (cz_fr_from_bytes_le(&t, randomness)) return cz_error(CZ_ERANGE, "post inputs: randomness is not a field element");
+    if (cz_fr_from_bytes_le(&t, randomness))
+        return cz_error(CZ_ERANGE, "post inputs: randomness is not a field element");
     if (p->kind == CZ_POST_WINNING ? nsectors != 1 : (nsectors == 0 || nsectors > p->sectors))
         return cz_error(CZ_EINVAL, "post inputs: %u public sectors for %s", nsectors, p->name);
     if (p->challenges > 66) return cz_error(CZ_EINVAL, "post inputs: too many challenges");
@@ -92,12 +93,13 @@ int cz_commcid_decode(uint8_t out[32], uint64_t *codec, const char *cid, size_t 
     uint64_t ver, cod, mh, mlen;
     if (varint(raw, n, &off, &ver) || ver != 1) return cz_error(CZ_EFORMAT, "CID: not a CIDv1");
     if (varint(raw, n, &off, &cod) || (cod != 0xf101 && cod != 0xf102))
-        return cz_error(CZ_EFORMAT, "CID: codec 0x%llx is not a Filecoin commitment", (unsigned long long)cod);
+        return cz_error(CZ_EFORMAT, "CID: codec 0x%llx is not a Filecoin commitment",
+                        (unsigned long long)cod);
     if (varint(raw, n, &off, &mh) || varint(raw, n, &off, &mlen) || mlen != 32 || n - off != 32)
         return cz_error(CZ_EFORMAT, "CID: the multihash is not 32 bytes");
     if ((cod == 0xf102 && mh != 0xb401) || (cod == 0xf101 && mh != 0x1012))
-        return cz_error(CZ_EFORMAT, "CID: multihash 0x%llx does not match codec 0x%llx", (unsigned long long)mh,
-                        (unsigned long long)cod);
+        return cz_error(CZ_EFORMAT, "CID: multihash 0x%llx does not match codec 0x%llx",
+                        (unsigned long long)mh, (unsigned long long)cod);
     memcpy(out, raw + off, 32);
     if (codec) *codec = cod;
     return 0;
@@ -156,12 +158,14 @@ int cz_post_public_parse(cz_post_public *out, const char *text, size_t len) {
         uint64_t codec;
         if (cz_json_u64(&j, cz_json_get(&j, e, "SectorNumber"), &out->sector_ids[i]) ||
             cz_json_string(&j, cz_json_get(&j, cz_json_get(&j, e, "SealedCID"), "/"), &cid, &cl)) {
-            rc = cz_error(CZ_EFORMAT, "PoSt public info: ChallengedSectors[%u] lacks SectorNumber or SealedCID", i);
+            rc = cz_error(CZ_EFORMAT,
+                          "PoSt public info: ChallengedSectors[%u] lacks SectorNumber or SealedCID", i);
         } else if ((rc = cz_commcid_decode(comm, &codec, cid, cl)) || codec != 0xf102) {
             rc = cz_error(CZ_EFORMAT, "PoSt public info: ChallengedSectors[%u].SealedCID: %s", i,
                           rc ? cz_error_message() : "not a sealed commitment");
         } else if (cz_fr_from_bytes_le(&out->comm_rs[i], comm)) {
-            rc = cz_error(CZ_ERANGE, "PoSt public info: ChallengedSectors[%u] comm_r is not a field element", i);
+            rc = cz_error(CZ_ERANGE, "PoSt public info: ChallengedSectors[%u] comm_r is not a field element",
+                          i);
         }
         free(cid);
     }

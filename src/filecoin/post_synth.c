@@ -50,7 +50,8 @@ int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *lea
 
 int cz_full_tree_proof(const cz_full_tree *t, uint64_t index, cz_merkle_proof *out) {
     const cz_tree_shape *s = &t->shape;
-    if (index >= t->n[0]) return cz_error(CZ_EINVAL, "tree: leaf %llu out of range", (unsigned long long)index);
+    if (index >= t->n[0])
+        return cz_error(CZ_EINVAL, "tree: leaf %llu out of range", (unsigned long long)index);
     memset(out, 0, sizeof *out);
     out->nsib = cz_tree_path_len(s);
     out->sib = malloc(out->nsib * sizeof(cz_fr));
@@ -75,8 +76,8 @@ void cz_full_tree_free(cz_full_tree *t) {
     t->nodes = NULL;
 }
 
-void cz_post_sector_challenges(uint64_t *out, const cz_post_params *p, bool v1_2, const uint8_t randomness[32],
-                               uint64_t sector_id, uint64_t sector_index) {
+void cz_post_sector_challenges(uint64_t *out, const cz_post_params *p, bool v1_2,
+                               const uint8_t randomness[32], uint64_t sector_id, uint64_t sector_index) {
     if (p->kind == CZ_POST_WINDOW) {
         cz_post_leaf_challenges(out, p, v1_2, randomness, sector_id, sector_index);
         return;
@@ -89,8 +90,9 @@ static unsigned proof_count(const cz_post_params *p) {
     return p->kind == CZ_POST_WINNING ? p->sectors * p->challenges : p->challenges;
 }
 
-int cz_post_sector_proof_from_tree(cz_post_sector_proof *out, const cz_post_params *p, const cz_full_tree *tree_r_last,
-                                   const cz_fr *comm_c, uint64_t sector_id, const uint64_t *challenges) {
+int cz_post_sector_proof_from_tree(cz_post_sector_proof *out, const cz_post_params *p,
+                                   const cz_full_tree *tree_r_last, const cz_fr *comm_c, uint64_t sector_id,
+                                   const uint64_t *challenges) {
     memset(out, 0, sizeof *out);
     unsigned n = proof_count(p);
     out->sector_id = sector_id;
@@ -123,8 +125,9 @@ typedef struct {
 
 static void prng_node(cz_fr *out, const sparse *t, unsigned l, uint64_t idx) {
     uint8_t msg[24], h[32];
-    for (int i = 0; i < 8; i++) msg[i] = (uint8_t)(t->seed >> (8 * i)), msg[8 + i] = (uint8_t)((uint64_t)l >> (8 * i)),
-                            msg[16 + i] = (uint8_t)(idx >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        msg[i] = (uint8_t)(t->seed >> (8 * i)), msg[8 + i] = (uint8_t)((uint64_t)l >> (8 * i)),
+        msg[16 + i] = (uint8_t)(idx >> (8 * i));
     cz_sha256_bytes(h, msg, sizeof msg);
     h[31] &= 0x3f;
     cz_fr_from_bytes_le(out, h);
@@ -147,7 +150,8 @@ static int sparse_node(cz_fr *out, const sparse *t, unsigned l, uint64_t idx) {
 }
 
 int cz_post_synthetic_sector(cz_post_sector_proof *out, const cz_post_params *p, bool v1_2,
-                             const uint8_t randomness[32], uint64_t sector_id, uint64_t sector_index, uint64_t seed) {
+                             const uint8_t randomness[32], uint64_t sector_id, uint64_t sector_index,
+                             uint64_t seed) {
     memset(out, 0, sizeof *out);
     unsigned n = proof_count(p);
     uint64_t *ch = malloc(n * sizeof(uint64_t));

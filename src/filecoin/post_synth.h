@@ -14,30 +14,34 @@
 
 typedef struct {
     cz_tree_shape shape;
-    cz_fr *nodes;           /* all levels, leaves first */
+    cz_fr *nodes;            /* all levels, leaves first */
     uint64_t off[41], n[41]; /* level l: nodes[off[l] .. off[l] + n[l]) */
 } cz_full_tree;
 
 /* Builds the tree of shape s over its leaves (count = product of the arities). Poseidon of the
  * level's arity, or Sha256Function::node for s->sha. 0, CZ_EINVAL or CZ_ENOMEM. */
 int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *leaves);
-static inline const cz_fr *cz_full_tree_root(const cz_full_tree *t) { return &t->nodes[t->off[t->shape.nlevels]]; }
+static inline const cz_fr *cz_full_tree_root(const cz_full_tree *t) {
+    return &t->nodes[t->off[t->shape.nlevels]];
+}
 /* The inclusion proof of leaf index (out->sib allocated, free with cz_merkle_proof_free). */
 int cz_full_tree_proof(const cz_full_tree *t, uint64_t index, cz_merkle_proof *out);
 void cz_full_tree_free(cz_full_tree *t);
 
 /* The challenges one vanilla sector proof answers: Window p->challenges for sector_index, Winning
  * the 66 challenges of circuit sectors 0..65 (challenge index i). out holds that many. */
-void cz_post_sector_challenges(uint64_t *out, const cz_post_params *p, bool v1_2, const uint8_t randomness[32],
-                               uint64_t sector_id, uint64_t sector_index);
+void cz_post_sector_challenges(uint64_t *out, const cz_post_params *p, bool v1_2,
+                               const uint8_t randomness[32], uint64_t sector_id, uint64_t sector_index);
 
 /* A vanilla sector proof from a full tree_r_last (comm_r = Poseidon2(comm_c, root)). */
-int cz_post_sector_proof_from_tree(cz_post_sector_proof *out, const cz_post_params *p, const cz_full_tree *tree_r_last,
-                                   const cz_fr *comm_c, uint64_t sector_id, const uint64_t *challenges);
+int cz_post_sector_proof_from_tree(cz_post_sector_proof *out, const cz_post_params *p,
+                                   const cz_full_tree *tree_r_last, const cz_fr *comm_c, uint64_t sector_id,
+                                   const uint64_t *challenges);
 
 /* A synthetic vanilla sector proof for p (any size) answering the real challenges of (randomness,
  * sector_id, sector_index), everything else derived from seed. 0, CZ_EINVAL or CZ_ENOMEM. */
 int cz_post_synthetic_sector(cz_post_sector_proof *out, const cz_post_params *p, bool v1_2,
-                             const uint8_t randomness[32], uint64_t sector_id, uint64_t sector_index, uint64_t seed);
+                             const uint8_t randomness[32], uint64_t sector_id, uint64_t sector_index,
+                             uint64_t seed);
 
 #endif

@@ -10,8 +10,8 @@
 
 int cz_bincode_u64(cz_bincode *b, uint64_t *out, const char *field) {
     if (b->len - b->off < 8)
-        return cz_error(CZ_EFORMAT, "%s: truncated at byte %zu reading %s (8 bytes, %zu left)", b->what, b->off, field,
-                        b->len - b->off);
+        return cz_error(CZ_EFORMAT, "%s: truncated at byte %zu reading %s (8 bytes, %zu left)", b->what,
+                        b->off, field, b->len - b->off);
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | b->p[b->off + i];
     b->off += 8;
@@ -30,30 +30,31 @@ static int rd_u32(cz_bincode *b, uint32_t *out, const char *field) {
 
 int cz_bincode_fr(cz_bincode *b, cz_fr *out, const char *field) {
     if (b->len - b->off < 32)
-        return cz_error(CZ_EFORMAT, "%s: truncated at byte %zu reading %s (32 bytes, %zu left)", b->what, b->off,
-                        field, b->len - b->off);
+        return cz_error(CZ_EFORMAT, "%s: truncated at byte %zu reading %s (32 bytes, %zu left)", b->what,
+                        b->off, field, b->len - b->off);
     if (cz_fr_from_bytes_le(out, b->p + b->off))
-        return cz_error(CZ_ERANGE, "%s: %s at byte %zu is not below the field modulus", b->what, field, b->off);
+        return cz_error(CZ_ERANGE, "%s: %s at byte %zu is not below the field modulus", b->what, field,
+                        b->off);
     b->off += 32;
     return 0;
 }
 
 /* One InclusionPath covering levels [l0, l1) of s: siblings into sib, index digits into *index. */
-static int rd_path(cz_bincode *b, const cz_tree_shape *s, unsigned l0, unsigned l1, cz_fr **sib, uint64_t *index,
-                   unsigned *bitpos, const char *field) {
+static int rd_path(cz_bincode *b, const cz_tree_shape *s, unsigned l0, unsigned l1, cz_fr **sib,
+                   uint64_t *index, unsigned *bitpos, const char *field) {
     uint64_t n;
     int rc = cz_bincode_u64(b, &n, field);
     if (rc) return rc;
     if (n != l1 - l0)
-        return cz_error(CZ_EFORMAT, "%s: %s has %llu levels, the tree needs %u", b->what, field, (unsigned long long)n,
-                        l1 - l0);
+        return cz_error(CZ_EFORMAT, "%s: %s has %llu levels, the tree needs %u", b->what, field,
+                        (unsigned long long)n, l1 - l0);
     for (unsigned l = l0; l < l1; l++) {
         unsigned ar = s->levels[l];
         uint64_t nh, idx;
         if ((rc = cz_bincode_u64(b, &nh, field))) return rc;
         if (nh != ar - 1u)
-            return cz_error(CZ_EFORMAT, "%s: %s level %u has %llu hashes, arity %u needs %u", b->what, field, l - l0,
-                            (unsigned long long)nh, ar, ar - 1);
+            return cz_error(CZ_EFORMAT, "%s: %s level %u has %llu hashes, arity %u needs %u", b->what, field,
+                            l - l0, (unsigned long long)nh, ar, ar - 1);
         for (unsigned i = 0; i + 1 < ar; i++)
             if ((rc = cz_bincode_fr(b, (*sib)++, field))) return rc;
         if ((rc = cz_bincode_u64(b, &idx, field))) return rc;
@@ -75,8 +76,8 @@ int cz_bincode_merkle_proof(cz_bincode *b, cz_merkle_proof *out, const cz_tree_s
     if (rc) return rc;
     static const char *names[3] = {"Single", "Sub", "Top"};
     if (tag != extra)
-        return cz_error(CZ_EFORMAT, "%s: %s is a %s proof (tag %u), this sector size needs %s", b->what, field,
-                        tag < 3 ? names[tag] : "unknown", tag, names[extra]);
+        return cz_error(CZ_EFORMAT, "%s: %s is a %s proof (tag %u), this sector size needs %s", b->what,
+                        field, tag < 3 ? names[tag] : "unknown", tag, names[extra]);
     out->nsib = cz_tree_path_len(s);
     out->sib = malloc(out->nsib * sizeof(cz_fr));
     if (!out->sib) return cz_error(CZ_ENOMEM, "merkle proof: out of memory");
@@ -106,15 +107,18 @@ int cz_merkle_proof_verify(const cz_merkle_proof *mp, const cz_tree_shape *s) {
     if (mp->nsib != cz_tree_path_len(s)) return cz_error(CZ_EVERIFY, "merkle proof: wrong path length");
     int rc = cz_por_root(&r, s, &mp->leaf, mp->index, mp->sib);
     if (rc) return rc;
-    return cz_fr_equal(&r, &mp->root) ? 0 : cz_error(CZ_EVERIFY, "merkle proof: path of leaf %llu does not hash to its root",
-                                                     (unsigned long long)mp->index);
+    return cz_fr_equal(&r, &mp->root)
+               ? 0
+               : cz_error(CZ_EVERIFY, "merkle proof: path of leaf %llu does not hash to its root",
+                          (unsigned long long)mp->index);
 }
 
 static unsigned expected_proofs(const cz_post_params *p) {
     return p->kind == CZ_POST_WINNING ? p->sectors * p->challenges : p->challenges;
 }
 
-int cz_post_sector_proof_parse(cz_post_sector_proof *out, const uint8_t *buf, size_t len, const cz_post_params *p) {
+int cz_post_sector_proof_parse(cz_post_sector_proof *out, const uint8_t *buf, size_t len,
+                               const cz_post_params *p) {
     memset(out, 0, sizeof *out);
     cz_bincode b = {buf, len, 0, "PoSt vanilla proof"};
     uint64_t nsec, nproofs;
@@ -127,7 +131,8 @@ int cz_post_sector_proof_parse(cz_post_sector_proof *out, const uint8_t *buf, si
     if (!rc) rc = cz_bincode_u64(&b, &nproofs, "inclusion_proofs length");
     if (!rc && nproofs != expected_proofs(p))
         rc = cz_error(CZ_EFORMAT, "PoSt vanilla proof of sector %llu: %llu inclusion proofs, %s needs %u",
-                      (unsigned long long)out->sector_id, (unsigned long long)nproofs, p->name, expected_proofs(p));
+                      (unsigned long long)out->sector_id, (unsigned long long)nproofs, p->name,
+                      expected_proofs(p));
     if (rc) return rc;
     out->proofs = calloc(nproofs, sizeof *out->proofs);
     if (!out->proofs) return cz_error(CZ_ENOMEM, "PoSt vanilla proof: out of memory");
@@ -140,7 +145,8 @@ int cz_post_sector_proof_parse(cz_post_sector_proof *out, const uint8_t *buf, si
     if (!rc) rc = cz_bincode_fr(&b, &out->comm_c, "comm_c");
     if (!rc) rc = cz_bincode_fr(&b, &out->comm_r_last, "comm_r_last");
     if (!rc && b.off != b.len)
-        rc = cz_error(CZ_EFORMAT, "PoSt vanilla proof: %zu trailing bytes after the proof (wrong sector size?)",
+        rc = cz_error(CZ_EFORMAT,
+                      "PoSt vanilla proof: %zu trailing bytes after the proof (wrong sector size?)",
                       b.len - b.off);
     if (rc) cz_post_sector_proof_free(out);
     return rc;
@@ -184,8 +190,8 @@ static void w_fr(wbuf *w, const cz_fr *x) {
     w_bytes(w, b, 32);
 }
 
-static void w_path(wbuf *w, const cz_tree_shape *s, unsigned l0, unsigned l1, const cz_fr **sib, uint64_t index,
-                   unsigned *bitpos) {
+static void w_path(wbuf *w, const cz_tree_shape *s, unsigned l0, unsigned l1, const cz_fr **sib,
+                   uint64_t index, unsigned *bitpos) {
     w_u64(w, l1 - l0);
     for (unsigned l = l0; l < l1; l++) {
         unsigned ar = s->levels[l], lb = ar == 2 ? 1 : ar == 4 ? 2 : 3;
@@ -215,13 +221,15 @@ void cz_bincode_put_merkle_proof(cz_bincode_writer *w, const cz_merkle_proof *mp
     }
 }
 
-int cz_post_sector_proof_encode(const cz_post_sector_proof *sp, const cz_post_params *p, uint8_t **out, size_t *len) {
+int cz_post_sector_proof_encode(const cz_post_sector_proof *sp, const cz_post_params *p, uint8_t **out,
+                                size_t *len) {
     wbuf w = {0};
     w_u64(&w, sp->sector_id);
     w_fr(&w, &sp->comm_r);
     w_u64(&w, 1);
     w_u64(&w, sp->nproofs);
-    for (unsigned j = 0; j < sp->nproofs; j++) cz_bincode_put_merkle_proof(&w, &sp->proofs[j], &p->tree, p->tree_extra);
+    for (unsigned j = 0; j < sp->nproofs; j++)
+        cz_bincode_put_merkle_proof(&w, &sp->proofs[j], &p->tree, p->tree_extra);
     w_fr(&w, &sp->comm_c);
     w_fr(&w, &sp->comm_r_last);
     if (w.err) {
@@ -232,7 +240,8 @@ int cz_post_sector_proof_encode(const cz_post_sector_proof *sp, const cz_post_pa
     return 0;
 }
 
-int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_params *p, const uint64_t *challenges) {
+int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_params *p,
+                                const uint64_t *challenges) {
     if (sp->nproofs != expected_proofs(p) || !sp->proofs)
         return cz_error(CZ_EVERIFY, "PoSt vanilla sector %llu: %u inclusion proofs, want %u",
                         (unsigned long long)sp->sector_id, sp->nproofs, expected_proofs(p));
@@ -243,7 +252,8 @@ int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_pa
         return cz_error(CZ_EVERIFY, "PoSt vanilla sector %llu: comm_r != Poseidon(comm_c, comm_r_last)",
                         (unsigned long long)sp->sector_id);
     if (!cz_fr_equal(root, &sp->comm_r_last))
-        return cz_error(CZ_EVERIFY, "PoSt vanilla sector %llu: comm_r_last differs from the inclusion proofs' root",
+        return cz_error(CZ_EVERIFY,
+                        "PoSt vanilla sector %llu: comm_r_last differs from the inclusion proofs' root",
                         (unsigned long long)sp->sector_id);
     for (unsigned j = 0; j < sp->nproofs; j++) {
         const cz_merkle_proof *mp = &sp->proofs[j];
@@ -251,20 +261,25 @@ int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_pa
             return cz_error(CZ_EVERIFY, "PoSt vanilla sector %llu: inclusion proof %u has another root",
                             (unsigned long long)sp->sector_id, j);
         if (cz_merkle_proof_verify(mp, &p->tree))
-            return cz_error(CZ_EVERIFY, "PoSt vanilla sector %llu: inclusion proof %u (leaf %llu) does not verify",
+            return cz_error(CZ_EVERIFY,
+                            "PoSt vanilla sector %llu: inclusion proof %u (leaf %llu) does not verify",
                             (unsigned long long)sp->sector_id, j, (unsigned long long)mp->index);
         if (challenges && mp->index != challenges[j])
-            return cz_error(CZ_EVERIFY, "PoSt vanilla sector %llu: inclusion proof %u opens leaf %llu, the challenge is %llu",
-                            (unsigned long long)sp->sector_id, j, (unsigned long long)mp->index,
-                            (unsigned long long)challenges[j]);
+            return cz_error(
+                CZ_EVERIFY,
+                "PoSt vanilla sector %llu: inclusion proof %u opens leaf %llu, the challenge is %llu",
+                (unsigned long long)sp->sector_id, j, (unsigned long long)mp->index,
+                (unsigned long long)challenges[j]);
     }
     return 0;
 }
 
-int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p, const cz_post_sector_proof *proofs,
-                              unsigned nproofs) {
+int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p,
+                              const cz_post_sector_proof *proofs, unsigned nproofs) {
     if (p->kind == CZ_POST_WINNING) {
-        if (nproofs != 1) return cz_error(CZ_EINVAL, "%s: %u vanilla proofs, Winning PoSt takes exactly 1", p->name, nproofs);
+        if (nproofs != 1)
+            return cz_error(CZ_EINVAL, "%s: %u vanilla proofs, Winning PoSt takes exactly 1", p->name,
+                            nproofs);
         if (proofs[0].nproofs != p->sectors * p->challenges)
             return cz_error(CZ_EINVAL, "%s: the vanilla proof has %u inclusion proofs, want %u", p->name,
                             proofs[0].nproofs, p->sectors * p->challenges);
@@ -274,12 +289,13 @@ int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p, cons
         return 0;
     }
     if (nproofs == 0 || nproofs > p->sectors)
-        return cz_error(CZ_EINVAL, "%s: %u vanilla proofs for a partition of %u sectors", p->name, nproofs, p->sectors);
+        return cz_error(CZ_EINVAL, "%s: %u vanilla proofs for a partition of %u sectors", p->name, nproofs,
+                        p->sectors);
     for (unsigned i = 0; i < p->sectors; i++) {
         const cz_post_sector_proof *sp = &proofs[i < nproofs ? i : nproofs - 1];
         if (sp->nproofs != p->challenges)
-            return cz_error(CZ_EINVAL, "%s: vanilla proof %u has %u inclusion proofs, want %u", p->name, i, sp->nproofs,
-                            p->challenges);
+            return cz_error(CZ_EINVAL, "%s: vanilla proof %u has %u inclusion proofs, want %u", p->name, i,
+                            sp->nproofs, p->challenges);
         out[i] = (cz_post_sector){sp->comm_r, sp->comm_c, sp->comm_r_last, sp->proofs};
     }
     return 0;
@@ -315,7 +331,8 @@ int cz_vanilla_list_parse(cz_vanilla_blob **bufs, unsigned *n, const uint8_t *te
         total += dl[k];
     }
     cz_vanilla_blob *b = NULL;
-    if (!rc && !(b = malloc(cnt * sizeof *b + total + 1))) rc = cz_error(CZ_ENOMEM, "vanilla list: out of memory");
+    if (!rc && !(b = malloc(cnt * sizeof *b + total + 1)))
+        rc = cz_error(CZ_ENOMEM, "vanilla list: out of memory");
     if (!rc) {
         uint8_t *data = (uint8_t *)(b + cnt);
         for (unsigned k = 0; k < cnt; k++) {

@@ -55,30 +55,33 @@ int cz_merkle_proof_verify(const cz_merkle_proof *mp, const cz_tree_shape *s);
 typedef struct {
     uint64_t sector_id;
     cz_fr comm_r, comm_c, comm_r_last;
-    unsigned nproofs;        /* inclusion proofs: challenges (Window) or 66 (Winning) */
+    unsigned nproofs; /* inclusion proofs: challenges (Window) or 66 (Winning) */
     cz_merkle_proof *proofs;
 } cz_post_sector_proof;
 
 /* Parses one bincode FallbackPoStSectorProof for p's sector size: exactly one SectorProof holding
  * p->challenges (Window) or p->sectors * p->challenges (Winning) inclusion proofs of p's tree shape,
  * no trailing bytes. 0, CZ_EFORMAT, CZ_ERANGE or CZ_ENOMEM, naming the field. */
-int cz_post_sector_proof_parse(cz_post_sector_proof *out, const uint8_t *buf, size_t len, const cz_post_params *p);
+int cz_post_sector_proof_parse(cz_post_sector_proof *out, const uint8_t *buf, size_t len,
+                               const cz_post_params *p);
 void cz_post_sector_proof_free(cz_post_sector_proof *sp);
 /* Encodes sp back to bincode (for synthetic proofs and round trips); *out is malloc'd. */
-int cz_post_sector_proof_encode(const cz_post_sector_proof *sp, const cz_post_params *p, uint8_t **out, size_t *len);
+int cz_post_sector_proof_encode(const cz_post_sector_proof *sp, const cz_post_params *p, uint8_t **out,
+                                size_t *len);
 
 /* The vanilla verifier (FallbackPoSt::verify) for one sector proof: comm_r = Poseidon2(comm_c,
  * comm_r_last of the first inclusion proof), every inclusion proof verifies under that root, and
  * inclusion proof j is at challenges[j] (the leaf challenges from cz_post_leaf_challenges; NULL to
  * skip). 0 or CZ_EVERIFY naming sector and challenge. */
-int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_params *p, const uint64_t *challenges);
+int cz_post_sector_proof_verify(const cz_post_sector_proof *sp, const cz_post_params *p,
+                                const uint64_t *challenges);
 
 /* The circuit sectors of one partition (p->sectors entries, pointing into proofs):
  * Window: the given proofs in order (one per sector of the partition, 1..p->sectors), the last
  * repeated to fill the partition; Winning: exactly one proof whose inclusion proofs are unrolled into
  * one circuit sector each (single_partition_vanilla_proofs). 0 or CZ_EINVAL. */
-int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p, const cz_post_sector_proof *proofs,
-                              unsigned nproofs);
+int cz_post_partition_sectors(cz_post_sector *out, const cz_post_params *p,
+                              const cz_post_sector_proof *proofs, unsigned nproofs);
 
 /* cuzk-bench's --vanilla file (and Curio's ReadSnapVanillaProof JSON): a JSON array of standard
  * base64 strings, one proof each; any other content is taken as one raw bincode proof. *bufs is

@@ -20,7 +20,9 @@ int cz_snap_params_for(cz_snap_params *p, uint64_t sector_size) {
     case 512ull << 20: p->name = "SnapDeals-512MiB"; break;
     case 32ull << 30: p->name = "SnapDeals-32GiB", sub = 8; break;
     case 64ull << 30: p->name = "SnapDeals-64GiB", sub = 8, top = 2; break;
-    default: return cz_error(CZ_EINVAL, "snap: sector size %llu is not a registered size", (unsigned long long)sector_size);
+    default:
+        return cz_error(CZ_EINVAL, "snap: sector size %llu is not a registered size",
+                        (unsigned long long)sector_size);
     }
     p->sector_size = sector_size;
     uint64_t nodes = sector_size / 32;
@@ -51,8 +53,8 @@ int cz_snap_h_index(const cz_snap_params *p, unsigned h) {
 int cz_snap_k_and_h_select(uint64_t *out, const cz_snap_params *p, unsigned k, unsigned h) {
     int hi = cz_snap_h_index(p, h);
     if (hi < 0 || k >= p->partitions)
-        return cz_error(CZ_EINVAL, "%s: partition %u / h %u not allowed (%u partitions, h in %u..%u)", p->name, k, h,
-                        p->partitions, p->hs[0], p->hs[5]);
+        return cz_error(CZ_EINVAL, "%s: partition %u / h %u not allowed (%u partitions, h in %u..%u)",
+                        p->name, k, h, p->partitions, p->hs[0], p->hs[5]);
     *out = (uint64_t)k | (1ull << hi) << p->partition_bits;
     return 0;
 }
@@ -132,10 +134,10 @@ static int por_no_input(cz_cs *cs, const cz_tree_shape *s, const cz_bool *bits, 
 }
 
 typedef struct {
-    cz_num *apex;     /* apex leaves, then scratch for the apex tree */
-    cz_num *path_r;   /* tree_r siblings */
-    cz_num *path_d;   /* tree_d siblings */
-    cz_bool *bits;    /* digest bits */
+    cz_num *apex;   /* apex leaves, then scratch for the apex tree */
+    cz_num *path_r; /* tree_r siblings */
+    cz_num *path_d; /* tree_d siblings */
+    cz_bool *bits;  /* digest bits */
 } scratch;
 
 int cz_snap_synthesize(cz_cs *cs, const cz_snap_params *p, const cz_snap_witness *w) {
@@ -288,9 +290,11 @@ int cz_snap_synthesize(cz_cs *cs, const cz_snap_params *p, const cz_snap_witness
             rc = cz_error(CZ_EINVAL, "snap: challenge %u: leaf_r_new != leaf_r_old + leaf_d_new * rho", c);
             goto out;
         }
-        for (unsigned i = 0; i < rlen; i++) sc.path_r[i] = cz_num_alloc(cs, ch ? val(cs, &ch->path_r_old[i]) : NULL);
+        for (unsigned i = 0; i < rlen; i++)
+            sc.path_r[i] = cz_num_alloc(cs, ch ? val(cs, &ch->path_r_old[i]) : NULL);
         if ((rc = por_no_input(cs, &p->tree_r, cb, &leaf_r_old, sc.path_r, &root_r_old))) goto out;
-        for (unsigned i = 0; i < rlen; i++) sc.path_r[i] = cz_num_alloc(cs, ch ? val(cs, &ch->path_r_new[i]) : NULL);
+        for (unsigned i = 0; i < rlen; i++)
+            sc.path_r[i] = cz_num_alloc(cs, ch ? val(cs, &ch->path_r_new[i]) : NULL);
         if ((rc = por_no_input(cs, &p->tree_r, cb, &leaf_r_new, sc.path_r, &root_r_new))) goto out;
         /* select the apex leaf by the bits above the path to it (most significant first) */
         unsigned start = cbl - pbl - p->apex_bits;
@@ -305,7 +309,8 @@ int cz_snap_synthesize(cz_cs *cs, const cz_snap_params *p, const cz_snap_witness
         cz_num apex_leaf = st[0];
         free(st);
         unsigned dl = start;
-        for (unsigned i = 0; i < dl; i++) sc.path_d[i] = cz_num_alloc(cs, ch ? val(cs, &ch->path_d_new[i]) : NULL);
+        for (unsigned i = 0; i < dl; i++)
+            sc.path_d[i] = cz_num_alloc(cs, ch ? val(cs, &ch->path_d_new[i]) : NULL);
         cz_tree_shape ds = p->tree_d;
         ds.nlevels = dl;
         if ((rc = por_no_input(cs, &ds, cb, &leaf_d_new, sc.path_d, &apex_leaf))) goto out;

@@ -21,14 +21,14 @@
 typedef struct {
     const char *name;
     uint64_t sector_size;
-    unsigned nodes_log2;     /* challenge_bit_len */
+    unsigned nodes_log2; /* challenge_bit_len */
     unsigned partitions, partition_bits;
-    unsigned challenges;     /* per partition */
+    unsigned challenges; /* per partition */
     unsigned apex_leaves, apex_bits;
-    unsigned hs[6];          /* the allowed h values (h_select picks one) */
-    cz_tree_shape tree_r;    /* Poseidon: arity-8 base, then sub / top */
-    unsigned tree_r_extra;   /* sub / top levels at the end of tree_r */
-    cz_tree_shape tree_d;    /* SHA-256 binary, nodes_log2 levels */
+    unsigned hs[6];        /* the allowed h values (h_select picks one) */
+    cz_tree_shape tree_r;  /* Poseidon: arity-8 base, then sub / top */
+    unsigned tree_r_extra; /* sub / top levels at the end of tree_r */
+    cz_tree_shape tree_d;  /* SHA-256 binary, nodes_log2 levels */
 } cz_snap_params;
 
 /* Parameters for the registered sizes (2 KiB, 8 MiB, 512 MiB, 32 GiB, 64 GiB) and upstream's test
@@ -46,10 +46,10 @@ typedef struct {
 } cz_snap_challenge;
 
 typedef struct {
-    unsigned k, h;                         /* partition, high-bit count */
+    unsigned k, h; /* partition, high-bit count */
     cz_fr comm_r_old, comm_d_new, comm_r_new, comm_c, root_r_old, root_r_new;
-    const cz_fr *apex_leafs;               /* p->apex_leaves */
-    const cz_snap_challenge *ch;           /* p->challenges; ch[0].path_d_new's top partition_bits
+    const cz_fr *apex_leafs;     /* p->apex_leaves */
+    const cz_snap_challenge *ch; /* p->challenges; ch[0].path_d_new's top partition_bits
                                               siblings are the partition path */
 } cz_snap_witness;
 

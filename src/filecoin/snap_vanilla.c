@@ -34,7 +34,8 @@ int cz_snap_partition_proof_parse(cz_snap_partition_proof *out, const uint8_t *b
     int rc = cz_bincode_fr(&b, &out->comm_c, "comm_c");
     if (!rc) rc = cz_bincode_u64(&b, &n, "apex_leafs length");
     if (!rc && n != p->apex_leaves)
-        rc = cz_error(CZ_EFORMAT, "SnapDeals partition proof: %llu apex leaves, %s needs %u (wrong sector size?)",
+        rc = cz_error(CZ_EFORMAT,
+                      "SnapDeals partition proof: %llu apex leaves, %s needs %u (wrong sector size?)",
                       (unsigned long long)n, p->name, p->apex_leaves);
     if (rc) return rc;
     out->apex_leafs = malloc(n * sizeof(cz_fr));
@@ -47,8 +48,8 @@ int cz_snap_partition_proof_parse(cz_snap_partition_proof *out, const uint8_t *b
     }
     if (!rc) rc = cz_bincode_u64(&b, &n, "challenge_proofs length");
     if (!rc && n != p->challenges)
-        rc = cz_error(CZ_EFORMAT, "SnapDeals partition proof: %llu challenge proofs, %s needs %u", (unsigned long long)n,
-                      p->name, p->challenges);
+        rc = cz_error(CZ_EFORMAT, "SnapDeals partition proof: %llu challenge proofs, %s needs %u",
+                      (unsigned long long)n, p->name, p->challenges);
     if (!rc && !(out->ch = calloc(n, sizeof *out->ch))) rc = cz_error(CZ_ENOMEM, "snap: out of memory");
     if (!rc) out->nch = (unsigned)n;
     for (unsigned i = 0; i < out->nch && !rc; i++) {
@@ -85,8 +86,8 @@ int cz_snap_partition_proof_encode(const cz_snap_partition_proof *pp, const cz_s
     return 0;
 }
 
-int cz_snap_public_inputs(cz_fr out[4], const cz_snap_params *p, unsigned k, unsigned h, const cz_fr *comm_r_old,
-                          const cz_fr *comm_d_new, const cz_fr *comm_r_new) {
+int cz_snap_public_inputs(cz_fr out[4], const cz_snap_params *p, unsigned k, unsigned h,
+                          const cz_fr *comm_r_old, const cz_fr *comm_d_new, const cz_fr *comm_r_new) {
     uint64_t kh;
     int rc = cz_snap_k_and_h_select(&kh, p, k, h);
     if (rc) return rc;
@@ -103,15 +104,17 @@ int cz_snap_partition_proof_verify(const cz_snap_partition_proof *pp, const cz_s
     uint64_t kh;
     if (cz_snap_k_and_h_select(&kh, p, k, h)) return CZ_EINVAL;
     if (pp->napex != p->apex_leaves || pp->nch != p->challenges)
-        return FAIL("snap vanilla: %u apex leaves / %u challenges, want %u / %u", pp->napex, pp->nch, p->apex_leaves,
-                    p->challenges);
+        return FAIL("snap vanilla: %u apex leaves / %u challenges, want %u / %u", pp->napex, pp->nch,
+                    p->apex_leaves, p->challenges);
     const cz_fr *root_r_old = &pp->ch[0].r_old.root, *root_r_new = &pp->ch[0].r_new.root;
     cz_fr calc, pre[2] = {pp->comm_c, *root_r_old};
     cz_poseidon_hash(&calc, pre, 2);
-    if (!cz_fr_equal(&calc, comm_r_old)) return FAIL("snap vanilla: comm_r_old != Poseidon(comm_c, root_r_old)");
+    if (!cz_fr_equal(&calc, comm_r_old))
+        return FAIL("snap vanilla: comm_r_old != Poseidon(comm_c, root_r_old)");
     pre[1] = *root_r_new;
     cz_poseidon_hash(&calc, pre, 2);
-    if (!cz_fr_equal(&calc, comm_r_new)) return FAIL("snap vanilla: comm_r_new != Poseidon(comm_c, root_r_new)");
+    if (!cz_fr_equal(&calc, comm_r_new))
+        return FAIL("snap vanilla: comm_r_new != Poseidon(comm_c, root_r_new)");
     /* the apex tree over the apex leaves, its root under comm_d_new at partition k */
     cz_fr *row = malloc(p->apex_leaves * sizeof(cz_fr));
     uint32_t *ch = malloc(p->challenges * sizeof(uint32_t));
@@ -136,7 +139,8 @@ int cz_snap_partition_proof_verify(const cz_snap_partition_proof *pp, const cz_s
         else if (!cz_fr_equal(&c->r_old.root, root_r_old) || !cz_fr_equal(&c->r_new.root, root_r_new) ||
                  !cz_fr_equal(&c->d_new.root, comm_d_new))
             what = "a path has another root";
-        else if (cz_merkle_proof_verify(&c->r_old, &p->tree_r) || cz_merkle_proof_verify(&c->d_new, &p->tree_d) ||
+        else if (cz_merkle_proof_verify(&c->r_old, &p->tree_r) ||
+                 cz_merkle_proof_verify(&c->d_new, &p->tree_d) ||
                  cz_merkle_proof_verify(&c->r_new, &p->tree_r))
             what = "a path does not verify";
         if (!what) {
@@ -155,13 +159,16 @@ int cz_snap_partition_proof_verify(const cz_snap_partition_proof *pp, const cz_s
             cz_fr node;
             cz_por_root(&node, &lo, &c->d_new.leaf, c->d_new.index, c->d_new.sib);
             unsigned ai = (unsigned)(ch[i] >> height) & (p->apex_leaves - 1);
-            if (!cz_fr_equal(&node, &pp->apex_leafs[ai])) what = "the tree_d path misses its apex leaf";
+            if (!cz_fr_equal(&node, &pp->apex_leafs[ai]))
+                what = "the tree_d path misses its apex leaf";
             else {
                 cz_tree_shape hi = {pbl, {2, 2, 2, 2}, true};
                 cz_fr root;
                 cz_por_root(&root, &hi, &apex_root, k, c->d_new.sib + cbl - pbl);
-                if (!cz_fr_equal(&root, comm_d_new)) what = "the apex tree is not under comm_d_new";
-                else if (memcmp(c->d_new.sib + cbl - pbl, pp->ch[0].d_new.sib + cbl - pbl, pbl * sizeof(cz_fr)))
+                if (!cz_fr_equal(&root, comm_d_new))
+                    what = "the apex tree is not under comm_d_new";
+                else if (memcmp(c->d_new.sib + cbl - pbl, pp->ch[0].d_new.sib + cbl - pbl,
+                                pbl * sizeof(cz_fr)))
                     what = "the partition path differs from challenge 0's";
             }
         }
@@ -178,11 +185,19 @@ int cz_snap_witness_from_proof(cz_snap_witness *w, cz_snap_challenge *chs, const
     if (cz_snap_k_and_h_select(&kh, p, k, h)) return CZ_EINVAL;
     if (pp->napex != p->apex_leaves || pp->nch != p->challenges)
         return cz_error(CZ_EINVAL, "snap witness: proof shape does not match %s", p->name);
-    *w = (cz_snap_witness){k, h, *comm_r_old, *comm_d_new, *comm_r_new, pp->comm_c, pp->ch[0].r_old.root,
-                           pp->ch[0].r_new.root, pp->apex_leafs, chs};
+    *w = (cz_snap_witness){k,
+                           h,
+                           *comm_r_old,
+                           *comm_d_new,
+                           *comm_r_new,
+                           pp->comm_c,
+                           pp->ch[0].r_old.root,
+                           pp->ch[0].r_new.root,
+                           pp->apex_leafs,
+                           chs};
     for (unsigned i = 0; i < p->challenges; i++)
         chs[i] = (cz_snap_challenge){pp->ch[i].r_old.leaf, pp->ch[i].d_new.leaf, pp->ch[i].r_new.leaf,
-                                     pp->ch[i].r_old.sib, pp->ch[i].d_new.sib, pp->ch[i].r_new.sib};
+                                     pp->ch[i].r_old.sib,  pp->ch[i].d_new.sib,  pp->ch[i].r_new.sib};
     return 0;
 }
 
@@ -191,7 +206,8 @@ int cz_snap_witness_from_proof(cz_snap_witness *w, cz_snap_challenge *chs, const
 static void prng_fr(cz_fr *out, uint64_t seed, uint64_t tag, uint64_t i) {
     uint8_t msg[24], h[32];
     for (int b = 0; b < 8; b++)
-        msg[b] = (uint8_t)(seed >> (8 * b)), msg[8 + b] = (uint8_t)(tag >> (8 * b)), msg[16 + b] = (uint8_t)(i >> (8 * b));
+        msg[b] = (uint8_t)(seed >> (8 * b)), msg[8 + b] = (uint8_t)(tag >> (8 * b)),
+        msg[16 + b] = (uint8_t)(i >> (8 * b));
     cz_sha256_bytes(h, msg, sizeof msg);
     h[31] &= 0x3f;
     cz_fr_from_bytes_le(out, h);
@@ -205,10 +221,11 @@ int cz_snap_synthetic_sector(cz_snap_sector *s, uint64_t sector_size, unsigned h
     memset(s, 0, sizeof *s);
     int rc = cz_snap_params_for(&s->p, sector_size);
     if (rc) return rc;
-    if (cz_snap_h_index(&s->p, h) < 0) return cz_error(CZ_EINVAL, "snap synth: h %u not allowed for %s", h, s->p.name);
+    if (cz_snap_h_index(&s->p, h) < 0)
+        return cz_error(CZ_EINVAL, "snap synth: h %u not allowed for %s", h, s->p.name);
     if (s->p.nodes_log2 > 20)
-        return cz_error(CZ_EUNSUPPORTED, "snap synth: %s needs full trees of 2^%u nodes (at most 2^20 here)", s->p.name,
-                        s->p.nodes_log2);
+        return cz_error(CZ_EUNSUPPORTED, "snap synth: %s needs full trees of 2^%u nodes (at most 2^20 here)",
+                        s->p.name, s->p.nodes_log2);
     s->h = h;
     uint64_t n = 1ull << s->p.nodes_log2;
     cz_fr *old = malloc(n * sizeof(cz_fr)), *data = malloc(n * sizeof(cz_fr));

@@ -53,8 +53,8 @@ int cz_snap_witness_from_proof(cz_snap_witness *w, cz_snap_challenge *chs, const
 
 /* The 4 public inputs (without ONE) in PublicInputs::to_vec order: k_and_h_select, comm_r_old,
  * comm_d_new, comm_r_new. 0 or CZ_EINVAL. */
-int cz_snap_public_inputs(cz_fr out[4], const cz_snap_params *p, unsigned k, unsigned h, const cz_fr *comm_r_old,
-                          const cz_fr *comm_d_new, const cz_fr *comm_r_new);
+int cz_snap_public_inputs(cz_fr out[4], const cz_snap_params *p, unsigned k, unsigned h,
+                          const cz_fr *comm_r_old, const cz_fr *comm_d_new, const cz_fr *comm_r_new);
 
 /* A synthetic updated sector for the small sizes (full trees: at most 2^20 nodes): random old
  * replica and comm_c, random new data (Sha256Domain values), the new replica encoded with the real

@@ -8,7 +8,10 @@
 #include "testutil.h"
 
 int main(void) {
-    static const struct { uint64_t size; uint64_t c, in, aux; } want[] = {
+    static const struct {
+        uint64_t size;
+        uint64_t c, in, aux;
+    } want[] = {
         {32ull << 30, 125279217, 25840, 126902376},
         {64ull << 30, 129887900, 25301, 131500200},
     };

@@ -37,8 +37,8 @@ int main(void) {
     int rc = cz_post_witness_parallel(&p, secs, in, nin, aux, naux, 0);
     double t1 = now();
     CHECK_MSG(rc == 0, "%s", cz_error_message());
-    printf("32 GiB WindowPoSt witness, 2349 sectors: %llu inputs, %llu aux in %.2f s\n", (unsigned long long)nin,
-           (unsigned long long)naux, t1 - t0);
+    printf("32 GiB WindowPoSt witness, 2349 sectors: %llu inputs, %llu aux in %.2f s\n",
+           (unsigned long long)nin, (unsigned long long)naux, t1 - t0);
     CHECK(cz_post_public_inputs(want, &p, false, pp.randomness, pp.sector_ids, pp.comm_rs, 1, 0) == 0);
     CHECK(memcmp(in + 1, want, (nin - 1) * sizeof(cz_fr)) == 0);
     /* the one-sector R1CS */

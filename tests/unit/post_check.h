@@ -25,7 +25,8 @@ static uint8_t *pc_fixture(const char *rel, size_t *len) {
 /* Synthesizes sectors into a record|witness cs, checks all rows and that the public inputs equal
  * want (p->sectors * (1 + challenges) values, or NULL); with tamper, also that one damaged aux value
  * of the last sector's leaf fails the check. Returns 0 when everything held. */
-static int pc_check_circuit(const cz_post_params *p, const cz_post_sector *sectors, const cz_fr *want, bool tamper) {
+static int pc_check_circuit(const cz_post_params *p, const cz_post_sector *sectors, const cz_fr *want,
+                            bool tamper) {
     cz_cs *cs;
     int rc = cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS);
     if (!rc) rc = cz_post_synthesize(cs, p, sectors);

@@ -21,7 +21,8 @@ static int check_circuit(const cz_snap_params *p, const cz_snap_witness *w, cons
     uint64_t nin = 0, naux = 0, bad = 0;
     if (!rc) rc = cz_cs_take_r1cs(cs, &r);
     if (!rc) rc = cz_cs_take_witness(cs, &in, &nin, &aux, &naux);
-    if (!rc && (rc = cz_r1cs_check(&bad, &r, in, aux, 1))) fprintf(stderr, "row %llu unsatisfied\n", (unsigned long long)bad);
+    if (!rc && (rc = cz_r1cs_check(&bad, &r, in, aux, 1)))
+        fprintf(stderr, "row %llu unsatisfied\n", (unsigned long long)bad);
     if (!rc && nin != 5) rc = -100;
     for (int i = 0; i < 4 && !rc; i++)
         if (!cz_fr_equal(&in[1 + i], &want[i])) rc = -101 - i;
@@ -63,16 +64,20 @@ static void one(uint64_t size, unsigned first_k, uint64_t seed) {
         CHECK_MSG(rc == 0, "%s k %u: %s", p->name, k, cz_error_message());
         /* wrong k, h and commitments */
         if (p->partitions > 1)
-            CHECK(cz_snap_partition_proof_verify(&pp, p, k ^ 1, s.h, &s.comm_r_old, &s.comm_d_new, &s.comm_r_new) ==
-                  CZ_EVERIFY);
-        CHECK(cz_snap_partition_proof_verify(&pp, p, k, 7, &s.comm_r_old, &s.comm_d_new, &s.comm_r_new) == CZ_EINVAL);
-        CHECK(cz_snap_partition_proof_verify(&pp, p, k, s.h, &s.comm_r_old, &s.comm_d_new, &s.comm_c) == CZ_EVERIFY);
-        CHECK(cz_snap_partition_proof_verify(&pp, p, k, s.h, &s.comm_r_old, &s.comm_c, &s.comm_r_new) == CZ_EVERIFY);
+            CHECK(cz_snap_partition_proof_verify(&pp, p, k ^ 1, s.h, &s.comm_r_old, &s.comm_d_new,
+                                                 &s.comm_r_new) == CZ_EVERIFY);
+        CHECK(cz_snap_partition_proof_verify(&pp, p, k, 7, &s.comm_r_old, &s.comm_d_new, &s.comm_r_new) ==
+              CZ_EINVAL);
+        CHECK(cz_snap_partition_proof_verify(&pp, p, k, s.h, &s.comm_r_old, &s.comm_d_new, &s.comm_c) ==
+              CZ_EVERIFY);
+        CHECK(cz_snap_partition_proof_verify(&pp, p, k, s.h, &s.comm_r_old, &s.comm_c, &s.comm_r_new) ==
+              CZ_EVERIFY);
         /* the circuit */
         cz_snap_challenge *chs = malloc(p->challenges * sizeof *chs);
         cz_snap_witness w;
         cz_fr want[4];
-        CHECK(cz_snap_witness_from_proof(&w, chs, &pp, p, k, s.h, &s.comm_r_old, &s.comm_d_new, &s.comm_r_new) == 0);
+        CHECK(cz_snap_witness_from_proof(&w, chs, &pp, p, k, s.h, &s.comm_r_old, &s.comm_d_new,
+                                         &s.comm_r_new) == 0);
         CHECK(cz_snap_public_inputs(want, p, k, s.h, &s.comm_r_old, &s.comm_d_new, &s.comm_r_new) == 0);
         rc = check_circuit(p, &w, want);
         CHECK_MSG(rc == 0, "%s k %u circuit: %d %s", p->name, k, rc, cz_error_message());
@@ -98,8 +103,8 @@ static void one(uint64_t size, unsigned first_k, uint64_t seed) {
         memcpy(x, enc, len);
         x[len - 40] ^= 4; /* inside the last proof_r_new: a sibling or the root */
         if (cz_snap_partition_proof_parse(&bad, x, len, p) == 0) {
-            CHECK(cz_snap_partition_proof_verify(&bad, p, k, s.h, &s.comm_r_old, &s.comm_d_new, &s.comm_r_new) ==
-                  CZ_EVERIFY);
+            CHECK(cz_snap_partition_proof_verify(&bad, p, k, s.h, &s.comm_r_old, &s.comm_d_new,
+                                                 &s.comm_r_new) == CZ_EVERIFY);
             printf("damaged byte: %s\n", cz_error_message());
             cz_snap_partition_proof_free(&bad);
         }

@@ -16,7 +16,11 @@ static double now(void) {
 }
 
 int main(void) {
-    static const struct { cz_post_kind kind; uint64_t size; uint64_t c, in, aux; } want[] = {
+    static const struct {
+        cz_post_kind kind;
+        uint64_t size;
+        uint64_t c, in, aux;
+    } want[] = {
         {CZ_POST_WINNING, 2048ull, 90750, 133, 91674},
         {CZ_POST_WINNING, 8ull << 20, 230670, 133, 233442},
         {CZ_POST_WINNING, 512ull << 20, 300630, 133, 304326},
@@ -55,7 +59,10 @@ int main(void) {
      * 16,869; 2 sectors x 5 = 11,246 */
     cz_post_params p;
     cz_post_params_for(&p, CZ_POST_WINDOW, 2048);
-    static const struct { unsigned sectors, challenges; uint64_t c; } tests[] = {{3, 5, 16869}, {2, 5, 11246}};
+    static const struct {
+        unsigned sectors, challenges;
+        uint64_t c;
+    } tests[] = {{3, 5, 16869}, {2, 5, 11246}};
     for (size_t i = 0; i < 2; i++) {
         p.sectors = tests[i].sectors, p.challenges = tests[i].challenges;
         cz_cs *cs;

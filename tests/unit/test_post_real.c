@@ -18,7 +18,8 @@ static char *b64(const uint8_t *in, size_t n) {
     static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char *o = malloc(4 * ((n + 2) / 3) + 1), *q = o;
     for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        uint32_t v =
+            (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
         *q++ = a[v >> 18], *q++ = a[(v >> 12) & 63];
         *q++ = i + 1 < n ? a[(v >> 6) & 63] : '=';
         *q++ = i + 2 < n ? a[v & 63] : '=';
@@ -31,7 +32,8 @@ static char *b64(const uint8_t *in, size_t n) {
 static void test_list(const uint8_t *v, size_t vlen) {
     cz_vanilla_blob *b;
     unsigned n;
-    CHECK(cz_vanilla_list_parse(&b, &n, v, vlen) == 0 && n == 1 && b[0].len == vlen && !memcmp(b[0].p, v, vlen));
+    CHECK(cz_vanilla_list_parse(&b, &n, v, vlen) == 0 && n == 1 && b[0].len == vlen &&
+          !memcmp(b[0].p, v, vlen));
     free(b);
     char *e = b64(v, vlen);
     size_t el = strlen(e);
@@ -80,7 +82,8 @@ static void test_curio(void) {
     cz_post_leaf_challenges(ch, &p, v12, pp.randomness, pp.sector_ids[0], 0);
     rc = cz_post_sector_proof_verify(&sp, &p, ch);
     CHECK_MSG(rc == 0, "%s", cz_error_message());
-    printf("curio 32 GiB WindowPoSt sector %llu: 10 paths verify, challenges", (unsigned long long)sp.sector_id);
+    printf("curio 32 GiB WindowPoSt sector %llu: 10 paths verify, challenges",
+           (unsigned long long)sp.sector_id);
     for (int i = 0; i < 10; i++) printf(" %llu", (unsigned long long)ch[i]);
     printf("\n");
     /* a different randomness names other leaves */
@@ -211,7 +214,8 @@ static void test_venus(cz_rng *rng) {
         CHECK(rep && rl == 2048 && paux && al == 64);
         cz_fr leaves[64], comm_r_last;
         for (int i = 0; i < 64; i++) CHECK(cz_fr_from_bytes_le(&leaves[i], rep + 32 * i) == 0);
-        CHECK(cz_fr_from_bytes_le(&comm_c[s], paux) == 0 && cz_fr_from_bytes_le(&comm_r_last, paux + 32) == 0);
+        CHECK(cz_fr_from_bytes_le(&comm_c[s], paux) == 0 &&
+              cz_fr_from_bytes_le(&comm_r_last, paux + 32) == 0);
         CHECK(cz_full_tree_build(&trees[s], &pw.tree, leaves) == 0);
         CHECK(cz_fr_equal(cz_full_tree_root(&trees[s]), &comm_r_last));
         uint64_t ch[10];

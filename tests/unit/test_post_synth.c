@@ -55,7 +55,8 @@ static void one(cz_post_kind kind, uint64_t size, unsigned reduce, cz_rng *rng) 
           memcmp(saux, aux, naux * sizeof(cz_fr)) == 0);
     free(sin), free(saux), free(in), free(aux);
     cz_cs_free(cs);
-    printf("%-19s synthetic, %u circuit sectors: vanilla ok, circuit satisfied, inputs match\n", p.name, p.sectors);
+    printf("%-19s synthetic, %u circuit sectors: vanilla ok, circuit satisfied, inputs match\n", p.name,
+           p.sectors);
     for (unsigned s = 0; s < nv; s++) cz_post_sector_proof_free(&sp[s]);
     free(secs), free(want), free(ch);
 }

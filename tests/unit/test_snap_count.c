@@ -10,7 +10,10 @@
 #include "testutil.h"
 
 int main(void) {
-    static const struct { uint64_t size; uint64_t c, in, aux; } want[] = {
+    static const struct {
+        uint64_t size;
+        uint64_t c, in, aux;
+    } want[] = {
         {2048ull, 1705039, 5, 1703569},
         {8ull << 20, 10007503, 5, 9998039},
         {512ull << 20, 57450479, 5, 57401314},
