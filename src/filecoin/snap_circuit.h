@@ -57,6 +57,19 @@ typedef struct {
  * or the cs's sticky error. */
 int cz_snap_synthesize(cz_cs *cs, const cz_snap_params *p, const cz_snap_witness *w);
 
+/* Inputs including ONE: k_and_h_select, comm_r_old, comm_d_new, comm_r_new. */
+#define CZ_SNAP_INPUTS 5
+
+/* Aux variables before the challenge loop and per challenge (counted once per sector size). */
+int cz_snap_shape(const cz_snap_params *p, uint64_t *top_aux, uint64_t *ch_aux);
+
+/* Witness of one partition, challenges in parallel on nthreads (<= 0: OpenMP's default), written
+ * straight into caller buffers (inputs: CZ_SNAP_INPUTS, aux: top + challenges * per challenge):
+ * the same values in the same order as cz_snap_synthesize in witness mode. 0, CZ_ERANGE (buffers
+ * too small) or the first failing challenge's error. */
+int cz_snap_witness_parallel(const cz_snap_params *p, const cz_snap_witness *w, cz_fr *inputs,
+                             uint64_t inputs_cap, cz_fr *aux, uint64_t aux_cap, int nthreads);
+
 /* Vanilla helpers shared by the witness, the verifier and the generator. */
 /* H_tag(a, b): Poseidon arity 2, domain tag 2^40 (phi, rho, challenge digests). */
 void cz_snap_hash_tag(cz_fr *out, const cz_fr *a, const cz_fr *b);

@@ -82,12 +82,39 @@ static void one(uint64_t size, unsigned first_k, uint64_t seed) {
         rc = check_circuit(p, &w, want);
         CHECK_MSG(rc == 0, "%s k %u circuit: %d %s", p->name, k, rc, cz_error_message());
         printf("%s partition %u: vanilla ok, circuit satisfied, inputs match\n", p->name, k);
+        /* the parallel witness equals the sequential one value for value */
+        {
+            uint64_t ta, ca;
+            CHECK(cz_snap_shape(p, &ta, &ca) == 0);
+            uint64_t naux = ta + ca * p->challenges;
+            cz_fr pin[CZ_SNAP_INPUTS], *paux = malloc(naux * sizeof(cz_fr)), *sin, *saux;
+            uint64_t snin, snaux;
+            CHECK(cz_snap_witness_parallel(p, &w, pin, CZ_SNAP_INPUTS, paux, naux, 2) == 0);
+            cz_cs *cs;
+            cz_cs_new(&cs, CZ_CS_WITNESS);
+            CHECK(cz_snap_synthesize(cs, p, &w) == 0);
+            CHECK(cz_cs_take_witness(cs, &sin, &snin, &saux, &snaux) == 0);
+            CHECK(snin == CZ_SNAP_INPUTS && snaux == naux && !memcmp(sin, pin, sizeof pin) &&
+                  !memcmp(saux, paux, naux * sizeof(cz_fr)));
+            CHECK(cz_snap_witness_parallel(p, &w, pin, CZ_SNAP_INPUTS, paux, naux - 1, 2) == CZ_ERANGE);
+            free(sin), free(saux), free(paux);
+            cz_cs_free(cs);
+        }
         /* a leaf_r_new that is not the encoding is refused before any constraint fails */
         cz_fr_add(&chs[3].leaf_r_new, &chs[3].leaf_r_new, &CZ_FR_ONE_V);
         cz_cs *cs;
         cz_cs_new(&cs, CZ_CS_WITNESS);
         CHECK(cz_snap_synthesize(cs, p, &w) == CZ_EINVAL);
         cz_cs_free(cs);
+        {
+            uint64_t ta, ca;
+            cz_snap_shape(p, &ta, &ca);
+            cz_fr pin[CZ_SNAP_INPUTS], *paux = malloc((ta + ca * p->challenges) * sizeof(cz_fr));
+            CHECK(cz_snap_witness_parallel(p, &w, pin, CZ_SNAP_INPUTS, paux, ta + ca * p->challenges, 2) ==
+                  CZ_EINVAL);
+            printf("bad leaf_r_new: %s\n", cz_error_message());
+            free(paux);
+        }
         free(chs);
         /* bad bytes */
         cz_snap_partition_proof bad;

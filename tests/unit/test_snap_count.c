@@ -47,6 +47,8 @@ int main(void) {
             CHECK_MSG(aux == want[i].aux, "%s aux %llu, want %llu", p.name, (unsigned long long)aux,
                       (unsigned long long)want[i].aux);
         cz_cs_free(cs);
+        uint64_t ta, ca;
+        CHECK(cz_snap_shape(&p, &ta, &ca) == 0 && ta + ca * p.challenges == aux);
     }
     cz_snap_params p;
     CHECK(cz_snap_params_for(&p, 4ull << 30) == CZ_EINVAL);
