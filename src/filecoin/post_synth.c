@@ -121,6 +121,10 @@ typedef struct {
     unsigned nch;
     uint64_t seed;
     unsigned below[41]; /* index bits below level l */
+    /* memo of the hashed ("hot") nodes: level l holds nhot[l] entries (index, value) */
+    unsigned nhot[41];
+    uint64_t *hot_idx; /* (nlevels + 1) * nch */
+    cz_fr *hot_val;
 } sparse;
 
 static void prng_node(cz_fr *out, const sparse *t, unsigned l, uint64_t idx) {
@@ -133,20 +137,30 @@ static void prng_node(cz_fr *out, const sparse *t, unsigned l, uint64_t idx) {
     cz_fr_from_bytes_le(out, h);
 }
 
-static int sparse_node(cz_fr *out, const sparse *t, unsigned l, uint64_t idx) {
+/* A node's value: hashed if it lies above a challenged leaf (memoised), pseudo-random otherwise. */
+static int sparse_node(cz_fr *out, sparse *t, unsigned l, uint64_t idx) {
     bool hot = false;
     for (unsigned i = 0; i < t->nch && !hot; i++) hot = (t->ch[i] >> t->below[l]) == idx;
     if (l == 0 || !hot) {
         prng_node(out, t, l, idx);
         return 0;
     }
+    uint64_t *hi = t->hot_idx + (uint64_t)l * t->nch;
+    cz_fr *hv = t->hot_val + (uint64_t)l * t->nch;
+    for (unsigned i = 0; i < t->nhot[l]; i++)
+        if (hi[i] == idx) {
+            *out = hv[i];
+            return 0;
+        }
     unsigned a = t->s->levels[l - 1];
     cz_fr c[8];
     for (unsigned j = 0; j < a; j++) {
         int rc = sparse_node(&c[j], t, l - 1, idx * a + j);
         if (rc) return rc;
     }
-    return node_hash(out, t->s, a, c);
+    int rc = node_hash(out, t->s, a, c);
+    if (!rc && t->nhot[l] < t->nch) hi[t->nhot[l]] = idx, hv[t->nhot[l]++] = *out;
+    return rc;
 }
 
 int cz_post_synthetic_sector(cz_post_sector_proof *out, const cz_post_params *p, bool v1_2,
@@ -163,9 +177,12 @@ int cz_post_synthetic_sector(cz_post_sector_proof *out, const cz_post_params *p,
     out->nproofs = n;
     out->sector_id = sector_id;
     cz_post_sector_challenges(ch, p, v1_2, randomness, sector_id, sector_index);
-    sparse t = {&p->tree, ch, n, seed ^ (sector_id * 0x9e3779b97f4a7c15ull), {0}};
+    sparse t = {&p->tree, ch, n, seed ^ (sector_id * 0x9e3779b97f4a7c15ull), {0}, {0}, NULL, NULL};
     for (unsigned l = 0; l < p->tree.nlevels; l++) t.below[l + 1] = t.below[l] + lg(p->tree.levels[l]);
-    int rc = sparse_node(&out->comm_r_last, &t, p->tree.nlevels, 0);
+    t.hot_idx = malloc((p->tree.nlevels + 1) * (uint64_t)n * sizeof(uint64_t));
+    t.hot_val = malloc((p->tree.nlevels + 1) * (uint64_t)n * sizeof(cz_fr));
+    int rc = t.hot_idx && t.hot_val ? 0 : cz_error(CZ_ENOMEM, "post synth: out of memory");
+    if (!rc) rc = sparse_node(&out->comm_r_last, &t, p->tree.nlevels, 0);
     prng_node(&out->comm_c, &t, 99, 0);
     cz_fr pre[2] = {out->comm_c, out->comm_r_last};
     if (!rc) rc = cz_poseidon_hash(&out->comm_r, pre, 2);
@@ -186,7 +203,7 @@ int cz_post_synthetic_sector(cz_post_sector_proof *out, const cz_post_params *p,
                 if (first + k != idx) rc = sparse_node(sib++, &t, l, first + k);
         }
     }
-    free(ch);
+    free(ch), free(t.hot_idx), free(t.hot_val);
     if (rc) cz_post_sector_proof_free(out);
     return rc;
 }
