@@ -113,53 +113,84 @@ int cz_post_sector_proof_from_tree(cz_post_sector_proof *out, const cz_post_para
     return 0;
 }
 
-/* ---- sparse tree: only nodes above a challenged leaf are hashed ---- */
+/* ---- sparse tree ---- */
 
-typedef struct {
-    const cz_tree_shape *s;
-    const uint64_t *ch;
-    unsigned nch;
-    uint64_t seed;
-    unsigned below[41]; /* index bits below level l */
-    /* memo of the hashed ("hot") nodes: level l holds nhot[l] entries (index, value) */
-    unsigned nhot[41];
-    uint64_t *hot_idx; /* (nlevels + 1) * nch */
-    cz_fr *hot_val;
-} sparse;
-
-static void prng_node(cz_fr *out, const sparse *t, unsigned l, uint64_t idx) {
+static void prng_node(cz_fr *out, uint64_t seed, unsigned l, uint64_t idx) {
     uint8_t msg[24], h[32];
     for (int i = 0; i < 8; i++)
-        msg[i] = (uint8_t)(t->seed >> (8 * i)), msg[8 + i] = (uint8_t)((uint64_t)l >> (8 * i)),
+        msg[i] = (uint8_t)(seed >> (8 * i)), msg[8 + i] = (uint8_t)((uint64_t)l >> (8 * i)),
         msg[16 + i] = (uint8_t)(idx >> (8 * i));
     cz_sha256_bytes(h, msg, sizeof msg);
     h[31] &= 0x3f;
     cz_fr_from_bytes_le(out, h);
 }
 
-/* A node's value: hashed if it lies above a challenged leaf (memoised), pseudo-random otherwise. */
-static int sparse_node(cz_fr *out, sparse *t, unsigned l, uint64_t idx) {
+int cz_sparse_tree_init(cz_sparse_tree *t, const cz_tree_shape *s, const uint64_t *leaves, unsigned n,
+                        uint64_t seed) {
+    memset(t, 0, sizeof *t);
+    t->shape = *s, t->hot = leaves, t->nhot = n, t->seed = seed;
+    for (unsigned l = 0; l < s->nlevels; l++) {
+        if (!lg(s->levels[l]) || (s->sha && s->levels[l] != 2))
+            return cz_error(CZ_EINVAL, "sparse tree: bad arity");
+        t->below[l + 1] = t->below[l] + lg(s->levels[l]);
+    }
+    t->memo_idx = malloc((s->nlevels + 1) * (uint64_t)(n ? n : 1) * sizeof(uint64_t));
+    t->memo_val = malloc((s->nlevels + 1) * (uint64_t)(n ? n : 1) * sizeof(cz_fr));
+    if (!t->memo_idx || !t->memo_val) {
+        cz_sparse_tree_free(t);
+        return cz_error(CZ_ENOMEM, "sparse tree: out of memory");
+    }
+    return 0;
+}
+
+void cz_sparse_tree_free(cz_sparse_tree *t) {
+    free(t->memo_idx), free(t->memo_val);
+    t->memo_idx = NULL, t->memo_val = NULL;
+}
+
+int cz_sparse_tree_node(cz_fr *out, cz_sparse_tree *t, unsigned l, uint64_t idx) {
+    if (l > t->shape.nlevels) return cz_error(CZ_EINVAL, "sparse tree: level %u", l);
     bool hot = false;
-    for (unsigned i = 0; i < t->nch && !hot; i++) hot = (t->ch[i] >> t->below[l]) == idx;
+    for (unsigned i = 0; i < t->nhot && !hot; i++) hot = (t->hot[i] >> t->below[l]) == idx;
     if (l == 0 || !hot) {
-        prng_node(out, t, l, idx);
+        prng_node(out, t->seed, l, idx);
         return 0;
     }
-    uint64_t *hi = t->hot_idx + (uint64_t)l * t->nch;
-    cz_fr *hv = t->hot_val + (uint64_t)l * t->nch;
-    for (unsigned i = 0; i < t->nhot[l]; i++)
+    uint64_t *hi = t->memo_idx + (uint64_t)l * t->nhot;
+    cz_fr *hv = t->memo_val + (uint64_t)l * t->nhot;
+    for (unsigned i = 0; i < t->nmemo[l]; i++)
         if (hi[i] == idx) {
             *out = hv[i];
             return 0;
         }
-    unsigned a = t->s->levels[l - 1];
+    unsigned a = t->shape.levels[l - 1];
     cz_fr c[8];
     for (unsigned j = 0; j < a; j++) {
-        int rc = sparse_node(&c[j], t, l - 1, idx * a + j);
+        int rc = cz_sparse_tree_node(&c[j], t, l - 1, idx * a + j);
         if (rc) return rc;
     }
-    int rc = node_hash(out, t->s, a, c);
-    if (!rc && t->nhot[l] < t->nch) hi[t->nhot[l]] = idx, hv[t->nhot[l]++] = *out;
+    int rc = node_hash(out, &t->shape, a, c);
+    if (!rc && t->nmemo[l] < t->nhot) hi[t->nmemo[l]] = idx, hv[t->nmemo[l]++] = *out;
+    return rc;
+}
+
+int cz_sparse_tree_proof(cz_merkle_proof *out, cz_sparse_tree *t, uint64_t index) {
+    const cz_tree_shape *s = &t->shape;
+    memset(out, 0, sizeof *out);
+    out->nsib = cz_tree_path_len(s);
+    if (!(out->sib = malloc(out->nsib * sizeof(cz_fr))))
+        return cz_error(CZ_ENOMEM, "sparse tree: out of memory");
+    out->index = index;
+    int rc = cz_sparse_tree_node(&out->leaf, t, 0, index);
+    if (!rc) rc = cz_sparse_tree_node(&out->root, t, s->nlevels, 0);
+    cz_fr *sib = out->sib;
+    for (unsigned l = 0; l < s->nlevels && !rc; l++) {
+        unsigned a = s->levels[l];
+        uint64_t idx = index >> t->below[l], first = idx / a * a;
+        for (unsigned k = 0; k < a && !rc; k++)
+            if (first + k != idx) rc = cz_sparse_tree_node(sib++, t, l, first + k);
+    }
+    if (rc) cz_merkle_proof_free(out);
     return rc;
 }
 
@@ -177,33 +208,15 @@ int cz_post_synthetic_sector(cz_post_sector_proof *out, const cz_post_params *p,
     out->nproofs = n;
     out->sector_id = sector_id;
     cz_post_sector_challenges(ch, p, v1_2, randomness, sector_id, sector_index);
-    sparse t = {&p->tree, ch, n, seed ^ (sector_id * 0x9e3779b97f4a7c15ull), {0}, {0}, NULL, NULL};
-    for (unsigned l = 0; l < p->tree.nlevels; l++) t.below[l + 1] = t.below[l] + lg(p->tree.levels[l]);
-    t.hot_idx = malloc((p->tree.nlevels + 1) * (uint64_t)n * sizeof(uint64_t));
-    t.hot_val = malloc((p->tree.nlevels + 1) * (uint64_t)n * sizeof(cz_fr));
-    int rc = t.hot_idx && t.hot_val ? 0 : cz_error(CZ_ENOMEM, "post synth: out of memory");
-    if (!rc) rc = sparse_node(&out->comm_r_last, &t, p->tree.nlevels, 0);
-    prng_node(&out->comm_c, &t, 99, 0);
+    cz_sparse_tree t;
+    int rc = cz_sparse_tree_init(&t, &p->tree, ch, n, seed ^ (sector_id * 0x9e3779b97f4a7c15ull));
+    if (!rc) rc = cz_sparse_tree_node(&out->comm_r_last, &t, p->tree.nlevels, 0);
+    prng_node(&out->comm_c, t.seed, 99, 0);
     cz_fr pre[2] = {out->comm_c, out->comm_r_last};
     if (!rc) rc = cz_poseidon_hash(&out->comm_r, pre, 2);
-    for (unsigned j = 0; j < n && !rc; j++) {
-        cz_merkle_proof *mp = &out->proofs[j];
-        mp->nsib = cz_tree_path_len(&p->tree);
-        if (!(mp->sib = malloc(mp->nsib * sizeof(cz_fr)))) {
-            rc = cz_error(CZ_ENOMEM, "post synth: out of memory");
-            break;
-        }
-        mp->index = ch[j], mp->root = out->comm_r_last;
-        prng_node(&mp->leaf, &t, 0, ch[j]);
-        cz_fr *sib = mp->sib;
-        for (unsigned l = 0; l < p->tree.nlevels && !rc; l++) {
-            unsigned a = p->tree.levels[l];
-            uint64_t idx = ch[j] >> t.below[l], first = idx / a * a;
-            for (unsigned k = 0; k < a && !rc; k++)
-                if (first + k != idx) rc = sparse_node(sib++, &t, l, first + k);
-        }
-    }
-    free(ch), free(t.hot_idx), free(t.hot_val);
+    for (unsigned j = 0; j < n && !rc; j++) rc = cz_sparse_tree_proof(&out->proofs[j], &t, ch[j]);
+    free(ch);
+    cz_sparse_tree_free(&t);
     if (rc) cz_post_sector_proof_free(out);
     return rc;
 }

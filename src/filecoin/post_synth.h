@@ -28,6 +28,25 @@ static inline const cz_fr *cz_full_tree_root(const cz_full_tree *t) {
 int cz_full_tree_proof(const cz_full_tree *t, uint64_t index, cz_merkle_proof *out);
 void cz_full_tree_free(cz_full_tree *t);
 
+/* A sparse tree: only the nodes above the given leaves are hashed (memoised), every other node
+ * (leaves included) is SHA-256(seed, level, index) trimmed to a field element. */
+typedef struct {
+    cz_tree_shape shape;
+    const uint64_t *hot; /* the opened leaves (the caller keeps them) */
+    unsigned nhot;
+    uint64_t seed;
+    unsigned below[41], nmemo[41];
+    uint64_t *memo_idx;
+    cz_fr *memo_val;
+} cz_sparse_tree;
+int cz_sparse_tree_init(cz_sparse_tree *t, const cz_tree_shape *s, const uint64_t *leaves, unsigned n,
+                        uint64_t seed);
+/* The node at level (0 = leaves) and index. */
+int cz_sparse_tree_node(cz_fr *out, cz_sparse_tree *t, unsigned level, uint64_t idx);
+/* The inclusion proof of one of the opened leaves (out->sib allocated). */
+int cz_sparse_tree_proof(cz_merkle_proof *out, cz_sparse_tree *t, uint64_t index);
+void cz_sparse_tree_free(cz_sparse_tree *t);
+
 /* The challenges one vanilla sector proof answers: Window p->challenges for sector_index, Winning
  * the 66 challenges of circuit sectors 0..65 (challenge index i). out holds that many. */
 void cz_post_sector_challenges(uint64_t *out, const cz_post_params *p, bool v1_2,
