@@ -293,3 +293,70 @@ int cz_snap_sector_partition_proof(cz_snap_partition_proof *out, const cz_snap_s
     if (rc) cz_snap_partition_proof_free(out);
     return rc;
 }
+
+int cz_snap_timing_partition(cz_snap_partition_proof *out, cz_fr comms[3], const cz_snap_params *p,
+                             unsigned k, unsigned h, uint64_t seed) {
+    memset(out, 0, sizeof *out);
+    uint64_t kh;
+    if (cz_snap_k_and_h_select(&kh, p, k, h)) return CZ_EINVAL;
+    uint32_t *c32 = malloc(p->challenges * sizeof(uint32_t));
+    /* tree_d's opened leaves: the challenges, then one leaf under every apex leaf of partition k,
+     * so that the apex leaves and everything above them are hashed (the circuit rebuilds that part) */
+    uint64_t *ch = malloc((p->challenges + p->apex_leaves) * sizeof(uint64_t));
+    out->apex_leafs = malloc(p->apex_leaves * sizeof(cz_fr));
+    out->ch = calloc(p->challenges, sizeof *out->ch);
+    if (!c32 || !ch || !out->apex_leafs || !out->ch) {
+        free(c32), free(ch);
+        cz_snap_partition_proof_free(out);
+        return cz_error(CZ_ENOMEM, "snap timing: out of memory");
+    }
+    out->napex = p->apex_leaves, out->nch = p->challenges;
+    cz_fr root_r_new, pre[2];
+    prng_fr(&out->comm_c, seed, 3, 0);
+    prng_fr(&root_r_new, seed, 4, 0);
+    pre[0] = out->comm_c, pre[1] = root_r_new;
+    cz_poseidon_hash(&comms[2], pre, 2);
+    cz_snap_challenges(c32, p, &comms[2], k);
+    unsigned height = p->nodes_log2 - p->partition_bits - p->apex_bits;
+    for (unsigned i = 0; i < p->challenges; i++) ch[i] = c32[i];
+    for (unsigned j = 0; j < p->apex_leaves; j++)
+        ch[p->challenges + j] = (((uint64_t)k << p->apex_bits) + j) << height;
+    cz_sparse_tree r_old, d_new;
+    int rc = cz_sparse_tree_init(&r_old, &p->tree_r, ch, p->challenges, seed ^ 0x5151);
+    if (!rc &&
+        (rc = cz_sparse_tree_init(&d_new, &p->tree_d, ch, p->challenges + p->apex_leaves, seed ^ 0xd0d0)))
+        cz_sparse_tree_free(&r_old);
+    if (rc) {
+        free(c32), free(ch);
+        cz_snap_partition_proof_free(out);
+        return rc;
+    }
+    cz_fr root_r_old, phi;
+    rc = cz_sparse_tree_node(&root_r_old, &r_old, p->tree_r.nlevels, 0);
+    if (!rc) rc = cz_sparse_tree_node(&comms[1], &d_new, p->tree_d.nlevels, 0);
+    pre[1] = root_r_old;
+    cz_poseidon_hash(&comms[0], pre, 2);
+    cz_snap_hash_tag(&phi, &comms[1], &comms[0]);
+    for (unsigned i = 0; i < p->apex_leaves && !rc; i++)
+        rc = cz_sparse_tree_node(&out->apex_leafs[i], &d_new, height, ((uint64_t)k << p->apex_bits) + i);
+    for (unsigned i = 0; i < p->challenges && !rc; i++) {
+        cz_snap_challenge_proof *c = &out->ch[i];
+        rc = cz_sparse_tree_proof(&c->r_old, &r_old, ch[i]);
+        if (!rc) rc = cz_sparse_tree_proof(&c->d_new, &d_new, ch[i]);
+        if (!rc && !(c->r_new.sib = malloc(c->r_old.nsib * sizeof(cz_fr))))
+            rc = cz_error(CZ_ENOMEM, "snap timing: out of memory");
+        if (rc) break;
+        /* the real encoding at the challenged node, tree_r_old's siblings, the random root */
+        cz_fr rho, high, t;
+        cz_fr_set_u64(&high, ch[i] >> (p->nodes_log2 - h));
+        cz_snap_hash_tag(&rho, &phi, &high);
+        cz_fr_mul(&t, &c->d_new.leaf, &rho);
+        cz_fr_add(&c->r_new.leaf, &c->r_old.leaf, &t);
+        c->r_new.nsib = c->r_old.nsib, c->r_new.index = ch[i], c->r_new.root = root_r_new;
+        memcpy(c->r_new.sib, c->r_old.sib, c->r_old.nsib * sizeof(cz_fr));
+    }
+    cz_sparse_tree_free(&r_old), cz_sparse_tree_free(&d_new);
+    free(c32), free(ch);
+    if (rc) cz_snap_partition_proof_free(out);
+    return rc;
+}

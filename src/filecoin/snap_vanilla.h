@@ -70,4 +70,15 @@ int cz_snap_synthetic_sector(cz_snap_sector *s, uint64_t sector_size, unsigned h
 int cz_snap_sector_partition_proof(cz_snap_partition_proof *out, const cz_snap_sector *s, unsigned k);
 void cz_snap_sector_free(cz_snap_sector *s);
 
+/* A PartitionProof for timing at any sector size (the daemon / bench at 512 MiB - 64 GiB, where a
+ * consistent sector would need full trees): tree_r_old and tree_d_new are consistent sparse trees
+ * (comm_r_old, comm_d_new, the apex leaves and the partition path are right), the challenges are
+ * the real ones of comm_r_new = Poseidon2(comm_c, root_r_new) and leaf_r_new is the real encoding,
+ * but root_r_new is random, since tree_r_new would depend on its own challenges. So the witness
+ * is complete and every constraint holds except the p->challenges "computed root = root_r_new"
+ * rows, and the vanilla verifier rejects it. comms gets comm_r_old, comm_d_new, comm_r_new.
+ * 0, CZ_EINVAL or CZ_ENOMEM. */
+int cz_snap_timing_partition(cz_snap_partition_proof *out, cz_fr comms[3], const cz_snap_params *p,
+                             unsigned k, unsigned h, uint64_t seed);
+
 #endif

@@ -147,4 +147,58 @@ static void one(uint64_t size, unsigned first_k, uint64_t seed) {
     cz_snap_sector_free(&s);
 }
 
+/* The timing generator (any size): vanilla verifier rejects it; with record, the circuit has
+ * exactly p->challenges unsatisfied rows (the tree_r_new root equalities). */
+static void timing(uint64_t size, unsigned k, unsigned h, bool record, uint64_t seed) {
+    cz_snap_params p;
+    cz_snap_params_for(&p, size);
+    cz_snap_partition_proof pp;
+    cz_fr comms[3];
+    int rc = cz_snap_timing_partition(&pp, comms, &p, k, h, seed);
+    CHECK_MSG(rc == 0, "%s", cz_error_message());
+    if (rc) return;
+    CHECK(cz_snap_partition_proof_verify(&pp, &p, k, h, &comms[0], &comms[1], &comms[2]) == CZ_EVERIFY);
+    CHECK(strstr(cz_error_message(), "does not verify") != NULL);
+    cz_snap_challenge *chs = malloc(p.challenges * sizeof *chs);
+    cz_snap_witness w;
+    CHECK(cz_snap_witness_from_proof(&w, chs, &pp, &p, k, h, &comms[0], &comms[1], &comms[2]) == 0);
+    if (record) {
+        cz_cs *cs;
+        cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS);
+        CHECK(cz_snap_synthesize(cs, &p, &w) == 0);
+        CHECK(cz_cs_finalize(cs) == 0);
+        cz_r1cs r = {0};
+        cz_fr *in, *aux;
+        uint64_t nin, naux;
+        CHECK(cz_cs_take_r1cs(cs, &r) == 0 && cz_cs_take_witness(cs, &in, &nin, &aux, &naux) == 0);
+        cz_fr *a = malloc(3 * r.num_rows * sizeof(cz_fr)), *b = a + r.num_rows, *c = b + r.num_rows;
+        cz_r1cs_eval(a, b, c, &r, in, aux, 1);
+        uint64_t bad = 0;
+        for (uint64_t i = 0; i < r.num_rows; i++) {
+            cz_fr ab;
+            cz_fr_mul(&ab, &a[i], &b[i]);
+            if (!cz_fr_equal(&ab, &c[i]) && getenv("CZ_SNAP_DEBUG"))
+                printf("bad row %llu\n", (unsigned long long)i);
+            bad += !cz_fr_equal(&ab, &c[i]);
+        }
+        CHECK_MSG(bad == p.challenges, "%s timing witness: %llu unsatisfied rows", p.name,
+                  (unsigned long long)bad);
+        free(a), free(in), free(aux);
+        cz_r1cs_free(&r);
+        cz_cs_free(cs);
+    } else {
+        uint64_t ta, ca;
+        CHECK(cz_snap_shape(&p, &ta, &ca) == 0);
+        cz_fr in[CZ_SNAP_INPUTS], want[4], *aux = malloc((ta + ca * p.challenges) * sizeof(cz_fr));
+        CHECK(cz_snap_witness_parallel(&p, &w, in, CZ_SNAP_INPUTS, aux, ta + ca * p.challenges, 0) == 0);
+        CHECK(cz_snap_public_inputs(want, &p, k, h, &comms[0], &comms[1], &comms[2]) == 0);
+        CHECK(!memcmp(in + 1, want, sizeof want));
+        free(aux);
+    }
+    printf("%s timing partition %u: witness complete%s\n", p.name, k,
+           record ? ", exactly the tree_r_new root rows unsatisfied" : "");
+    free(chs);
+    cz_snap_partition_proof_free(&pp);
+}
+
 #endif

@@ -4,13 +4,16 @@
  * passes the vanilla verifier, and its circuit (record|witness) is satisfied with public inputs equal to the ones
  * derived from (k, h, commitments) alone; a damaged aux value breaks it. Wrong k / h / commitments
  * fail the verifier, malformed bytes and the wrong sector size fail the parser, sizes too large for
- * full trees are refused. */
+ * full trees are refused. The timing generator (any size) gives a complete witness whose only
+ * unsatisfied rows are the tree_r_new root equalities. */
 #include "snap_check.h"
 
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
     one(2048, 0, cz_rng_next(&rng));
+    timing(2048, 0, 1, true, cz_rng_next(&rng));
+    timing(8ull << 20, 3, 10, false, cz_rng_next(&rng)); /* 10 M constraints: witness only */
     cz_snap_sector s;
     CHECK(cz_snap_synthetic_sector(&s, 32ull << 30, 10, 1) == CZ_EUNSUPPORTED);
     CHECK(cz_snap_synthetic_sector(&s, 2048, 10, 1) == CZ_EINVAL);
