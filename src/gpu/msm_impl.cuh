@@ -22,6 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <type_traits>
+
+/* Minimum resident blocks per SM for the register-capped kernel variants (benchmark knobs below);
+ * the G2 instantiation never launches them, so they are instantiated for G1 only. */
+#define CZ_MINB2 2
+#define CZ_MINB4 4
+
 /* ---- scratch: grown on demand, kept between calls (one user at a time) ---- */
 struct scratch {
     void *p = nullptr;
@@ -85,9 +92,10 @@ static __global__ void __launch_bounds__(RED_THREADS) sum_segments(cz_dxyzz<F> *
 }
 
 /* ---- batch addition ---- */
-/* 128-thread blocks: the inlined mixed addition needs ~150 registers, so 256-thread blocks left one
- * block (8 warps) per SM; 128 gives three (12 warps) to hide the product latencies. */
-#define BA_THREADS 128
+/* Block size of the summing kernel; the grid is one wave of resident blocks. Measured on the H200 at
+ * 2^26, ~50 % ones (53df2c3): 256 threads (one block of 8 warps per SM at ~150 registers) 16.2 ms,
+ * 128 threads (three blocks, 12 warps) 17.4 ms. */
+#define BA_THREADS 256
 static __global__ void ba_popc(const uint64_t *bm, size_t nw, size_t n, uint32_t *cnt) {
     size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (w > nw) return;
@@ -112,8 +120,8 @@ static __global__ void ba_scatter(const uint64_t *bm, size_t nw, size_t n, const
     }
 }
 
-template <class F>
-static __global__ void __launch_bounds__(RED_THREADS) ba_sum(cz_dxyzz<F> *out, const cz_daff<F> *bases, const uint32_t *idx,
+template <class F, int MINB = 1>
+static __global__ void __launch_bounds__(RED_THREADS, MINB) ba_sum(cz_dxyzz<F> *out, const cz_daff<F> *bases, const uint32_t *idx,
                                                              const uint32_t *total) {
     const size_t T = (size_t)gridDim.x * blockDim.x, tot = *total;
     cz_dxyzz<F> a = cz_dxyzz<F>::inf();
@@ -140,8 +148,13 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         bt = atoi(getenv("CZ_GPU_BA_THREADS"));
         if (bt < 32 || bt > RED_THREADS || bt % 32) bt = BA_THREADS;
     }
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ba_sum<F>, bt, 0) != cudaSuccess || per_sm < 1)
-        per_sm = 1;
+    /* benchmark knob CZ_GPU_BA_MINB=2 (G1 only): registers capped for two 256-thread blocks per SM */
+    const bool minb2 = std::is_same<F, cz_dfp>::value && getenv("CZ_GPU_BA_MINB") && atoi(getenv("CZ_GPU_BA_MINB")) == 2;
+    auto kern = ba_sum<F>;
+    if constexpr (std::is_same<F, cz_dfp>::value) {
+        if (minb2) kern = ba_sum<F, CZ_MINB2>;
+    }
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, bt, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
     const int blocks = sm_count() * per_sm;
     uint32_t *cnt = nullptr, *offs = nullptr, *idx = nullptr;
     P *part = nullptr;
@@ -159,7 +172,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
     ba_scatter<<<(unsigned)((nw + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
     CZ_CUDA_LAUNCHED();
-    ba_sum<F><<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);
+    kern<<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);
     CZ_CUDA_LAUNCHED();
     sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + blocks, part, blocks, 0);
     CZ_CUDA_LAUNCHED();
@@ -218,8 +231,8 @@ static __global__ void msm_bounds(const uint32_t *key, size_t n, uint32_t *start
  * buckets, each 2^(c-1-tb) times as full as the others: there each bucket's run is cut into
  * S = 2^split parts, thread (k-1)*S + s sums part s into bucket slot (k-1)*S + s, and msm_top_merge
  * adds the parts. Every thread then has about the same number of points (n / 2^(c-1)). */
-template <class F>
-static __global__ void __launch_bounds__(128) msm_accumulate(cz_dxyzz<F> *bucket, const cz_daff<F> *bases,
+template <class F, int MINB = 1>
+static __global__ void __launch_bounds__(128, MINB) msm_accumulate(cz_dxyzz<F> *bucket, const cz_daff<F> *bases,
                                                              const uint32_t *sorted, const uint32_t *start,
                                                              const uint32_t *end, size_t n, unsigned nb, unsigned W,
                                                              unsigned split) {
@@ -273,10 +286,13 @@ static __global__ void __launch_bounds__(128) msm_combine(cz_dxyzz<F> *out, cons
     cz_ec_st(out + t, cz_ec_add(T, acc));
 }
 
-/* Window width c in [8, 22]: W = ceil(256/c) windows of n mixed additions each, against the bucket
+/* Window width c in [8, 20]: W = ceil(256/c) windows of n mixed additions each, against the bucket
  * combination (about two full additions, a doubling share and a non-inlined call per bucket, weighted
  * 6 mixed additions) over W * 2^(c-1) buckets. Long top-window runs are split (msm_accumulate), so
- * any c keeps the threads balanced. 2^27: c = 22 (12 windows); 2^24: 19; 2^20: 16. */
+ * any c keeps the threads balanced. 2^27: c = 20 (13 windows); 2^24: 19; 2^20: 16. The model picks 22
+ * (12 windows) at 2^27, but measured on the H200 (53df2c3) that is slower: 962 ms against 897 ms
+ * for c = 20 (bucket accumulation 863 against 824 ms although it has one window less), so c stops
+ * at 20. CZ_GPU_MSM_C (8..22) overrides, for benchmarks. */
 static unsigned msm_window_bits(size_t n) {
     if (getenv("CZ_GPU_MSM_C")) {
         unsigned c = (unsigned)atoi(getenv("CZ_GPU_MSM_C"));
@@ -284,7 +300,7 @@ static unsigned msm_window_bits(size_t n) {
     }
     unsigned best = 8;
     double best_cost = 1e300;
-    for (unsigned c = 8; c <= 22; c++) {
+    for (unsigned c = 8; c <= 20; c++) {
         const double W = (256 + c - 1) / c, cost = W * (double)n + 6.0 * W * (double)(1u << (c - 1));
         if (cost < best_cost) {
             best_cost = cost;
@@ -373,8 +389,13 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         CZ_CUDA_LAUNCHED();
     }
     prof.mark("sort");
-    msm_accumulate<F><<<(unsigned)(((size_t)nb * W + 127) / 128), 128, 0, st>>>(bucket, (const cz_daff<F> *)d_bases,
-                                                                                sorted, start, end, n, nb, W, split);
+    /* benchmark knob CZ_GPU_ACC_MINB=4 (G1 only): registers capped for four 128-thread blocks per SM */
+    const unsigned ag = (unsigned)(((size_t)nb * W + 127) / 128);
+    auto acc = msm_accumulate<F>;
+    if constexpr (std::is_same<F, cz_dfp>::value) {
+        if (getenv("CZ_GPU_ACC_MINB") && atoi(getenv("CZ_GPU_ACC_MINB")) == 4) acc = msm_accumulate<F, CZ_MINB4>;
+    }
+    acc<<<ag, 128, 0, st>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
     CZ_CUDA_LAUNCHED();
     prof.mark("accumulate");
     if (split) {
