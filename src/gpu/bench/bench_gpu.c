@@ -2,7 +2,13 @@
  * src/poly's CPU NTT at 2^24 and at the largest size; GPU round trips there), then times the NTT kinds at several sizes with
  * CUDA events (1 warm-up, median of CZ_BENCH_REPS runs, default 7) and prints a table last, with
  * sppark's figure on the same GPU (research/anchors-measured.md) and the ratio ours/sppark.
- * Usage: cz_bench_gpu [max_log_n (27)] */
+ * Also: Fr/Fp product throughput (carry-chain vs naive CIOS, outputs compared), G1 batch addition and
+ * MSM (checked vs src/ec/msm.c at 2^24), G2 batch addition and MSM up to 2^24 (checked at 2^18).
+ * Usage: cz_bench_gpu [max_log_n (27)]
+ * Environment: CZ_BENCH_REPS; CZ_BENCH_NO_G1 / CZ_BENCH_NO_G2 skip those parts; CZ_BENCH_NTT_ONLY (products
+ * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks) for quick A/B
+ * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
+ * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
