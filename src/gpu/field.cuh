@@ -11,6 +11,12 @@
 
 #define CZ_DEV __device__ __forceinline__
 
+/* Fr's Montgomery factor -p^-1 mod 2^32 is 2^32 - 1, so m = t0 * inv is -t0, and with a literal inv ptxas
+ * folds that negation into the m*p products and splits half of them into IMAD.X + IMAD.HI.U32.X instead of
+ * fusing each into one IMAD.WIDE.U32.X (SASS of 50612f2: 96 + 96 split of ~256 per two Fr products).
+ * Read from constant memory, the factor is opaque to ptxas (sppark does the same for its M0). */
+static __constant__ uint32_t cz_fr_inv_c_ = (uint32_t)CZ_FR_INV;
+
 struct cz_fr_cfg {
     enum { N = 8 };
     static CZ_DEV uint32_t p(int i) {
@@ -22,6 +28,7 @@ struct cz_fr_cfg {
         return (uint32_t)(R[i / 2] >> (32 * (i % 2)));
     }
     static constexpr uint32_t inv = (uint32_t)CZ_FR_INV; /* -p^-1 mod 2^32 */
+    static CZ_DEV uint32_t inv_mul() { return cz_fr_inv_c_; }
 };
 
 struct cz_fp_cfg {
@@ -35,6 +42,7 @@ struct cz_fp_cfg {
         return (uint32_t)(R[i / 2] >> (32 * (i % 2)));
     }
     static constexpr uint32_t inv = (uint32_t)CZ_FP_INV;
+    static CZ_DEV uint32_t inv_mul() { return inv; }
 };
 
 template <class C>
@@ -212,7 +220,7 @@ struct cz_dfield {
             mad_even(E, a, b, N);
             asm volatile("addc.u32 %0, %0, 0;" : "+r"(O[N - 1]));
         }
-        const uint32_t m = E[0] * C::inv;
+        const uint32_t m = E[0] * C::inv_mul();
         uint32_t P[N];
 #pragma unroll
         for (int j = 0; j < N; j++) P[j] = C::p(j);
