@@ -15,6 +15,13 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCZ_ENABLE_CUDA=ON -DCZ_ENABLE_SE
 cmake --build "$B" -j"$J" >"$B.build.log" 2>&1 || { tail -60 "$B.build.log"; exit 1; }
 grep -A2 "Compiling entry\|Function properties for" "$B.build.log" | grep -i "spill" | sort | uniq -c | head -5
 echo "== build $(( $(date +%s) - t0 )) s"
+# SASS instruction mix of the field-product micro-benchmark kernels (what ptxas made of the carry chains)
+if command -v cuobjdump >/dev/null 2>&1; then
+  o=$(find "$B/src/gpu" -name 'gpu.cu.o' | head -1)
+  [ -n "$o" ] && cuobjdump -sass "$o" 2>/dev/null | awk '/Function : .*mulbench/ {f=$3} /Function : / && !/mulbench/ {f=""}
+    f && match($0, /\/\*[0-9a-f]+\*\/ +(@!?U?P[T0-9]+ +)?[A-Z0-9_.]+/) { split(substr($0, RSTART, RLENGTH), w, / +/); op=w[length(w)];
+      n[f" "op]++ } END { for (k in n) print n[k], k }' | sort -k2,2 -k1,1nr | awk '$1 > 8' | head -40
+fi
 t0=$(date +%s)
 ctest --test-dir "$B" -L gpu --output-on-failure -j1
 trc=$?

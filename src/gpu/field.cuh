@@ -11,6 +11,12 @@
 
 #define CZ_DEV __device__ __forceinline__
 
+/* Fr's Montgomery factor -p^-1 mod 2^32 is 2^32 - 1, so m = t0 * inv is -t0, and with a literal inv ptxas
+ * folds that negation into the m*p products and splits half of them into IMAD.X + IMAD.HI.U32.X instead of
+ * fusing each into one IMAD.WIDE.U32.X (SASS of 50612f2: 96 + 96 split of ~256 per two Fr products).
+ * Read from constant memory, the factor is opaque to ptxas (sppark does the same for its M0). */
+static __constant__ uint32_t cz_fr_inv_c_ = (uint32_t)CZ_FR_INV;
+
 struct cz_fr_cfg {
     enum { N = 8 };
     static CZ_DEV uint32_t p(int i) {
@@ -22,6 +28,7 @@ struct cz_fr_cfg {
         return (uint32_t)(R[i / 2] >> (32 * (i % 2)));
     }
     static constexpr uint32_t inv = (uint32_t)CZ_FR_INV; /* -p^-1 mod 2^32 */
+    static CZ_DEV uint32_t inv_mul() { return cz_fr_inv_c_; }
 };
 
 struct cz_fp_cfg {
@@ -35,6 +42,7 @@ struct cz_fp_cfg {
         return (uint32_t)(R[i / 2] >> (32 * (i % 2)));
     }
     static constexpr uint32_t inv = (uint32_t)CZ_FP_INV;
+    static CZ_DEV uint32_t inv_mul() { return inv; }
 };
 
 template <class C>
@@ -121,49 +129,39 @@ struct cz_dfield {
     CZ_DEV cz_dfield neg() const { return zero() - *this; }
     CZ_DEV cz_dfield dbl() const { return *this + *this; }
 
-#ifdef CZ_GPU_PTX_MUL
-    /* Off by default: measured slower on the H200 (NTT 2^27 103.6 ms against 75.7 ms for the version
-     * below; IMAD.HI runs at half rate on Hopper). Kept for comparison (-DCZ_GPU_PTX_MUL); bit-exact.
-     * Montgomery product a*b/R mod p: CIOS row by row with PTX carry chains (mad.lo.cc / madc.hi.cc),
-     * N+1 words of accumulator (both moduli are at least 2 bits short of the limbs, so t + a*b_i + m*p
-     * fits: t < p(2 + 2^33) < 2^(32N+32)). The chains are volatile so they stay in order; the carry
-     * flag is not visible to the compiler. */
+    /* Montgomery product a*b/R mod p, the default: operand scanning with the Montgomery step interleaved
+     * per multiplier word, PTX carry chains, and the partial products split by the parity of the limb
+     * index (the technique of sppark's ff/mont_t.cuh, written afresh here). a_j*b_i for even j goes to
+     * words j, j+1 of the "aligned" array E, for odd j to the "shifted" array O (word k of O weighs
+     * 2^(32(k+1))). The low and high halves of one product are then neighbours in one carry chain
+     * (mad.lo.cc + madc.hi.cc), and E and O are independent chains. After the Montgomery step E[0] is 0;
+     * the division by 2^32 is free: O becomes the aligned array and E (moved down two words, its word 1
+     * going into the new aligned word 0) the shifted one. Both moduli leave spare top bits, so the
+     * running sum stays below 2^(32(N+1)) and the chains never carry out of their top word; one
+     * conditional subtraction at the end gives the fully reduced (host-identical) result. */
     friend CZ_DEV cz_dfield operator*(const cz_dfield &a, const cz_dfield &b) {
-        uint32_t t[N + 1];
+        uint32_t e[N], o[N];
+        mont_row(e, o, a.v, b.v[0], true);
+        mont_row(o, e, a.v, b.v[1], false);
 #pragma unroll
-        for (int j = 0; j <= N; j++) t[j] = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            const uint32_t bi = b.v[i];
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-            for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-            for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-            asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a.v[N - 1]), "r"(bi));
-            const uint32_t m = t[0] * C::inv;
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(C::p(0)));
-#pragma unroll
-            for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(C::p(j)));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(C::p(0)));
-#pragma unroll
-            for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(C::p(j)));
-            asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(C::p(N - 1)));
-            /* t[0] is now 0: divide by 2^32 */
-#pragma unroll
-            for (int j = 0; j < N; j++) t[j] = t[j + 1];
-            t[N] = 0;
+        for (int i = 2; i < N; i += 2) {
+            mont_row(e, o, a.v, b.v[i], false);
+            mont_row(o, e, a.v, b.v[i + 1], false);
         }
+        /* N is even: o is aligned (o[0] = 0), e shifted; result word k = o[k+1] + e[k] */
         cz_dfield r;
-        reduce_once(r.v, t);
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(e[0]), "r"(o[1]));
+#pragma unroll
+        for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[k]) : "r"(e[k]), "r"(o[k + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(e[N - 1]));
+        r.final_sub();
         return r;
     }
-#else
-    /* Montgomery product a*b/R mod p: CIOS, 32-bit limbs, 64-bit accumulators (IMAD.WIDE): the default. */
-    friend CZ_DEV cz_dfield operator*(const cz_dfield &a, const cz_dfield &b) {
+
+    /* The naive CIOS product (32-bit limbs, 64-bit accumulators, IMAD.WIDE): the previous default, kept
+     * for the multiplication micro-benchmark and as a cross-check in it. */
+    CZ_DEV cz_dfield mul_cios(const cz_dfield &b) const {
+        const cz_dfield &a = *this;
         uint32_t t[N];
 #pragma unroll
         for (int j = 0; j < N; j++) t[j] = 0;
@@ -190,8 +188,65 @@ struct cz_dfield {
         reduce_once(r.v, t);
         return r;
     }
-#endif
+
+  private:
+    /* acc[j], acc[j+1] = a[j]*b for even j < n (no carries: the words do not overlap). */
+    static CZ_DEV void mul_even(uint32_t *acc, const uint32_t *a, uint32_t b, int n) {
+#pragma unroll
+        for (int j = 0; j < n; j += 2)
+            asm volatile("mul.lo.u32 %0, %2, %3;\n\tmul.hi.u32 %1, %2, %3;" : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(b));
+    }
+    /* acc[0..n) += sum of a[j]*b*2^(32j) over even j, one carry chain; leaves the carry out in CC.1 */
+    static CZ_DEV void mad_even(uint32_t *acc, const uint32_t *a, uint32_t b, int n) {
+        asm volatile("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.cc.u32 %1, %2, %3, %1;" : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(b));
+#pragma unroll
+        for (int j = 2; j < n; j += 2)
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.cc.u32 %1, %2, %3, %1;" : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(b));
+    }
+    /* One multiplier word: (E, O) += a*b (O gets the odd limbs), then the Montgomery step that zeroes E[0].
+     * Not first: O is first moved down two words, its word 1 added into E[0] (the carry of that add
+     * enters O's chain at O[0], which has the same weight). */
+    static CZ_DEV void mont_row(uint32_t *E, uint32_t *O, const uint32_t *a, uint32_t b, bool first) {
+        if (first) {
+            mul_even(O, a + 1, b, N);
+            mul_even(E, a, b, N);
+        } else {
+            asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(E[0]) : "r"(O[1]));
+#pragma unroll
+            for (int j = 0; j < N - 2; j += 2)
+                asm volatile("madc.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.cc.u32 %1, %2, %3, %5;"
+                             : "=r"(O[j]), "=r"(O[j + 1]) : "r"(a[j + 1]), "r"(b), "r"(O[j + 2]), "r"(O[j + 3]));
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, 0;\n\tmadc.hi.u32 %1, %2, %3, 0;" : "=r"(O[N - 2]), "=r"(O[N - 1]) : "r"(a[N - 1]), "r"(b));
+            mad_even(E, a, b, N);
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(O[N - 1]));
+        }
+        const uint32_t m = E[0] * C::inv_mul();
+        uint32_t P[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) P[j] = C::p(j);
+        mad_even(O, P + 1, m, N);
+        mad_even(E, P, m, N);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(O[N - 1]));
+    }
+
+  public:
+    /* v = v - p if v >= p (v < 2p), branch-free. */
+    CZ_DEV void final_sub() {
+        uint32_t s[N], borrow;
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(v[0]), "r"(C::p(0)));
+#pragma unroll
+        for (int i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(v[i]), "r"(C::p(i)));
+        asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
+#pragma unroll
+        for (int i = 0; i < N; i++) v[i] = borrow ? v[i] : s[i];
+    }
     CZ_DEV cz_dfield sqr() const { return *this * *this; }
+    CZ_DEV cz_dfield shfl_down(unsigned off) const {
+        cz_dfield r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = __shfl_down_sync(0xffffffffu, v[i], off);
+        return r;
+    }
 };
 
 typedef cz_dfield<cz_fr_cfg> cz_dfr;
@@ -217,6 +272,32 @@ CZ_DEV void cz_st(F *p, const F &a) {
     uint4 *q = reinterpret_cast<uint4 *>(p);
 #pragma unroll
     for (int i = 0; i < F::N / 4; i++) q[i] = make_uint4(a.v[4 * i], a.v[4 * i + 1], a.v[4 * i + 2], a.v[4 * i + 3]);
+}
+
+/* Fp2 = Fp[u]/(u^2 + 1), the host's cz_fp2 layout (c0, c1; 96 B). Results are fully reduced, so any
+ * formula gives the host's bytes. */
+struct cz_dfp2 {
+    cz_dfp c0, c1;
+    static CZ_DEV cz_dfp2 zero() { return {cz_dfp::zero(), cz_dfp::zero()}; }
+    static CZ_DEV cz_dfp2 one() { return {cz_dfp::one(), cz_dfp::zero()}; }
+    CZ_DEV bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+    friend CZ_DEV cz_dfp2 operator+(const cz_dfp2 &a, const cz_dfp2 &b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+    friend CZ_DEV cz_dfp2 operator-(const cz_dfp2 &a, const cz_dfp2 &b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+    CZ_DEV cz_dfp2 neg() const { return {c0.neg(), c1.neg()}; }
+    CZ_DEV cz_dfp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+    /* Karatsuba: 3 Fp products */
+    friend CZ_DEV cz_dfp2 operator*(const cz_dfp2 &a, const cz_dfp2 &b) {
+        cz_dfp t0 = a.c0 * b.c0, t1 = a.c1 * b.c1, s = (a.c0 + a.c1) * (b.c0 + b.c1);
+        return {t0 - t1, s - t0 - t1};
+    }
+    /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: 2 Fp products */
+    CZ_DEV cz_dfp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+    CZ_DEV cz_dfp2 shfl_down(unsigned off) const { return {c0.shfl_down(off), c1.shfl_down(off)}; }
+};
+static CZ_DEV cz_dfp2 cz_ld(const cz_dfp2 *p) { return {cz_ld(&p->c0), cz_ld(&p->c1)}; }
+static CZ_DEV void cz_st(cz_dfp2 *p, const cz_dfp2 &a) {
+    cz_st(&p->c0, a.c0);
+    cz_st(&p->c1, a.c1);
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ec/g1.h"
+#include "ec/g2.h"
 #include "ff/fr.h"
 #include "r1cs/r1cs.h"
 
@@ -42,6 +43,11 @@ int cz_gpu_timer_stop(cz_gpu_timer *t, void *stream, float *ms);
 /* Fills n Fr elements with pseudo-random fully reduced values derived from seed (on the device, for
  * benchmarks at sizes where host generation and upload would dominate). */
 int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed);
+
+/* Field multiplication micro-benchmark: for each of n threads, d_in holds (x, w, y) (Fr: fp = 0, 32 B each;
+ * Fp: fp = 1, 48 B each, Montgomery form, fully reduced); after iters steps of x *= y, w *= y, d_out holds
+ * (x, w). cios = 1 uses the naive CIOS product instead of the default carry-chain one. *ms = kernel time. */
+int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms);
 
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----
  * Same results as src/poly/ntt.h, in place on device memory, natural order in and out. */
@@ -90,6 +96,12 @@ size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz);
 /* d_out[i] = <row i, w> for i < rows and 0 for rows <= i < n_out; d_w = [inputs | aux] on the device
  * (the column order of src/r1cs). Asynchronous on stream. */
 int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream);
+
+/* ---- G2 over resident affine bases (the cz_g2_affine layout, 192 B, infinity = (0,0)) ----
+ * The same algorithms and contract as the G1 functions above (own scratch, one caller at a time). */
+int cz_gpu_g2_msm(cz_g2_jac *r, const cz_g2_affine *d_bases, const cz_fr *d_scalars, size_t n, void *stream);
+int cz_gpu_g2_batch_add(cz_g2_jac *r, const cz_g2_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+void cz_gpu_g2_release_scratch(void);
 
 #ifdef __cplusplus
 }

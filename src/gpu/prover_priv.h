@@ -6,8 +6,8 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_prover.h"
 
-/* Define once cz_gpu_g2_msm / cz_gpu_g2_batch_add exist (gpumsm branch): B_G2 then stays on the device. */
-/* #define CZ_GPU_HAVE_G2_MSM */
+/* cz_gpu_g2_msm / cz_gpu_g2_batch_add exist: B_G2 stays on the device (undefine to run it on the CPU beside). */
+#define CZ_GPU_HAVE_G2_MSM
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -2,7 +2,13 @@
  * src/poly's CPU NTT at 2^24 and at the largest size; GPU round trips there), then times the NTT kinds at several sizes with
  * CUDA events (1 warm-up, median of CZ_BENCH_REPS runs, default 7) and prints a table last, with
  * sppark's figure on the same GPU (research/anchors-measured.md) and the ratio ours/sppark.
- * Usage: cz_bench_gpu [max_log_n (27)] */
+ * Also: Fr/Fp product throughput (carry-chain vs naive CIOS, outputs compared), G1 batch addition and
+ * MSM (checked vs src/ec/msm.c at 2^24), G2 batch addition and MSM up to 2^24 (checked at 2^18).
+ * Usage: cz_bench_gpu [max_log_n (27)]
+ * Environment: CZ_BENCH_REPS; CZ_BENCH_NO_G1 / CZ_BENCH_NO_G2 skip those parts; CZ_BENCH_NTT_ONLY (products
+ * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks) for quick A/B
+ * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
+ * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +18,7 @@
 
 #include "cz_error.h"
 #include "ec/msm.h"
+#include "ff/fp.h"
 #include "gpu/gpu.h"
 #include "gpu_ref.h"
 #include "util/rng.h"
@@ -136,12 +143,16 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     for (size_t w = 0; w < nmax / 64 + 1; w++) bm[w] = cz_rng_next(&rng);
     DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (nmax / 64 + 1) * sizeof(uint64_t)), "bitmap");
 
+    /* CZ_BENCH_G1_ONLY (set by hand for A/B timing of the CZ_GPU_* knobs): no checks, batch add at 2^26
+     * and the MSM at the largest size only */
+    const int quick = getenv("CZ_BENCH_G1_ONLY") != NULL;
+    cz_g1_jac cpu, gpu;
+    if (quick) goto timing;
     /* correctness at 2^chk_log against the CPU (src/ec/msm.c) */
     cz_g1_affine *hb = malloc(nchk * sizeof *hb);
     cz_fr *hs = malloc(nchk * sizeof *hs);
     for (size_t i = 0; i < nchk; i++) hb[i] = pool[i % G1_POOL];
     DIE_IF(cz_gpu_memcpy_dtoh(hs, d_sc, nchk * sizeof(cz_fr)), "dtoh scalars");
-    cz_g1_jac cpu, gpu;
     t0 = time(NULL);
     cz_g1_batch_add(&cpu, hb, bm, nchk, 0);
     memset(&gpu, 0xa5, sizeof gpu);
@@ -159,12 +170,14 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     free(hb);
     free(hs);
 
+timing:;
     cz_gpu_timer *tm;
     DIE_IF(cz_gpu_timer_create(&tm), "timer");
     static const unsigned bsz[] = {20, 22, 24, 26, 27};
     for (size_t k = 0; k < sizeof bsz / sizeof bsz[0]; k++) {
         unsigned lg = bsz[k];
         if (lg > max_log) break;
+        if (quick && lg != 26) continue;
         size_t n = (size_t)1 << lg;
         float ms[100];
         for (int pat = 0; pat < 2; pat++) {
@@ -191,6 +204,7 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     for (size_t k = 0; k < sizeof msz / sizeof msz[0]; k++) {
         unsigned lg = msz[k];
         if (lg > max_log) break;
+        if (quick && lg != max_log) continue;
         size_t n = (size_t)1 << lg;
         int mr = lg >= 26 ? 3 : reps;
         float ms[100];
@@ -214,6 +228,141 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     return tl;
 }
 
+/* ---- field multiplication throughput: default (carry chains) vs naive CIOS, outputs compared ---- */
+static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
+    const size_t nt = (size_t)1 << 19;
+    const int iters = 256;
+    cz_fp *in = malloc(3 * nt * sizeof *in);
+    cz_rng rng;
+    cz_rng_seed(&rng, seed ^ 0x3141);
+    void *d_in, *d_out, *d_out2;
+    DIE_IF(cz_gpu_malloc(&d_in, 3 * nt * sizeof(cz_fp)), "malloc");
+    DIE_IF(cz_gpu_malloc(&d_out, 2 * nt * sizeof(cz_fp)), "malloc");
+    DIE_IF(cz_gpu_malloc(&d_out2, 2 * nt * sizeof(cz_fp)), "malloc");
+    unsigned char *h1 = malloc(2 * nt * sizeof(cz_fp)), *h2 = malloc(2 * nt * sizeof(cz_fp));
+    for (int fp = 0; fp < 2; fp++) {
+        if (fp) {
+            for (size_t i = 0; i < 3 * nt; i++) cz_fp_random(&in[i], &rng);
+            DIE_IF(cz_gpu_memcpy_htod(d_in, in, 3 * nt * sizeof(cz_fp)), "htod");
+        } else {
+            DIE_IF(cz_gpu_fr_random((cz_fr *)d_in, 3 * nt, seed ^ 0x2718), "random");
+        }
+        size_t es = fp ? sizeof(cz_fp) : sizeof(cz_fr);
+        double med[2];
+        for (int cios = 0; cios < 2; cios++) {
+            float ms[9];
+            void *o = cios ? d_out2 : d_out;
+            DIE_IF(cz_gpu_mul_bench(fp, cios, o, d_in, nt, iters, &ms[0]), "mul bench");
+            for (int r = 0; r < 5; r++) DIE_IF(cz_gpu_mul_bench(fp, cios, o, d_in, nt, iters, &ms[r]), "mul bench");
+            med[cios] = median_ms(ms, 5);
+        }
+        DIE_IF(cz_gpu_memcpy_dtoh(h1, d_out, 2 * nt * es), "dtoh");
+        DIE_IF(cz_gpu_memcpy_dtoh(h2, d_out2, 2 * nt * es), "dtoh");
+        int same = memcmp(h1, h2, 2 * nt * es) == 0;
+        printf("check %s products, carry-chain vs CIOS on %zu x %d x 2 products: %s\n", fp ? "Fp" : "Fr", nt, iters,
+               same ? "ok" : "FAIL");
+        failures += !same;
+        double prods = 2.0 * nt * iters;
+        for (int cios = 0; cios < 2; cios++)
+            tl += snprintf(table + tl, cap - tl, "| %s mul %s (%.1f G/s) | 2^19 thr x %d x 2 | %.3f | - | - | - |\n", fp ? "Fp" : "Fr",
+                           cios ? "naive CIOS" : "carry chains", prods / med[cios] / 1e6, iters, med[cios]);
+    }
+    cz_gpu_free(d_in);
+    cz_gpu_free(d_out);
+    cz_gpu_free(d_out2);
+    free(in);
+    free(h1);
+    free(h2);
+    return tl;
+}
+
+/* ---- G2: pool of random points tiled; check vs the CPU at 2^chk, time MSM up to 2^24 ---- */
+#define G2_POOL (1u << 12)
+static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
+    unsigned top = max_log < 24 ? max_log : 24, chk_log = top < 18 ? top : 18;
+    size_t nmax = (size_t)1 << top, nchk = (size_t)1 << chk_log;
+    time_t t0 = time(NULL);
+    cz_g2_affine *pool = malloc(G2_POOL * sizeof *pool);
+#pragma omp parallel
+    {
+        cz_rng r;
+        cz_rng_seed(&r, seed ^ (0x7f4a7c159e3779b9ull * (uint64_t)(omp_get_thread_num() + 1)));
+#pragma omp for schedule(static)
+        for (unsigned i = 0; i < G2_POOL; i++) cz_g2_random(&pool[i], &r);
+    }
+    printf("G2 pool of %u random points: %ld s\n", G2_POOL, (long)(time(NULL) - t0));
+    cz_g2_affine *d_bases;
+    cz_fr *d_sc;
+    uint64_t *d_bm;
+    DIE_IF(cz_gpu_malloc((void **)&d_bases, nmax * sizeof(cz_g2_affine)), "malloc bases");
+    DIE_IF(cz_gpu_malloc((void **)&d_sc, nmax * sizeof(cz_fr)), "malloc scalars");
+    DIE_IF(cz_gpu_malloc((void **)&d_bm, (nmax / 64 + 1) * sizeof(uint64_t)), "malloc bitmap");
+    for (size_t off = 0; off < nmax; off += G2_POOL) {
+        size_t m = nmax - off < G2_POOL ? nmax - off : G2_POOL;
+        DIE_IF(cz_gpu_memcpy_htod(d_bases + off, pool, m * sizeof(cz_g2_affine)), "bases");
+    }
+    DIE_IF(cz_gpu_fr_random(d_sc, nmax, seed + 17), "scalars");
+    uint64_t *bm = malloc((nmax / 64 + 1) * sizeof(uint64_t));
+    cz_rng rng;
+    cz_rng_seed(&rng, seed + 19);
+    for (size_t w = 0; w < nmax / 64 + 1; w++) bm[w] = cz_rng_next(&rng);
+    DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (nmax / 64 + 1) * sizeof(uint64_t)), "bitmap");
+
+    cz_g2_affine *hb = malloc(nchk * sizeof *hb);
+    cz_fr *hs = malloc(nchk * sizeof *hs);
+    for (size_t i = 0; i < nchk; i++) hb[i] = pool[i % G2_POOL];
+    DIE_IF(cz_gpu_memcpy_dtoh(hs, d_sc, nchk * sizeof(cz_fr)), "dtoh scalars");
+    cz_g2_jac cpu, gpu;
+    t0 = time(NULL);
+    cz_g2_batch_add(&cpu, hb, bm, nchk, 0);
+    memset(&gpu, 0xa5, sizeof gpu);
+    DIE_IF(cz_gpu_g2_batch_add(&gpu, d_bases, d_bm, nchk, NULL), "gpu g2 batch add");
+    int ok = cz_g2_jac_equal(&cpu, &gpu);
+    printf("check G2 batch add 2^%u (~50%%) vs CPU: %s (CPU %ld s)\n", chk_log, ok ? "ok" : "FAIL", (long)(time(NULL) - t0));
+    failures += !ok;
+    t0 = time(NULL);
+    cz_g2_msm(&cpu, hb, hs, nchk, 0);
+    memset(&gpu, 0xa5, sizeof gpu);
+    DIE_IF(cz_gpu_g2_msm(&gpu, d_bases, d_sc, nchk, NULL), "gpu g2 msm");
+    ok = cz_g2_jac_equal(&cpu, &gpu);
+    printf("check G2 MSM 2^%u vs CPU: %s (CPU %ld s)\n", chk_log, ok ? "ok" : "FAIL", (long)(time(NULL) - t0));
+    failures += !ok;
+    free(hb);
+    free(hs);
+
+    cz_gpu_timer *tm;
+    DIE_IF(cz_gpu_timer_create(&tm), "timer");
+    static const unsigned sz[] = {20, 22, 24};
+    for (size_t k = 0; k < sizeof sz / sizeof sz[0]; k++) {
+        unsigned lg = sz[k];
+        if (lg > top) break;
+        size_t n = (size_t)1 << lg;
+        float ms[100];
+        for (int op = 0; op < 2; op++) {
+            int mr = lg >= 24 && op == 0 ? 3 : reps;
+            if (op == 0) DIE_IF(cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL), "warm-up");
+            else DIE_IF(cz_gpu_g2_batch_add(&gpu, d_bases, d_bm, n, NULL), "warm-up");
+            for (int r = 0; r < mr; r++) {
+                DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+                if (op == 0) DIE_IF(cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL), "g2 msm");
+                else DIE_IF(cz_gpu_g2_batch_add(&gpu, d_bases, d_bm, n, NULL), "g2 batch add");
+                DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+            }
+            double med = median_ms(ms, mr);
+            tl += snprintf(table + tl, cap - tl, "| G2 %s (median of %d) | 2^%u | %.3f | %.3f | - | - |\n",
+                           op ? "batch add ~50%" : "MSM", mr, lg, med, ms[0]);
+        }
+    }
+    cz_gpu_timer_destroy(tm);
+    cz_gpu_free(d_bases);
+    cz_gpu_free(d_sc);
+    cz_gpu_free(d_bm);
+    cz_gpu_g2_release_scratch();
+    free(bm);
+    free(pool);
+    return tl;
+}
+
 int main(int argc, char **argv) {
     unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 27;
     int reps = getenv("CZ_BENCH_REPS") ? atoi(getenv("CZ_BENCH_REPS")) : 7;
@@ -231,11 +380,30 @@ int main(int argc, char **argv) {
     cz_rng_seed(&rng, seed);
     printf("seed: 0x%016llx\n", (unsigned long long)seed);
 
-    unsigned check_log = max_log < 24 ? max_log : 24;
-    for (int kind = 0; kind < 4; kind++) check_vs_cpu(check_log, kind, seed + 100 + kind);
-    check_vs_cpu(max_log, 0, seed + 200);
-    check_vs_cpu(max_log, 3, seed + 201);
-    check_round_trip(max_log, seed ^ 0x5eed);
+    if (getenv("CZ_BENCH_G1_ONLY")) {
+        char t[2048];
+        size_t l = snprintf(t, sizeof t, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+        g1_bench(t, l, sizeof t, max_log, seed, reps);
+        printf("\n%s\n", t);
+        return failures ? 1 : 0;
+    }
+    {
+        char mt[2048];
+        size_t ml = snprintf(mt, sizeof mt, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+        ml = mul_bench(mt, ml, sizeof mt, seed);
+        printf("\n%s\n", mt);
+        fflush(stdout);
+    }
+    /* CZ_BENCH_NTT_ONLY (set by hand for a quick timing run): the product and NTT tables only, no checks
+     * (the gpu tests check the same kernels) */
+    const int ntt_only = getenv("CZ_BENCH_NTT_ONLY") != NULL;
+    if (!ntt_only) {
+        unsigned check_log = max_log < 24 ? max_log : 24;
+        for (int kind = 0; kind < 4; kind++) check_vs_cpu(check_log, kind, seed + 100 + kind);
+        check_vs_cpu(max_log, 0, seed + 200);
+        check_vs_cpu(max_log, 3, seed + 201);
+        check_round_trip(max_log, seed ^ 0x5eed);
+    }
 
     static const unsigned sizes[] = {16, 20, 22, 24, 26, 27, 28};
     char table[8192];
@@ -276,9 +444,16 @@ int main(int argc, char **argv) {
     cz_gpu_timer_destroy(tm);
     printf("\n%s\n", table); /* NTT table first, so it survives a G1 failure */
     fflush(stdout);
+    if (ntt_only) return failures ? 1 : 0;
     if (!getenv("CZ_BENCH_NO_G1")) {
         tl = snprintf(table, sizeof table, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
         tl = g1_bench(table, tl, sizeof table, max_log, seed, reps);
+    }
+    if (!getenv("CZ_BENCH_NO_G2")) {
+        printf("\n%s\n", table); /* G1 table first, so it survives a G2 failure */
+        fflush(stdout);
+        tl = snprintf(table, sizeof table, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+        tl = g2_bench(table, tl, sizeof table, max_log, seed, reps);
     }
     printf("\n%s(median of %d runs after 1 warm-up, CUDA events; data resident on the device)\n", table, reps);
     printf("correctness: %s\n", failures ? "FAILED" : "all checks ok");

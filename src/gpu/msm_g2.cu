@@ -1,0 +1,21 @@
+/* G2 MSM and 0/1 batch addition on the device: the G2 instantiation of msm_impl.cuh, in its own
+ * translation unit so it compiles beside the G1 one (host side in msm_host.c). */
+#include "gpu/g2.cuh"
+#include "gpu/msm_impl.cuh"
+
+static scratch g_ba[4], g_msm[8];
+
+extern "C" void cz_gpu_g2_release_scratch(void) {
+    scratch_release(g_ba, 4);
+    scratch_release(g_msm, 8);
+}
+
+extern "C" int cz_gpu_g2_batch_add_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n,
+                                          void *stream) {
+    return ba_run<cz_dfp2>(g_ba, r_xyzz, d_bases, d_bitmap, n, stream);
+}
+
+extern "C" int cz_gpu_g2_msm_windows_(void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
+                                       const cz_fr *d_scalars, size_t n, void *stream) {
+    return msm_run<cz_dfp2>(g_msm, r_windows, w_out, c_out, d_bases, d_scalars, n, stream);
+}
