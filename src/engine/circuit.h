@@ -6,8 +6,8 @@
  * Registered: the real StackedDrg PoRep circuits for every sector size (circuit_porep.c; ids porep-2k,
  * porep-8m, porep-512m, porep-32g, porep-64g) and the built-in test circuit "porep-2k-test" (circuit.c;
  * used for 2 KiB PoRep only when [testing] builtin_test_circuit is set: e2e tests that need many fast
- * proofs). PoSt and SnapDeals ids are known but not available yet: a new circuit is one more table row
- * (circuit.c) with its hooks. */
+ * proofs), Window and Winning PoSt for every size (circuit_post.c; wpost-*, winning-*). SnapDeals ids are
+ * known but not available yet: a new circuit is one more table row (circuit.c) with its hooks. */
 #ifndef CZ_ENGINE_CIRCUIT_H
 #define CZ_ENGINE_CIRCUIT_H
 
@@ -64,6 +64,14 @@ int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition,
 int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
 void cz_porep_circuit_release(const cz_circuit *c, void *state);
 uint32_t cz_porep_circuit_partitions(const cz_circuit *c, void *state);
+
+/* Window / Winning PoSt hooks (circuit_post.c). */
+int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_post_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
+int cz_post_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                          cz_fr **aux, uint64_t *na);
+int cz_post_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
+void cz_post_circuit_release(const cz_circuit *c, void *state);
 
 /* The built-in test circuit's size (constraints); exposed for tests. */
 #define CZ_TEST_CIRCUIT_CONSTRAINTS 1022

@@ -642,7 +642,12 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     char id[CZ_JOB_ID_MAX];
     if (s->request_id && *s->request_id) snprintf(id, sizeof id, "%s", s->request_id);
     else uuid4(id);
+    /* dedup identity: every payload field a circuit reads */
     uint64_t vh = hash_bytes(s->vanilla, s->vanilla_len);
+    for (size_t i = 0; s->vanillas && i < s->n_vanillas; i++)
+        vh = vh * 31 + hash_bytes(s->vanillas[i], s->vanilla_lens[i]);
+    if (s->randomness) vh = vh * 31 + hash_bytes(s->randomness, s->randomness_len);
+    vh = vh * 31 + s->partition_index + (s->registered_proof << 32);
     pthread_mutex_lock(&e->mu);
     if (e->shutting) {
         pthread_mutex_unlock(&e->mu);

@@ -47,7 +47,12 @@ typedef struct {
     const uint8_t *vanilla;
     size_t vanilla_len;
     size_t n_vanillas; /* vanilla_proofs count (PoSt/Snap; unused by the test circuit) */
+    const uint8_t *const *vanillas; /* vanilla_proofs[i] (n_vanillas of them), lengths in vanilla_lens */
+    const size_t *vanilla_lens;
     uint64_t sector_number, miner_id;
+    const uint8_t *randomness; /* 32 bytes or NULL (PoSt) */
+    size_t randomness_len;
+    uint32_t partition_index; /* WindowPoSt */
     bool from_prove; /* a Prove call: the job is cancelled when its last waiter goes away */
 } cz_submit;
 

@@ -132,6 +132,9 @@ static void fill_submit(cz_submit *s, const Cuzk__V1__SubmitProofRequest *r) {
     s->n_vanillas = r->n_vanilla_proofs;
     s->sector_number = r->sector_number;
     s->miner_id = r->miner_id;
+    s->randomness = r->randomness.len ? r->randomness.data : NULL;
+    s->randomness_len = r->randomness.len;
+    s->partition_index = r->partition_index;
 }
 
 static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos,
@@ -144,7 +147,19 @@ static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_
     cz_submit s;
     fill_submit(&s, r);
     s.from_prove = from_prove;
-    return cz_engine_submit(e, &s, job_id, qpos);
+    /* vanilla_proofs as (pointer, length) arrays: the engine does not see protobuf-c types */
+    size_t n = r->n_vanilla_proofs;
+    const uint8_t **vp = calloc(n ? n : 1, sizeof *vp);
+    size_t *vl = calloc(n ? n : 1, sizeof *vl);
+    if (!vp || !vl) {
+        free(vp), free(vl);
+        return cz_error(CZ_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) vp[i] = r->vanilla_proofs[i].data, vl[i] = r->vanilla_proofs[i].len;
+    s.vanillas = vp, s.vanilla_lens = vl;
+    int rc = cz_engine_submit(e, &s, job_id, qpos);
+    free(vp), free(vl);
+    return rc;
 }
 
 static void fill_await(Cuzk__V1__AwaitProofResponse *m, const cz_result *r) {

@@ -1,0 +1,81 @@
+"""e2e: WindowPoSt and WinningPoSt over gRPC with the request fields Curio sets (cuzk-spec §1: registered_proof
+= RegisteredPoStProof, vanilla_proofs = bincode FallbackPoStSectorProof each, randomness with byte 31 masked,
+partition_index). Vanilla proofs come from cz_tool_post_gen (synthetic sectors answering the real challenges
+of a fresh random randomness). A real 2 KiB WindowPoSt proof (2-sector circuit; seeded local setup, seconds)
+completes with 192 bytes verified by the daemon before COMPLETED, with the default HIGH priority; rejected at
+submit with INVALID_ARGUMENT: another randomness, another partition_index, a Winning registered_proof on a
+Window request, randomness not masked, a truncated proof; WinningPoSt with 2 proofs. 32 GiB WindowPoSt
+without its parameter file is FAILED_PRECONDITION naming the official file.
+Usage: test_post.py BUILD_DIR SOURCE_DIR."""
+import os, random, subprocess
+from cuzk_e2e import BUILD, TMP, Daemon, check, finish, pb, grpc
+
+C = pb.AwaitProofResponse
+IA, FP = grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION
+PDIR = os.path.join(TMP, "post-params")
+os.makedirs(PDIR)
+CONFIG = """
+[daemon]
+listen = "unix://{sock}"
+[srs]
+param_cache = "%s"
+""" % PDIR
+
+
+def rnd():
+    b = bytearray(os.urandom(32))
+    b[31] &= 0x3F
+    return bytes(b)
+
+
+def gen(kind, v12, randomness, k, n):
+    out = subprocess.run([os.path.join(BUILD, "tests", "cz_tool_post_gen"), kind, "2048", str(int(v12)),
+                          randomness.hex(), str(k), str(n), str(random.getrandbits(40))],
+                         check=True, capture_output=True, text=True, timeout=60).stdout
+    return [bytes.fromhex(x) for x in out.split()]
+
+
+def req(rid, kind, reg, vanillas, randomness, k=0, size=2048):
+    return pb.SubmitProofRequest(request_id=rid, proof_kind=kind, sector_size=size, registered_proof=reg,
+                                 vanilla_proofs=vanillas, randomness=randomness, partition_index=k, miner_id=1000)
+
+
+def code_msg(fn, r):
+    try:
+        fn(r)
+        return grpc.StatusCode.OK, ""
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
+R, k = rnd(), random.randrange(3)
+w = gen("window", True, R, k, 2)
+win2 = gen("winning", False, R, 0, 2)
+check(len(w) == 2 and all(len(x) > 100 for x in w), f"cz_tool_post_gen: 2 WindowPoSt sector proofs ({len(w[0])} B)")
+d = Daemon(CONFIG, name="post", test_circuit=False)
+S, _ = d.stub()
+try:
+    cases = [
+        ("another randomness", req("r1", 3, 10, w, rnd(), k), IA, "does not verify"),
+        ("another partition_index", req("r2", 3, 10, w, R, k + 1), IA, "does not verify"),
+        ("Winning registered_proof on a Window request", req("r3", 3, 0, w, R, k), IA, "Winning"),
+        ("randomness byte 31 not masked", req("r4", 3, 10, w, R[:31] + bytes([R[31] | 0x80]), k), IA, "field element"),
+        ("truncated sector proof", req("r5", 3, 10, [w[0], w[1][:-5]], R, k), IA, "vanilla_proofs[1]"),
+        ("WinningPoSt with 2 proofs", req("r6", 4, 0, win2, R), IA, "exactly 1"),
+        ("32 GiB WindowPoSt without its file", req("r7", 3, 13, w, R, k, 32 << 30), FP,
+         "0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params"),
+    ]
+    for what, r, want, word in cases:
+        code, msg = code_msg(S.SubmitProof, r)
+        check(code == want and word in msg, f"{what} -> {want.name} ({code.name}): {msg[:150]}")
+    r = S.Prove(pb.ProveRequest(submit=req("wpost-real", 3, 10, w, R, k)), timeout=280).result
+    check(r.status == C.COMPLETED and len(r.proof) == 192,
+          f"real 2 KiB WindowPoSt (partition {k}): COMPLETED, 192 B (synthesis {r.synthesis_ms} ms, prove "
+          f"{r.gpu_compute_ms} ms) {r.error_message}")
+    log = d.logtext()
+    check("circuit=wpost-2k" in log and "priority=3" in log, "circuit wpost-2k, default priority HIGH")
+    st = S.GetStatus(pb.GetStatusRequest())
+    check(st.total_proofs_completed == 1 and st.total_proofs_failed == 0, "1 completed, nothing failed")
+finally:
+    check(d.stop() == 0, "daemon exits 0")
+finish()
