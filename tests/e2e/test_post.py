@@ -3,7 +3,7 @@
 partition_index). Vanilla proofs come from cz_tool_post_gen (synthetic sectors answering the real challenges
 of a fresh random randomness). A real 2 KiB WindowPoSt proof (2-sector circuit; seeded local setup, seconds)
 completes with 192 bytes verified by the daemon before COMPLETED, with the default HIGH priority; rejected at
-submit with INVALID_ARGUMENT: another randomness, another partition_index, a Winning registered_proof on a
+submit with INVALID_ARGUMENT: another randomness, another partition_index (V1), a Winning registered_proof on a
 Window request, randomness not masked, a truncated proof; WinningPoSt with 2 proofs. 32 GiB WindowPoSt
 without its parameter file is FAILED_PRECONDITION naming the official file.
 Usage: test_post.py BUILD_DIR SOURCE_DIR."""
@@ -50,6 +50,7 @@ def code_msg(fn, r):
 
 R, k = rnd(), random.randrange(3)
 w = gen("window", True, R, k, 2)
+w1 = gen("window", False, R, k, 1)  # V1: challenges depend on the sector's index (partition_index)
 win2 = gen("winning", False, R, 0, 2)
 check(len(w) == 2 and all(len(x) > 100 for x in w), f"cz_tool_post_gen: 2 WindowPoSt sector proofs ({len(w[0])} B)")
 d = Daemon(CONFIG, name="post", test_circuit=False)
@@ -57,7 +58,7 @@ S, _ = d.stub()
 try:
     cases = [
         ("another randomness", req("r1", 3, 10, w, rnd(), k), IA, "does not verify"),
-        ("another partition_index", req("r2", 3, 10, w, R, k + 1), IA, "does not verify"),
+        ("V1: another partition_index", req("r2", 3, 5, w1, R, k + 1), IA, "does not verify"),
         ("Winning registered_proof on a Window request", req("r3", 3, 0, w, R, k), IA, "Winning"),
         ("randomness byte 31 not masked", req("r4", 3, 10, w, R[:31] + bytes([R[31] | 0x80]), k), IA, "field element"),
         ("truncated sector proof", req("r5", 3, 10, [w[0], w[1][:-5]], R, k), IA, "vanilla_proofs[1]"),

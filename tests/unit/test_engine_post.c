@@ -6,8 +6,9 @@
  * challenge; a Winning registered_proof on a Window request; randomness not masked; too many sectors;
  * truncated bincode; Winning with 2 proofs). Then a real 2 KiB WindowPoSt proof through the in-process
  * engine (seeded setup of the 2-sector circuit, cached in a temporary directory): COMPLETED, 192 bytes,
- * verified by the engine against the public inputs before it answers; the same request with the
- * partition index changed is refused at submit (its challenges differ). */
+ * verified by the engine against the public inputs before it answers; a V1 request with the partition
+ * index changed is refused at submit (V1 challenges depend on the sector's index in the PoSt; V1_1's
+ * restart per sector). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,7 +121,8 @@ int main(void) {
     cz_submit bad = s;
     bad.randomness = other;
     expect_reject("wpost-2k", &bad, "does not verify");
-    bad = s, bad.partition_index = k + 1;
+    /* V1 challenges depend on the sector's index in the PoSt (partition_index); V1_1 ones do not */
+    bad = s1, bad.partition_index = k + 1;
     expect_reject("wpost-2k", &bad, "does not verify");
     bad = s, bad.registered_proof = 0;
     expect_reject("wpost-2k", &bad, "Winning");
@@ -173,7 +175,7 @@ int main(void) {
                (unsigned long long)r.gpu_compute_ms);
         cz_result_free(&r);
     }
-    bad = s, bad.request_id = "wpost-2k-other-k", bad.partition_index = k + 1;
+    bad = s1, bad.request_id = "wpost-2k-other-k", bad.partition_index = k + 1;
     CHECK(cz_engine_submit(e, &bad, jid, &q) == CZ_EINVAL);
     cz_engine_free(e);
     char cmd[600];
