@@ -75,9 +75,9 @@ cases = [
                                                         ["drg_parents"][2]["column"]["rows"][0])), IA,
      ["partition 0 challenge 0", "drg_parents[2]"]),
     ("comm_r tampered", tampered(lambda i: flip(i["comm_r"])), IA, ["partition 0 challenge 0", "comm_r"]),
-    ("seed changed (other challenges)", tampered(set_seed), IA, ["partition 0 challenge ", "seed"]),
+    ("seed changed (other challenges)", tampered(set_seed), IA, ["partition 0 challenge ", "interactive rule derives"]),
     ("two partitions for a 2 KiB sector", tampered(lambda i: i["vanilla_proofs"][P].append(i["vanilla_proofs"][P][0])),
-     IA, ["2 partitions"]),
+     IA, ["holds 2 partition(s)", "has 1 partitions"]),
     ("all-zero seed", tampered(lambda i: i.__setitem__("seed", [0] * 32)), IA, []),
     ("V1_1 C1 relabelled NI-PoRep (1 of 13 partitions)",
      tampered(lambda i: i.__setitem__("registered_proof", "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep")),
@@ -97,7 +97,8 @@ wrong_size = [
     ("32 GiB without its params file", dict(vanilla=c1_wrap(dict(w, SectorSize=32 << 30), inner),
                                             sector_size=32 << 30, registered_proof=8), FP,
      ["82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params", "srs.param_cache"]),
-    ("WindowPoSt (not implemented yet)", dict(vanilla=b"x", kind=3, sector_size=32 << 30), UN, ["not implemented"]),
+    ("WindowPoSt 32 GiB without its params file", dict(vanilla=b"x", kind=3, sector_size=32 << 30), FP,
+     ["0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params"]),
     ("SnapDeals (not implemented yet)", dict(vanilla=b"x", kind=2, sector_size=32 << 30), UN, ["not implemented"]),
 ]
 

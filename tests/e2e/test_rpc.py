@@ -50,7 +50,9 @@ try:
     check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="no-such-circuit")) == NF, "PreloadSRS unknown id -> NOT_FOUND")
     check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="porep-32g")) == grpc.StatusCode.FAILED_PRECONDITION,
           "PreloadSRS porep-32g without its .params file -> FAILED_PRECONDITION")
-    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="wpost-32g")) == UN, "PreloadSRS wpost-32g -> UNIMPLEMENTED (no circuit yet)")
+    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="snap-32g")) == UN, "PreloadSRS snap-32g -> UNIMPLEMENTED (no circuit yet)")
+    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="wpost-32g")) == grpc.StatusCode.FAILED_PRECONDITION,
+          "PreloadSRS wpost-32g without its .params file -> FAILED_PRECONDITION")
     e1 = S.EvictSRS(pb.EvictSrsRequest(circuit_id="porep-2k-test"))
     e2 = S.EvictSRS(pb.EvictSrsRequest(circuit_id="porep-2k-test"))
     check(e1.was_loaded and e1.freed_bytes == srs[0].size_bytes and not e2.was_loaded and e2.freed_bytes == 0,
@@ -138,7 +140,8 @@ try:
         ("sector_size 12345", dict(sector_size=12345, vanilla=c1("x", 12345)), IA),
         ("sector_size 32 GiB (no .params file)", dict(sector_size=32 << 30, vanilla=c1("x", 32 << 30)),
          grpc.StatusCode.FAILED_PRECONDITION),
-        ("WINNING_POST (no circuit yet)", dict(kind=4, sector_size=32 << 30), UN),
+        ("WINNING_POST 32 GiB (no .params file)", dict(kind=4, sector_size=32 << 30), grpc.StatusCode.FAILED_PRECONDITION),
+        ("SNAP_DEALS (no circuit yet)", dict(kind=2, sector_size=32 << 30), UN),
     ]
     for what, kw, want in bad:
         rid = kw.pop("rid", "bad")

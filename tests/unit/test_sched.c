@@ -72,8 +72,20 @@ static void priorities_and_registry(void) {
     const cz_circuit *c;
     CHECK(cz_circuit_for_request(0, 2048, false, &c) == CZ_EINVAL && cz_circuit_for_request(5, 2048, false, &c) == CZ_EINVAL);
     CHECK(cz_circuit_for_request(1, 4096, false, &c) == CZ_EINVAL && cz_circuit_for_request(1, 0, false, &c) == CZ_EINVAL);
-    CHECK(cz_circuit_for_request(4, 32ull << 30, false, &c) == CZ_EUNSUPPORTED);
-    CHECK(cz_circuit_for_request(2, 32ull << 30, true, &c) == CZ_EUNSUPPORTED);
+    CHECK(cz_circuit_for_request(2, 32ull << 30, true, &c) == CZ_EUNSUPPORTED); /* SnapDeals: not wired yet */
+    /* PoSt for every size: Window / Winning with their official files (64 GiB: none named yet) */
+    static const char *const wp[5] = {"wpost-2k", "wpost-8m", "wpost-512m", "wpost-32g", "wpost-64g"};
+    static const char *const wn[5] = {"winning-2k", "winning-8m", "winning-512m", "winning-32g", "winning-64g"};
+    static const uint64_t psz[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+    for (int i = 0; i < 5; i++) {
+        CHECK(cz_circuit_for_request(3, psz[i], false, &c) == 0 && !strcmp(c->id, wp[i]) && c->partitions == 1 &&
+              (i == 4 ? !c->params_file : strstr(c->params_file, "v28-proof-of-spacetime-fallback-") != NULL));
+        CHECK(cz_circuit_for_request(4, psz[i], false, &c) == 0 && !strcmp(c->id, wn[i]) && c->partitions == 1);
+    }
+    CHECK(cz_circuit_for_request(4, 32ull << 30, false, &c) == 0 &&
+          strstr(c->params_file, "559e581f022bb4e4ec6e719e563bf0e026ad6de42e56c18714a2c692b1b88d7e"));
+    CHECK(cz_circuit_for_request(3, 32ull << 30, false, &c) == 0 &&
+          strstr(c->params_file, "0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc"));
     /* Real PoRep circuits for every size; the test circuit only for 2 KiB when asked for. */
     static const char *const real[5] = {"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g"};
     static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
