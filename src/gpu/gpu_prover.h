@@ -63,7 +63,8 @@ int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr 
  * the dense upload, in the tail buffer it already holds (no extra device memory). aux->n must be the
  * circuit's aux count (CZ_EFORMAT otherwise, also when n_dense disagrees with the bitmap). The result is
  * the same pending as start() with the dense aux. B_G2 (CPU) gathers its scalars from the compact form.
- * A prefetch named by set_next is not consumed (it stays for the next start() with those pointers). */
+ * A witness named by set_next is not consumed: it uploads in the background here as in start(), for the
+ * next start() given those pointers. */
 int cz_gpu_prover_start_compact(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs,
                                 const cz_wcompact *aux, int nthreads, cz_gpu_prove_stats *stats);
 
