@@ -2,8 +2,8 @@
  *   single, batch, status, preload, metrics, plus evict, cancel and gen-vanilla porep (ours).
  * Global flags: -a/--addr (default http://127.0.0.1:9820; unix:///path for a socket), --log-level.
  * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
- * wrapper's SectorSize (cuzk hard-coded 32 GiB), and `single -t porep` without --c1 sends a synthetic
- * 2 KiB C1 wrapper (the built-in test circuit's input until the real PoRep circuit lands). */
+ * wrapper's SectorSize (cuzk hard-coded 32 GiB), and `single -t porep` without --c1 sends a fresh
+ * synthetic C1 (src/filecoin/synth.h) of that size (default 2 KiB) in the Commit2In wrapper. */
 #include <grpc/grpc.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -64,25 +64,24 @@ static char *b64(const uint8_t *p, size_t n) {
     return o;
 }
 
-/* A synthetic C1 wrapper: Phase1Out is a small JSON with fresh random seed/ticket, so each one is a
- * different statement for the test circuit. Not a real SealCommitPhase1Output. */
-static char *synthetic_c1(uint64_t sector_num, uint64_t sector_size) {
-    uint8_t r[64];
+/* c1_json.c: the Commit2In wrapper of a synthetic C1 (a consistent StackedDrg vanilla proof, not a
+ * sealed sector), as Curio sends it. */
+char *cz_bench_c1_wrapper(uint64_t sector_size, uint64_t sector_num, uint64_t seed);
+
+static uint64_t fresh_seed(void) {
+    uint64_t s = 0;
     FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(r, 1, sizeof r, f) != sizeof r) memset(r, 7, sizeof r);
+    if (!f || fread(&s, sizeof s, 1, f) != 1) s = (uint64_t)time(NULL) ^ (uint64_t)clock();
     if (f) fclose(f);
-    char inner[1024];
-    size_t n = (size_t)snprintf(inner, sizeof inner, "{\"registered_proof\":\"StackedDrg2KiBV1_1\",\"synthetic\":true,\"seed\":[");
-    for (int i = 0; i < 32; i++) n += (size_t)snprintf(inner + n, sizeof inner - n, "%s%u", i ? "," : "", r[i]);
-    n += (size_t)snprintf(inner + n, sizeof inner - n, "],\"ticket\":[");
-    for (int i = 32; i < 64; i++) n += (size_t)snprintf(inner + n, sizeof inner - n, "%s%u", i > 32 ? "," : "", r[i]);
-    n += (size_t)snprintf(inner + n, sizeof inner - n, "]}");
-    char *p1 = b64((const uint8_t *)inner, n);
-    char *out = malloc(strlen(p1) + 128);
-    sprintf(out, "{\"SectorNum\":%llu,\"Phase1Out\":\"%s\",\"SectorSize\":%llu}", (unsigned long long)sector_num, p1,
-            (unsigned long long)sector_size);
-    free(p1);
-    return out;
+    return s;
+}
+
+/* RegisteredSealProof V1_1 id of a sector size (5..9), as lotus/Curio send it. */
+static uint64_t seal_proof_v1_1(uint64_t ss) {
+    static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+    for (int i = 0; i < 5; i++)
+        if (sizes[i] == ss) return 5 + (uint64_t)i;
+    return 0;
 }
 
 static int kind_of(const char *t) {
@@ -139,11 +138,13 @@ static int build_submit(const opts *o, Cuzk__V1__SubmitProofRequest *s, uint8_t 
             json_decref(j);
         } else {
             if (!ss) ss = 2048;
-            *vanilla = (uint8_t *)synthetic_c1(o->sector_num, ss);
+            if (!(*vanilla = (uint8_t *)cz_bench_c1_wrapper(ss, o->sector_num, fresh_seed())))
+                return die("synthetic C1: %s", cz_error_message());
             *vlen = strlen((char *)*vanilla);
         }
         s->vanilla_proof.data = *vanilla;
         s->vanilla_proof.len = *vlen;
+        if (o->registered_proof == UINT64_MAX) s->registered_proof = seal_proof_v1_1(ss);
     } else {
         if (!o->vanilla) return die("--vanilla PATH is needed for --type %s", o->type);
         if (!(*vanilla = read_file(o->vanilla, vlen))) return die("cannot read --vanilla %s", o->vanilla);
@@ -155,6 +156,7 @@ static int build_submit(const opts *o, Cuzk__V1__SubmitProofRequest *s, uint8_t 
         if (!ss) ss = 32ull << 30;
     }
     s->sector_size = ss;
+    if (s->registered_proof == UINT64_MAX) s->registered_proof = 0;
     return 0;
 }
 
@@ -385,6 +387,7 @@ int main(int argc, char **argv) {
     o.addr = "http://127.0.0.1:9820";
     o.type = "porep";
     o.sector_num = 1, o.miner_id = 1000, o.count = 3, o.concurrency = 1;
+    o.registered_proof = UINT64_MAX; /* not given: the V1_1 seal proof of the sector size */
     const char *cmd = NULL, *sub = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -427,14 +430,17 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "gen-vanilla")) {
         if (!sub || strcmp(sub, "porep")) return die("gen-vanilla: only 'porep' (synthetic C1 wrapper) for now; got %s", sub ? sub : "nothing");
-        char *c1 = synthetic_c1(o.sector_num, o.sector_size ? o.sector_size : 2048);
+        uint64_t ss = o.sector_size ? o.sector_size : 2048;
+        char *c1 = cz_bench_c1_wrapper(ss, o.sector_num, fresh_seed());
+        if (!c1) return die("synthetic C1: %s", cz_error_message());
         const char *path = o.out ? o.out : "c1.json";
         FILE *f = fopen(path, "w");
         if (!f) return die("cannot write %s", path);
         fputs(c1, f);
         fclose(f);
         free(c1);
-        printf("wrote %s (synthetic C1 wrapper for the built-in test circuit)\n", path);
+        printf("wrote %s (synthetic %llu-byte-sector C1 in the Commit2In wrapper: consistent vanilla proofs, "
+               "not a sealed sector)\n", path, (unsigned long long)ss);
         return 0;
     }
     grpc_init();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cz_error.h"
+#include "engine/backend.h"
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/log.h"
@@ -17,6 +18,13 @@
 #include "server/rpc.h"
 
 #define DEFAULT_CONFIG "/data/zk/cuzk.toml"
+
+#ifdef CZ_HAVE_CUDA
+#include "gpu/gpu.h"
+/* The GPU seam (engine/backend.h): device discovery is here; init stays NULL until the GPU prover lands
+ * (src/gpu), so the engine logs the devices it sees and proves on the CPU. */
+static const cz_gpu_provider gpu_provider = {cz_gpu_device_count, NULL};
+#endif
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -56,6 +64,9 @@ int main(int argc, char **argv) {
             *dst = val;
         }
     }
+#ifdef CZ_HAVE_CUDA
+    cz_backend_set_gpu_provider(&gpu_provider);
+#endif
     cz_config cfg;
     cz_config_defaults(&cfg);
     if (config || access(DEFAULT_CONFIG, F_OK) == 0) {

@@ -1,11 +1,18 @@
 /* Prover backends: start (the heavy part: a/b/c, H, MSMs) returns a pending handle, finish (blinding
- * and assembly) turns it into the 192-byte proof. The CPU backend wraps src/groth16/prover.h; a GPU
- * backend plugs in with the same two calls and one device lock per GPU. */
+ * and assembly) turns it into the 192-byte proof. The CPU backend wraps src/groth16/prover.h.
+ *
+ * The GPU seam: a GPU backend fills the same struct (ndevices > 0; start() runs on `device`, which the
+ * engine serializes with one lock per device: workers of one GPU take turns inside start(), finish()
+ * runs outside the lock). cuzk_core cannot link src/gpu (it builds on top of the core), so the program
+ * that links the GPU library registers a provider before cz_engine_new (src/cli/cuzk_main.c when built
+ * with CUDA); cz_backend_select then picks the GPU backend when gpus.backend allows it, a device exists
+ * and the provider has an init, else the CPU backend. */
 #ifndef CZ_ENGINE_BACKEND_H
 #define CZ_ENGINE_BACKEND_H
 
 #include <stdint.h>
 
+#include "engine/config.h"
 #include "ff/fr.h"
 #include "groth16/params.h"
 #include "groth16/proof.h"
@@ -14,14 +21,27 @@
 typedef struct cz_backend {
     const char *name;
     int ndevices;           /* 0 for the CPU backend */
-    int nthreads;           /* threads each start() may use */
+    int nthreads;           /* host threads each start() may use */
+    void *impl;             /* backend private state */
     int (*start)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
                  const cz_fr *aux, void **pending);
     int (*finish)(struct cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t proof[CZ_GROTH16_PROOF_BYTES]);
     void (*discard)(struct cz_backend *b, void *pending);
+    void (*destroy)(struct cz_backend *b); /* may be NULL */
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. */
 void cz_backend_cpu_init(cz_backend *b, int nthreads);
+
+typedef struct {
+    int (*device_count)(void); /* cz_gpu_device_count */
+    /* Fills b for the devices in cfg->devices (all when ndevices is 0); NULL until the GPU prover lands. */
+    int (*init)(cz_backend *b, const cz_config *cfg, int nthreads);
+} cz_gpu_provider;
+
+void cz_backend_set_gpu_provider(const cz_gpu_provider *p);
+/* gpus.backend "cpu": CPU. "auto": GPU when a provider with an init and a device exist, else CPU.
+ * "gpu": GPU or an error (CZ_EUNSUPPORTED naming what is missing). */
+int cz_backend_select(cz_backend *b, const cz_config *cfg, int cpu_threads);
 
 #endif

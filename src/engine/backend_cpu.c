@@ -1,7 +1,10 @@
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cz_error.h"
 #include "engine/backend.h"
+#include "engine/log.h"
 #include "groth16/prover.h"
 
 static int cpu_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
@@ -33,10 +36,41 @@ static void cpu_discard(cz_backend *b, void *pending) {
 }
 
 void cz_backend_cpu_init(cz_backend *b, int nthreads) {
+    memset(b, 0, sizeof *b);
     b->name = "cpu";
     b->ndevices = 0;
     b->nthreads = nthreads;
     b->start = cpu_start;
     b->finish = cpu_finish;
     b->discard = cpu_discard;
+}
+
+/* ---- selection (backend.h) ---- */
+
+static const cz_gpu_provider *gpu_provider;
+
+void cz_backend_set_gpu_provider(const cz_gpu_provider *p) { gpu_provider = p; }
+
+int cz_backend_select(cz_backend *b, const cz_config *cfg, int cpu_threads) {
+    memset(b, 0, sizeof *b);
+    bool want_gpu = !strcmp(cfg->backend, "gpu");
+    if (strcmp(cfg->backend, "cpu")) {
+        int n = gpu_provider && gpu_provider->device_count ? gpu_provider->device_count() : 0;
+        const char *why = !gpu_provider ? "this build has no CUDA"
+                          : n <= 0      ? "no CUDA device found"
+                          : !gpu_provider->init ? "the GPU prover is not in this build yet"
+                                                : NULL;
+        if (!why) {
+            int rc = gpu_provider->init(b, cfg, cpu_threads);
+            if (!rc) return 0;
+            if (want_gpu) return rc;
+            cz_log(CZ_LOG_WARN, "cuzk::engine", "GPU backend init failed (%s): using the CPU backend", cz_error_message());
+        } else if (want_gpu) {
+            return cz_error(CZ_EUNSUPPORTED, "gpus.backend = \"gpu\" but %s", why);
+        } else if (gpu_provider && n > 0) {
+            cz_log(CZ_LOG_INFO, "cuzk::engine", "%d CUDA device(s), but %s: using the CPU backend", n, why);
+        }
+    }
+    cz_backend_cpu_init(b, cpu_threads);
+    return 0;
 }

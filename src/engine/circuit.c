@@ -1,6 +1,6 @@
 /* The registry and the built-in test circuit.
  *
- * Test circuit ("porep-2k-test", PoRep with sector_size 2048 until the real PoRep circuit lands):
+ * Test circuit ("porep-2k-test", PoRep with sector_size 2048 when [testing] builtin_test_circuit is on):
  * one public input y and a chain x_{i+1} = (x_i + y) * x_{i-1} of CZ_TEST_CIRCUIT_CONSTRAINTS
  * constraints. y, x_0, x_1 for partition p are derived from the request's vanilla_proof bytes, so the
  * public input (and the proof) depends on the request and a proof made for one request does not verify
@@ -71,16 +71,26 @@ static int test_build(const cz_circuit *c, cz_r1cs *out) {
     return rc;
 }
 
-static int test_validate(const cz_circuit *c, const uint8_t *v, size_t n) {
+/* The test circuit's per-job state: the payload's hash (all the witness needs). */
+static int test_prepare(const cz_circuit *c, const cz_submit *s, void **state) {
     (void)c;
-    if (!v || !n) return cz_error(CZ_EINVAL, "empty vanilla_proof");
+    if (!s->vanilla || !s->vanilla_len) return cz_error(CZ_EINVAL, "empty vanilla_proof");
+    uint64_t *h = malloc(sizeof *h);
+    if (!h) return cz_error(CZ_ENOMEM, "out of memory");
+    *h = fnv(s->vanilla, s->vanilla_len);
+    *state = h;
     return 0;
 }
 
-static int test_synth(const cz_circuit *c, const uint8_t *v, size_t n, uint32_t partition, cz_fr **inputs,
-                      uint64_t *ni, cz_fr **aux, uint64_t *na) {
+static void test_release(const cz_circuit *c, void *state) {
+    (void)c;
+    free(state);
+}
+
+static int test_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni, cz_fr **aux,
+                      uint64_t *na) {
     if (partition >= c->partitions) return cz_error(CZ_ERANGE, "partition %u of %u", partition, c->partitions);
-    uint64_t h = fnv(v, n);
+    uint64_t h = *(const uint64_t *)state;
     cz_fr y, x0, x1;
     derive_fr(&y, h, partition, 0);
     derive_fr(&x0, h, partition, 1);
@@ -94,15 +104,29 @@ static int test_synth(const cz_circuit *c, const uint8_t *v, size_t n, uint32_t 
     return rc;
 }
 
+#define POREP_HOOKS cz_porep_circuit_build, cz_porep_circuit_prepare, cz_porep_circuit_synth, cz_porep_circuit_inputs, \
+                    cz_porep_circuit_release
+#define V28 "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-"
+#define NONE NULL, NULL, NULL, NULL, NULL
+/* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
-    {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, test_build, test_validate,
-     test_synth},
-    {"porep-32g", CZ_KIND_POREP, 32ull << 30, 10, 0, 0, 14ull << 30, 0, NULL, NULL, NULL},
-    {"porep-64g", CZ_KIND_POREP, 64ull << 30, 10, 0, 0, 14ull << 30, 0, NULL, NULL, NULL},
-    {"snap-32g", CZ_KIND_SNAP, 32ull << 30, 16, 0, 0, 9ull << 30, 0, NULL, NULL, NULL},
-    {"snap-64g", CZ_KIND_SNAP, 64ull << 30, 16, 0, 0, 9ull << 30, 0, NULL, NULL, NULL},
-    {"wpost-32g", CZ_KIND_WPOST, 32ull << 30, 1, 0, 0, 14ull << 30, 0, NULL, NULL, NULL},
-    {"winning-32g", CZ_KIND_WINNING, 32ull << 30, 1, 0, 0, 512u << 20, 0, NULL, NULL, NULL},
+    {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,
+     test_synth, NULL, test_release},
+    {"porep-2k", CZ_KIND_POREP, 2048, 1, 1, 0, 2ull << 30, 0x637a6b2d706f7232ull,
+     V28 "8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params", POREP_HOOKS},
+    {"porep-8m", CZ_KIND_POREP, 8u << 20, 1, 1, 0, 2ull << 30, 0,
+     V28 "8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb.params", POREP_HOOKS},
+    {"porep-512m", CZ_KIND_POREP, 512u << 20, 1, 1, 0, 4ull << 30, 0,
+     V28 "8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472.params", POREP_HOOKS},
+    {"porep-32g", CZ_KIND_POREP, 32ull << 30, 10, 1, 0, 14ull << 30, 0,
+     V28 "8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params", POREP_HOOKS},
+    {"porep-64g", CZ_KIND_POREP, 64ull << 30, 10, 1, 0, 14ull << 30, 0,
+     V28 "8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params", POREP_HOOKS},
+    /* Being written (src/filecoin/post_*.c, snap_*.c): known ids, answered UNIMPLEMENTED until they land. */
+    {"snap-32g", CZ_KIND_SNAP, 32ull << 30, 16, 0, 0, 9ull << 30, 0, NULL, NONE},
+    {"snap-64g", CZ_KIND_SNAP, 64ull << 30, 16, 0, 0, 9ull << 30, 0, NULL, NONE},
+    {"wpost-32g", CZ_KIND_WPOST, 32ull << 30, 1, 0, 0, 14ull << 30, 0, NULL, NONE},
+    {"winning-32g", CZ_KIND_WINNING, 32ull << 30, 1, 0, 0, 512u << 20, 0, NULL, NONE},
 };
 #define NCIRC (sizeof circuits / sizeof circuits[0])
 
@@ -115,7 +139,7 @@ const cz_circuit *cz_circuit_find(const char *id) {
     return NULL;
 }
 
-int cz_circuit_for_request(int kind, uint64_t sector_size, const cz_circuit **out) {
+int cz_circuit_for_request(int kind, uint64_t sector_size, bool use_test, const cz_circuit **out) {
     *out = NULL;
     if (kind < CZ_KIND_POREP || kind > CZ_KIND_WINNING) return cz_error(CZ_EINVAL, "invalid proof_kind: %d", kind);
     static const uint64_t sizes[] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
@@ -124,13 +148,18 @@ int cz_circuit_for_request(int kind, uint64_t sector_size, const cz_circuit **ou
     if (!ok)
         return cz_error(CZ_EINVAL, "invalid sector_size: %llu (2KiB, 8MiB, 512MiB, 32GiB or 64GiB)",
                         (unsigned long long)sector_size);
-    for (size_t i = 0; i < NCIRC; i++)
-        if (circuits[i].kind == kind && circuits[i].sector_size == sector_size) {
-            if (!circuits[i].available)
-                return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", circuits[i].id);
-            *out = &circuits[i];
-            return 0;
-        }
-    return cz_error(CZ_EUNSUPPORTED, "no circuit for %s at sector_size %llu", cz_kind_name(kind),
+    const cz_circuit *found = NULL;
+    for (size_t i = 0; i < NCIRC; i++) /* the test circuit, when asked for and one exists, else the real one */
+        if (circuits[i].kind == kind && circuits[i].sector_size == sector_size &&
+            (!found || (found->is_test != use_test && circuits[i].is_test == use_test)))
+            found = &circuits[i];
+    if (found) {
+        if (!found->available)
+            return cz_error(CZ_EUNSUPPORTED, "%s proofs are not implemented yet (circuit %s)", cz_kind_name(kind),
+                            found->id);
+        *out = found;
+        return 0;
+    }
+    return cz_error(CZ_EUNSUPPORTED, "%s proofs are not implemented yet (sector_size %llu)", cz_kind_name(kind),
                     (unsigned long long)sector_size);
 }

@@ -1,13 +1,21 @@
 /* Circuit registry: maps a proof request (kind, sector size) or a circuit id to the circuit's shape,
- * its partition count, the witness synthesis of one partition and the seed of its (test) parameters.
- * Real Filecoin circuits register here when they land; until then only the built-in test circuit
- * (cz_test_circuit) is available and the real ids answer "not available yet". */
+ * its partition count, its parameter file and four hooks: prepare (parse + check the request once, at
+ * submit, into per-job state), synthesize (the witness of one partition), public_inputs (the verifier's
+ * inputs of one partition from public values alone, for the check before COMPLETED) and release.
+ *
+ * Registered: the real StackedDrg PoRep circuits for every sector size (circuit_porep.c; ids porep-2k,
+ * porep-8m, porep-512m, porep-32g, porep-64g) and the built-in test circuit "porep-2k-test" (circuit.c;
+ * used for 2 KiB PoRep only when [testing] builtin_test_circuit is set: e2e tests that need many fast
+ * proofs). PoSt and SnapDeals ids are known but not available yet: a new circuit is one more table row
+ * (circuit.c) with its hooks. */
 #ifndef CZ_ENGINE_CIRCUIT_H
 #define CZ_ENGINE_CIRCUIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
 #include "ff/fr.h"
 #include "r1cs/r1cs.h"
 
@@ -16,26 +24,43 @@ typedef struct cz_circuit {
     int kind;             /* CZ_KIND_* */
     uint64_t sector_size; /* bytes */
     uint32_t partitions;
-    int available;        /* 0: known id, no implementation yet */
-    int is_test;          /* parameters come from a public seed: never for real sectors */
+    int available;          /* 0: known id, no implementation yet */
+    int is_test;            /* the built-in test circuit (never for real sectors) */
     uint64_t partition_mem; /* bytes charged to the memory budget per partition in flight */
+    /* Non-zero: when no official parameter file exists, a seeded local setup is allowed (its parameters
+     * come from a public seed, so they prove nothing; cached as <srs.local_cache>/cuzk-test-<id>.params). */
     uint64_t setup_seed;
+    const char *params_file; /* official file name in srs.param_cache (NULL: none) */
     /* The circuit's R1CS (recorded once per SRS load). */
     int (*build_r1cs)(const struct cz_circuit *c, cz_r1cs *out);
-    /* Checks the request payload before it is queued (CZ_EINVAL with a message when malformed). */
-    int (*validate)(const struct cz_circuit *c, const uint8_t *vanilla, size_t len);
+    /* Parses and checks the request before it is queued: CZ_EINVAL with a message naming what is wrong,
+     * CZ_EUNSUPPORTED for a valid request this circuit cannot prove. *state is freed with release. */
+    int (*prepare)(const struct cz_circuit *c, const cz_submit *s, void **state);
     /* The witness of one partition: inputs (inputs[0] = ONE) and aux, malloc'ed. */
-    int (*synthesize)(const struct cz_circuit *c, const uint8_t *vanilla, size_t len, uint32_t partition,
-                      cz_fr **inputs, uint64_t *ni, cz_fr **aux, uint64_t *na);
+    int (*synthesize)(const struct cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                      cz_fr **aux, uint64_t *na);
+    /* n public inputs (without ONE) of one partition, derived independently of the witness. NULL: the
+     * engine verifies against the witness's own inputs (the test circuit). */
+    int (*public_inputs)(const struct cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
+    void (*release)(const struct cz_circuit *c, void *state);
 } cz_circuit;
 
 /* NULL when the id is unknown. */
 const cz_circuit *cz_circuit_find(const char *id);
 /* The circuit for a request: CZ_EINVAL (sector size that is no Filecoin size, or a kind outside 1..4),
- * CZ_EUNSUPPORTED (a valid request whose circuit is not available yet). */
-int cz_circuit_for_request(int kind, uint64_t sector_size, const cz_circuit **out);
+ * CZ_EUNSUPPORTED (a valid request whose circuit is not available yet). use_test: 2 KiB PoRep goes to
+ * the built-in test circuit. */
+int cz_circuit_for_request(int kind, uint64_t sector_size, bool use_test, const cz_circuit **out);
 size_t cz_circuit_count(void);
 const cz_circuit *cz_circuit_at(size_t i);
+
+/* The real PoRep hooks (circuit_porep.c). */
+int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
+int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                           cz_fr **aux, uint64_t *na);
+int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
+void cz_porep_circuit_release(const cz_circuit *c, void *state);
 
 /* The built-in test circuit's size (constraints); exposed for tests. */
 #define CZ_TEST_CIRCUIT_CONSTRAINTS 1022

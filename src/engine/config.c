@@ -16,6 +16,7 @@ void cz_config_defaults(cz_config *c) {
     memset(c, 0, sizeof *c);
     snprintf(c->listen, sizeof c->listen, "unix:///run/curio/cuzk.sock");
     snprintf(c->param_cache, sizeof c->param_cache, "/data/zk/params");
+    snprintf(c->backend, sizeof c->backend, "auto");
     c->safety_margin = 5 * GiB;
     c->eviction_min_idle_s = 300;
     c->gpu_workers_per_device = 2;
@@ -93,7 +94,10 @@ static const keydef keys[] = {
     {"daemon", "listen", T_STR, F(listen)},
     {"daemon", "status_listen", T_STR, F(status_listen)},
     {"srs", "param_cache", T_STR, F(param_cache)},
+    {"srs", "local_cache", T_STR, F(local_cache)},
     {"srs", "preload", T_DEPRECATED, 0, 0},
+    {"testing", "builtin_test_circuit", T_BOOL, F(test_circuit)},
+    {"gpus", "backend", T_STR, F(backend)},
     {"memory", "total_budget", T_SIZE, F(total_budget)},
     {"memory", "safety_margin", T_SIZE, F(safety_margin)},
     {"memory", "eviction_min_idle", T_DUR, F(eviction_min_idle_s)},
@@ -211,6 +215,8 @@ int cz_config_load_text(cz_config *c, const char *text, const char *name) {
         snprintf(why, sizeof why, "%s", cz_error_message());
         rc = cz_error(CZ_EFORMAT, "%s: logging.level: %s", name, why);
     }
+    if (!rc && strcmp(c->backend, "auto") && strcmp(c->backend, "cpu") && strcmp(c->backend, "gpu"))
+        rc = cz_error(CZ_EFORMAT, "%s: gpus.backend must be \"auto\", \"cpu\" or \"gpu\", not \"%s\"", name, c->backend);
     if (!rc && cz_log_set_format(c->log_format)) {
         snprintf(why, sizeof why, "%s", cz_error_message());
         rc = cz_error(CZ_EFORMAT, "%s: logging.format: %s", name, why);

@@ -12,7 +12,10 @@
 typedef struct {
     char listen[512];        /* daemon.listen: unix:///abs/path or IP:port; several separated by ',' */
     char status_listen[256]; /* daemon.status_listen: "" = off */
-    char param_cache[512];   /* srs.param_cache */
+    char param_cache[512];   /* srs.param_cache: official .params files */
+    char local_cache[512];   /* srs.local_cache (ours): seeded local setups are cached here; "" = param_cache */
+    bool test_circuit;       /* [testing] builtin_test_circuit (ours): 2 KiB PoRep uses the fast test circuit */
+    char backend[16];        /* gpus.backend (ours): "auto" (GPU when built with CUDA and a device exists), "cpu", "gpu" */
     uint64_t total_budget;   /* memory.total_budget: 0 = auto (MemTotal - safety_margin) */
     uint64_t safety_margin;  /* memory.safety_margin */
     uint64_t eviction_min_idle_s;

@@ -35,8 +35,8 @@ typedef struct job {
     char id[CZ_JOB_ID_MAX];
     int kind, prio, state, status;
     uint64_t seq, vhash;
-    uint8_t *vanilla;
-    size_t vlen;
+    void *cstate; /* the circuit's parsed request (prepare), released when the job finishes */
+    bool abandon_cancels; /* created by a Prove call */
     const cz_circuit *circ;
     cz_srs_entry *srs;
     uint32_t parts, next_part, inflight, done_parts;
@@ -46,6 +46,7 @@ typedef struct job {
     char part_state[MAX_PARTS];
     uint64_t part_synth[MAX_PARTS], part_gpu[MAX_PARTS];
     uint64_t t_submit, t_dispatch, t_done, srs_load_ms, synth_ms, gpu_ms;
+    bool srs_seeded;
     int waiters;
     struct job *next;
 } job;
@@ -72,7 +73,7 @@ struct cz_engine {
     cz_config cfg;
     cz_backend be;
     cz_srs_mgr srs;
-    pthread_mutex_t mu, dev_mu;
+    pthread_mutex_t mu, *dev_mu; /* dev_mu: one per GPU device (none for the CPU backend) */
     pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done;
     cz_sched queue;
     job *jobs;
@@ -81,7 +82,7 @@ struct cz_engine {
     uint64_t next_seq, t_start;
     uint64_t budget_total, budget_used;
     bool shutting, stop;
-    int n_synth, n_gpu, n_fin, synth_active;
+    int n_synth, n_gpu, n_fin, synth_active, per_dev;
     pthread_t dispatcher, *synth, *gpu, *fin;
     worker_slot *slots;
     uint64_t completed, failed, cancelled, completed_k[5], failed_k[5];
@@ -136,8 +137,8 @@ static void finish_job(cz_engine *e, job *j, int status, const char *msg) {
         cz_srs_release(&e->srs, j->srs);
         j->srs = NULL;
     }
-    free(j->vanilla);
-    j->vanilla = NULL;
+    if (j->cstate) j->circ->release(j->circ, j->cstate);
+    j->cstate = NULL;
     if (status != CZ_JOB_COMPLETED) {
         free(j->proof);
         j->proof = NULL;
@@ -151,7 +152,7 @@ static void finish_job(cz_engine *e, job *j, int status, const char *msg) {
         if (e->dur_n[k] < SUMMARY_N) e->dur_n[k]++;
         cz_log(CZ_LOG_INFO, T, "proof completed job_id=%s kind=%s partitions=%u total_ms=%llu%s", j->id,
                cz_kind_name(k), j->parts, (unsigned long long)(j->t_done - j->t_submit),
-               j->circ && j->circ->is_test ? " circuit=TEST (porep-2k-test)" : "");
+               j->circ && j->circ->is_test ? " circuit=TEST (porep-2k-test)" : j->srs_seeded ? " (seeded SRS)" : "");
     } else if (status == CZ_JOB_FAILED) {
         e->failed++, e->failed_k[k]++;
         cz_log(CZ_LOG_WARN, T, "proof failed job_id=%s kind=%s: %s", j->id, cz_kind_name(k), j->err);
@@ -226,6 +227,7 @@ static void *dispatcher_main(void *arg) {
             finish_job(e, j, CZ_JOB_FAILED, msg);
         } else {
             j->srs = s;
+            j->srs_seeded = s->seeded;
             if (j->circ->is_test)
                 cz_log(CZ_LOG_INFO, T, "job %s uses the built-in TEST circuit %s until the real circuit lands", j->id,
                        j->circ->id);
@@ -303,7 +305,7 @@ static void *synth_main(void *arg) {
         cz_timeline("SYNTH_START", j->id, "partition=%u", idx);
         uint64_t t0 = cz_now_ms();
         part *p = calloc(1, sizeof *p);
-        int rc = p ? j->circ->synthesize(j->circ, j->vanilla, j->vlen, idx, &p->inputs, &p->ni, &p->aux, &p->na)
+        int rc = p ? j->circ->synthesize(j->circ, j->cstate, idx, &p->inputs, &p->ni, &p->aux, &p->na)
                    : cz_error(CZ_ENOMEM, "out of memory");
         uint64_t dt = cz_now_ms() - t0;
         cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu", idx, (unsigned long long)dt);
@@ -377,13 +379,14 @@ static void *gpu_main(void *arg) {
         cz_timeline("GPU_PICKUP", j->id, "worker=%d,partition=%u", wid, p->idx);
         /* The device interlock: workers of one GPU take turns inside start(). The CPU backend has no
          * device to share, so its workers run side by side on their share of the cores. */
+        int dev = e->be.ndevices > 0 ? wid / e->per_dev : 0;
         bool lock = e->be.ndevices > 0;
-        if (lock) pthread_mutex_lock(&e->dev_mu);
+        if (lock) pthread_mutex_lock(&e->dev_mu[dev]);
         cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
         p->t_start = cz_now_ms();
         p->worker = wid;
-        int rc = e->be.start(&e->be, 0, &s->params, &s->r1cs, p->inputs, p->aux, &p->pending);
-        if (lock) pthread_mutex_unlock(&e->dev_mu);
+        int rc = e->be.start(&e->be, dev, &s->params, &s->r1cs, p->inputs, p->aux, &p->pending);
+        if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
         cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu",
                j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start));
         char msg[300];
@@ -435,8 +438,18 @@ static void *fin_main(void *arg) {
             snprintf(msg, sizeof msg, "prover finish: %s", cz_error_message());
         } else {
             if (e->corrupt_for_test) proof[100] ^= 1; /* CUZK_TEST_CORRUPT_PROOF: exercise the FAILED path */
-            rc = cz_groth16_verify_bytes(&s->pvk, proof, p->inputs + 1, p->ni - 1);
-            if (rc) snprintf(msg, sizeof msg, "proof does not verify against the vk (%s)", cz_error_message());
+            /* The verifier's inputs come from public values alone when the circuit can derive them, so a
+             * witness that drifted from the statement cannot verify. */
+            cz_fr *pub = p->inputs + 1;
+            if (j->circ->public_inputs && !(pub = malloc((p->ni - 1) * sizeof *pub)))
+                rc = cz_error(CZ_ENOMEM, "out of memory");
+            if (!rc && pub != p->inputs + 1 && (rc = j->circ->public_inputs(j->circ, j->cstate, p->idx, pub, p->ni - 1)))
+                snprintf(msg, sizeof msg, "public inputs: %s", cz_error_message());
+            else if (!rc && (rc = cz_groth16_verify_bytes(&s->pvk, proof, pub, p->ni - 1)))
+                snprintf(msg, sizeof msg, "proof does not verify against the vk (%s)", cz_error_message());
+            else if (rc)
+                snprintf(msg, sizeof msg, "%s", cz_error_message());
+            if (pub != p->inputs + 1) free(pub);
         }
         cz_log(CZ_LOG_DEBUG, T, "FIN_TIMING finalizer partition job_id=%s partition=%u finish_ms=%llu verify_ms=%llu "
                "total_ms=%llu verified=%s", j->id, p->idx, (unsigned long long)(t_ver - t_fin),
@@ -473,19 +486,31 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
     int per_dev = cfg->gpu_workers_per_device ? (int)cfg->gpu_workers_per_device : 1;
-    e->n_gpu = per_dev; /* CPU backend: one "device" */
-    int threads = cfg->gpu_threads ? (int)cfg->gpu_threads : (int)(ncpu / e->n_gpu > 0 ? ncpu / e->n_gpu : 1);
-    cz_backend_cpu_init(&e->be, threads);
+    /* Every start() may use all cores (gpus.gpu_threads caps it): a single-partition job (2 KiB .. 512 MiB
+     * PoRep) then proves at full speed; concurrent starts share the cores. */
+    int threads = cfg->gpu_threads ? (int)cfg->gpu_threads : (int)ncpu;
+    int rc = cz_backend_select(&e->be, cfg, threads);
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    e->per_dev = per_dev;
+    e->n_gpu = per_dev * (e->be.ndevices > 0 ? e->be.ndevices : 1); /* CPU backend: one "device" */
+    e->dev_mu = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->dev_mu);
+    if (!e->dev_mu) {
+        free(e);
+        return cz_error(CZ_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < e->be.ndevices; i++) pthread_mutex_init(&e->dev_mu[i], NULL);
     e->budget_total = cz_config_budget(cfg);
     uint32_t maxsyn = cfg->max_parallel_synthesis ? cfg->max_parallel_synthesis : 18;
     e->n_synth = (int)(maxsyn < (uint32_t)(ncpu > 2 ? ncpu : 2) ? maxsyn : (uint32_t)(ncpu > 2 ? ncpu : 2));
     e->n_fin = 1;
     e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
     e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
-    cz_srs_init(&e->srs, cfg->param_cache, (int)ncpu);
+    cz_srs_init(&e->srs, cfg->param_cache, cfg->local_cache, (int)ncpu);
     cz_sched_init(&e->queue);
     pthread_mutex_init(&e->mu, NULL);
-    pthread_mutex_init(&e->dev_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -561,13 +586,16 @@ void cz_engine_free(cz_engine *e) {
     cz_engine_shutdown(e, true);
     for (job *j = e->jobs, *n; j; j = n) {
         n = j->next;
-        free(j->vanilla);
+        if (j->cstate) j->circ->release(j->circ, j->cstate);
         free(j->proof);
         free(j);
     }
     cz_sched_free(&e->queue);
     cz_srs_destroy(&e->srs);
     free(e->synth), free(e->gpu), free(e->fin), free(e->slots);
+    for (int i = 0; i < e->be.ndevices; i++) pthread_mutex_destroy(&e->dev_mu[i]);
+    free(e->dev_mu);
+    if (e->be.destroy) e->be.destroy(&e->be);
     free(e);
 }
 
@@ -587,7 +615,6 @@ static void prune(cz_engine *e) {
         job *j = *pp;
         if (j->state == JF && !j->waiters && (now - j->t_done > RETENTION_MS || kept >= RETAIN_MAX)) {
             *pp = j->next;
-            free(j->vanilla);
             free(j->proof);
             free(j);
             continue;
@@ -599,11 +626,12 @@ static void prune(cz_engine *e) {
 
 int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
     const cz_circuit *c;
-    int rc = cz_circuit_for_request(s->kind, s->sector_size, &c);
+    int rc = cz_circuit_for_request(s->kind, s->sector_size, e->cfg.test_circuit, &c);
     if (rc) return rc;
-    if ((rc = c->validate(c, s->vanilla, s->vanilla_len))) return rc;
     if (s->request_id && strlen(s->request_id) >= CZ_JOB_ID_MAX)
         return cz_error(CZ_EINVAL, "request_id longer than %d bytes", CZ_JOB_ID_MAX - 1);
+    /* Fail fast, before any parsing: no parameters means no proof. */
+    if ((rc = cz_srs_check(&e->srs, c))) return rc;
     char id[CZ_JOB_ID_MAX];
     if (s->request_id && *s->request_id) snprintf(id, sizeof id, "%s", s->request_id);
     else uuid4(id);
@@ -630,21 +658,48 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
         pthread_mutex_unlock(&e->mu);
         return cz_error(CZ_EFULL, "pending work limit reached (%u jobs; scheduler.max_pending)", e->cfg.max_pending);
     }
+    pthread_mutex_unlock(&e->mu);
+    /* Parse and check the request (for a real PoRep: the whole C1 and its vanilla proofs) outside the lock. */
+    void *state = NULL;
+    uint64_t t0 = cz_now_ms();
+    if ((rc = c->prepare(c, s, &state))) {
+        cz_log(CZ_LOG_INFO, T, "request %s rejected: %s", id, cz_error_message());
+        return rc;
+    }
+    if (!c->is_test)
+        cz_log(CZ_LOG_INFO, T, "request %s: %s vanilla proof parsed and verified in %llu ms", id, c->id,
+               (unsigned long long)(cz_now_ms() - t0));
     job *j = calloc(1, sizeof *j);
-    uint8_t *v = malloc(s->vanilla_len);
     uint8_t *pf = calloc(c->partitions, CZ_GROTH16_PROOF_BYTES);
-    if (!j || !v || !pf || c->partitions > MAX_PARTS) {
-        pthread_mutex_unlock(&e->mu);
-        free(j), free(v), free(pf);
+    if (!j || !pf || c->partitions > MAX_PARTS) {
+        free(j), free(pf);
+        c->release(c, state);
         return cz_error(CZ_ENOMEM, "out of memory");
     }
-    memcpy(v, s->vanilla, s->vanilla_len);
+    pthread_mutex_lock(&e->mu);
+    /* The checks again: another submit may have taken the id or the last slot while this one parsed. */
+    old = find_job(e, id);
+    if (e->shutting || (old && (old->state != JF || old->status == CZ_JOB_COMPLETED)) ||
+        unfinished(e) >= e->cfg.max_pending) {
+        bool same = old && old->vhash == vh && old->kind == s->kind && !e->shutting;
+        rc = e->shutting ? cz_error(CZ_ESHUTDOWN, "daemon is shutting down")
+             : same      ? 0
+             : old       ? cz_error(CZ_EEXIST, "request_id %s is already in use by a job with a different payload", id)
+                         : cz_error(CZ_EFULL, "pending work limit reached (%u jobs; scheduler.max_pending)",
+                                    e->cfg.max_pending);
+        pthread_mutex_unlock(&e->mu);
+        free(j), free(pf);
+        c->release(c, state);
+        if (!rc) snprintf(job_id, CZ_JOB_ID_MAX, "%s", id), *qpos = 0;
+        return rc;
+    }
     snprintf(j->id, sizeof j->id, "%s", id);
     j->kind = s->kind;
     j->prio = cz_effective_priority(s->kind, s->priority);
     j->seq = e->next_seq++;
     j->vhash = vh;
-    j->vanilla = v, j->vlen = s->vanilla_len;
+    j->cstate = state;
+    j->abandon_cancels = s->from_prove;
     j->circ = c;
     j->parts = c->partitions;
     j->proof = pf;
@@ -653,7 +708,8 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     *qpos = (uint32_t)e->queue.n;
     if ((rc = cz_sched_push(&e->queue, j->prio, j->seq, j))) {
         pthread_mutex_unlock(&e->mu);
-        free(j), free(v), free(pf);
+        free(j), free(pf);
+        c->release(c, state);
         return rc;
     }
     j->next = e->jobs;
@@ -685,7 +741,21 @@ static void fill_result(const job *j, cz_result *r) {
     r->total_ms = j->t_done - j->t_submit;
 }
 
-int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out) {
+static void cancel_locked(cz_engine *e, job *j, const char *why, bool *was_running) {
+    if (j->state == JQ) {
+        cz_sched_remove(&e->queue, j);
+        finish_job(e, j, CZ_JOB_CANCELLED, why);
+    } else if (j->state != JF) {
+        if (was_running) *was_running = true;
+        j->cancel = true;
+        snprintf(j->err, sizeof j->err, "%s", why);
+        maybe_complete(e, j);
+        pthread_cond_broadcast(&e->cv_space);
+    }
+}
+
+int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out,
+                            const volatile int *gone) {
     pthread_mutex_lock(&e->mu);
     job *j = find_job(e, job_id);
     if (!j) {
@@ -699,12 +769,23 @@ int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_re
     if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
     j->waiters++;
     int timed_out = 0;
-    while (j->state != JF && !timed_out) {
+    bool left = false;
+    while (j->state != JF && !timed_out && !(left = gone && *gone)) {
         if (timeout_ms) timed_out = pthread_cond_timedwait(&e->cv_done, &e->mu, &dl) != 0 && j->state != JF;
         else pthread_cond_wait(&e->cv_done, &e->mu);
     }
     j->waiters--;
-    if (timed_out) {
+    if (left) {
+        /* The caller's client went away. A Prove job nobody else waits for has no one to take its proof. */
+        if (j->abandon_cancels && !j->waiters && j->state != JF) {
+            cz_log(CZ_LOG_INFO, T, "client of job %s went away: cancelling it (no other waiter)", j->id);
+            cancel_locked(e, j, "cancelled: the client went away", NULL);
+        }
+        memset(out, 0, sizeof *out);
+        snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
+        out->status = CZ_JOB_CANCELLED;
+        snprintf(out->error, sizeof out->error, "client went away");
+    } else if (timed_out) {
         memset(out, 0, sizeof *out);
         snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
         out->status = CZ_JOB_TIMEOUT;
@@ -714,6 +795,16 @@ int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_re
     }
     pthread_mutex_unlock(&e->mu);
     return 0;
+}
+
+int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out) {
+    return cz_engine_await_or_gone(e, job_id, timeout_ms, out, NULL);
+}
+
+void cz_engine_kick(cz_engine *e) {
+    pthread_mutex_lock(&e->mu);
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_mutex_unlock(&e->mu);
 }
 
 void cz_result_free(cz_result *r) {
@@ -729,16 +820,8 @@ int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running) {
         pthread_mutex_unlock(&e->mu);
         return cz_error(CZ_ENOTFOUND, "job %s not found", job_id);
     }
-    if (j->state == JQ) {
-        cz_sched_remove(&e->queue, j);
-        finish_job(e, j, CZ_JOB_CANCELLED, "cancelled before it started");
-    } else if (j->state != JF) {
-        *was_running = true;
-        j->cancel = true;
-        snprintf(j->err, sizeof j->err, "cancelled while running (at a partition boundary)");
-        maybe_complete(e, j);
-        pthread_cond_broadcast(&e->cv_space);
-    }
+    cancel_locked(e, j, j->state == JQ ? "cancelled before it started" : "cancelled while running (at a partition boundary)",
+                  was_running);
     pthread_mutex_unlock(&e->mu);
     return 0;
 }
@@ -753,6 +836,7 @@ static int circuit_by_id(const char *id, const cz_circuit **c) {
 int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms) {
     const cz_circuit *c;
     int rc = circuit_by_id(id, &c);
+    if (!rc) rc = cz_srs_check(&e->srs, c);
     return rc ? rc : cz_srs_preload(&e->srs, c, already, ms);
 }
 
@@ -804,13 +888,16 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     pthread_mutex_unlock(&e->mu);
     pthread_mutex_lock(&e->srs.mu);
     size_t n = 0;
-    for (cz_srs_entry *s = e->srs.head; s; s = s->next) n += s->state == 2;
+    for (cz_srs_entry *s = e->srs.head; s; s = s->next) n++;
     st->srs = calloc(n ? n : 1, sizeof *st->srs);
     for (cz_srs_entry *s = e->srs.head; s && st->srs; s = s->next) {
-        if (s->state != 2) continue;
+        /* Every SRS known: HOT (decoded), WARM (mapped), COLD (a file on disk). An entry without a file that
+         * is not resident (a failed load, or a seeded setup whose cache could not be written) is not listed. */
+        if (s->state == CZ_SRS_COLD && !s->path[0]) continue;
         cz_srs_info *i = &st->srs[st->n_srs++];
         snprintf(i->circuit_id, sizeof i->circuit_id, "%s", s->circuit->id);
-        i->tier = CZ_TIER_HOT, i->size_bytes = s->bytes, i->ref_count = s->refs;
+        i->tier = cz_srs_tier(s), i->seeded = s->seeded, i->ref_count = s->refs;
+        i->size_bytes = s->state == CZ_SRS_HOT ? s->bytes : s->file_bytes;
         i->idle_ms = s->refs ? 0 : now - s->last_used_ms;
     }
     pthread_mutex_unlock(&e->srs.mu);
@@ -877,10 +964,21 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget reserved by partitions in flight.\n"
                "# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
-    fprintf(f, "# HELP cuzk_srs_loaded_bytes Bytes of loaded SRS by circuit.\n# TYPE cuzk_srs_loaded_bytes gauge\n");
+    fprintf(f, "# HELP cuzk_srs_loaded_bytes Bytes of HOT (decoded) SRS by circuit.\n# TYPE cuzk_srs_loaded_bytes gauge\n");
     for (size_t i = 0; i < st.n_srs; i++)
-        fprintf(f, "cuzk_srs_loaded_bytes{circuit_id=\"%s\"} %llu\n", st.srs[i].circuit_id,
-                (unsigned long long)st.srs[i].size_bytes);
+        if (st.srs[i].tier == CZ_TIER_HOT)
+            fprintf(f, "cuzk_srs_loaded_bytes{circuit_id=\"%s\"} %llu\n", st.srs[i].circuit_id,
+                    (unsigned long long)st.srs[i].size_bytes);
+    fprintf(f, "# HELP cuzk_srs_tier SRS tier by circuit: 1 for the tier it is in (hot = decoded, warm = mmap'd file, "
+               "cold = on disk only).\n# TYPE cuzk_srs_tier gauge\n");
+    static const char *const tiers[3] = {"hot", "warm", "cold"};
+    for (size_t i = 0; i < st.n_srs; i++)
+        for (int t = 0; t < 3; t++)
+            fprintf(f, "cuzk_srs_tier{circuit_id=\"%s\",tier=\"%s\"} %d\n", st.srs[i].circuit_id, tiers[t],
+                    st.srs[i].tier == t);
+    fprintf(f, "# HELP cuzk_srs_refs Jobs holding the SRS.\n# TYPE cuzk_srs_refs gauge\n");
+    for (size_t i = 0; i < st.n_srs; i++)
+        fprintf(f, "cuzk_srs_refs{circuit_id=\"%s\"} %u\n", st.srs[i].circuit_id, st.srs[i].ref_count);
     fclose(f);
     cz_engine_status_free(&st);
     return buf;

@@ -27,6 +27,7 @@ enum {
     CZ_ESHUTDOWN = -102, /* engine is shutting down */
     CZ_EBUSY = -103,     /* SRS still referenced by jobs */
     CZ_EEXIST = -104,    /* request_id reused with a different payload while the first is live */
+    CZ_ENOPARAMS = -105, /* the circuit's parameter file is not in srs.param_cache */
 };
 
 #define CZ_JOB_ID_MAX 256
@@ -45,6 +46,7 @@ typedef struct {
     size_t vanilla_len;
     size_t n_vanillas; /* vanilla_proofs count (PoSt/Snap; unused by the test circuit) */
     uint64_t sector_number, miner_id;
+    bool from_prove; /* a Prove call: the job is cancelled when its last waiter goes away */
 } cz_submit;
 
 typedef struct {
@@ -58,7 +60,8 @@ typedef struct {
 
 typedef struct {
     char circuit_id[64];
-    int tier;
+    int tier; /* CZ_TIER_* */
+    bool seeded; /* parameters from a seeded local setup */
     uint64_t size_bytes;
     uint32_t ref_count;
     uint64_t idle_ms;
@@ -108,6 +111,13 @@ void cz_engine_free(cz_engine *e);
 int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *queue_position);
 /* timeout_ms 0 = wait until done; otherwise status CZ_JOB_TIMEOUT when not done in time. */
 int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out);
+/* As cz_engine_await, but also returns (status CZ_JOB_CANCELLED, "client went away") once *gone is set
+ * (then call cz_engine_kick). When the job came from a Prove call and no other caller awaits it, it is
+ * cancelled: nobody is left to take the proof. */
+int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out,
+                            const volatile int *gone);
+/* Wakes the awaiters so they look at their gone flags. */
+void cz_engine_kick(cz_engine *e);
 void cz_result_free(cz_result *r);
 int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running);
 int cz_engine_preload(cz_engine *e, const char *circuit_id, bool *already_loaded, uint64_t *load_ms);

@@ -1,9 +1,11 @@
 #include "engine/srs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,32 +13,25 @@
 #include "engine/log.h"
 #include "groth16/setup.h"
 
-void cz_srs_init(cz_srs_mgr *m, const char *param_cache, int nthreads) {
-    memset(m, 0, sizeof *m);
-    pthread_mutex_init(&m->mu, NULL);
-    pthread_cond_init(&m->cv, NULL);
-    snprintf(m->param_cache, sizeof m->param_cache, "%s", param_cache ? param_cache : "");
-    m->nthreads = nthreads;
+#define T "cuzk::srs"
+
+static uint64_t file_size(const char *path) {
+    struct stat sb;
+    return path[0] && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
 }
 
-static void unload(cz_srs_entry *e) {
-    cz_groth16_pvk_free(&e->pvk);
-    cz_groth16_params_free(&e->params);
-    cz_r1cs_free(&e->r1cs);
-    e->state = 0;
-    e->bytes = 0;
-}
-
-void cz_srs_destroy(cz_srs_mgr *m) {
-    cz_srs_entry *e = m->head;
-    while (e) {
-        cz_srs_entry *n = e->next;
-        if (e->state == 2) unload(e);
-        free(e);
-        e = n;
+/* The file a circuit's parameters come from: the official one when present, else (seeded circuits) the
+ * local cache file, present or not. "" when neither applies. */
+static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_t cap, bool *seeded) {
+    *out = 0;
+    *seeded = false;
+    if (c->params_file && *m->param_cache) {
+        snprintf(out, cap, "%s/%s", m->param_cache, c->params_file);
+        if (file_size(out)) return;
+        *out = 0;
     }
-    pthread_mutex_destroy(&m->mu);
-    pthread_cond_destroy(&m->cv);
+    if (c->setup_seed && *m->local_cache) snprintf(out, cap, "%s/cuzk-test-%s.params", m->local_cache, c->id);
+    *seeded = c->setup_seed != 0;
 }
 
 static cz_srs_entry *entry(cz_srs_mgr *m, const cz_circuit *c) {
@@ -50,43 +45,184 @@ static cz_srs_entry *entry(cz_srs_mgr *m, const cz_circuit *c) {
     return e;
 }
 
-/* Test circuits: read "<param_cache>/cuzk-test-<id>.params" when present, else run the seeded setup and
- * try to write the file so the next start skips it. Runs without the manager lock. */
+void cz_srs_init(cz_srs_mgr *m, const char *param_cache, const char *local_cache, int nthreads) {
+    memset(m, 0, sizeof *m);
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->cv, NULL);
+    snprintf(m->param_cache, sizeof m->param_cache, "%s", param_cache ? param_cache : "");
+    snprintf(m->local_cache, sizeof m->local_cache, "%s", local_cache && *local_cache ? local_cache : m->param_cache);
+    m->nthreads = nthreads;
+    for (size_t i = 0; i < cz_circuit_count(); i++) { /* COLD: known on disk */
+        const cz_circuit *c = cz_circuit_at(i);
+        char path[700];
+        bool seeded;
+        if (!c->available) continue;
+        find_file(m, c, path, sizeof path, &seeded);
+        uint64_t n = file_size(path);
+        if (!n) continue;
+        cz_srs_entry *e = entry(m, c);
+        if (!e) break;
+        e->file_bytes = n, e->seeded = seeded;
+        snprintf(e->path, sizeof e->path, "%s", path);
+        cz_log(CZ_LOG_INFO, T, "SRS known on disk (cold) circuit_id=%s file=%s bytes=%llu%s", c->id, path,
+               (unsigned long long)n, seeded ? " (seeded local setup: not for real sectors)" : "");
+    }
+}
+
+static void unmap(cz_srs_entry *e) {
+    if (e->map) munmap(e->map, e->map_len);
+    e->map = NULL, e->map_len = 0;
+}
+
+/* HOT -> WARM (keeps the mapping, drops its pages) or COLD (no mapping). */
+static void demote_hot(cz_srs_entry *e) {
+    cz_groth16_pvk_free(&e->pvk);
+    cz_groth16_params_free(&e->params);
+    cz_r1cs_free(&e->r1cs);
+    e->bytes = 0;
+    if (e->map) {
+        madvise(e->map, e->map_len, MADV_DONTNEED);
+        e->state = CZ_SRS_WARM;
+    } else {
+        e->state = CZ_SRS_COLD;
+    }
+}
+
+void cz_srs_destroy(cz_srs_mgr *m) {
+    cz_srs_entry *e = m->head;
+    while (e) {
+        cz_srs_entry *n = e->next;
+        if (e->state == CZ_SRS_HOT) demote_hot(e);
+        unmap(e);
+        free(e);
+        e = n;
+    }
+    pthread_mutex_destroy(&m->mu);
+    pthread_cond_destroy(&m->cv);
+}
+
+int cz_srs_tier(const cz_srs_entry *e) {
+    return e->state == CZ_SRS_HOT ? CZ_TIER_HOT : e->state == CZ_SRS_WARM ? CZ_TIER_WARM : CZ_TIER_COLD;
+}
+
+static int missing(const cz_srs_mgr *m, const cz_circuit *c) {
+    if (!c->params_file) return cz_error(CZ_ENOPARAMS, "no parameters for circuit %s", c->id);
+    return cz_error(CZ_ENOPARAMS,
+                    "SRS for %s not found: expected %s/%s (srs.param_cache; fetch the official Filecoin parameters "
+                    "there, e.g. with `curio fetch-params` or `paramfetch`)",
+                    c->id, *m->param_cache ? m->param_cache : "<srs.param_cache unset>", c->params_file);
+}
+
+int cz_srs_check(cz_srs_mgr *m, const cz_circuit *c) {
+    if (!c->available || !c->build_r1cs) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", c->id);
+    if (c->setup_seed) return 0;
+    pthread_mutex_lock(&m->mu);
+    int resident = 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next)
+        if (e->circuit == c) resident = e->state != CZ_SRS_COLD;
+    pthread_mutex_unlock(&m->mu);
+    if (resident) return 0;
+    char path[700];
+    bool seeded;
+    find_file(m, c, path, sizeof path, &seeded);
+    return file_size(path) ? 0 : missing(m, c);
+}
+
+/* The mapping of e->path (WARM's resource). */
+static int map_file(cz_srs_entry *e) {
+    if (e->map) return 0;
+    int fd = open(e->path, O_RDONLY);
+    if (fd < 0) return cz_error(CZ_EIO, "cannot open %s: %s", e->path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) || sb.st_size <= 0) {
+        close(fd);
+        return cz_error(CZ_EIO, "%s is empty or unreadable", e->path);
+    }
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return cz_error(CZ_EIO, "cannot mmap %s: %s", e->path, strerror(errno));
+    e->map = p, e->map_len = (size_t)sb.st_size, e->file_bytes = (uint64_t)sb.st_size;
+    return 0;
+}
+
+/* The parameters must be this circuit's: a wrong file (another sector size, a stale cache) would otherwise
+ * fail only at proving time. */
+static int check_shape(const cz_srs_entry *e) {
+    const cz_groth16_params *p = &e->params;
+    uint64_t n = 1;
+    while (n < e->r1cs.num_rows) n <<= 1;
+    if (p->vk.ic_len != e->r1cs.num_inputs || p->l_len != e->r1cs.num_aux || p->h_len + 1 != n)
+        return cz_error(CZ_EFORMAT,
+                        "%s does not match circuit %s: %zu inputs, %zu aux, H %zu (the circuit: %llu, %llu, %llu)",
+                        e->path, e->circuit->id, p->vk.ic_len, p->l_len, p->h_len,
+                        (unsigned long long)e->r1cs.num_inputs, (unsigned long long)e->r1cs.num_aux,
+                        (unsigned long long)(n - 1));
+    return 0;
+}
+
+/* Seeded setup, then (best effort) the cache file written atomically and mapped. */
+static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
+    const cz_circuit *c = e->circuit;
+    cz_log(CZ_LOG_WARN, T,
+           "no official parameters for %s: running a seeded local setup (public seed: these parameters prove "
+           "nothing about a real sector; test/demo use only)", c->id);
+    cz_groth16_toxic tw;
+    cz_groth16_toxic_from_seed(&tw, c->setup_seed);
+    uint64_t t0 = cz_now_ms();
+    int rc = cz_groth16_setup(&e->params, &e->r1cs, &tw, m->nthreads);
+    if (rc) return rc;
+    cz_log(CZ_LOG_INFO, T, "seeded setup of %s done in %.1f s", c->id, (cz_now_ms() - t0) / 1000.0);
+    e->seeded = true;
+    if (!e->path[0]) return 0;
+    char tmp[720];
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", e->path, (int)getpid());
+    mkdir(m->local_cache, 0755);
+    if (cz_groth16_params_write_file(tmp, &e->params) == 0 && rename(tmp, e->path) == 0) {
+        cz_log(CZ_LOG_INFO, T, "wrote seeded parameters %s (later loads read it)", e->path);
+        if (map_file(e)) cz_log(CZ_LOG_WARN, T, "%s", cz_error_message());
+        else madvise(e->map, e->map_len, MADV_DONTNEED);
+    } else {
+        cz_log(CZ_LOG_WARN, T, "cannot write %s (srs.local_cache): the setup will run again after eviction", tmp);
+        unlink(tmp);
+        e->path[0] = 0;
+    }
+    return 0;
+}
+
+/* COLD/WARM -> HOT. Runs without the manager lock (the entry is LOADING, owned by this thread). */
 static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const cz_circuit *c = e->circuit;
     if (!c->available || !c->build_r1cs) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", c->id);
+    if (!e->map) {
+        bool seeded;
+        find_file(m, c, e->path, sizeof e->path, &seeded);
+        if (!file_size(e->path) && !seeded) return missing(m, c);
+        e->seeded = seeded;
+    }
+    uint64_t t0 = cz_now_ms();
     int rc = c->build_r1cs(c, &e->r1cs);
     if (rc) return rc;
-    char path[700] = "";
-    if (*m->param_cache) snprintf(path, sizeof path, "%s/cuzk-test-%s.params", m->param_cache, c->id);
-    int have = 0;
-    if (*path && access(path, R_OK) == 0) {
-        if (cz_groth16_params_read_file(&e->params, path, 0) == 0) {
-            have = 1;
-            cz_log(CZ_LOG_INFO, "cuzk::srs", "read test parameters %s", path);
-        } else {
-            cz_log(CZ_LOG_WARN, "cuzk::srs", "ignoring unreadable %s: %s", path, cz_error_message());
+    cz_log(CZ_LOG_INFO, T, "circuit %s recorded in %.2f s: %llu constraints, %llu inputs, %llu aux", c->id,
+           (cz_now_ms() - t0) / 1000.0, (unsigned long long)e->r1cs.num_constraints,
+           (unsigned long long)e->r1cs.num_inputs, (unsigned long long)e->r1cs.num_aux);
+    if (!e->map && e->path[0] && file_size(e->path)) rc = map_file(e);
+    if (!rc && e->map) {
+        rc = cz_groth16_params_decode(&e->params, e->map, e->map_len, e->path, 0);
+        madvise(e->map, e->map_len, MADV_DONTNEED); /* decoded: the file pages are not needed while HOT */
+        if (!rc && (rc = check_shape(e))) cz_groth16_params_free(&e->params);
+        if (rc) {
+            unmap(e);
+            if (e->seeded) { /* a stale or truncated cache file: redo the setup */
+                cz_log(CZ_LOG_WARN, T, "ignoring %s: %s", e->path, cz_error_message());
+                unlink(e->path);
+                rc = seeded_setup(m, e);
+            }
         }
+    } else if (!rc) {
+        rc = seeded_setup(m, e);
     }
-    if (!have) {
-        cz_groth16_toxic tw;
-        cz_groth16_toxic_from_seed(&tw, c->setup_seed);
-        if ((rc = cz_groth16_setup(&e->params, &e->r1cs, &tw, m->nthreads))) {
-            cz_r1cs_free(&e->r1cs);
-            return rc;
-        }
-        if (*path) {
-            char tmp[720];
-            snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-            mkdir(m->param_cache, 0755);
-            if (cz_groth16_params_write_file(tmp, &e->params) == 0 && rename(tmp, path) == 0)
-                cz_log(CZ_LOG_INFO, "cuzk::srs", "wrote test parameters %s", path);
-            else
-                unlink(tmp);
-        }
-    }
-    if ((rc = cz_groth16_pvk_init(&e->pvk, &e->params.vk))) {
-        cz_groth16_params_free(&e->params);
+    if (!rc && (rc = cz_groth16_pvk_init(&e->pvk, &e->params.vk))) cz_groth16_params_free(&e->params);
+    if (rc) {
         cz_r1cs_free(&e->r1cs);
         return rc;
     }
@@ -94,25 +230,28 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     return 0;
 }
 
-/* With m->mu held: waits out another loader, loads when cold. */
+/* With m->mu held: waits out another loader, loads when not HOT. */
 static int ensure(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *load_ms, bool *already) {
-    while (e->state == 1) pthread_cond_wait(&m->cv, &m->mu);
-    if (already) *already = e->state == 2;
+    while (e->state == CZ_SRS_LOADING) pthread_cond_wait(&m->cv, &m->mu);
+    if (already) *already = e->state == CZ_SRS_HOT;
     *load_ms = 0;
-    if (e->state == 2) return 0;
-    e->state = 1;
+    if (e->state == CZ_SRS_HOT) return 0;
+    int from = e->state;
+    e->state = CZ_SRS_LOADING;
     pthread_mutex_unlock(&m->mu);
     uint64_t t0 = cz_now_ms();
     int rc = load(m, e);
     uint64_t dt = cz_now_ms() - t0;
     pthread_mutex_lock(&m->mu);
-    e->state = rc ? 0 : 2;
+    e->state = rc ? (e->map ? CZ_SRS_WARM : CZ_SRS_COLD) : CZ_SRS_HOT;
     pthread_cond_broadcast(&m->cv);
     if (rc) return rc;
     e->load_ms = *load_ms = dt;
-    cz_log(CZ_LOG_INFO, "cuzk::srs", "SRS loaded successfully circuit_id=%s bytes=%llu load_ms=%llu%s", e->circuit->id,
-           (unsigned long long)e->bytes, (unsigned long long)dt,
-           e->circuit->is_test ? " (built-in TEST circuit: seeded parameters, not for real sectors)" : "");
+    cz_log(CZ_LOG_INFO, T, "SRS loaded successfully circuit_id=%s from=%s bytes=%llu load_ms=%llu%s", e->circuit->id,
+           from == CZ_SRS_WARM ? "warm" : "cold", (unsigned long long)e->bytes, (unsigned long long)dt,
+           e->circuit->is_test ? " (built-in TEST circuit: seeded parameters, not for real sectors)"
+           : e->seeded         ? " (seeded local setup: not for real sectors)"
+                               : "");
     return 0;
 }
 
@@ -152,16 +291,22 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
     int rc = 0;
     for (cz_srs_entry *e = m->head; e; e = e->next) {
         if (e->circuit != c) continue;
-        while (e->state == 1) pthread_cond_wait(&m->cv, &m->mu);
-        if (e->state != 2) break;
-        if (e->refs) {
-            rc = cz_error(-103 /* CZ_EBUSY */, "SRS %s is in use by %u job(s)", c->id, e->refs);
-            break;
+        while (e->state == CZ_SRS_LOADING) pthread_cond_wait(&m->cv, &m->mu);
+        if (e->state == CZ_SRS_HOT) {
+            if (e->refs) {
+                rc = cz_error(CZ_EBUSY, "SRS %s is in use by %u job(s)", c->id, e->refs);
+                break;
+            }
+            *was_loaded = true;
+            *freed = e->bytes;
+            demote_hot(e);
+            cz_log(CZ_LOG_INFO, T, "SRS evicted circuit_id=%s freed_bytes=%llu tier=%s", c->id,
+                   (unsigned long long)*freed, e->state == CZ_SRS_WARM ? "warm" : "cold");
+        } else if (e->state == CZ_SRS_WARM) {
+            unmap(e);
+            e->state = CZ_SRS_COLD;
+            cz_log(CZ_LOG_INFO, T, "SRS unmapped circuit_id=%s tier=cold", c->id);
         }
-        *was_loaded = true;
-        *freed = e->bytes;
-        unload(e);
-        cz_log(CZ_LOG_INFO, "cuzk::srs", "SRS evicted circuit_id=%s freed_bytes=%llu", c->id, (unsigned long long)*freed);
         break;
     }
     pthread_mutex_unlock(&m->mu);
@@ -171,7 +316,7 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {
     pthread_mutex_lock(&m->mu);
     uint64_t n = 0;
-    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == 2 ? e->bytes : 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == CZ_SRS_HOT ? e->bytes : 0;
     pthread_mutex_unlock(&m->mu);
     return n;
 }
@@ -182,14 +327,14 @@ uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
     while (freed < need) {
         cz_srs_entry *lru = NULL;
         for (cz_srs_entry *e = m->head; e; e = e->next)
-            if (e->state == 2 && !e->refs && now - e->last_used_ms >= min_idle_ms &&
+            if (e->state == CZ_SRS_HOT && !e->refs && now - e->last_used_ms >= min_idle_ms &&
                 (!lru || e->last_used_ms < lru->last_used_ms))
                 lru = e;
         if (!lru) break;
         freed += lru->bytes;
-        cz_log(CZ_LOG_INFO, "cuzk::srs", "SRS evicted for memory pressure circuit_id=%s bytes=%llu idle_ms=%llu",
+        cz_log(CZ_LOG_INFO, T, "SRS demoted for memory pressure circuit_id=%s bytes=%llu idle_ms=%llu",
                lru->circuit->id, (unsigned long long)lru->bytes, (unsigned long long)(now - lru->last_used_ms));
-        unload(lru);
+        demote_hot(lru);
     }
     pthread_mutex_unlock(&m->mu);
     return freed;

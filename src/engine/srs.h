@@ -1,7 +1,15 @@
-/* SRS manager: one entry per circuit with its R1CS, Groth16 parameters and prepared vk, reference
- * counted by the jobs that use it. HOT = parameters in memory; COLD = known but not loaded (a
- * parameter file may sit in param_cache). Evicting frees an entry no job references. Loads are
- * single-flight: concurrent acquirers of a loading entry wait for the one load. */
+/* SRS manager: one entry per circuit, in one of three tiers (SRSStatus.Tier):
+ *   HOT  - decoded parameters, R1CS and prepared vk resident for the backend (charged to the budget);
+ *   WARM - the parameter file mmap'd, not decoded, its pages dropped (MADV_DONTNEED): promoting to HOT
+ *          decodes from the mapping without reopening the file; costs address space, not budget;
+ *   COLD - known on disk only (the file exists in srs.param_cache or srs.local_cache).
+ * Entries are reference counted by the jobs that use them; only unreferenced HOT entries are demoted.
+ * Under memory pressure the least recently used idle HOT entries drop to WARM. Loads are single-flight:
+ * concurrent acquirers of a loading entry wait for the one load.
+ *
+ * Files: a circuit's official `v28-...params` in param_cache; when absent and the circuit allows it
+ * (setup_seed: 2 KiB and the test circuit), a seeded local setup, written once to
+ * <local_cache>/cuzk-test-<id>.params so later loads (and restarts) read it instead of redoing setup. */
 #ifndef CZ_ENGINE_SRS_H
 #define CZ_ENGINE_SRS_H
 
@@ -14,11 +22,19 @@
 #include "groth16/verify.h"
 #include "r1cs/r1cs.h"
 
+enum { CZ_SRS_COLD = 0, CZ_SRS_LOADING = 1, CZ_SRS_HOT = 2, CZ_SRS_WARM = 3 };
+
 typedef struct cz_srs_entry {
     const cz_circuit *circuit;
-    int state; /* 0 cold, 1 loading, 2 hot */
+    int state; /* CZ_SRS_* */
     uint32_t refs;
-    uint64_t bytes, last_used_ms, load_ms;
+    uint64_t bytes;      /* decoded bytes while HOT */
+    uint64_t file_bytes; /* size of the parameter file (0: none on disk) */
+    uint64_t last_used_ms, load_ms;
+    bool seeded;         /* parameters from a seeded local setup (not official) */
+    char path[700];      /* the file it was / will be read from ("" none yet) */
+    void *map;           /* WARM / HOT with a file: the read-only mapping */
+    size_t map_len;
     cz_r1cs r1cs;
     cz_groth16_params params;
     cz_groth16_pvk pvk;
@@ -29,22 +45,29 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     cz_srs_entry *head;
-    char param_cache[512];
+    char param_cache[512], local_cache[512];
     int nthreads;
 } cz_srs_mgr;
 
-void cz_srs_init(cz_srs_mgr *m, const char *param_cache, int nthreads);
+/* local_cache "" = param_cache. Registers a COLD entry for every available circuit whose file exists. */
+void cz_srs_init(cz_srs_mgr *m, const char *param_cache, const char *local_cache, int nthreads);
 void cz_srs_destroy(cz_srs_mgr *m);
-/* Loads if needed and takes a reference. *load_ms: time this call spent loading (0 when hot). */
+/* 0 when the circuit's parameters can be had (resident, on disk, or a seeded setup is allowed), else
+ * CZ_ENOPARAMS naming the expected file and directory. */
+int cz_srs_check(cz_srs_mgr *m, const cz_circuit *c);
+/* Loads if needed (to HOT) and takes a reference. *load_ms: time this call spent loading (0 when hot). */
 int cz_srs_acquire(cz_srs_mgr *m, const cz_circuit *c, cz_srs_entry **out, uint64_t *load_ms);
 void cz_srs_release(cz_srs_mgr *m, cz_srs_entry *e);
 int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms);
-/* CZ_EBUSY while referenced. */
+/* One tier down: HOT -> WARM (COLD when there is no file), WARM -> COLD. *was_loaded: it was HOT;
+ * *freed: decoded bytes released. CZ_EBUSY while referenced. */
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
-/* Bytes of loaded parameters (charged to the engine's memory budget). */
+/* Bytes of HOT parameters (charged to the engine's memory budget). */
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
-/* Memory pressure: evicts unreferenced entries idle for at least min_idle_ms, least recently used first,
- * until need bytes are freed. Returns the bytes freed. */
+/* Memory pressure: demotes unreferenced HOT entries idle for at least min_idle_ms to WARM, least recently
+ * used first, until need bytes are freed. Returns the bytes freed. */
 uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
+/* SRSStatus tier of an entry (CZ_TIER_*; LOADING reports COLD). */
+int cz_srs_tier(const cz_srs_entry *e);
 
 #endif

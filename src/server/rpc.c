@@ -1,5 +1,9 @@
 /* gRPC plumbing (rpc.h). Each call goes REQUESTED -> (SEND_INITIAL_METADATA + RECV_MESSAGE) -> a handler
- * thread decodes, calls the engine and answers with SEND_MESSAGE + SEND_STATUS + RECV_CLOSE -> freed. */
+ * thread decodes, calls the engine and answers with SEND_MESSAGE + SEND_STATUS -> freed.
+ * RECV_CLOSE_ON_SERVER runs as its own batch from the start (tag = ctx + 1): it completes when the call
+ * ends, with cancelled = 1 when the client went away (disconnect, deadline, cancel) before the answer.
+ * A Prove handler blocked in the engine then returns, and the engine cancels the job when nobody else
+ * awaits it. The ctx is freed when both batches are done (refs). */
 #include "server/rpc.h"
 
 #include <errno.h>
@@ -46,6 +50,8 @@ typedef struct {
     grpc_byte_buffer *req, *resp;
     grpc_slice status_details;
     int cancelled;
+    volatile int gone; /* the client went away (set from the close batch) */
+    int refs;          /* outstanding batches: the main one and the close one */
 } call_ctx;
 
 int cz_rpc_status_from_rc(int rc) {
@@ -59,7 +65,8 @@ int cz_rpc_status_from_rc(int rc) {
     case CZ_EFULL:
     case CZ_ENOMEM: return GRPC_STATUS_RESOURCE_EXHAUSTED;
     case CZ_ESHUTDOWN: return GRPC_STATUS_UNAVAILABLE;
-    case CZ_EBUSY: return GRPC_STATUS_FAILED_PRECONDITION;
+    case CZ_EBUSY:
+    case CZ_ENOPARAMS: return GRPC_STATUS_FAILED_PRECONDITION;
     case CZ_EEXIST: return GRPC_STATUS_ALREADY_EXISTS;
     default: return GRPC_STATUS_INTERNAL;
     }
@@ -77,6 +84,16 @@ static void request_next(cz_rpc_server *s) {
         grpc_metadata_array_destroy(&c->md);
         free(c);
     }
+}
+
+static void ctx_free(call_ctx *c);
+/* Drops one batch's reference (under s->mu: the close batch completes on the cq thread). */
+static void ctx_unref(call_ctx *c) {
+    cz_rpc_server *s = c->s;
+    pthread_mutex_lock(&s->mu);
+    int left = --c->refs;
+    pthread_mutex_unlock(&s->mu);
+    if (!left) ctx_free(c);
 }
 
 static void ctx_free(call_ctx *c) {
@@ -117,7 +134,8 @@ static void fill_submit(cz_submit *s, const Cuzk__V1__SubmitProofRequest *r) {
     s->miner_id = r->miner_id;
 }
 
-static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
+static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos,
+                  bool from_prove) {
     if (r->proof_kind < 1 || r->proof_kind > 4) return cz_error(CZ_EINVAL, "invalid proof_kind: %d", (int)r->proof_kind);
     if ((int)r->proof_kind == CZ_KIND_POREP) {
         int rc = cz_c1_wrapper_check(r->vanilla_proof.data, r->vanilla_proof.len, r->sector_size);
@@ -125,6 +143,7 @@ static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_
     }
     cz_submit s;
     fill_submit(&s, r);
+    s.from_prove = from_prove;
     return cz_engine_submit(e, &s, job_id, qpos);
 }
 
@@ -144,7 +163,7 @@ static void fill_await(Cuzk__V1__AwaitProofResponse *m, const cz_result *r) {
 
 /* Runs one RPC; returns a gRPC status and fills out (on OK) or msg. */
 static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t inlen, packed *out, char *msg,
-                  size_t msgcap) {
+                  size_t msgcap, const volatile int *gone) {
     int rc = 0;
     const char *pre = "/cuzk.v1.ProvingEngine/";
     if (strncmp(method, pre, strlen(pre))) {
@@ -167,7 +186,7 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         if (!r) BAD_REQ();
         char id[CZ_JOB_ID_MAX];
         uint32_t q = 0;
-        rc = submit(e, r, id, &q);
+        rc = submit(e, r, id, &q, false);
         cuzk__v1__submit_proof_request__free_unpacked(r, NULL);
         if (rc) FAIL(rc);
         Cuzk__V1__SubmitProofResponse resp = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
@@ -187,7 +206,7 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
                 return GRPC_STATUS_INVALID_ARGUMENT;
             }
             uint32_t q;
-            rc = submit(e, r->submit, id, &q);
+            rc = submit(e, r->submit, id, &q, true);
             cuzk__v1__prove_request__free_unpacked(r, NULL);
             if (rc) FAIL(rc);
         } else {
@@ -198,7 +217,12 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
             cuzk__v1__await_proof_request__free_unpacked(r, NULL);
         }
         cz_result res;
-        if ((rc = cz_engine_await(e, id, timeout, &res))) FAIL(rc);
+        if ((rc = cz_engine_await_or_gone(e, id, timeout, &res, gone))) FAIL(rc);
+        if (gone && *gone) {
+            cz_result_free(&res);
+            snprintf(msg, msgcap, "client went away");
+            return GRPC_STATUS_CANCELLED; /* nobody reads it */
+        }
         Cuzk__V1__AwaitProofResponse a;
         fill_await(&a, &res);
         if (prove) {
@@ -315,13 +339,13 @@ static void *handler_main(void *arg) {
         grpc_byte_buffer_reader_init(&rd, c->req);
         grpc_slice in = grpc_byte_buffer_reader_readall(&rd);
         grpc_byte_buffer_reader_destroy(&rd);
-        code = handle(s->e, method, GRPC_SLICE_START_PTR(in), GRPC_SLICE_LENGTH(in), &out, msg, sizeof msg);
+        code = handle(s->e, method, GRPC_SLICE_START_PTR(in), GRPC_SLICE_LENGTH(in), &out, msg, sizeof msg, &c->gone);
         grpc_slice_unref(in);
     }
     if (code != GRPC_STATUS_OK) cz_log(CZ_LOG_DEBUG, T, "%s -> status %d: %s", method, code, msg);
     gpr_free(method);
 
-    grpc_op ops[3];
+    grpc_op ops[2];
     memset(ops, 0, sizeof ops);
     size_t n = 0;
     if (code == GRPC_STATUS_OK) {
@@ -336,10 +360,8 @@ static void *handler_main(void *arg) {
     ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
     ops[n].data.send_status_from_server.status = (grpc_status_code)code;
     ops[n++].data.send_status_from_server.status_details = code == GRPC_STATUS_OK ? NULL : &c->status_details;
-    ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-    ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
     c->state = ST_SENT;
-    if (grpc_call_start_batch(c->call, ops, n, c, NULL) != GRPC_CALL_OK) ctx_free(c);
+    if (grpc_call_start_batch(c->call, ops, n, c, NULL) != GRPC_CALL_OK) ctx_unref(c);
     pthread_mutex_lock(&s->mu);
     s->handlers--;
     pthread_cond_broadcast(&s->cv);
@@ -360,6 +382,15 @@ static void *cq_main(void *arg) {
             pthread_mutex_unlock(&s->mu);
             continue;
         }
+        if ((uintptr_t)ev.tag & 1) { /* the close batch */
+            call_ctx *c = (call_ctx *)((uintptr_t)ev.tag - 1);
+            if (c->cancelled) {
+                c->gone = 1;
+                cz_engine_kick(s->e);
+            }
+            ctx_unref(c);
+            continue;
+        }
         call_ctx *c = ev.tag;
         if (c->state == ST_REQUESTED) {
             if (!ev.success) { /* server shutting down */
@@ -373,7 +404,19 @@ static void *cq_main(void *arg) {
             ops[1].op = GRPC_OP_RECV_MESSAGE;
             ops[1].data.recv_message.recv_message = &c->req;
             c->state = ST_RECEIVED;
-            if (grpc_call_start_batch(c->call, ops, 2, c, NULL) != GRPC_CALL_OK) ctx_free(c);
+            c->refs = 1;
+            if (grpc_call_start_batch(c->call, ops, 2, c, NULL) != GRPC_CALL_OK) {
+                ctx_free(c);
+                continue;
+            }
+            grpc_op close;
+            memset(&close, 0, sizeof close);
+            close.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+            close.data.recv_close_on_server.cancelled = &c->cancelled;
+            pthread_mutex_lock(&s->mu);
+            c->refs++;
+            pthread_mutex_unlock(&s->mu);
+            if (grpc_call_start_batch(c->call, &close, 1, (void *)((uintptr_t)c + 1), NULL) != GRPC_CALL_OK) ctx_unref(c);
         } else if (c->state == ST_RECEIVED) {
             /* ev.success is 0 when the message was too large or the client went away: the handler then
              * answers without a request and gRPC drops it if the call is dead. */
@@ -389,11 +432,11 @@ static void *cq_main(void *arg) {
                 s->handlers--;
                 pthread_mutex_unlock(&s->mu);
                 grpc_call_cancel(c->call, NULL);
-                ctx_free(c);
+                ctx_unref(c);
             }
             pthread_attr_destroy(&at);
         } else {
-            ctx_free(c);
+            ctx_unref(c);
         }
     }
     return NULL;

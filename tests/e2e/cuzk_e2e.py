@@ -16,6 +16,7 @@ import grpc  # noqa: E402
 from cuzk.v1 import proving_pb2 as pb, proving_pb2_grpc as pbg  # noqa: E402,F401
 
 PARAMS = os.path.join(BUILD, "e2e-params")  # shared across tests so the seeded setup runs once
+SRS_CACHE = os.path.join(BUILD, "srs-cache")  # the real 2 KiB seeded setup (minutes), shared with scripts/demo.sh
 MiB = 1 << 20
 passed = failed = 0
 
@@ -57,14 +58,20 @@ def submit_req(rid, vanilla=None, kind=1, sector_size=2048, priority=0):
 
 
 class Daemon:
-    def __init__(self, config_text, env=None, name="d"):
+    """A daemon on config_text ({sock} {port} {http} {params} {srs_cache} are filled in). test_circuit: 2 KiB
+    PoRep uses the fast built-in test circuit ([testing] builtin_test_circuit), as most suites need."""
+
+    def __init__(self, config_text, env=None, name="d", test_circuit=True):
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=TMP)
         self.sock = os.path.join(self.dir, "cuzk.sock")
         self.port = free_port()
         self.http_port = free_port()
         self.cfg = os.path.join(self.dir, "cuzk.toml")
         with open(self.cfg, "w") as f:
-            f.write(config_text.format(sock=self.sock, port=self.port, http=self.http_port, params=PARAMS))
+            f.write(config_text.format(sock=self.sock, port=self.port, http=self.http_port, params=PARAMS,
+                                       srs_cache=SRS_CACHE))
+            if test_circuit:
+                f.write("\n[testing]\nbuiltin_test_circuit = true\n")
         self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
         e = dict(os.environ)
         e.update(env or {})
@@ -149,3 +156,24 @@ def prom_check(text):
             return False, "promtool: " + r.stdout + r.stderr, values
         return True, "promtool ok", values
     return True, "strict parser ok (no promtool)", values
+
+
+def gen_c1(sector_size=2048, sector_number=1):
+    """A fresh synthetic C1 wrapper from cuzk-bench gen-vanilla porep (bytes)."""
+    path = os.path.join(TMP, f"c1-{time.time_ns()}.json")
+    subprocess.run([os.path.join(BUILD, "cuzk-bench"), "gen-vanilla", "porep", "--sector-size", str(sector_size),
+                    "--sector-number", str(sector_number), "-o", path], check=True, capture_output=True)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def c1_unwrap(wrapper):
+    """(wrapper dict, Phase1Out dict) of a Commit2In wrapper."""
+    w = json.loads(wrapper)
+    return w, json.loads(base64.b64decode(w["Phase1Out"]))
+
+
+def c1_wrap(w, inner):
+    w = dict(w)
+    w["Phase1Out"] = base64.b64encode(json.dumps(inner, separators=(",", ":")).encode()).decode()
+    return json.dumps(w).encode()

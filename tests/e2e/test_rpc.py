@@ -48,12 +48,15 @@ try:
     check(len(srs) == 1 and srs[0].tier == pb.SRSStatus.HOT and srs[0].size_bytes > 0 and srs[0].ref_count == 0,
           "GetStatus lists the loaded SRS as HOT with its size and 0 refs")
     check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="no-such-circuit")) == NF, "PreloadSRS unknown id -> NOT_FOUND")
-    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="porep-32g")) == UN, "PreloadSRS porep-32g -> UNIMPLEMENTED (no circuit yet)")
+    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="porep-32g")) == grpc.StatusCode.FAILED_PRECONDITION,
+          "PreloadSRS porep-32g without its .params file -> FAILED_PRECONDITION")
+    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="wpost-32g")) == UN, "PreloadSRS wpost-32g -> UNIMPLEMENTED (no circuit yet)")
     e1 = S.EvictSRS(pb.EvictSrsRequest(circuit_id="porep-2k-test"))
     e2 = S.EvictSRS(pb.EvictSrsRequest(circuit_id="porep-2k-test"))
     check(e1.was_loaded and e1.freed_bytes == srs[0].size_bytes and not e2.was_loaded and e2.freed_bytes == 0,
           "EvictSRS frees an unreferenced SRS once (freed_bytes = size), then was_loaded=false")
-    check(not S.GetStatus(pb.GetStatusRequest()).loaded_srs, "GetStatus: nothing loaded after evict")
+    check(not [x for x in S.GetStatus(pb.GetStatusRequest()).loaded_srs if x.tier == pb.SRSStatus.HOT],
+          "GetStatus: nothing HOT after evict")
     check(code_of(S.EvictSRS, pb.EvictSrsRequest(circuit_id="nope")) == NF, "EvictSRS unknown id -> NOT_FOUND")
 
     # --- Prove over both transports (reloads the evicted SRS)
@@ -133,7 +136,8 @@ try:
         ("wrapper with bad base64", dict(vanilla=b'{"SectorNum":1,"Phase1Out":"!!!","SectorSize":2048}'), IA),
         ("C1 SectorSize != sector_size", dict(vanilla=c1("x", 4096)), IA),
         ("sector_size 12345", dict(sector_size=12345, vanilla=c1("x", 12345)), IA),
-        ("sector_size 32 GiB (no circuit yet)", dict(sector_size=32 << 30, vanilla=c1("x", 32 << 30)), UN),
+        ("sector_size 32 GiB (no .params file)", dict(sector_size=32 << 30, vanilla=c1("x", 32 << 30)),
+         grpc.StatusCode.FAILED_PRECONDITION),
         ("WINNING_POST (no circuit yet)", dict(kind=4, sector_size=32 << 30), UN),
     ]
     for what, kw, want in bad:

@@ -1,12 +1,14 @@
 /* Scheduler ordering against a naive reference, priority defaults, the circuit registry's request
  * checks, and the engine itself in process: priorities across queued jobs, cancel, dedup, bound, await
  * timeout, and proofs that verify (the engine checks each against the vk; a wrong witness must fail). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../testutil.h"
 #include "cz_error.h"
+#include "engine/backend.h"
 #include "engine/circuit.h"
 #include "engine/engine.h"
 #include "engine/log.h"
@@ -68,26 +70,44 @@ static void priorities_and_registry(void) {
     CHECK(cz_effective_priority(CZ_KIND_POREP, 9) == CZ_PRIO_NORMAL && cz_effective_priority(CZ_KIND_POREP, -1) == CZ_PRIO_NORMAL);
     CHECK(cz_effective_priority(CZ_KIND_POREP, CZ_PRIO_LOW) == CZ_PRIO_LOW);
     const cz_circuit *c;
-    CHECK(cz_circuit_for_request(0, 2048, &c) == CZ_EINVAL && cz_circuit_for_request(5, 2048, &c) == CZ_EINVAL);
-    CHECK(cz_circuit_for_request(1, 4096, &c) == CZ_EINVAL && cz_circuit_for_request(1, 0, &c) == CZ_EINVAL);
-    CHECK(cz_circuit_for_request(1, 32ull << 30, &c) == CZ_EUNSUPPORTED);
-    CHECK(cz_circuit_for_request(4, 32ull << 30, &c) == CZ_EUNSUPPORTED);
-    CHECK(cz_circuit_for_request(1, 2048, &c) == 0 && c && !strcmp(c->id, "porep-2k-test") && c->is_test);
-    CHECK(cz_circuit_find("porep-32g") && !cz_circuit_find("porep-32g")->available && !cz_circuit_find("x"));
-    CHECK(c->validate(c, NULL, 0) == CZ_EINVAL);
+    CHECK(cz_circuit_for_request(0, 2048, false, &c) == CZ_EINVAL && cz_circuit_for_request(5, 2048, false, &c) == CZ_EINVAL);
+    CHECK(cz_circuit_for_request(1, 4096, false, &c) == CZ_EINVAL && cz_circuit_for_request(1, 0, false, &c) == CZ_EINVAL);
+    CHECK(cz_circuit_for_request(4, 32ull << 30, false, &c) == CZ_EUNSUPPORTED);
+    CHECK(cz_circuit_for_request(2, 32ull << 30, true, &c) == CZ_EUNSUPPORTED);
+    /* Real PoRep circuits for every size; the test circuit only for 2 KiB when asked for. */
+    static const char *const real[5] = {"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g"};
+    static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+    for (int i = 0; i < 5; i++) {
+        CHECK(cz_circuit_for_request(1, sizes[i], false, &c) == 0 && c && !strcmp(c->id, real[i]) && !c->is_test &&
+              c->params_file && strstr(c->params_file, "v28-stacked-proof-of-replication-"));
+        CHECK(cz_circuit_for_request(1, sizes[i], true, &c) == 0 && c && c->is_test == (i == 0));
+    }
+    CHECK(cz_circuit_for_request(1, 32ull << 30, false, &c) == 0 && c->partitions == 10 &&
+          strstr(c->params_file, "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820"));
+    CHECK(cz_circuit_for_request(1, 2048, true, &c) == 0 && c && !strcmp(c->id, "porep-2k-test") && c->is_test);
+    CHECK(cz_circuit_find("porep-32g") && cz_circuit_find("porep-32g")->available && !cz_circuit_find("x"));
+    CHECK(cz_circuit_find("snap-32g") && !cz_circuit_find("snap-32g")->available);
+    void *st1, *st2, *st3;
+    cz_submit sub = {0};
+    CHECK(c->prepare(c, &sub, &st1) == CZ_EINVAL);
     /* Different payloads give different public inputs; the same payload the same. */
     cz_fr *in1, *in2, *in3, *aux;
     uint64_t ni, na;
     const uint8_t p1[] = "payload-1", p2[] = "payload-2";
-    CHECK(c->synthesize(c, p1, sizeof p1, 0, &in1, &ni, &aux, &na) == 0 && ni == 2 && na > 0);
+    sub.vanilla = p1, sub.vanilla_len = sizeof p1;
+    CHECK(c->prepare(c, &sub, &st1) == 0 && c->prepare(c, &sub, &st2) == 0);
+    sub.vanilla = p2;
+    CHECK(c->prepare(c, &sub, &st3) == 0);
+    CHECK(c->synthesize(c, st1, 0, &in1, &ni, &aux, &na) == 0 && ni == 2 && na > 0);
     free(aux);
-    CHECK(c->synthesize(c, p1, sizeof p1, 0, &in2, &ni, &aux, &na) == 0);
+    CHECK(c->synthesize(c, st2, 0, &in2, &ni, &aux, &na) == 0);
     free(aux);
-    CHECK(c->synthesize(c, p2, sizeof p2, 0, &in3, &ni, &aux, &na) == 0);
+    CHECK(c->synthesize(c, st3, 0, &in3, &ni, &aux, &na) == 0);
     free(aux);
     CHECK(cz_fr_equal(&in1[1], &in2[1]) && !cz_fr_equal(&in1[1], &in3[1]));
     free(in1), free(in2), free(in3);
-    CHECK(c->synthesize(c, p1, sizeof p1, c->partitions, &in1, &ni, &aux, &na) == CZ_ERANGE);
+    CHECK(c->synthesize(c, st1, c->partitions, &in1, &ni, &aux, &na) == CZ_ERANGE);
+    c->release(c, st1), c->release(c, st2), c->release(c, st3);
 }
 
 static cz_submit req(const char *id, int prio, const char *payload) {
@@ -105,6 +125,7 @@ static void engine_in_process(void) {
     cz_config cfg;
     cz_config_defaults(&cfg);
     cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
     cfg.gpu_workers_per_device = 1;
     cfg.max_parallel_synthesis = 1;
     cfg.max_gpu_queue_depth = 1;
@@ -164,30 +185,165 @@ static void engine_in_process(void) {
     cz_log_set_level("info");
 }
 
-/* The SRS manager's reference counts, explicit evict and idle eviction under memory pressure. */
+/* The SRS manager's tiers, reference counts, explicit evict and idle eviction under memory pressure.
+ * With a cache directory: the seeded setup is written once; HOT -> WARM keeps the mapping, WARM -> HOT
+ * decodes it again without a setup, WARM -> COLD unmaps, a new manager finds the file COLD. */
 static void srs_manager(void) {
+    char dir[] = "/tmp/cz_test_srs_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
     cz_srs_mgr m;
-    cz_srs_init(&m, "", 1);
+    cz_srs_init(&m, "", dir, 1);
     const cz_circuit *c = cz_circuit_find("porep-2k-test");
+    CHECK(m.head == NULL); /* nothing on disk yet */
     cz_srs_entry *s;
     uint64_t ms;
     CHECK(cz_srs_loaded_bytes(&m) == 0);
-    CHECK(cz_srs_acquire(&m, c, &s, &ms) == 0 && s->refs == 1 && s->bytes > 0);
+    CHECK(cz_srs_acquire(&m, c, &s, &ms) == 0 && s->refs == 1 && s->bytes > 0 && cz_srs_tier(s) == CZ_TIER_HOT);
+    CHECK(s->seeded && s->file_bytes > 0 && s->map != NULL);
     uint64_t bytes = s->bytes;
     CHECK(cz_srs_loaded_bytes(&m) == bytes);
     CHECK(cz_srs_evict_idle(&m, 1, 0) == 0); /* referenced */
     bool was;
     uint64_t freed;
-    CHECK(cz_srs_evict(&m, c, &was, &freed) == -103 /* CZ_EBUSY */ && cz_srs_loaded_bytes(&m) == bytes);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == CZ_EBUSY && cz_srs_loaded_bytes(&m) == bytes);
     cz_srs_release(&m, s);
     CHECK(cz_srs_evict_idle(&m, 1, 60000) == 0); /* not idle long enough */
-    CHECK(cz_srs_evict_idle(&m, 1, 0) == bytes && cz_srs_loaded_bytes(&m) == 0);
+    CHECK(cz_srs_evict_idle(&m, 1, 0) == bytes && cz_srs_loaded_bytes(&m) == 0 && cz_srs_tier(s) == CZ_TIER_WARM);
     bool already = true;
-    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && !already && cz_srs_loaded_bytes(&m) == bytes);
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && !already && cz_srs_loaded_bytes(&m) == bytes &&
+          cz_srs_tier(s) == CZ_TIER_HOT);
     CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && already && ms == 0);
-    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && was && freed == bytes);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && was && freed == bytes && cz_srs_tier(s) == CZ_TIER_WARM);
+    CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && !was && freed == 0 && cz_srs_tier(s) == CZ_TIER_COLD && !s->map);
     CHECK(cz_srs_evict(&m, c, &was, &freed) == 0 && !was && freed == 0);
     cz_srs_destroy(&m);
+    /* A fresh manager knows the cached file (COLD) and loads it; a corrupted cache file is redone. */
+    cz_srs_init(&m, "", dir, 1);
+    CHECK(m.head && m.head->circuit == c && cz_srs_tier(m.head) == CZ_TIER_COLD && m.head->file_bytes > 0);
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && !already && cz_srs_loaded_bytes(&m) == bytes);
+    cz_groth16_vk vk1 = m.head->params.vk;
+    uint8_t g1[96], g2[96];
+    cz_g1_to_uncompressed(g1, &vk1.alpha_g1);
+    cz_srs_destroy(&m);
+    char path[128];
+    snprintf(path, sizeof path, "%s/cuzk-test-porep-2k-test.params", dir);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) fputc(0xff, f), fclose(f); /* the vk's first byte: the point no longer decodes */
+    cz_srs_init(&m, "", dir, 1);
+    CHECK(cz_srs_preload(&m, c, &already, &ms) == 0 && cz_srs_loaded_bytes(&m) == bytes);
+    cz_g1_to_uncompressed(g2, &m.head->params.vk.alpha_g1);
+    CHECK(!memcmp(g1, g2, 96)); /* the same seed gives the same parameters */
+    cz_srs_destroy(&m);
+    /* Real circuits without their official file: a clear error naming the file and the directory. */
+    cz_srs_init(&m, dir, dir, 1);
+    CHECK(cz_srs_check(&m, cz_circuit_find("porep-32g")) == CZ_ENOPARAMS &&
+          strstr(cz_error_message(), "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-") &&
+          strstr(cz_error_message(), dir));
+    CHECK(cz_srs_check(&m, cz_circuit_find("porep-2k")) == 0); /* seeded setup allowed */
+    CHECK(cz_srs_check(&m, cz_circuit_find("snap-32g")) == CZ_EUNSUPPORTED);
+    cz_srs_destroy(&m);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The real 2 KiB PoRep hooks on the real gpuproxy 2KiB.json (a sealed sector's C1 in the Commit2In wrapper):
+ * prepare parses and verifies it, the witness of partition 0 carries exactly the public inputs that
+ * public_inputs derives from the C1's public values; a request naming another size is refused. */
+static void porep_hooks(void) {
+    const char *dir = getenv("CZ_FIXTURES_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ipfs-force-community+gpuproxy/2KiB.json",
+             dir && *dir ? dir : "/work/shared/fixtures/real");
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("%s not found: real PoRep hook checks skipped\n", path);
+        return;
+    }
+    static char buf[1 << 18];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    const cz_circuit *c = cz_circuit_find("porep-2k"), *c8 = cz_circuit_find("porep-8m");
+    cz_submit s = {0};
+    s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = 5;
+    s.vanilla = (const uint8_t *)buf, s.vanilla_len = n;
+    void *st = NULL;
+    int rc = c->prepare(c, &s, &st);
+    CHECK_MSG(rc == 0, "prepare: %s", cz_error_message());
+    if (rc) return;
+    cz_fr *in, *aux, pub[39];
+    uint64_t ni, na;
+    CHECK(c->synthesize(c, st, 0, &in, &ni, &aux, &na) == 0 && ni == 40 && na == 2685673);
+    CHECK(c->public_inputs(c, st, 0, pub, 39) == 0);
+    int same = 1;
+    for (int i = 0; i < 39; i++) same &= cz_fr_equal(&pub[i], &in[1 + i]);
+    CHECK(same);
+    CHECK(c->public_inputs(c, st, 0, pub, 38) == CZ_ERANGE);
+    free(in), free(aux);
+    c->release(c, st);
+    s.registered_proof = 8;
+    CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "32GiB"));
+    s.registered_proof = 6, s.sector_size = 8u << 20;
+    CHECK(c8->prepare(c8, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "the C1 is a 2KiB proof"));
+    s.vanilla_len = n / 2;
+    s.registered_proof = 5, s.sector_size = 2048;
+    CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "vanilla_proof: "));
+}
+
+/* The GPU seam: gpus.backend against providers with and without devices / an init. */
+static int two_devices(void) { return 2; }
+static int no_devices(void) { return 0; }
+static int fake_gpu_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(b, nthreads); /* the CPU calls under a GPU name: enough to see the selection */
+    b->name = "fake-gpu";
+    b->ndevices = 2;
+    return 0;
+}
+
+static void backend_selection(void) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    cz_backend b;
+    cz_backend_set_gpu_provider(NULL);
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu") && b.ndevices == 0);
+    snprintf(cfg.backend, sizeof cfg.backend, "gpu");
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA"));
+    cz_gpu_provider none = {no_devices, fake_gpu_init}, noinit = {two_devices, NULL}, full = {two_devices, fake_gpu_init};
+    cz_backend_set_gpu_provider(&none);
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA device"));
+    cz_backend_set_gpu_provider(&noinit);
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "GPU prover"));
+    snprintf(cfg.backend, sizeof cfg.backend, "auto");
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu"));
+    cz_backend_set_gpu_provider(&full);
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "fake-gpu") && b.ndevices == 2);
+    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
+    CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu"));
+    /* The engine with two devices x 2 workers: 4 prover workers, device locks; proofs still verify. */
+    snprintf(cfg.backend, sizeof cfg.backend, "auto");
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.gpu_workers_per_device = 2;
+    cz_log_set_level("warn");
+    cz_engine *e;
+    CHECK(cz_engine_new(&e, &cfg) == 0);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && !strcmp(st.backend, "fake-gpu") && st.n_workers == 4);
+    cz_engine_status_free(&st);
+    cz_submit sb = {0};
+    sb.request_id = "gpu-seam", sb.kind = CZ_KIND_POREP, sb.sector_size = 2048;
+    sb.vanilla = (const uint8_t *)"seam", sb.vanilla_len = 4;
+    char id[CZ_JOB_ID_MAX];
+    uint32_t q;
+    cz_result r;
+    CHECK(cz_engine_submit(e, &sb, id, &q) == 0 && cz_engine_await(e, id, 0, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    cz_engine_free(e);
+    cz_backend_set_gpu_provider(NULL);
+    snprintf(cfg.backend, sizeof cfg.backend, "bogus");
+    CHECK(cz_config_load_text(&cfg, "[gpus]\nbackend = \"tpu\"\n", "t.toml") == CZ_EFORMAT);
+    cz_log_set_level("info");
 }
 
 int main(void) {
@@ -196,6 +352,8 @@ int main(void) {
     sched_random(&rng);
     priorities_and_registry();
     srs_manager();
+    porep_hooks();
+    backend_selection();
     engine_in_process();
     return cz_test_finish();
 }

@@ -1,0 +1,148 @@
+/* The real StackedDrg PoRep C2 circuits in the engine (src/filecoin does the circuit, the C1 parser, the
+ * vanilla verifier and the public inputs; this file adapts them to the registry's hooks).
+ *
+ * prepare (at submit, before anything is queued): parses the C1 / Commit2In JSON as Curio sends it,
+ * checks it against the request (sector size, registered proof, partition count) and verifies every
+ * partition's vanilla proofs natively (paths, labels, comm_r, challenges from the seed, parents from the
+ * graph), so a bad C1 is an INVALID_ARGUMENT naming partition, challenge and field instead of a failed
+ * proof minutes later. The parsed C1 is the job's state: partitions never re-parse the JSON.
+ * public_inputs: the verifier's view (challenges from replica_id + seed, parents from porep_id's graph),
+ * never the witness. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/circuit.h"
+#include "filecoin/c1.h"
+#include "filecoin/porep_circuit.h"
+#include "filecoin/porep_inputs.h"
+#include "filecoin/vanilla.h"
+#include "r1cs/cs.h"
+
+typedef struct {
+    cz_c1 c1;
+    uint8_t porep_id[32];
+} porep_state;
+
+static const char *const SIZE_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
+
+static int size_index(uint64_t sector_size) {
+    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
+    for (int i = 0; i < 5; i++)
+        if (sizes[i] == sector_size) return i;
+    return -1;
+}
+
+static bool all_zero(const uint8_t b[32]) {
+    for (int i = 0; i < 32; i++)
+        if (b[i]) return false;
+    return true;
+}
+
+int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out) {
+    cz_porep_params p;
+    int rc = cz_porep_params_for(&p, c->sector_size);
+    if (rc) return rc;
+    cz_cs *cs;
+    if ((rc = cz_cs_new(&cs, CZ_CS_RECORD))) return rc;
+    if (!(rc = cz_porep_synthesize(cs, &p, NULL)) && !(rc = cz_cs_finalize(cs))) rc = cz_cs_take_r1cs(cs, out);
+    cz_cs_free(cs);
+    return rc;
+}
+
+int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state) {
+    int six = size_index(c->sector_size);
+    /* registered_proof is Curio's abi.RegisteredSealProof: V1 0-4, V1_1 5-9, Synthetic 10-14, NI 15-19,
+     * size = id % 5. cuzk ignores it; a value naming another sector size is a client bug worth a clear no. */
+    if (s->registered_proof > 19)
+        return cz_error(CZ_EINVAL, "registered_proof %llu is not a seal proof (0..19)",
+                        (unsigned long long)s->registered_proof);
+    if ((int)(s->registered_proof % 5) != six)
+        return cz_error(CZ_EINVAL, "registered_proof %llu is a %s seal proof, sector_size %llu is %s",
+                        (unsigned long long)s->registered_proof, SIZE_NAMES[s->registered_proof % 5],
+                        (unsigned long long)c->sector_size, SIZE_NAMES[six]);
+    if (!s->vanilla || !s->vanilla_len) return cz_error(CZ_EINVAL, "empty vanilla_proof (the C1 output JSON)");
+    porep_state *st = calloc(1, sizeof *st);
+    if (!st) return cz_error(CZ_ENOMEM, "out of memory");
+    int rc = cz_c1_parse(&st->c1, (const char *)s->vanilla, s->vanilla_len);
+    if (rc) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        free(st);
+        return cz_error(rc == CZ_ENOMEM ? CZ_ENOMEM : CZ_EINVAL, "vanilla_proof: %s", why);
+    }
+    cz_c1 *c1 = &st->c1;
+    if (c1->params.sector_size != c->sector_size) {
+        rc = cz_error(CZ_EINVAL, "vanilla_proof: the C1 is a %s proof (%s), the request says sector_size %llu",
+                      c1->params.name, c1->registered_proof, (unsigned long long)c->sector_size);
+    } else if (c1->proof_id >= 10) {
+        rc = cz_error(CZ_EUNSUPPORTED, "vanilla_proof: %s (synthetic / non-interactive PoRep) is not supported yet",
+                      c1->registered_proof);
+    } else if (c1->partitions != c->partitions) {
+        rc = cz_error(CZ_EINVAL, "vanilla_proof: %u partitions, a %s PoRep has %u", c1->partitions, c1->params.name,
+                      c->partitions);
+    } else if (all_zero(c1->comm_d) || all_zero(c1->comm_r) || all_zero(c1->seed)) {
+        rc = cz_error(CZ_EINVAL, "vanilla_proof: comm_d, comm_r or seed is all zeros");
+    }
+    for (unsigned k = 0; !rc && k < c1->partitions; k++) {
+        if ((rc = cz_c1_verify(c1, k, true))) {
+            char why[400];
+            snprintf(why, sizeof why, "%s", cz_error_message());
+            rc = cz_error(rc == CZ_EUNSUPPORTED ? rc : CZ_EINVAL, "vanilla proof does not verify: %s", why);
+        }
+    }
+    if (rc) {
+        cz_c1_free(c1);
+        free(st);
+        return rc;
+    }
+    cz_porep_id(st->porep_id, c1->proof_id);
+    *state = st;
+    return 0;
+}
+
+int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                           cz_fr **aux, uint64_t *na) {
+    (void)c;
+    porep_state *st = state;
+    const cz_porep_params *p = &st->c1.params;
+    cz_porep_witness w;
+    uint64_t top, per;
+    int rc = cz_c1_witness(&st->c1, partition, &w);
+    if (!rc) rc = cz_porep_shape(p, &top, &per);
+    if (rc) return rc;
+    uint64_t n_in = CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * p->challenges;
+    uint64_t n_aux = top + per * p->challenges;
+    cz_fr *in = malloc(n_in * sizeof *in), *ax = malloc(n_aux * sizeof *ax);
+    if (!in || !ax) {
+        free(in), free(ax);
+        return cz_error(CZ_ENOMEM, "porep witness: out of memory (%llu aux)", (unsigned long long)n_aux);
+    }
+    if ((rc = cz_porep_witness_parallel(p, &w, in, n_in, ax, n_aux, 0))) {
+        free(in), free(ax);
+        return rc;
+    }
+    *inputs = in, *ni = n_in, *aux = ax, *na = n_aux;
+    return 0;
+}
+
+int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n) {
+    (void)c;
+    porep_state *st = state;
+    const cz_c1 *c1 = &st->c1;
+    if (n != 3 + 18ull * c1->params.challenges)
+        return cz_error(CZ_ERANGE, "porep inputs: %llu asked, the circuit has %u", (unsigned long long)n,
+                        3 + 18 * c1->params.challenges);
+    return cz_porep_inputs_from_public(out, &c1->params, st->porep_id, c1->proof_id < 5,
+                                       cz_porep_kind_of(c1->proof_id), c1->replica_id, c1->comm_d,
+                                       c1->comm_r, c1->seed, partition);
+}
+
+void cz_porep_circuit_release(const cz_circuit *c, void *state) {
+    (void)c;
+    porep_state *st = state;
+    if (!st) return;
+    cz_c1_free(&st->c1);
+    free(st);
+}
