@@ -163,11 +163,12 @@ static int prefetch_next(cz_gpu_prover *pr) {
     return rc;
 }
 
-/* Copies k host parts to the device on the upload stream, page-locking big pageable sources for the copy
- * (unlocked again once it is done), and makes the compute stream wait for them. */
-static int upload_parts(cz_gpu_prover *pr, int k, void *const dst[], const void *const src[], const size_t bytes[]) {
+/* Copies k host parts to the device on the upload stream, with pin: page-locking big pageable sources for
+ * the copy (unlocked again once it is done), and makes the compute stream wait for them. */
+static int upload_parts(cz_gpu_prover *pr, int k, void *const dst[], const void *const src[], const size_t bytes[],
+                        int pin) {
     int reg[4] = {0, 0, 0, 0}, rc = 0;
-    for (int i = 0; i < k && !rc; i++)
+    for (int i = 0; i < k && pin && !rc; i++)
         if (bytes[i] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[i]))
             rc = cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
     for (int i = 0; i < k && !rc; i++) rc = cz_gpu_htod_async_(dst[i], src[i], bytes[i], pr->st_up);
@@ -195,7 +196,9 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
     const void *const src[4] = {inputs, w->is_bit, w->bit, w->dense};
     const size_t bytes[4] = {pr->ni * sizeof(cz_fr), pr->na ? bm : 0, pr->na ? bm : 0, w->n_dense * sizeof(cz_fr)};
-    int rc = upload_parts(pr, 4, dst, src, bytes);
+    /* no page-locking: for ~87 MB, pinning and unpinning the pages may cost as much as the staged pageable
+     * copy itself (not measured yet; cz_bench_prover --compact times this path) */
+    int rc = upload_parts(pr, 4, dst, src, bytes, 0);
     /* d_cnt holds 2 * (2 * nw + 2) u32 (sized for the longest query, >= na), the expansion needs 2 * (nw + 1) */
     if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
                                           &pr->scan_cap, pr->st);
@@ -217,7 +220,7 @@ static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *a
     void *const dst[2] = {pr->d_w, pr->d_w + pr->ni};
     const void *const src[2] = {inputs, aux};
     const size_t bytes[2] = {pr->ni * sizeof(cz_fr), pr->na * sizeof(cz_fr)};
-    return upload_parts(pr, 2, dst, src, bytes);
+    return upload_parts(pr, 2, dst, src, bytes, 1);
 }
 
 /* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. */
