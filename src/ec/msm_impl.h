@@ -277,27 +277,20 @@ static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_AFF *bases
     *r = sum;
 }
 
-static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+/* Pippenger over plain scalars raw[0..n). */
+static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_t (*raw)[4], size_t n, int t) {
     EC_P(xyzz_set_infinity)(r);
     if (n == 0) return 0;
-    int t = nthreads > 0 ? nthreads : omp_get_max_threads();
     cz_msm_plan plan = cz_msm_plan_(n, t, sizeof(EC_F) / sizeof(cz_fp));
     unsigned c = plan.c, nw = plan.windows;
     size_t nchunks = plan.chunks, ntasks = (size_t)nw * nchunks, nb = (size_t)1 << (c - 1);
-    uint64_t(*raw)[4] = malloc(n * sizeof *raw);
     EC_XYZZ *part = malloc(ntasks * sizeof *part);
     int err = 0;
-    if (!raw || !part) {
-        free(raw);
-        free(part);
-        return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
-    }
+    if (!part) return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
     if (t > (int)ntasks) t = (int)ntasks;
 
 #pragma omp parallel num_threads(t)
     {
-#pragma omp for schedule(static)
-        for (size_t i = 0; i < n; i++) cz_fr_to_raw(raw[i], &scalars[i]);
         EC_XYZZ *buckets = NULL;
         EC_P(msm_ba_) ba;
         int mine = plan.batch ? EC_P(msm_ba_init_)(&ba, nb, plan.batch)
@@ -313,13 +306,13 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
             size_t w = k / nchunks, p = k % nchunks;
             size_t lo = n * p / nchunks, hi = n * (p + 1) / nchunks;
             if (plan.batch) {
-                EC_P(msm_ba_task_)(&part[k], &ba, bases, (const uint64_t(*)[4])raw, lo, hi, (unsigned)w, c);
+                EC_P(msm_ba_task_)(&part[k], &ba, bases, raw, lo, hi, (unsigned)w, c);
                 if (ba.err) {
 #pragma omp atomic write
                     err = 1;
                 }
             } else {
-                EC_P(msm_task_)(&part[k], buckets, nb, bases, (const uint64_t(*)[4])raw, lo, hi, (unsigned)w, c);
+                EC_P(msm_task_)(&part[k], buckets, nb, bases, raw, lo, hi, (unsigned)w, c);
             }
         }
         if (plan.batch && !mine) EC_P(msm_ba_free_)(&ba);
@@ -327,7 +320,6 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
     }
     if (err) {
         free(part);
-        free(raw);
         return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points (window %u bits)", n, c);
     }
 
@@ -342,8 +334,69 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
     }
     *r = acc;
     free(part);
-    free(raw);
     return 0;
+}
+
+/* Witnesses are often mostly bits. When at least a quarter of the scalars are 0 or 1, the ones go
+ * to the 0/1 batch addition, the zeros are dropped, and Pippenger gets only the rest (planned for
+ * their number, not n). */
+static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+    EC_P(xyzz_set_infinity)(r);
+    if (n == 0) return 0;
+    int t = nthreads > 0 ? nthreads : omp_get_max_threads();
+    uint64_t(*raw)[4] = malloc(n * sizeof *raw);
+    if (!raw) return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
+    size_t small = 0;
+#pragma omp parallel for schedule(static) num_threads(t) reduction(+ : small) if (n >= 4096)
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_to_raw(raw[i], &scalars[i]);
+        small += (raw[i][0] <= 1) & ((raw[i][1] | raw[i][2] | raw[i][3]) == 0);
+    }
+    int rc;
+    if (small < n / 4 || n < 64) {
+        rc = EC_P(msm_raw_)(r, bases, (const uint64_t(*)[4])raw, n, t);
+        free(raw);
+        return rc;
+    }
+    size_t words = (n + 63) / 64, nbig = 0;
+    uint64_t *ones = calloc(words, sizeof *ones);
+    EC_AFF *big = malloc((n - small ? n - small : 1) * sizeof *big);
+    if (!ones || !big) {
+        free(raw);
+        free(ones);
+        free(big);
+        return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((raw[i][1] | raw[i][2] | raw[i][3]) == 0 && raw[i][0] <= 1) {
+            if (raw[i][0]) ones[i / 64] |= (uint64_t)1 << (i % 64);
+            continue;
+        }
+        big[nbig] = bases[i];
+        if (nbig != i) memcpy(raw[nbig], raw[i], sizeof raw[i]); /* nbig < i: compacts in place */
+        nbig++;
+    }
+    EC_JAC sum1;
+    EC_XYZZ rest;
+    EC_P(batch_add)(&sum1, bases, ones, n, t);
+    rc = EC_P(msm_raw_)(&rest, big, (const uint64_t(*)[4])raw, nbig, t);
+    if (!rc) {
+        /* rest + sum1: sum1 as xyzz (X, Y, Z^2, Z^3) */
+        EC_XYZZ s1;
+        if (EC_P(jac_is_infinity)(&sum1)) {
+            EC_P(xyzz_set_infinity)(&s1);
+        } else {
+            s1.x = sum1.x;
+            s1.y = sum1.y;
+            EC_FF(sqr)(&s1.zz, &sum1.z);
+            EC_FF(mul)(&s1.zzz, &s1.zz, &sum1.z);
+        }
+        EC_P(msm_add_)(r, &rest, &s1);
+    }
+    free(raw);
+    free(ones);
+    free(big);
+    return rc;
 }
 
 int EC_P(msm)(EC_JAC *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {

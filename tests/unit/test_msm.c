@@ -238,9 +238,9 @@ DEFINE_MSM_TESTS(g2)
  * (sum_i k_i e_i) G with the sum taken in Fr: cheap enough to check every prefix size against
  * every plan. Patterns put the same base with the same scalar into one bucket several times in a
  * row (doubling inside a batch, then busy buckets that must wait), P and -P with equal scalars
- * (the bucket empties), infinity bases, and scalars 0, 1, r-1, all equal. */
+ * (the bucket empties), infinity bases, and scalars 0, 1, r-1, all equal, mostly bits. */
 #define BA_M 24
-enum { PAT_MIXED, PAT_RUNS, PAT_PAIRS, PAT_EQUAL, PAT_COUNT };
+enum { PAT_MIXED, PAT_RUNS, PAT_PAIRS, PAT_EQUAL, PAT_BITS, PAT_COUNT };
 
 static void pattern(int *e, cz_fr *k, size_t n, int pat) {
     cz_fr common;
@@ -276,6 +276,15 @@ static void pattern(int *e, cz_fr *k, size_t n, int pat) {
     case PAT_EQUAL: /* one scalar everywhere (every point in the same bucket of every window) */
         for (size_t i = 0; i < n; i++) k[i] = common;
         if (n > 3) e[3] = 0;
+        break;
+    case PAT_BITS: /* mostly 0 and 1 (a witness of bits): the 0/1 split, with repeats and negations */
+        for (size_t i = 0; i < n; i++) {
+            unsigned u = (unsigned)(cz_rng_next(&rng) % 10);
+            if (u < 4) k[i] = CZ_FR_ZERO_V;
+            else if (u < 8) k[i] = CZ_FR_ONE_V;
+            if (i > 0 && u % 3 == 0) e[i] = -e[i - 1];
+            if (i > 0 && u % 5 == 1) e[i] = e[i - 1];
+        }
         break;
     }
 }
