@@ -50,8 +50,7 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
     if (tail_out) *tail_out = tail;
     if (2 * tail > n) { /* mostly "other": one MSM is cheaper than the split */
         free(ones), free(cnt);
-        cz_g2_msm(r, bases, sc, n, nthreads);
-        return 0;
+        return cz_g2_msm(r, bases, sc, n, nthreads);
     }
     cz_g2_affine *tb = malloc((tail + 1) * sizeof *tb);
     cz_fr *ts = malloc((tail + 1) * sizeof *ts);
@@ -67,10 +66,10 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
     }
     cz_g2_jac ba, tm;
     cz_g2_batch_add(&ba, bases, ones, n, nthreads);
-    cz_g2_msm(&tm, tb, ts, tail, nthreads);
-    cz_g2_jac_add(r, &ba, &tm);
+    int rc = cz_g2_msm(&tm, tb, ts, tail, nthreads);
+    if (!rc) cz_g2_jac_add(r, &ba, &tm);
     free(ones), free(cnt), free(tb), free(ts);
-    return 0;
+    return rc;
 }
 
 /* B_G2 on the CPU: gather the B scalars in query order (as cz_groth16_prove_start), then the same 0/1
