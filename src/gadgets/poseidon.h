@@ -10,6 +10,7 @@
 
 typedef struct {
     unsigned arity, t, rf, rp;
+    cz_fr merkle_tag;  /* 2^arity - 1, the default domain tag (kept to skip a conversion per hash) */
     cz_fr *rc;         /* (rf + rp) * t textbook round constants, round r at [r t, (r+1) t) */
     cz_fr *mds;        /* t * t, mds[i * t + j] = 1 / (i + t + j) */
     cz_fr *crc;        /* rf * t + rp compressed round constants */
