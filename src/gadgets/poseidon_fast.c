@@ -1,84 +1,32 @@
-/* The fast Poseidon permutation (neptune's optimised static form: compressed round keys, one
- * pre-sparse matrix, sparse matrices in the partial rounds) with lazily reduced dot products: each
- * matrix row sums t unreduced 512-bit products and pays one Montgomery reduction instead of t. The
- * same routine fills the gadget's witness (values only), so gadget and hash cannot drift apart. */
+/* The fast Poseidon permutation: neptune's optimised static form (compressed round keys, one
+ * pre-sparse matrix, sparse matrices in the partial rounds, x^5 in 3 multiplications, the default
+ * tag kept in Montgomery form). The same routine fills the gadget's witness (values only), so gadget and hash cannot drift apart. */
 #include "gadgets/poseidon_impl.h"
 
-static const uint64_t P[4] = CZ_FR_MODULUS;
-
-/* acc (9 limbs) += a * b (plain 512-bit product of the Montgomery limbs). */
-static inline void mac_wide(uint64_t acc[9], const cz_fr *a, const cz_fr *b) {
-    uint64_t p[8] = {0};
-    for (int i = 0; i < 4; i++) {
-        uint64_t carry = 0;
-        for (int j = 0; j < 4; j++) {
-            cz_u128 u = (cz_u128)a->l[i] * b->l[j] + p[i + j] + carry;
-            p[i + j] = (uint64_t)u;
-            carry = (uint64_t)(u >> 64);
-        }
-        p[i + 4] = carry;
-    }
-    uint64_t c = 0;
-    for (int k = 0; k < 8; k++) {
-        cz_u128 u = (cz_u128)acc[k] + p[k] + c;
-        acc[k] = (uint64_t)u;
-        c = (uint64_t)(u >> 64);
-    }
-    acc[8] += c;
-}
-
-/* r = acc / 2^256 mod p, fully reduced. acc < n p^2 with n <= 37 gives a REDC result below
- * (n p / 2^256 + 1) p < 18 p, so subtracting 16p, 8p, 4p, 2p, p where they fit finishes it. */
-static inline void redc_wide(cz_fr *r, uint64_t t[9]) {
-    for (int i = 0; i < 4; i++) {
-        uint64_t m = t[i] * (uint64_t)CZ_FR_INV, carry = 0;
-        for (int j = 0; j < 4; j++) {
-            cz_u128 u = (cz_u128)m * P[j] + t[i + j] + carry;
-            t[i + j] = (uint64_t)u;
-            carry = (uint64_t)(u >> 64);
-        }
-        for (int k = i + 4; k < 9 && carry; k++) {
-            cz_u128 u = (cz_u128)t[k] + carry;
-            t[k] = (uint64_t)u;
-            carry = (uint64_t)(u >> 64);
-        }
-    }
-    uint64_t v[5] = {t[4], t[5], t[6], t[7], t[8]};
-    for (int s = 4; s >= 0; s--) {
-        uint64_t q[5], d[5], borrow = 0;
-        for (int i = 0; i < 5; i++) {
-            uint64_t pi = i < 4 ? P[i] : 0, lo = i > 0 ? P[i - 1] : 0;
-            q[i] = s ? (pi << s) | (lo >> (64 - s)) : pi;
-        }
-        for (int i = 0; i < 5; i++) {
-            cz_u128 u = (cz_u128)v[i] - q[i] - borrow;
-            d[i] = (uint64_t)u;
-            borrow = (uint64_t)(u >> 64) & 1;
-        }
-        uint64_t keep = 0 - borrow; /* borrow: v < q, keep v */
-        for (int i = 0; i < 5; i++) v[i] = (v[i] & keep) | (d[i] & ~keep);
-    }
-    for (int i = 0; i < 4; i++) r->l[i] = v[i];
+/* The dot product sum_k a[k sa] * b[k sb] over n terms. (Lazy reduction was tried and lost on this
+ * EPYC: summing unreduced 512-bit products in C with one Montgomery reduction per row, and summing
+ * the reduced products as plain integers with one final reduction, were both slower than the ADX
+ * assembly multiplication and modular addition per term.) */
+static inline void dot(cz_fr *r, const cz_fr *a, size_t sa, const cz_fr *b, size_t sb, unsigned n) {
+    cz_fr acc, p;
+    cz_fr_mul(&acc, &a[0], &b[0]);
+    for (unsigned e = 1; e < n; e++) cz_fr_mul(&p, &a[e * sa], &b[e * sb]), cz_fr_add(&acc, &acc, &p);
+    *r = acc;
 }
 
 /* out_j = sum_i s_i m[i][j] for a full t x t matrix. */
 static inline void mat(cz_fr *s, const cz_fr *m, unsigned t) {
     cz_fr r[37];
-    for (unsigned j = 0; j < t; j++) {
-        uint64_t acc[9] = {0};
-        for (unsigned i = 0; i < t; i++) mac_wide(acc, &s[i], &m[i * t + j]);
-        redc_wide(&r[j], acc);
-    }
+    for (unsigned j = 0; j < t; j++) dot(&r[j], s, 1, m + j, t, t);
     for (unsigned j = 0; j < t; j++) s[j] = r[j];
 }
 
 /* Sparse M'': s_0' = sum_i w_i s_i, s_j' = s_j + v_{j-1} s_0. */
 static inline void sparse(cz_fr *s, const cz_fr *w, const cz_fr *v, unsigned t) {
-    uint64_t acc[9] = {0};
-    for (unsigned i = 0; i < t; i++) mac_wide(acc, &w[i], &s[i]);
-    cz_fr p;
+    cz_fr r0, p;
+    dot(&r0, w, 1, s, 1, t);
     for (unsigned j = 1; j < t; j++) cz_fr_mul(&p, &v[j - 1], &s[0]), cz_fr_add(&s[j], &s[j], &p);
-    redc_wide(&s[0], acc);
+    s[0] = r0;
 }
 
 /* x^5 (+ post) in 3 multiplications; with cs, allocates x (when alloc_in), x^2, x^4, x^5 + post and
