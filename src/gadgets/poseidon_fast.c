@@ -1,6 +1,7 @@
 /* The fast Poseidon permutation: neptune's optimised static form (compressed round keys, one
  * pre-sparse matrix, sparse matrices in the partial rounds, x^5 in 3 multiplications, the default
- * tag kept in Montgomery form). The same routine fills the gadget's witness (values only), so gadget and hash cannot drift apart. */
+ * tag kept in Montgomery form). The same routine fills the gadget's witness (values only), so the
+ * gadget and the hash cannot drift apart. */
 #include "gadgets/poseidon_impl.h"
 
 /* The dot product sum_k a[k sa] * b[k sb] over n terms. (Lazy reduction was tried and lost on this
