@@ -10,9 +10,10 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 
-/* r = sum_i scalars[i] * bases[i], Pippenger with signed windows; nthreads <= 0 uses OpenMP's default. */
-void cz_g1_msm(cz_g1_jac *r, const cz_g1_affine *bases, const cz_fr *scalars, size_t n, int nthreads);
-void cz_g2_msm(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *scalars, size_t n, int nthreads);
+/* r = sum_i scalars[i] * bases[i], Pippenger with signed windows; nthreads <= 0 uses OpenMP's default.
+ * Returns 0, or CZ_ENOMEM (r = infinity) when the buckets cannot be allocated. */
+int cz_g1_msm(cz_g1_jac *r, const cz_g1_affine *bases, const cz_fr *scalars, size_t n, int nthreads);
+int cz_g2_msm(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *scalars, size_t n, int nthreads);
 /* r = sum of bases[i] whose bit i is set in bitmap (64 bits per word, bit i = word i/64, bit i%64). */
 void cz_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *bases, const uint64_t *bitmap, size_t n, int nthreads);
 void cz_g2_batch_add(cz_g2_jac *r, const cz_g2_affine *bases, const uint64_t *bitmap, size_t n, int nthreads);

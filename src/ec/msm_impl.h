@@ -1,10 +1,19 @@
 /* Pippenger MSM template, instantiated for G1 and G2 by msm.c with the ec_impl.h macros
  * (EC_F, EC_FF, EC_P, EC_AFF, EC_XYZZ, EC_JAC) and the shared helpers of msm.c
- * (cz_msm_plan_, cz_msm_digit_, cz_msm_alloc_).
+ * (cz_msm_plan_, cz_msm_digit_).
  *
- * Work is split into tasks (window w, point chunk p); each task fills its own 2^(c-1) xyzz buckets
- * with mixed additions and reduces them with a running sum, so tasks share nothing and a thread only
- * needs one bucket array. Task results are combined serially in a fixed order. */
+ * Work is split into tasks (window w, point chunk p); each task fills its own 2^(c-1) buckets and
+ * reduces them with a running sum, so tasks share nothing and a thread only needs one bucket array.
+ * Task results are combined serially in a fixed order.
+ *
+ * Two ways to fill the buckets, chosen by the plan:
+ *  - xyzz buckets, one mixed addition (~10 products) per point: best for small inputs;
+ *  - affine buckets filled in batches (plan.batch > 0): the additions of a batch share one inversion
+ *    (Montgomery's trick), ~6 products per point. A batch may touch a bucket only once (its new value
+ *    is not known until the batch is done), so a point whose bucket is already in the batch waits in
+ *    a queue for the next one; when the queue is full and the batch is still small (many points in
+ *    few buckets), the point goes into a per-bucket xyzz overflow instead, so inversions stay rare
+ *    whatever the scalars. */
 
 /* Out-of-line copies of the group law: each inline formula is expanded once per group rather than
  * at every call site, which keeps the compile time of this file down (a call costs nothing next
@@ -50,30 +59,268 @@ static void EC_P(msm_task_)(EC_XYZZ *r, EC_XYZZ *buckets, size_t nb, const EC_AF
     EC_P(msm_reduce_)(r, buckets, nb);
 }
 
-static void EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+/* ---- batch-affine buckets ---- */
+
+/* Per-thread state of the batch-affine path; all arrays sized once per MSM. A batch entry is the base
+ * (with a flag to negate it) and its bucket; its denominator and the running product of the
+ * denominators are computed when it joins the batch, while the bucket is in cache. */
+typedef struct {
+    EC_AFF *bkt;            /* nb affine buckets; (0,0) = empty */
+    unsigned char *busy;    /* bucket has an addition in the current batch */
+    EC_XYZZ *ovf;           /* nb overflow buckets, allocated on first use (NULL until then) */
+    bool ovf_dirty;         /* ovf holds points of the current task */
+    size_t nb, cap;         /* buckets; batch and queue capacity */
+    size_t nbat, nq;        /* points in the batch / in the queue */
+    const EC_AFF **pt, **qpt; /* batch and queue bases */
+    uint32_t *bi, *qbi;     /* their buckets */
+    unsigned char *kind, *qneg; /* CZ_MSM_BA_ADD / _DBL / _INF, | CZ_MSM_BA_NEG for a negated base */
+    EC_F *den, *pref;       /* denominators; prefix products of the denominators */
+    EC_F acc;               /* product of the batch's denominators */
+    int err;                /* an allocation failed */
+} EC_P(msm_ba_);
+
+static void EC_P(msm_ba_free_)(EC_P(msm_ba_) *s) {
+    free(s->bkt);
+    free(s->busy);
+    free(s->ovf);
+    free(s->pt);
+    free(s->qpt);
+    free(s->bi);
+    free(s->qbi);
+    free(s->kind);
+    free(s->qneg);
+    free(s->den);
+    free(s->pref);
+}
+
+static int EC_P(msm_ba_init_)(EC_P(msm_ba_) *s, size_t nb, size_t cap) {
+    memset(s, 0, sizeof *s);
+    s->nb = nb;
+    s->cap = cap;
+    s->acc = EC_ONE;
+    s->bkt = malloc(nb * sizeof *s->bkt);
+    s->busy = calloc(nb, 1);
+    s->pt = malloc(cap * sizeof *s->pt);
+    s->qpt = malloc(cap * sizeof *s->qpt);
+    s->bi = malloc(cap * sizeof *s->bi);
+    s->qbi = malloc(cap * sizeof *s->qbi);
+    s->kind = malloc(cap);
+    s->qneg = malloc(cap);
+    s->den = malloc(cap * sizeof *s->den);
+    s->pref = malloc(cap * sizeof *s->pref);
+    if (!s->bkt || !s->busy || !s->pt || !s->qpt || !s->bi || !s->qbi || !s->kind || !s->qneg || !s->den ||
+        !s->pref) {
+        EC_P(msm_ba_free_)(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Bucket b += (neg ? -p : p) in xyzz, outside the batches (see the header comment). */
+static void EC_P(msm_ba_spill_)(EC_P(msm_ba_) *s, const EC_AFF *p, bool neg, uint32_t b) {
+    if (!s->ovf) {
+        s->ovf = malloc(s->nb * sizeof *s->ovf);
+        if (!s->ovf) {
+            s->err = 1;
+            return;
+        }
+    }
+    if (!s->ovf_dirty) {
+        s->ovf_dirty = true;
+        memset(s->ovf, 0, s->nb * sizeof *s->ovf);
+    }
+    EC_AFF q = *p;
+    if (neg) EC_FF(neg)(&q.y, &q.y);
+    EC_P(msm_madd_)(&s->ovf[b], &q);
+}
+
+/* Puts +-p into bucket b now (empty bucket) or into the batch; false when b is busy or the batch full. */
+static inline bool EC_P(msm_ba_try_)(EC_P(msm_ba_) *s, const EC_AFF *p, bool neg, uint32_t b) {
+    if (s->busy[b]) return false;
+    EC_AFF *B = &s->bkt[b];
+    if (EC_P(affine_is_infinity)(B)) {
+        B->x = p->x;
+        if (neg) EC_FF(neg)(&B->y, &p->y);
+        else B->y = p->y;
+        return true;
+    }
+    if (s->nbat == s->cap) return false;
+    size_t j = s->nbat++;
+    s->busy[b] = 1;
+    s->pt[j] = p;
+    s->bi[j] = b;
+    unsigned char k;
+    if (!EC_FF(equal)(&p->x, &B->x)) {
+        k = CZ_MSM_BA_ADD;
+        EC_FF(sub)(&s->den[j], &p->x, &B->x);
+    } else {
+        EC_F y = p->y;
+        if (neg) EC_FF(neg)(&y, &y);
+        if (EC_FF(equal)(&y, &B->y) && !EC_FF(is_zero)(&y)) {
+            k = CZ_MSM_BA_DBL;
+            EC_FF(double)(&s->den[j], &y);
+        } else { /* p = -B (or B of order 2 doubled): the bucket empties */
+            k = CZ_MSM_BA_INF;
+            s->den[j] = EC_ONE;
+        }
+    }
+    s->kind[j] = k | (neg ? CZ_MSM_BA_NEG : 0);
+    s->pref[j] = s->acc;
+    EC_FF(mul)(&s->acc, &s->acc, &s->den[j]);
+    return true;
+}
+
+/* Performs the batch: bkt[bi[j]] += +-pt[j] for all j with one inversion. */
+static void EC_P(msm_ba_run_)(EC_P(msm_ba_) *s) {
+    size_t m = s->nbat;
+    if (m == 0) return;
+    EC_F acc;
+    EC_FF(inv)(&acc, &s->acc); /* every denominator is nonzero */
+    /* Backwards: 1/den[j] = acc * pref[j] with acc = 1/(den[0]..den[j]), then the affine update. */
+    for (size_t j = m; j-- > 0;) {
+        EC_F inv, lambda, t;
+        EC_FF(mul)(&inv, &acc, &s->pref[j]);
+        EC_FF(mul)(&acc, &acc, &s->den[j]);
+        uint32_t b = s->bi[j];
+        EC_AFF *B = &s->bkt[b];
+        const EC_AFF *P = s->pt[j];
+        unsigned k = s->kind[j];
+        s->busy[b] = 0;
+        if ((k & ~CZ_MSM_BA_NEG) == CZ_MSM_BA_INF) {
+            memset(B, 0, sizeof *B);
+            continue;
+        }
+        if ((k & ~CZ_MSM_BA_NEG) == CZ_MSM_BA_ADD) {
+            if (k & CZ_MSM_BA_NEG) { /* -P.y - B.y */
+                EC_FF(add)(&t, &P->y, &B->y);
+                EC_FF(neg)(&t, &t);
+            } else {
+                EC_FF(sub)(&t, &P->y, &B->y);
+            }
+        } else {
+            EC_FF(sqr)(&t, &B->x);
+            EC_FF(add)(&lambda, &t, &t);
+            EC_FF(add)(&t, &t, &lambda);
+        }
+        EC_FF(mul)(&lambda, &t, &inv);
+        EC_F x3;
+        EC_FF(sqr)(&x3, &lambda);
+        EC_FF(sub)(&x3, &x3, &B->x);
+        EC_FF(sub)(&x3, &x3, &P->x);
+        EC_FF(sub)(&t, &B->x, &x3);
+        EC_FF(mul)(&t, &t, &lambda);
+        EC_FF(sub)(&B->y, &t, &B->y);
+        B->x = x3;
+    }
+    s->nbat = 0;
+    s->acc = EC_ONE;
+}
+
+/* Runs the batch, then moves what the queue can into the next one. */
+static void EC_P(msm_ba_flush_)(EC_P(msm_ba_) *s) {
+    EC_P(msm_ba_run_)(s);
+    size_t keep = 0;
+    for (size_t j = 0; j < s->nq; j++)
+        if (!EC_P(msm_ba_try_)(s, s->qpt[j], s->qneg[j], s->qbi[j])) {
+            s->qpt[keep] = s->qpt[j];
+            s->qneg[keep] = s->qneg[j];
+            s->qbi[keep++] = s->qbi[j];
+        }
+    s->nq = keep;
+}
+
+static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_AFF *bases, const uint64_t (*raw)[4],
+                               size_t lo, size_t hi, unsigned w, unsigned c) {
+    memset(s->bkt, 0, s->nb * sizeof *s->bkt);
+    s->ovf_dirty = false;
+    int d = lo < hi ? cz_msm_digit_(raw[lo], w, c) : 0;
+    for (size_t i = lo; i < hi; i++) {
+        int dn = i + 1 < hi ? cz_msm_digit_(raw[i + 1], w, c) : 0;
+        if (dn != 0) __builtin_prefetch(&s->bkt[(dn > 0 ? dn : -dn) - 1], 1);
+        if (d != 0 && !EC_P(affine_is_infinity)(&bases[i])) {
+            const EC_AFF *p = &bases[i];
+            bool neg = d < 0;
+            uint32_t b = (uint32_t)(neg ? -d : d) - 1;
+            if (!EC_P(msm_ba_try_)(s, p, neg, b)) {
+                if (s->nq == s->cap) {
+                    /* An inversion for a batch this small would cost more than xyzz additions. */
+                    if (s->nbat < s->cap / 2)
+                        EC_P(msm_ba_spill_)(s, p, neg, b);
+                    else
+                        EC_P(msm_ba_flush_)(s);
+                }
+                if (s->nq < s->cap && !EC_P(msm_ba_try_)(s, p, neg, b)) {
+                    s->qpt[s->nq] = p;
+                    s->qneg[s->nq] = neg;
+                    s->qbi[s->nq++] = b;
+                }
+            }
+            if (s->nbat == s->cap) EC_P(msm_ba_flush_)(s);
+        }
+        d = dn;
+    }
+    EC_P(msm_ba_flush_)(s);
+    EC_P(msm_ba_run_)(s);
+    for (size_t j = 0; j < s->nq; j++) EC_P(msm_ba_spill_)(s, s->qpt[j], s->qneg[j], s->qbi[j]);
+    s->nq = 0;
+
+    /* Running sum; affine buckets enter with mixed additions. */
+    EC_XYZZ run, sum;
+    EC_P(xyzz_set_infinity)(&run);
+    EC_P(xyzz_set_infinity)(&sum);
+    const EC_XYZZ *ovf = s->ovf_dirty ? s->ovf : NULL;
+    for (size_t b = s->nb; b-- > 0;) {
+        EC_P(msm_madd_)(&run, &s->bkt[b]); /* an empty bucket is the affine infinity: no-op */
+        if (ovf && !EC_P(xyzz_is_infinity)(&ovf[b])) EC_P(msm_add_)(&run, &run, &ovf[b]);
+        EC_P(msm_add_)(&sum, &sum, &run);
+    }
+    *r = sum;
+}
+
+/* Pippenger over plain scalars raw[0..n). */
+static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_t (*raw)[4], size_t n, int t) {
     EC_P(xyzz_set_infinity)(r);
-    if (n == 0) return;
-    int t = nthreads > 0 ? nthreads : omp_get_max_threads();
-    cz_msm_plan plan = cz_msm_plan_(n, t);
+    if (n == 0) return 0;
+    cz_msm_plan plan = cz_msm_plan_(n, t, sizeof(EC_F) / sizeof(cz_fp));
     unsigned c = plan.c, nw = plan.windows;
     size_t nchunks = plan.chunks, ntasks = (size_t)nw * nchunks, nb = (size_t)1 << (c - 1);
-    uint64_t(*raw)[4] = cz_msm_alloc_(n * sizeof *raw);
-    EC_XYZZ *part = cz_msm_alloc_(ntasks * sizeof *part);
+    EC_XYZZ *part = malloc(ntasks * sizeof *part);
+    int err = 0;
+    if (!part) return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
     if (t > (int)ntasks) t = (int)ntasks;
 
 #pragma omp parallel num_threads(t)
     {
-#pragma omp for schedule(static)
-        for (size_t i = 0; i < n; i++) cz_fr_to_raw(raw[i], &scalars[i]);
-        EC_XYZZ *buckets = cz_msm_alloc_(nb * sizeof *buckets);
+        EC_XYZZ *buckets = NULL;
+        EC_P(msm_ba_) ba;
+        int mine = plan.batch ? EC_P(msm_ba_init_)(&ba, nb, plan.batch)
+                              : !(buckets = malloc(nb * sizeof *buckets));
+        if (mine) {
+#pragma omp atomic write
+            err = 1;
+        }
         /* Windows first: with one chunk per window the threads take whole windows. */
 #pragma omp for schedule(dynamic, 1)
         for (size_t k = 0; k < ntasks; k++) {
+            if (mine) continue;
             size_t w = k / nchunks, p = k % nchunks;
             size_t lo = n * p / nchunks, hi = n * (p + 1) / nchunks;
-            EC_P(msm_task_)(&part[k], buckets, nb, bases, (const uint64_t(*)[4])raw, lo, hi, (unsigned)w, c);
+            if (plan.batch) {
+                EC_P(msm_ba_task_)(&part[k], &ba, bases, raw, lo, hi, (unsigned)w, c);
+                if (ba.err) {
+#pragma omp atomic write
+                    err = 1;
+                }
+            } else {
+                EC_P(msm_task_)(&part[k], buckets, nb, bases, raw, lo, hi, (unsigned)w, c);
+            }
         }
+        if (plan.batch && !mine) EC_P(msm_ba_free_)(&ba);
         free(buckets);
+    }
+    if (err) {
+        free(part);
+        return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points (window %u bits)", n, c);
     }
 
     /* Horner over windows from the top: acc = 2^c * acc + W_w. */
@@ -87,11 +334,74 @@ static void EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalar
     }
     *r = acc;
     free(part);
-    free(raw);
+    return 0;
 }
 
-void EC_P(msm)(EC_JAC *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+/* Witnesses are often mostly bits. When at least a quarter of the scalars are 0 or 1, the ones go
+ * to the 0/1 batch addition, the zeros are dropped, and Pippenger gets only the rest (planned for
+ * their number, not n). */
+static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+    EC_P(xyzz_set_infinity)(r);
+    if (n == 0) return 0;
+    int t = nthreads > 0 ? nthreads : omp_get_max_threads();
+    uint64_t(*raw)[4] = malloc(n * sizeof *raw);
+    if (!raw) return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
+    size_t small = 0;
+#pragma omp parallel for schedule(static) num_threads(t) reduction(+ : small) if (n >= 4096)
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_to_raw(raw[i], &scalars[i]);
+        small += (raw[i][0] <= 1) & ((raw[i][1] | raw[i][2] | raw[i][3]) == 0);
+    }
+    int rc;
+    if (small < n / 4 || n < 64) {
+        rc = EC_P(msm_raw_)(r, bases, (const uint64_t(*)[4])raw, n, t);
+        free(raw);
+        return rc;
+    }
+    size_t words = (n + 63) / 64, nbig = 0;
+    uint64_t *ones = calloc(words, sizeof *ones);
+    EC_AFF *big = malloc((n - small ? n - small : 1) * sizeof *big);
+    if (!ones || !big) {
+        free(raw);
+        free(ones);
+        free(big);
+        return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((raw[i][1] | raw[i][2] | raw[i][3]) == 0 && raw[i][0] <= 1) {
+            if (raw[i][0]) ones[i / 64] |= (uint64_t)1 << (i % 64);
+            continue;
+        }
+        big[nbig] = bases[i];
+        if (nbig != i) memcpy(raw[nbig], raw[i], sizeof raw[i]); /* nbig < i: compacts in place */
+        nbig++;
+    }
+    EC_JAC sum1;
+    EC_XYZZ rest;
+    EC_P(batch_add)(&sum1, bases, ones, n, t);
+    rc = EC_P(msm_raw_)(&rest, big, (const uint64_t(*)[4])raw, nbig, t);
+    if (!rc) {
+        /* rest + sum1: sum1 as xyzz (X, Y, Z^2, Z^3) */
+        EC_XYZZ s1;
+        if (EC_P(jac_is_infinity)(&sum1)) {
+            EC_P(xyzz_set_infinity)(&s1);
+        } else {
+            s1.x = sum1.x;
+            s1.y = sum1.y;
+            EC_FF(sqr)(&s1.zz, &sum1.z);
+            EC_FF(mul)(&s1.zzz, &s1.zz, &sum1.z);
+        }
+        EC_P(msm_add_)(r, &rest, &s1);
+    }
+    free(raw);
+    free(ones);
+    free(big);
+    return rc;
+}
+
+int EC_P(msm)(EC_JAC *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
     EC_XYZZ acc;
-    EC_P(msm_xyzz_)(&acc, bases, scalars, n, nthreads);
+    int rc = EC_P(msm_xyzz_)(&acc, bases, scalars, n, nthreads);
     EC_P(jac_from_xyzz)(r, &acc);
+    return rc;
 }

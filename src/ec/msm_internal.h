@@ -10,12 +10,19 @@ typedef struct {
     unsigned c;       /* window width in bits; 2^(c-1) buckets */
     unsigned windows; /* ceil(256 / c) */
     size_t chunks;    /* point chunks per window */
+    size_t batch;     /* batch-affine buckets with batches of this many points; 0: xyzz buckets */
 } cz_msm_plan;
 
-cz_msm_plan cz_msm_plan_(size_t n, int nthreads);
-/* malloc that aborts with a message: the MSM API has no error return, and running out of memory
- * for a few MiB of buckets leaves nothing sensible to do. */
+/* The plan for n points on t threads; group 1 (G1) or 2 (G2): the relative cost of an inversion differs. */
+cz_msm_plan cz_msm_plan_(size_t n, int nthreads, unsigned group);
+/* Tests only: when c != 0, cz_msm_plan_ returns this plan (chunks and batch as given, windows
+ * derived), so that small inputs can be pushed through the batch-affine path with tiny batches. */
+extern cz_msm_plan cz_msm_force_plan_;
+/* malloc that aborts with a message (0/1 batch addition only: its API has no error return). */
 void *cz_msm_alloc_(size_t size);
+
+/* How the batch-affine path adds a point to a bucket: distinct x, doubling, or opposite points. */
+enum { CZ_MSM_BA_ADD, CZ_MSM_BA_DBL, CZ_MSM_BA_INF, CZ_MSM_BA_NEG = 4 };
 
 /* len (<= 32) bits of the 256-bit little-endian integer k starting at bit pos (zeros beyond 255). */
 static inline uint64_t cz_msm_bits_(const uint64_t k[4], unsigned pos, unsigned len) {

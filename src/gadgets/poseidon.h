@@ -10,6 +10,7 @@
 
 typedef struct {
     unsigned arity, t, rf, rp;
+    cz_fr merkle_tag;  /* 2^arity - 1, the default domain tag (kept to skip a conversion per hash) */
     cz_fr *rc;         /* (rf + rp) * t textbook round constants, round r at [r t, (r+1) t) */
     cz_fr *mds;        /* t * t, mds[i * t + j] = 1 / (i + t + j) */
     cz_fr *crc;        /* rf * t + rp compressed round constants */
@@ -33,7 +34,8 @@ static inline int cz_poseidon_hash(cz_fr *out, const cz_fr *in, unsigned arity) 
 
 /* neptune::circuit::poseidon_hash over allocated inputs (MerkleTree tag or *tag): 3 arity +
  * 4 t (R_F - 1) + 4 R_P + 1 constraints and aux (311 / 505 / 598 for arity 2 / 8 / 11).
- * 0, CZ_EINVAL or CZ_ENOMEM (also left sticky in cs). */
+ * In witness mode alone (no LCs) it runs the native permutation and only writes the variables it
+ * allocates (same order and values as record mode). 0, CZ_EINVAL or CZ_ENOMEM (also left sticky in cs). */
 int cz_poseidon_circuit_tag(cz_cs *cs, cz_num *out, const cz_num *in, unsigned arity, const cz_fr *tag);
 static inline int cz_poseidon_circuit(cz_cs *cs, cz_num *out, const cz_num *in, unsigned arity) {
     return cz_poseidon_circuit_tag(cs, out, in, arity, NULL);

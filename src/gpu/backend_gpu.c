@@ -53,8 +53,9 @@ static void release(int dev) {
     pthread_mutex_unlock(&g_dev[dev].mu);
 }
 
-static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
-                     const cz_fr *aux, void **pending) {
+/* aux or caux (compact) */
+static int start_either(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
+                        const cz_fr *aux, const cz_wcompact *caux, void **pending) {
     if (device < 0 || device >= b->ndevices || device >= MAX_DEV)
         return cz_error(CZ_EINVAL, "gpu backend: no device %d (%d found)", device, b->ndevices);
     pthread_once(&g_once, init_once);
@@ -63,7 +64,8 @@ static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, cons
     cz_gpu_prover *pr;
     int rc = acquire(&pr, device, p, r);
     if (!rc) {
-        rc = cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, NULL);
+        rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, NULL)
+                  : cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, NULL);
         release(device);
     }
     if (rc) {
@@ -72,6 +74,16 @@ static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, cons
     }
     *pending = pd;
     return 0;
+}
+
+static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
+                     const cz_fr *aux, void **pending) {
+    return start_either(b, device, p, r, inputs, aux, NULL, pending);
+}
+
+int cz_backend_gpu_start_compact(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                                 const cz_fr *inputs, const cz_wcompact *aux, void **pending) {
+    return start_either(b, device, p, r, inputs, NULL, aux, pending);
 }
 
 static int gpu_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t out[CZ_GROTH16_PROOF_BYTES]) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "groth16/prover.h"
+#include "r1cs/wcompact.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +57,17 @@ size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
 int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
                         int nthreads, cz_gpu_prove_stats *stats);
 
+/* The same with aux as a compact witness (r1cs/wcompact.h, e.g. from cz_porep_witness_compact): only the
+ * inputs, the two bitmaps and the values outside {0, 1} cross PCIe (16 bytes per 64 aux + 32 per "other"
+ * value: 87 MB instead of 4.17 GB for a 32 GiB PoRep partition), and the device expands them in place of
+ * the dense upload, in the tail buffer it already holds (no extra device memory). aux->n must be the
+ * circuit's aux count (CZ_EFORMAT otherwise, also when n_dense disagrees with the bitmap). The result is
+ * the same pending as start() with the dense aux. B_G2 (CPU) gathers its scalars from the compact form.
+ * A witness named by set_next is not consumed: it uploads in the background here as in start(), for the
+ * next start() given those pointers. */
+int cz_gpu_prover_start_compact(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs,
+                                const cz_wcompact *aux, int nthreads, cz_gpu_prove_stats *stats);
+
 /* Pipelining partitions: names the witness of the next start(). The next start() uploads it to a spare
  * device buffer (+ (inputs + aux) * 32 bytes of device memory, allocated on the first call) while its own
  * partition computes, and the start() given exactly these pointers then skips its upload. The caller
@@ -92,6 +104,11 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
  * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers. */
 struct cz_backend;
 void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
+/* The backend's start() for a compact aux (cz_gpu_prover_start_compact on the device's cached prover). The
+ * engine's cz_backend has no slot for it yet: it is meant for an optional start_compact member (NULL in
+ * backends without one) with this signature. */
+int cz_backend_gpu_start_compact(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                                 const cz_fr *inputs, const cz_wcompact *aux, void **pending);
 void cz_backend_gpu_release(void);
 
 #ifdef __cplusplus

@@ -54,6 +54,11 @@ int cz_gpu_gather_scalars_(cz_fr *out, const cz_fr *d_w, const uint32_t *map, ui
  * cnt: scratch of 2 * (words + 1) u32. Synchronous. */
 int cz_gpu_bitmap_to_map_(uint32_t *map, size_t *count, const uint64_t *bitmap, size_t nbits, uint32_t base,
                           uint32_t *cnt, void **temp, size_t *temp_cap, void *s);
+/* Compact witness -> dense (wexpand.cu): out[i] for i < n from the device copies of a cz_wcompact's is_bit,
+ * bit (ceil(n / 64) words each) and dense values (16-byte aligned). cnt: scratch of 2 * (words + 1) u32.
+ * Asynchronous on s. */
+int cz_gpu_wcompact_expand_(cz_fr *out, const uint64_t *is_bit, const uint64_t *bit, const cz_fr *dense, size_t n,
+                            uint32_t *cnt, void **temp, size_t *temp_cap, void *s);
 /* map[i] = i for i < n */
 int cz_gpu_iota_(uint32_t *map, size_t n, void *s);
 

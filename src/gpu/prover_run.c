@@ -1,5 +1,6 @@
-/* GPU partition prover, start(): witness upload (or prefetched), SpMV, H pipeline, H MSM, the 0/1 split of
- * L, A, B_G1 on the device, and B_G2 on the CPU alongside (gpu_prover.h). */
+/* GPU partition prover, start(): witness upload (or prefetched; or a compact witness expanded on the device),
+ * SpMV, H pipeline, H MSM, the 0/1 split of L, A, B_G1 on the device, and B_G2 on the CPU alongside
+ * (gpu_prover.h). */
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,11 +10,13 @@
 #include "ec/msm.h"
 #include "gpu/prover_internal.h"
 #include "gpu/prover_priv.h"
+#include "gpu/wcompact_gather.h"
 
 /* ---- start ---- */
 typedef struct {
     const cz_gpu_prover *pr;
     const cz_fr *inputs, *aux;
+    const cz_wcompact *caux; /* instead of aux for start_compact */
     int nthreads, rc;
     cz_g2_jac r;
     double ms;
@@ -47,8 +50,7 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
     if (tail_out) *tail_out = tail;
     if (2 * tail > n) { /* mostly "other": one MSM is cheaper than the split */
         free(ones), free(cnt);
-        cz_g2_msm(r, bases, sc, n, nthreads);
-        return 0;
+        return cz_g2_msm(r, bases, sc, n, nthreads);
     }
     cz_g2_affine *tb = malloc((tail + 1) * sizeof *tb);
     cz_fr *ts = malloc((tail + 1) * sizeof *ts);
@@ -64,10 +66,10 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
     }
     cz_g2_jac ba, tm;
     cz_g2_batch_add(&ba, bases, ones, n, nthreads);
-    cz_g2_msm(&tm, tb, ts, tail, nthreads);
-    cz_g2_jac_add(r, &ba, &tm);
+    int rc = cz_g2_msm(&tm, tb, ts, tail, nthreads);
+    if (!rc) cz_g2_jac_add(r, &ba, &tm);
     free(ones), free(cnt), free(tb), free(ts);
-    return 0;
+    return rc;
 }
 
 /* B_G2 on the CPU: gather the B scalars in query order (as cz_groth16_prove_start), then the same 0/1
@@ -85,10 +87,13 @@ static void *g2_thread(void *arg) {
     size_t kb = 0;
     for (uint64_t i = 0; i < pr->ni; i++)
         if (cz_density_get(r->b_input_density, i)) sb[kb++] = j->inputs[i];
-    /* aux: 130 M density bits at PoRep size, so in parallel (popcount prefix per block of 64 words) */
+    /* aux: 130 M density bits at PoRep size, so in parallel (popcount prefix per block of 64 words; for a
+     * compact witness also the prefix of its dense values, so each block walks its own part) */
     const size_t nw = (pr->na + 63) / 64, nblk = (nw + 63) / 64;
     size_t *off = malloc((nblk + 1) * sizeof *off);
-    if (!off) {
+    uint64_t *rk = j->caux ? malloc((nblk + 1) * sizeof *rk) : NULL;
+    if (!off || (j->caux && !rk)) {
+        free(off), free(rk);
         free(sb);
         j->rc = cz_error(CZ_ENOMEM, "GPU prover: B_G2 gather");
         return NULL;
@@ -103,21 +108,33 @@ static void *g2_thread(void *arg) {
             c += (size_t)__builtin_popcountll(x);
         }
         off[b] = c;
+        if (rk) rk[b] = cz_wcompact_dense_in_words(j->caux, b * 64, b * 64 + 64);
     }
     size_t acc = kb;
+    uint64_t racc = 0;
     for (size_t b = 0; b < nblk; b++) {
         size_t c = off[b];
         off[b] = acc;
         acc += c;
+        if (rk) {
+            uint64_t d = rk[b];
+            rk[b] = racc;
+            racc += d;
+        }
     }
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (size_t b = 0; b < nblk; b++) {
         size_t o = off[b];
+        if (rk) {
+            cz_wcompact_gather_density(sb + o, j->caux, r->b_aux_density, b * 64, b * 64 + 64, rk[b]);
+            continue;
+        }
         for (size_t i = b * 4096; i < pr->na && i < b * 4096 + 4096; i++)
             if (cz_density_get(r->b_aux_density, i)) sb[o++] = j->aux[i];
     }
     kb = acc;
     free(off);
+    free(rk);
     j->rc = cz_gpu_g2_split_cpu(&j->r, pr->p->b_g2, sb, kb, j->nthreads, NULL);
     free(sb);
     j->ms = cz_gpu_now_ms_() - t0;
@@ -145,6 +162,48 @@ static int prefetch_next(cz_gpu_prover *pr) {
     return rc;
 }
 
+/* Copies k host parts to the device on the upload stream, with pin: page-locking big pageable sources for
+ * the copy (unlocked again once it is done), and makes the compute stream wait for them. */
+static int upload_parts(cz_gpu_prover *pr, int k, void *const dst[], const void *const src[], const size_t bytes[],
+                        int pin) {
+    int reg[4] = {0, 0, 0, 0}, rc = 0;
+    for (int i = 0; i < k && pin && !rc; i++)
+        if (bytes[i] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[i]))
+            rc = cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
+    for (int i = 0; i < k && !rc; i++) rc = cz_gpu_htod_async_(dst[i], src[i], bytes[i], pr->st_up);
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_up, pr->st_up);
+    if (!rc) rc = cz_gpu_stream_wait_(pr->st, pr->ev_up);
+    int rc2 = cz_gpu_stream_sync_(pr->st_up); /* before unregistering */
+    for (int i = 0; i < k; i++)
+        if (reg[i]) cz_gpu_host_unregister_((void *)src[i]);
+    return rc ? rc : rc2;
+}
+
+/* Compact witness: inputs into d_w, then is_bit, bit and the dense values into the tail buffer (free until
+ * the queries; 64 bytes per position of the longest query, L's na included, so 16 bytes per 64 values of
+ * bitmap and 32 per dense value always fit), expanded into d_w's aux part on the compute stream. A
+ * prefetch set up for a dense start is left alone (it writes only the spare buffer). */
+static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w) {
+    uint64_t maxlen = pr->len[0];
+    for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
+    const size_t nw = (pr->na + 63) / 64, bm = nw * 8, doff = (2 * bm + 255) & ~(size_t)255;
+    if (doff + w->n_dense * sizeof(cz_fr) > 64 * (size_t)maxlen + 4096)
+        return cz_error(CZ_ERANGE, "GPU prover: compact witness of %llu dense values does not fit the tail buffer",
+                        (unsigned long long)w->n_dense);
+    uint64_t *d_isb = (uint64_t *)pr->d_tail, *d_bit = (uint64_t *)(pr->d_tail + bm);
+    cz_fr *d_dense = (cz_fr *)(pr->d_tail + doff);
+    void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
+    const void *const src[4] = {inputs, w->is_bit, w->bit, w->dense};
+    const size_t bytes[4] = {pr->ni * sizeof(cz_fr), pr->na ? bm : 0, pr->na ? bm : 0, w->n_dense * sizeof(cz_fr)};
+    /* no page-locking: for ~87 MB, pinning and unpinning the pages may cost as much as the staged pageable
+     * copy itself (not measured yet; cz_bench_prover --compact times this path) */
+    int rc = upload_parts(pr, 4, dst, src, bytes, 0);
+    /* d_cnt holds 2 * (2 * nw + 2) u32 (sized for the longest query, >= na), the expansion needs 2 * (nw + 1) */
+    if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
+                                          &pr->scan_cap, pr->st);
+    return rc;
+}
+
 static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
     if (pr->pre_in && pr->pre_in == inputs && pr->pre_aux == aux) { /* already on its way: swap buffers */
         cz_fr *t = pr->d_w;
@@ -157,20 +216,10 @@ static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *a
         pr->pre_in = pr->pre_aux = NULL;
         if (rc) return rc;
     }
-    const void *src[2] = {inputs, aux};
+    void *const dst[2] = {pr->d_w, pr->d_w + pr->ni};
+    const void *const src[2] = {inputs, aux};
     const size_t bytes[2] = {pr->ni * sizeof(cz_fr), pr->na * sizeof(cz_fr)};
-    int reg[2] = {0, 0}, rc = 0;
-    for (int k = 0; k < 2 && !rc; k++)
-        if (bytes[k] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[k]))
-            rc = cz_gpu_host_register_((void *)src[k], bytes[k], &reg[k]);
-    if (!rc) rc = cz_gpu_htod_async_(pr->d_w, inputs, bytes[0], pr->st_up);
-    if (!rc) rc = cz_gpu_htod_async_(pr->d_w + pr->ni, aux, bytes[1], pr->st_up);
-    if (!rc) rc = cz_gpu_event_record_(pr->ev_up, pr->st_up);
-    if (!rc) rc = cz_gpu_stream_wait_(pr->st, pr->ev_up);
-    int rc2 = cz_gpu_stream_sync_(pr->st_up); /* before unregistering */
-    for (int k = 0; k < 2; k++)
-        if (reg[k]) cz_gpu_host_unregister_((void *)src[k]);
-    return rc ? rc : rc2;
+    return upload_parts(pr, 2, dst, src, bytes, 1);
 }
 
 /* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. */
@@ -248,12 +297,12 @@ static int run_b_g2(cz_gpu_prover *pr, cz_g2_jac *ans, cz_gpu_prove_stats *st) {
 #endif
 
 static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *inputs, const cz_fr *aux,
-                      cz_gpu_prove_stats *st) {
+                      const cz_wcompact *caux, cz_gpu_prove_stats *st) {
     double t0 = cz_gpu_now_ms_(), t;
     int rc = cz_gpu_set_device(pr->device);
-    if (!rc) rc = upload_witness(pr, inputs, aux);
-    st->htod_bytes += (pr->ni + pr->na) * sizeof(cz_fr);
-    t = cz_gpu_now_ms_(), st->upload_ms = t - t0;
+    if (!rc) rc = caux ? upload_compact(pr, inputs, caux) : upload_witness(pr, inputs, aux);
+    st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
+    t = cz_gpu_now_ms_(), st->upload_ms = t - t0; /* the expansion, if any, is queued and lands in spmv_ms */
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
     for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
@@ -280,8 +329,8 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     return rc;
 }
 
-int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
-                        int nthreads, cz_gpu_prove_stats *stats) {
+static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
+                 const cz_wcompact *caux, int nthreads, cz_gpu_prove_stats *stats) {
     cz_gpu_prove_stats local;
     if (!stats) stats = &local;
     memset(stats, 0, sizeof *stats);
@@ -289,7 +338,7 @@ int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr 
         return cz_error(CZ_EINVAL, "prove: the first input must be ONE");
     g2_job job;
     memset(&job, 0, sizeof job);
-    job.pr = pr, job.inputs = inputs, job.aux = aux, job.nthreads = nthreads;
+    job.pr = pr, job.inputs = inputs, job.aux = aux, job.caux = caux, job.nthreads = nthreads;
     cz_g2_jac_set_infinity(&job.r);
     pthread_t th;
     int have_thread = 0;
@@ -297,7 +346,7 @@ int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr 
     if (pr->p) have_thread = pthread_create(&th, NULL, g2_thread, &job) == 0;
 #endif
     cz_gpu_lock(pr->device);
-    int rc = run_device(pr, out, inputs, aux, stats);
+    int rc = run_device(pr, out, inputs, aux, caux, stats);
     cz_gpu_unlock(pr->device);
 #ifndef CZ_GPU_HAVE_G2_MSM
     if (pr->p && !have_thread) g2_thread(&job); /* no thread available: run it here */
@@ -313,3 +362,15 @@ int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr 
     return rc;
 }
 
+
+int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux,
+                        int nthreads, cz_gpu_prove_stats *stats) {
+    return start(out, pr, inputs, aux, NULL, nthreads, stats);
+}
+
+int cz_gpu_prover_start_compact(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs,
+                                const cz_wcompact *aux, int nthreads, cz_gpu_prove_stats *stats) {
+    if (stats) memset(stats, 0, sizeof *stats);
+    int rc = cz_wcompact_check_for(aux, pr->na);
+    return rc ? rc : start(out, pr, inputs, NULL, aux, nthreads, stats);
+}

@@ -68,15 +68,15 @@ int cz_groth16_prove_start(cz_groth16_pending *out, const cz_groth16_params *p, 
             sb[kb++] = aux[j];
     }
 
-    cz_g1_msm(&out->h_msm, p->h, a, n - 1, nthreads);
-    cz_g1_msm(&out->l_msm, p->l, aux, na, nthreads);
-    cz_g1_msm(&out->a_ans, p->a, sa, ka, nthreads);
-    cz_g1_msm(&out->b1_ans, p->b_g1, sb, kb, nthreads);
-    cz_g2_msm(&out->b2_ans, p->b_g2, sb, kb, nthreads);
+    rc = cz_g1_msm(&out->h_msm, p->h, a, n - 1, nthreads);
+    if (!rc) rc = cz_g1_msm(&out->l_msm, p->l, aux, na, nthreads);
+    if (!rc) rc = cz_g1_msm(&out->a_ans, p->a, sa, ka, nthreads);
+    if (!rc) rc = cz_g1_msm(&out->b1_ans, p->b_g1, sb, kb, nthreads);
+    if (!rc) rc = cz_g2_msm(&out->b2_ans, p->b_g2, sb, kb, nthreads);
     free(abc);
     free(sa);
     free(sb);
-    return 0;
+    return rc;
 }
 
 static int os_random_fr(cz_fr *x) {

@@ -28,8 +28,6 @@ static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange) {
 }
 
 #include "groth16/fixed_base.h"
-DEFINE_FIXED_BASE(g1)
-DEFINE_FIXED_BASE(g2)
 
 int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_toxic *t, int nthreads) {
     memset(out, 0, sizeof *out);
@@ -49,8 +47,6 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
 
     size_t scal_n = n > 3 * nv ? n : 3 * nv;
     cz_fr *pw = calloc(n, sizeof *pw), *col = calloc(3 * nv, sizeof *col), *k = malloc(scal_n * sizeof *k);
-    cz_g1_jac *tmp1 = malloc(scal_n * sizeof *tmp1);
-    cz_g2_jac *tmp2 = malloc((nv ? nv : 1) * sizeof *tmp2);
     cz_groth16_params *p = out;
     cz_g1_affine *tab1 = NULL;
     cz_g2_affine *tab2 = NULL;
@@ -65,21 +61,13 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
     p->a = malloc(p->a_len * sizeof *p->a);
     p->b_g1 = malloc((p->b_len ? p->b_len : 1) * sizeof *p->b_g1);
     p->b_g2 = malloc((p->b_len ? p->b_len : 1) * sizeof *p->b_g2);
-    if (!pw || !col || !k || !tmp1 || !tmp2 || !p->vk.ic || !p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2) {
+    if (!pw || !col || !k || !p->vk.ic || !p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2) {
         rc = cz_error(CZ_ENOMEM, "setup: out of memory for a domain of %zu and %zu variables", n, nv);
         goto done;
     }
 
-    cz_g1_affine g1a;
-    cz_g2_affine g2a;
-    cz_g1_generator(&g1a);
-    cz_g2_generator(&g2a);
-    cz_g1_jac g1;
-    cz_g2_jac g2;
-    cz_g1_jac_from_affine(&g1, &g1a);
-    cz_g2_jac_from_affine(&g2, &g2a);
-    tab1 = g1_fb_table(&g1);
-    tab2 = g2_fb_table(&g2);
+    tab1 = cz_g1_fb_table_();
+    tab2 = cz_g2_fb_table_();
     if (!tab1 || !tab2) {
         rc = cz_error(CZ_ENOMEM, "setup: out of memory for the fixed-base tables");
         goto done;
@@ -95,7 +83,8 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
     cz_fr_mul(&zt, &zt, &delta_inv);
     for (size_t i = 0; i + 1 < n; i++)
         cz_fr_mul(&k[i], &pw[i], &zt);
-    g1_mul_many(p->h, tab1, k, n - 1, tmp1, nt);
+    if ((rc = cz_g1_fb_mul_many_(p->h, tab1, k, n - 1, nt)))
+        goto done;
 
     /* Lagrange coefficients L_j(tau) on the domain = iNTT of the powers of tau (as generator.rs). */
     cz_ntt_inverse(&d, pw);
@@ -118,8 +107,8 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
             goto done;
         }
     }
-    g1_mul_many(p->vk.ic, tab1, k, ni, tmp1, nt);
-    g1_mul_many(p->l, tab1, k + ni, na, tmp1, nt);
+    if ((rc = cz_g1_fb_mul_many_(p->vk.ic, tab1, k, ni, nt)) || (rc = cz_g1_fb_mul_many_(p->l, tab1, k + ni, na, nt)))
+        goto done;
 
     /* A: every input, then aux with A density; B: inputs / aux with B density. The prover selects its
      * scalars by density, so a density bit must coincide with a non-vanishing polynomial at tau. */
@@ -138,16 +127,17 @@ int cz_groth16_setup(cz_groth16_params *out, const cz_r1cs *r, const cz_groth16_
         if (db)
             kb[nb_out++] = bt[v];
     }
-    g1_mul_many(p->a, tab1, ka, na_out, tmp1, nt);
-    g1_mul_many(p->b_g1, tab1, kb, nb_out, tmp1, nt);
-    g2_mul_many(p->b_g2, tab2, kb, nb_out, tmp2, nt);
+    if ((rc = cz_g1_fb_mul_many_(p->a, tab1, ka, na_out, nt)) ||
+        (rc = cz_g1_fb_mul_many_(p->b_g1, tab1, kb, nb_out, nt)) ||
+        (rc = cz_g2_fb_mul_many_(p->b_g2, tab2, kb, nb_out, nt)))
+        goto done;
 
-    g1_mul1(&p->vk.alpha_g1, tab1, &t->alpha);
-    g1_mul1(&p->vk.beta_g1, tab1, &t->beta);
-    g2_mul1(&p->vk.beta_g2, tab2, &t->beta);
-    g2_mul1(&p->vk.gamma_g2, tab2, &t->gamma);
-    g1_mul1(&p->vk.delta_g1, tab1, &t->delta);
-    g2_mul1(&p->vk.delta_g2, tab2, &t->delta);
+    cz_g1_fb_mul1_(&p->vk.alpha_g1, tab1, &t->alpha);
+    cz_g1_fb_mul1_(&p->vk.beta_g1, tab1, &t->beta);
+    cz_g2_fb_mul1_(&p->vk.beta_g2, tab2, &t->beta);
+    cz_g2_fb_mul1_(&p->vk.gamma_g2, tab2, &t->gamma);
+    cz_g1_fb_mul1_(&p->vk.delta_g1, tab1, &t->delta);
+    cz_g2_fb_mul1_(&p->vk.delta_g2, tab2, &t->delta);
     rc = 0;
 done:
     free(tab1);
@@ -155,8 +145,6 @@ done:
     free(pw);
     free(col);
     free(k);
-    free(tmp1);
-    free(tmp2);
     if (rc)
         cz_groth16_params_free(out);
     return rc;

@@ -80,11 +80,11 @@ int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz
     }
     cz_g1_jac ma, mb1, mc, mh;
     cz_g2_jac mb2;
-    cz_g1_msm(&ma, z->a, w, z->n_vars, nthreads);
-    cz_g1_msm(&mb1, z->b1, w, z->n_vars, nthreads);
-    cz_g2_msm(&mb2, z->b2, w, z->n_vars, nthreads);
-    cz_g1_msm(&mc, z->c, w + z->n_public + 1, (size_t)z->n_vars - z->n_public - 1, nthreads);
-    cz_g1_msm(&mh, z->h, a, n, nthreads);
+    if ((rc = cz_g1_msm(&ma, z->a, w, z->n_vars, nthreads)) || (rc = cz_g1_msm(&mb1, z->b1, w, z->n_vars, nthreads)) ||
+        (rc = cz_g2_msm(&mb2, z->b2, w, z->n_vars, nthreads)) ||
+        (rc = cz_g1_msm(&mc, z->c, w + z->n_public + 1, (size_t)z->n_vars - z->n_public - 1, nthreads)) ||
+        (rc = cz_g1_msm(&mh, z->h, a, n, nthreads)))
+        goto done;
 
     /* pi_a = alpha + A + r delta; pi_b = beta + B2 + s delta; b1 = beta + B1 + s delta;
      * pi_c = C + H + s pi_a + r b1 - r s delta (all in G1 but pi_b). */

@@ -9,8 +9,6 @@
 #include "groth16/snarkjs.h"
 
 #include "groth16/fixed_base.h"
-DEFINE_FIXED_BASE(g1)
-DEFINE_FIXED_BASE(g2)
 
 /* at[col] += coeff * lagrange[row] over the CSR matrix. */
 static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange) {
@@ -49,8 +47,6 @@ int cz_snarkjs_setup(cz_snarkjs_zkey *z, const cz_r1cs *r, const cz_groth16_toxi
     z->power = log_n;
     const size_t scal_n = 2 * n > 3 * nv ? 2 * n : 3 * nv;
     cz_fr *lag = malloc(2 * n * sizeof *lag), *col = calloc(3 * nv, sizeof *col), *k = malloc(scal_n * sizeof *k);
-    cz_g1_jac *tmp1 = malloc(scal_n * sizeof *tmp1);
-    cz_g2_jac *tmp2 = malloc(nv * sizeof *tmp2);
     cz_g1_affine *tab1 = NULL;
     cz_g2_affine *tab2 = NULL;
     const size_t nnz = cz_r1cs_nnz(&r->a) + cz_r1cs_nnz(&r->b);
@@ -61,7 +57,7 @@ int cz_snarkjs_setup(cz_snarkjs_zkey *z, const cz_r1cs *r, const cz_groth16_toxi
     z->b2 = malloc(nv * sizeof *z->b2);
     z->c = malloc((nv - ni ? nv - ni : 1) * sizeof *z->c);
     z->h = malloc(n * sizeof *z->h);
-    if (!lag || !col || !k || !tmp1 || !tmp2 || !z->ic || !z->coef || !z->a || !z->b1 || !z->b2 || !z->c || !z->h) {
+    if (!lag || !col || !k || !z->ic || !z->coef || !z->a || !z->b1 || !z->b2 || !z->c || !z->h) {
         rc = cz_error(CZ_ENOMEM, "snarkjs setup: out of memory (domain %zu, %zu variables)", n, nv);
         goto done;
     }
@@ -74,31 +70,23 @@ int cz_snarkjs_setup(cz_snarkjs_zkey *z, const cz_r1cs *r, const cz_groth16_toxi
                 z->coef[z->n_coef++] = (cz_snarkjs_coef){m, (uint32_t)i, x->col[q], x->val[q]};
     }
 
-    cz_g1_affine g1a;
-    cz_g2_affine g2a;
-    cz_g1_jac g1;
-    cz_g2_jac g2;
-    cz_g1_generator(&g1a);
-    cz_g2_generator(&g2a);
-    cz_g1_jac_from_affine(&g1, &g1a);
-    cz_g2_jac_from_affine(&g2, &g2a);
-    if (!(tab1 = g1_fb_table(&g1)) || !(tab2 = g2_fb_table(&g2))) {
+    if (!(tab1 = cz_g1_fb_table_()) || !(tab2 = cz_g2_fb_table_())) {
         rc = cz_error(CZ_ENOMEM, "snarkjs setup: out of memory for the fixed-base tables");
         goto done;
     }
     /* H: odd points of the 2n domain, L^(2n)_(2i+1)(tau) / delta. */
     if ((rc = lagrange_at(lag, &d2, &t->tau))) goto done;
     for (size_t i = 0; i < n; i++) cz_fr_mul(&k[i], &lag[2 * i + 1], &delta_inv);
-    g1_mul_many(z->h, tab1, k, n, tmp1, nt);
+    if ((rc = cz_g1_fb_mul_many_(z->h, tab1, k, n, nt))) goto done;
 
     if ((rc = lagrange_at(lag, &d, &t->tau))) goto done;
     cz_fr *at = col, *bt = col + nv, *ct = col + 2 * nv;
     eval_columns(at, &r->a, lag);
     eval_columns(bt, &r->b, lag);
     eval_columns(ct, &r->c, lag);
-    g1_mul_many(z->a, tab1, at, nv, tmp1, nt);
-    g1_mul_many(z->b1, tab1, bt, nv, tmp1, nt);
-    g2_mul_many(z->b2, tab2, bt, nv, tmp2, nt);
+    if ((rc = cz_g1_fb_mul_many_(z->a, tab1, at, nv, nt)) || (rc = cz_g1_fb_mul_many_(z->b1, tab1, bt, nv, nt)) ||
+        (rc = cz_g2_fb_mul_many_(z->b2, tab2, bt, nv, nt)))
+        goto done;
     /* IC (s <= nPublic, gamma = 1) and C (private, / delta): beta*a + alpha*b + c. */
     for (size_t v = 0; v < nv; v++) {
         cz_fr e, x;
@@ -109,15 +97,15 @@ int cz_snarkjs_setup(cz_snarkjs_zkey *z, const cz_r1cs *r, const cz_groth16_toxi
         if (v >= ni) cz_fr_mul(&e, &e, &delta_inv);
         k[v] = e;
     }
-    g1_mul_many(z->ic, tab1, k, ni, tmp1, nt);
-    g1_mul_many(z->c, tab1, k + ni, nv - ni, tmp1, nt);
+    if ((rc = cz_g1_fb_mul_many_(z->ic, tab1, k, ni, nt)) || (rc = cz_g1_fb_mul_many_(z->c, tab1, k + ni, nv - ni, nt)))
+        goto done;
     const cz_fr one = CZ_FR_ONE_V;
-    g1_mul1(&z->alpha1, tab1, &t->alpha);
-    g1_mul1(&z->beta1, tab1, &t->beta);
-    g2_mul1(&z->beta2, tab2, &t->beta);
-    g2_mul1(&z->gamma2, tab2, &one);
-    g1_mul1(&z->delta1, tab1, &t->delta);
-    g2_mul1(&z->delta2, tab2, &t->delta);
+    cz_g1_fb_mul1_(&z->alpha1, tab1, &t->alpha);
+    cz_g1_fb_mul1_(&z->beta1, tab1, &t->beta);
+    cz_g2_fb_mul1_(&z->beta2, tab2, &t->beta);
+    cz_g2_fb_mul1_(&z->gamma2, tab2, &one);
+    cz_g1_fb_mul1_(&z->delta1, tab1, &t->delta);
+    cz_g2_fb_mul1_(&z->delta2, tab2, &t->delta);
     rc = 0;
 done:
     free(tab1);
@@ -125,8 +113,6 @@ done:
     free(lag);
     free(col);
     free(k);
-    free(tmp1);
-    free(tmp2);
     if (rc) cz_snarkjs_zkey_free(z);
     return rc;
 }

@@ -59,9 +59,9 @@ static int check(const cz_groth16_pvk *pvk, const cz_groth16_proof *proofs, cons
         cs[j] = proofs[j].c;
     }
     cz_g1_jac acc_ic, acc_c, acc_alpha, alpha;
-    cz_g1_msm(&acc_ic, pvk->ic, s, pvk->ic_len, 0);
+    if ((rc = cz_g1_msm(&acc_ic, pvk->ic, s, pvk->ic_len, 0))) goto done;
     memcpy(s + pvk->ic_len, z, k * sizeof *z);
-    cz_g1_msm(&acc_c, cs, s + pvk->ic_len, k, 0);
+    if ((rc = cz_g1_msm(&acc_c, cs, s + pvk->ic_len, k, 0))) goto done;
     cz_g1_jac_from_affine(&alpha, &pvk->alpha_g1);
     cz_g1_mul(&acc_alpha, &alpha, &s[0]);
     cz_g1_jac_neg(&tj[k], &acc_ic);

@@ -112,6 +112,29 @@ static int g2_is(const cz_g2_affine *p, const cz_fr *k) {
     return !memcmp(&ea, p, sizeof ea);
 }
 
+/* Setup points against one scalar multiplication each (the ec module's w-NAF, not setup's fixed-base
+ * tables): the verifying key, and H_i = tau^i (tau^n - 1) / delta at the ends of the query, around
+ * the fixed-base code's chunk boundary (2048 outputs) and at a random index. */
+static void check_setup_points(const cz_groth16_params *p, const cz_groth16_toxic *t) {
+    cz_fr one = CZ_FR_ONE_V;
+    CHECK(g1_is(&p->vk.alpha_g1, &t->alpha) && g1_is(&p->vk.beta_g1, &t->beta) && g1_is(&p->vk.delta_g1, &t->delta));
+    CHECK(g2_is(&p->vk.beta_g2, &t->beta) && g2_is(&p->vk.gamma_g2, &t->gamma) && g2_is(&p->vk.delta_g2, &t->delta));
+    CHECK(!g1_is(&p->vk.alpha_g1, &one)); /* the check itself can fail */
+    size_t n = p->h_len + 1;
+    cz_fr zt, dinv, k;
+    cz_fr_pow(&zt, &t->tau, (uint64_t[]){n}, 1);
+    cz_fr_sub(&zt, &zt, &one);
+    CHECK(cz_fr_inv(&dinv, &t->delta) == 0);
+    cz_fr_mul(&zt, &zt, &dinv);
+    size_t idx[] = {0, 1, 2047, 2048, 2049, p->h_len - 1, (size_t)(cz_rng_next(&rng) % p->h_len)};
+    for (size_t j = 0; j < sizeof idx / sizeof idx[0]; j++) {
+        if (idx[j] >= p->h_len) continue;
+        cz_fr_pow(&k, &t->tau, (uint64_t[]){idx[j]}, 1);
+        cz_fr_mul(&k, &k, &zt);
+        CHECK_MSG(g1_is(&p->h[idx[j]], &k), "setup: H[%zu] of %zu is not tau^i Z(tau) / delta", idx[j], p->h_len);
+    }
+}
+
 static int prove(cz_groth16_proof *pf, const cz_groth16_params *p, const cz_test_circuit *tc, const cz_fr *r,
                  const cz_fr *s) {
     cz_groth16_pending pd;
@@ -151,6 +174,7 @@ static void run_config(size_t pub, size_t nfree, size_t nc, int extensive) {
         return;
     }
     CHECK(p.a_len == tc.ni + tc.r1cs.a_aux_popcount && p.l_len == tc.na && p.vk.ic_len == tc.ni);
+    check_setup_points(&p, &t);
 
     cz_fr r, s, as, bs, cs;
     rand_nonzero(&r), rand_nonzero(&s);
@@ -376,6 +400,7 @@ int main(void) {
     run_config(1, 0, 1, 0);    /* one constraint, no free aux */
     run_config(4, 1, 3, 0);    /* inputs outnumber constraints */
     run_config(5, 60, 600, 0); /* n = 1024 */
+    run_config(3, 40, 2500, 0); /* n = 4096: queries span two fixed-base chunks */
     test_batch();
     test_proof_decode_errors();
     test_setup_and_prover_errors();

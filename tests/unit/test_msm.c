@@ -1,6 +1,7 @@
 /* CPU MSM and 0/1 batch addition (G1, G2) against naive sums built from the jacobian group law
  * (double-and-add, one mixed addition per selected base), against one scalar multiplication
- * (sum k_i a_i) G for subgroup bases a_i G, and across thread counts; edge cases: n = 0, infinity
+ * (sum k_i a_i) G for subgroup bases a_i G, and across thread counts; the batch-affine bucket path
+ * under forced plans (tiny batches, every window width class) and around the automatic switch; edge cases: n = 0, infinity
  * bases, repeated and opposite bases, scalars 0, 1, r-1 and small ones, bitmaps of density 0 and 1,
  * sizes that are not multiples of 64 and stray bits past n. */
 #include <stdlib.h>
@@ -126,9 +127,9 @@ static void test_digits(void) {
         }
     }
     /* The plan splits points only when windows are fewer than threads. */
-    CHECK(cz_msm_plan_(1u << 20, 1).chunks == 1);
-    CHECK(cz_msm_plan_(1u << 13, 64).chunks > 1);
-    CHECK(cz_msm_plan_(0, 4).c >= 1);
+    CHECK(cz_msm_plan_(1u << 20, 1, 1).chunks == 1);
+    CHECK(cz_msm_plan_(1u << 13, 64, 1).chunks > 1);
+    CHECK(cz_msm_plan_(0, 4, 2).c >= 1);
 }
 
 #define DEFINE_MSM_TESTS(G)                                                                       \
@@ -232,6 +233,161 @@ static void test_digits(void) {
 DEFINE_MSM_TESTS(g1)
 DEFINE_MSM_TESTS(g2)
 
+/* Stress of the batch-affine bucket path. Bases are small multiples e_i G of the generator
+ * (e_i in [-M, M], 0 = the infinity base), so the reference is one scalar multiplication
+ * (sum_i k_i e_i) G with the sum taken in Fr: cheap enough to check every prefix size against
+ * every plan. Patterns put the same base with the same scalar into one bucket several times in a
+ * row (doubling inside a batch, then busy buckets that must wait), P and -P with equal scalars
+ * (the bucket empties), infinity bases, and scalars 0, 1, r-1, all equal, mostly bits. */
+#define BA_M 24
+enum { PAT_MIXED, PAT_RUNS, PAT_PAIRS, PAT_EQUAL, PAT_BITS, PAT_COUNT };
+
+static void pattern(int *e, cz_fr *k, size_t n, int pat) {
+    cz_fr common;
+    cz_fr_random(&common, &rng);
+    for (size_t i = 0; i < n; i++) {
+        int v = 1 + (int)(cz_rng_next(&rng) % BA_M);
+        e[i] = cz_rng_next(&rng) & 1 ? v : -v;
+        random_scalars(&k[i], 1);
+    }
+    switch (pat) {
+    case PAT_MIXED: /* some infinities, repeats and negations of the previous base */
+        for (size_t i = 1; i < n; i++) {
+            unsigned u = (unsigned)(cz_rng_next(&rng) % 8);
+            if (u == 0) e[i] = 0;
+            else if (u == 1) e[i] = e[i - 1], k[i] = k[i - 1];
+            else if (u == 2) e[i] = -e[i - 1], k[i] = k[i - 1];
+        }
+        break;
+    case PAT_RUNS: /* runs of 1..9 copies of one (base, scalar) */
+        for (size_t i = 0; i < n;) {
+            size_t len = 1 + cz_rng_next(&rng) % 9;
+            for (size_t j = 1; j < len && i + j < n; j++) e[i + j] = e[i], k[i + j] = k[i];
+            i += len;
+        }
+        break;
+    case PAT_PAIRS: /* P, -P with one scalar, so most buckets empty again; the scalars mostly 1 or r-1 */
+        for (size_t i = 0; i + 1 < n; i += 2) {
+            if (i % 6 == 0) k[i] = CZ_FR_ONE_V;
+            else if (i % 6 == 2) cz_fr_neg(&k[i], &CZ_FR_ONE_V);
+            e[i + 1] = -e[i], k[i + 1] = k[i];
+        }
+        break;
+    case PAT_EQUAL: /* one scalar everywhere (every point in the same bucket of every window) */
+        for (size_t i = 0; i < n; i++) k[i] = common;
+        if (n > 3) e[3] = 0;
+        break;
+    case PAT_BITS: /* mostly 0 and 1 (a witness of bits): the 0/1 split, with repeats and negations */
+        for (size_t i = 0; i < n; i++) {
+            unsigned u = (unsigned)(cz_rng_next(&rng) % 10);
+            if (u < 4) k[i] = CZ_FR_ZERO_V;
+            else if (u < 8) k[i] = CZ_FR_ONE_V;
+            if (i > 0 && u % 3 == 0) e[i] = -e[i - 1];
+            if (i > 0 && u % 5 == 1) e[i] = e[i - 1];
+        }
+        break;
+    }
+}
+
+#define DEFINE_BA_TESTS(G)                                                                        \
+    /* tab[e + BA_M] = e G for |e| <= BA_M (tab[BA_M] = infinity). */                             \
+    static void G##_small_multiples(cz_##G##_affine tab[2 * BA_M + 1]) {                         \
+        cz_##G##_affine g;                                                                        \
+        cz_##G##_jac j[2 * BA_M + 1], acc;                                                        \
+        cz_##G##_generator(&g);                                                                   \
+        cz_##G##_jac_set_infinity(&acc);                                                          \
+        for (int e = 0; e <= BA_M; e++) {                                                         \
+            j[BA_M + e] = acc;                                                                    \
+            cz_##G##_jac_neg(&j[BA_M - e], &acc);                                                 \
+            cz_##G##_jac_add_affine(&acc, &acc, &g);                                              \
+        }                                                                                         \
+        cz_##G##_batch_to_affine(tab, j, 2 * BA_M + 1);                                           \
+    }                                                                                             \
+    /* MSM of the first m of (e, k) under the current plan against (sum k_i e_i) G. */            \
+    static bool G##_ba_check(const cz_##G##_affine *tab, const int *e, const cz_fr *k, size_t m,  \
+                             int nthreads) {                                                      \
+        cz_##G##_affine *b = malloc((m ? m : 1) * sizeof *b), g;                                  \
+        cz_fr sum = CZ_FR_ZERO_V, t;                                                              \
+        for (size_t i = 0; i < m; i++) {                                                          \
+            b[i] = tab[e[i] + BA_M];                                                              \
+            cz_fr_set_u64(&t, (uint64_t)(e[i] < 0 ? -e[i] : e[i]));                               \
+            if (e[i] < 0) cz_fr_neg(&t, &t);                                                      \
+            cz_fr_mul(&t, &t, &k[i]);                                                             \
+            cz_fr_add(&sum, &sum, &t);                                                            \
+        }                                                                                         \
+        cz_##G##_jac want, got, gj;                                                               \
+        cz_##G##_generator(&g);                                                                   \
+        cz_##G##_jac_from_affine(&gj, &g);                                                        \
+        cz_##G##_mul(&want, &gj, &sum);                                                           \
+        int rc = cz_##G##_msm(&got, b, k, m, nthreads);                                           \
+        free(b);                                                                                  \
+        return rc == 0 && cz_##G##_jac_equal(&got, &want);                                        \
+    }                                                                                             \
+    static void G##_test_batch_affine(size_t n) {                                                 \
+        cz_##G##_affine tab[2 * BA_M + 1];                                                        \
+        G##_small_multiples(tab);                                                                 \
+        int *e = malloc(n * sizeof *e);                                                           \
+        cz_fr *k = malloc(n * sizeof *k);                                                         \
+        /* (c, batch, chunks): tiny batches hit the queue, the spill and the final flush often;  \
+         * c = 1 puts every point of a window into one bucket. */                                 \
+        static const cz_msm_plan plans[] = {{4, 0, 1, 1}, {4, 0, 1, 2},  {4, 0, 2, 3},  {2, 0, 1, 4},   \
+                                            {5, 0, 3, 5}, {7, 0, 1, 8},  {9, 0, 1, 16},  {11, 0, 1, 1024}, \
+                                            {1, 0, 1, 3}, {8, 0, 4, 64}};                         \
+        const size_t np = sizeof plans / sizeof plans[0];                                         \
+        int fails = 0, runs = 0;                                                                  \
+        for (int pat = 0; pat < PAT_COUNT; pat++) {                                               \
+            pattern(e, k, n, pat);                                                                \
+            for (size_t pi = 0; pi < np; pi++) {                                                  \
+                cz_msm_force_plan_ = plans[pi];                                                   \
+                size_t cap = plans[pi].batch;                                                     \
+                /* Sizes around the batch boundaries, and the whole input (batches below 4 points \
+                 * pay an inversion per addition when all points share a bucket: kept short). */  \
+                size_t sizes[] = {0, 1, 2, cap - 1, cap, cap + 1, 2 * cap, 2 * cap + 1, 3 * cap + 2, \
+                                  cap >= 4 ? n : 9 * cap + 3};                                    \
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                  \
+                    size_t m = sizes[si];                                                         \
+                    if (m > n || (si > 0 && m == sizes[si - 1])) continue;                        \
+                    int t = 1 + (int)((pi + si + (size_t)pat) % 8);                               \
+                    runs++;                                                                       \
+                    if (!G##_ba_check(tab, e, k, m, t)) {                                         \
+                        fails++;                                                                  \
+                        CHECK_MSG(0, #G " batch-affine pattern %d c=%u batch=%zu chunks=%zu n=%zu threads=%d", \
+                                  pat, plans[pi].c, cap, plans[pi].chunks, m, t);                 \
+                    }                                                                             \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+        cz_msm_force_plan_ = (cz_msm_plan){0};                                                    \
+        CHECK_MSG(fails == 0, #G " batch-affine: %d of %d runs wrong", fails, runs);             \
+        free(e);                                                                                  \
+        free(k);                                                                                  \
+    }                                                                                             \
+    /* The automatic plan around the size where it switches to batch-affine buckets. */           \
+    static void G##_test_batch_affine_auto(unsigned group) {                                      \
+        for (int t = 1; t <= 2; t++) {                                                            \
+            size_t first = 0;                                                                     \
+            for (size_t n = 256; n <= ((size_t)1 << 16) && !first; n += 16)                       \
+                if (cz_msm_plan_(n, t, group).batch) first = n;                                   \
+            CHECK_MSG(first > 0, #G " the plan never picks batch-affine buckets (threads=%d)", t); \
+            if (!first) continue;                                                                 \
+            while (first > 256 && cz_msm_plan_(first - 1, t, group).batch) first--;               \
+            size_t n = first + 2;                                                                 \
+            cz_##G##_affine tab[2 * BA_M + 1];                                                    \
+            G##_small_multiples(tab);                                                             \
+            int *e = malloc(n * sizeof *e);                                                       \
+            cz_fr *k = malloc(n * sizeof *k);                                                     \
+            pattern(e, k, n, t == 1 ? PAT_MIXED : PAT_RUNS);                                      \
+            for (size_t m = first - 1; m <= n; m++)                                               \
+                CHECK_MSG(G##_ba_check(tab, e, k, m, t), #G " msm auto plan n=%zu threads=%d (batch %zu)", m, \
+                          t, cz_msm_plan_(m, t, group).batch);                                    \
+            free(e);                                                                              \
+            free(k);                                                                              \
+        }                                                                                         \
+    }
+
+DEFINE_BA_TESTS(g1)
+DEFINE_BA_TESTS(g2)
+
 int main(void) {
     cz_test_rng(&rng);
     cz_fp_set_u64(&g1_b, 4);
@@ -247,6 +403,10 @@ int main(void) {
     g1_test_subgroup(777, 3);
     g2_test_subgroup(1u << 12, 2);
     g2_test_subgroup(100, 1);
+    g1_test_batch_affine(700);
+    g2_test_batch_affine(260);
+    g1_test_batch_affine_auto(1);
+    g2_test_batch_affine_auto(2);
 
     static const size_t sizes[] = {0, 1, 63, 64, 65, 1000, 70001};
     static const unsigned dens[] = {0, 1, 50, 100};
