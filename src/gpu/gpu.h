@@ -67,7 +67,8 @@ int cz_gpu_ntt_run(cz_gpu_ntt *plan, cz_fr *d_data, cz_gpu_ntt_kind kind, void *
 
 /* ---- G1 over resident affine bases (the cz_g1_affine layout, infinity = (0,0)) ----
  * Synchronous on stream: they return when the result is on the host. Scratch device memory is kept
- * between calls (grown on demand; cz_gpu_g1_release_scratch frees it); one caller at a time. */
+ * between calls, one set per device (grown on demand; cz_gpu_g1_release_scratch frees the calling thread's
+ * current device's); one caller at a time per device. */
 /* r = sum of scalars[i] * bases[i], scalars Fr in Montgomery form, n < 2^31. */
 int cz_gpu_g1_msm(cz_g1_jac *r, const cz_g1_affine *d_bases, const cz_fr *d_scalars, size_t n, void *stream);
 /* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */

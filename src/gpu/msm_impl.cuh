@@ -29,7 +29,9 @@
 #define CZ_MINB2 2
 #define CZ_MINB4 4
 
-/* ---- scratch: grown on demand, kept between calls (one user at a time) ---- */
+/* ---- scratch: grown on demand, kept between calls; one set per device (the caller's current one),
+ * so GPUs proving at once never share buffers; one user at a time per device (the per-GPU lock) ---- */
+#define CZ_GPU_SCRATCH_DEVICES 16
 struct scratch {
     void *p = nullptr;
     size_t cap = 0;
@@ -43,6 +45,13 @@ static int scratch_get(scratch &s, size_t bytes, void **out) {
         s.cap = bytes;
     }
     *out = s.p;
+    return 0;
+}
+/* The scratch slot of the calling thread's current device. */
+static int scratch_device(int *dev) {
+    CZ_CUDA(cudaGetDevice(dev));
+    if (*dev < 0 || *dev >= CZ_GPU_SCRATCH_DEVICES)
+        return cz_error(CZ_ERANGE, "GPU MSM: device %d, at most %d supported", *dev, CZ_GPU_SCRATCH_DEVICES);
     return 0;
 }
 static void scratch_release(scratch *s, int n) {

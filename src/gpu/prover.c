@@ -258,7 +258,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_stream_destroy_(pr->st_up);
     free(pr->syn_r.b_input_density);
     free(pr->syn_r.b_aux_density);
-    cz_gpu_g1_release_scratch(); /* msm.cu's scratch was reserved by this prover */
+    cz_gpu_g1_release_scratch(); /* this device's MSM scratch was reserved by this prover */
+    cz_gpu_g2_release_scratch();
     free(pr);
 }
 
