@@ -111,6 +111,9 @@ static int test_synth(const cz_circuit *c, void *state, uint32_t partition, cz_f
 #define V28P "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-"
 #define POST_HOOKS cz_post_circuit_build, cz_post_circuit_prepare, cz_post_circuit_synth, cz_post_circuit_inputs, \
                    cz_post_circuit_release, NULL
+#define V28S "v28-empty-sector-update-merkletree-poseidon_hasher-"
+#define SNAP_HOOKS cz_snap_circuit_build, cz_snap_circuit_prepare, cz_snap_circuit_synth, cz_snap_circuit_inputs, \
+                   cz_snap_circuit_release, cz_snap_circuit_partitions
 /* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
     {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,
@@ -125,9 +128,17 @@ static const cz_circuit circuits[] = {
      V28 "8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params", POREP_HOOKS},
     {"porep-64g", CZ_KIND_POREP, 64ull << 30, 10, 1, 0, 14ull << 30, 0,
      V28 "8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2.params", POREP_HOOKS},
-    /* SnapDeals (src/filecoin/snap_*.c landed; not wired into the engine yet): known ids, UNIMPLEMENTED. */
-    {"snap-32g", CZ_KIND_SNAP, 32ull << 30, 16, 0, 0, 9ull << 30, 0, NULL, NONE},
-    {"snap-64g", CZ_KIND_SNAP, 64ull << 30, 16, 0, 0, 9ull << 30, 0, NULL, NONE},
+    /* SnapDeals: one partition per vanilla proof (1 at 2 KiB, 4 at 8 MiB, 16 above). */
+    {"snap-2k", CZ_KIND_SNAP, 2048, 1, 1, 0, 2ull << 30, 0x637a6b2d736e3032ull,
+     V28S "8-0-0-fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194.params", SNAP_HOOKS},
+    {"snap-8m", CZ_KIND_SNAP, 8u << 20, 4, 1, 0, 2ull << 30, 0,
+     V28S "8-0-0-92180959e1918d26350b8e6cfe217bbdd0a2d8de51ebec269078b364b715ad63.params", SNAP_HOOKS},
+    {"snap-512m", CZ_KIND_SNAP, 512u << 20, 16, 1, 0, 4ull << 30, 0,
+     V28S "8-0-0-61fa69f38b9cc771ba27b670124714b4ea77fbeae05e377fb859c4a43b73a30c.params", SNAP_HOOKS},
+    {"snap-32g", CZ_KIND_SNAP, 32ull << 30, 16, 1, 0, 9ull << 30, 0,
+     V28S "8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.params", SNAP_HOOKS},
+    {"snap-64g", CZ_KIND_SNAP, 64ull << 30, 16, 1, 0, 9ull << 30, 0,
+     V28S "8-8-2-102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7.params", SNAP_HOOKS},
     /* PoSt: one partition per request. 64 GiB: parameters.json has two 8-8-2 PoSt files and nothing here
      * tells which is Window and which Winning, so no official name yet (FAILED_PRECONDITION). */
     {"wpost-2k", CZ_KIND_WPOST, 2048, 1, 1, 0, 256u << 20, 0x637a6b2d77703032ull,

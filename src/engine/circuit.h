@@ -6,8 +6,8 @@
  * Registered: the real StackedDrg PoRep circuits for every sector size (circuit_porep.c; ids porep-2k,
  * porep-8m, porep-512m, porep-32g, porep-64g) and the built-in test circuit "porep-2k-test" (circuit.c;
  * used for 2 KiB PoRep only when [testing] builtin_test_circuit is set: e2e tests that need many fast
- * proofs), Window and Winning PoSt for every size (circuit_post.c; wpost-*, winning-*). SnapDeals ids are
- * known but not available yet: a new circuit is one more table row (circuit.c) with its hooks. */
+ * proofs), Window and Winning PoSt for every size (circuit_post.c; wpost-*, winning-*) and SnapDeals for every size
+ * (circuit_snap.c; snap-*). A new circuit is one more table row (circuit.c) with its hooks. */
 #ifndef CZ_ENGINE_CIRCUIT_H
 #define CZ_ENGINE_CIRCUIT_H
 
@@ -72,6 +72,15 @@ int cz_post_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, 
                           cz_fr **aux, uint64_t *na);
 int cz_post_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
 void cz_post_circuit_release(const cz_circuit *c, void *state);
+
+/* SnapDeals hooks (circuit_snap.c). */
+int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
+int cz_snap_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                          cz_fr **aux, uint64_t *na);
+int cz_snap_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
+void cz_snap_circuit_release(const cz_circuit *c, void *state);
+uint32_t cz_snap_circuit_partitions(const cz_circuit *c, void *state);
 
 /* The built-in test circuit's size (constraints); exposed for tests. */
 #define CZ_TEST_CIRCUIT_CONSTRAINTS 1022

@@ -647,6 +647,9 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     for (size_t i = 0; s->vanillas && i < s->n_vanillas; i++)
         vh = vh * 31 + hash_bytes(s->vanillas[i], s->vanilla_lens[i]);
     if (s->randomness) vh = vh * 31 + hash_bytes(s->randomness, s->randomness_len);
+    if (s->comm_r_old) vh = vh * 31 + hash_bytes(s->comm_r_old, s->comm_r_old_len);
+    if (s->comm_r_new) vh = vh * 37 + hash_bytes(s->comm_r_new, s->comm_r_new_len);
+    if (s->comm_d_new) vh = vh * 41 + hash_bytes(s->comm_d_new, s->comm_d_new_len);
     vh = vh * 31 + s->partition_index + (s->registered_proof << 32);
     pthread_mutex_lock(&e->mu);
     if (e->shutting) {

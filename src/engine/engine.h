@@ -53,6 +53,8 @@ typedef struct {
     const uint8_t *randomness; /* 32 bytes or NULL (PoSt) */
     size_t randomness_len;
     uint32_t partition_index; /* WindowPoSt */
+    const uint8_t *comm_r_old, *comm_r_new, *comm_d_new; /* SnapDeals: 32 bytes each or NULL */
+    size_t comm_r_old_len, comm_r_new_len, comm_d_new_len;
     bool from_prove; /* a Prove call: the job is cancelled when its last waiter goes away */
 } cz_submit;
 

@@ -135,6 +135,12 @@ static void fill_submit(cz_submit *s, const Cuzk__V1__SubmitProofRequest *r) {
     s->randomness = r->randomness.len ? r->randomness.data : NULL;
     s->randomness_len = r->randomness.len;
     s->partition_index = r->partition_index;
+    s->comm_r_old = r->comm_r_old.len ? r->comm_r_old.data : NULL;
+    s->comm_r_old_len = r->comm_r_old.len;
+    s->comm_r_new = r->comm_r_new.len ? r->comm_r_new.data : NULL;
+    s->comm_r_new_len = r->comm_r_new.len;
+    s->comm_d_new = r->comm_d_new.len ? r->comm_d_new.data : NULL;
+    s->comm_d_new_len = r->comm_d_new.len;
 }
 
 static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos,

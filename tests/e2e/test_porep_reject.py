@@ -24,10 +24,10 @@ local_cache = "{srs_cache}"
 """ % PDIR
 
 
-def req(rid, vanilla, sector_size=2048, registered_proof=5, kind=1):
+def req(rid, vanilla, sector_size=2048, registered_proof=5, kind=1, **extra):
     return pb.SubmitProofRequest(request_id=rid, proof_kind=kind, sector_size=sector_size,
                                  registered_proof=registered_proof, vanilla_proof=vanilla, sector_number=1,
-                                 miner_id=1000)
+                                 miner_id=1000, **extra)
 
 
 def outcome(fn, r):
@@ -99,7 +99,18 @@ wrong_size = [
      ["82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820.params", "srs.param_cache"]),
     ("WindowPoSt 32 GiB without its params file", dict(vanilla=b"x", kind=3, sector_size=32 << 30), FP,
      ["0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params"]),
-    ("SnapDeals (not implemented yet)", dict(vanilla=b"x", kind=2, sector_size=32 << 30), UN, ["not implemented"]),
+    ("SnapDeals 32 GiB without its params file", dict(vanilla=b"", kind=2, sector_size=32 << 30, registered_proof=3),
+     FP, ["3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.params"]),
+    ("SnapDeals 2 KiB, garbage partition proof",
+     dict(vanilla=b"", kind=2, registered_proof=0, vanilla_proofs=[os.urandom(200)], comm_r_old=bytes(32),
+          comm_r_new=bytes(32), comm_d_new=bytes(32)), IA, ["vanilla_proofs[0] (partition 0)"]),
+    ("SnapDeals 2 KiB without comm_r_old", dict(vanilla=b"", kind=2, registered_proof=0, vanilla_proofs=[b"x"]),
+     IA, ["comm_r_old must be 32 bytes"]),
+    ("SnapDeals 2 KiB, 2 partition proofs",
+     dict(vanilla=b"", kind=2, registered_proof=0, vanilla_proofs=[b"x", b"y"], comm_r_old=bytes(32),
+          comm_r_new=bytes(32), comm_d_new=bytes(32)), IA, ["exactly 1"]),
+    ("SnapDeals 2 KiB with the 32 GiB update proof", dict(vanilla=b"", kind=2, registered_proof=3), IA,
+     ["registered_proof 3"]),
 ]
 
 d = Daemon(CONFIG, name="reject", test_circuit=False)

@@ -50,7 +50,8 @@ try:
     check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="no-such-circuit")) == NF, "PreloadSRS unknown id -> NOT_FOUND")
     check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="porep-32g")) == grpc.StatusCode.FAILED_PRECONDITION,
           "PreloadSRS porep-32g without its .params file -> FAILED_PRECONDITION")
-    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="snap-32g")) == UN, "PreloadSRS snap-32g -> UNIMPLEMENTED (no circuit yet)")
+    check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="snap-32g")) == grpc.StatusCode.FAILED_PRECONDITION,
+          "PreloadSRS snap-32g without its .params file -> FAILED_PRECONDITION")
     check(code_of(S.PreloadSRS, pb.PreloadSrsRequest(circuit_id="wpost-32g")) == grpc.StatusCode.FAILED_PRECONDITION,
           "PreloadSRS wpost-32g without its .params file -> FAILED_PRECONDITION")
     e1 = S.EvictSRS(pb.EvictSrsRequest(circuit_id="porep-2k-test"))
@@ -141,7 +142,7 @@ try:
         ("sector_size 32 GiB (no .params file)", dict(sector_size=32 << 30, vanilla=c1("x", 32 << 30)),
          grpc.StatusCode.FAILED_PRECONDITION),
         ("WINNING_POST 32 GiB (no .params file)", dict(kind=4, sector_size=32 << 30), grpc.StatusCode.FAILED_PRECONDITION),
-        ("SNAP_DEALS (no circuit yet)", dict(kind=2, sector_size=32 << 30), UN),
+        ("SNAP_DEALS 32 GiB (no .params file)", dict(kind=2, sector_size=32 << 30), grpc.StatusCode.FAILED_PRECONDITION),
     ]
     for what, kw, want in bad:
         rid = kw.pop("rid", "bad")

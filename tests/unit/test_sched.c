@@ -72,7 +72,16 @@ static void priorities_and_registry(void) {
     const cz_circuit *c;
     CHECK(cz_circuit_for_request(0, 2048, false, &c) == CZ_EINVAL && cz_circuit_for_request(5, 2048, false, &c) == CZ_EINVAL);
     CHECK(cz_circuit_for_request(1, 4096, false, &c) == CZ_EINVAL && cz_circuit_for_request(1, 0, false, &c) == CZ_EINVAL);
-    CHECK(cz_circuit_for_request(2, 32ull << 30, true, &c) == CZ_EUNSUPPORTED); /* SnapDeals: not wired yet */
+    /* SnapDeals for every size, with the official files; 2 KiB also allows a seeded setup */
+    CHECK(cz_circuit_for_request(2, 32ull << 30, true, &c) == 0 && !strcmp(c->id, "snap-32g") && c->partitions == 16 &&
+          strstr(c->params_file, "empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9"));
+    CHECK(cz_circuit_for_request(2, 2048, true, &c) == 0 && !strcmp(c->id, "snap-2k") && c->partitions == 1 &&
+          c->setup_seed && strstr(c->params_file, "8-0-0-fb9e095b"));
+    CHECK(cz_circuit_for_request(2, 8u << 20, false, &c) == 0 && c->partitions == 4 &&
+          strstr(c->params_file, "8-0-0-92180959"));
+    CHECK(cz_circuit_for_request(2, 512u << 20, false, &c) == 0 && c->partitions == 16 &&
+          strstr(c->params_file, "8-0-0-61fa69f3"));
+    CHECK(cz_circuit_for_request(2, 64ull << 30, false, &c) == 0 && strstr(c->params_file, "8-8-2-102e1444"));
     /* PoSt for every size: Window / Winning with their official files (64 GiB: none named yet) */
     static const char *const wp[5] = {"wpost-2k", "wpost-8m", "wpost-512m", "wpost-32g", "wpost-64g"};
     static const char *const wn[5] = {"winning-2k", "winning-8m", "winning-512m", "winning-32g", "winning-64g"};
@@ -98,7 +107,7 @@ static void priorities_and_registry(void) {
           strstr(c->params_file, "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820"));
     CHECK(cz_circuit_for_request(1, 2048, true, &c) == 0 && c && !strcmp(c->id, "porep-2k-test") && c->is_test);
     CHECK(cz_circuit_find("porep-32g") && cz_circuit_find("porep-32g")->available && !cz_circuit_find("x"));
-    CHECK(cz_circuit_find("snap-32g") && !cz_circuit_find("snap-32g")->available);
+    CHECK(cz_circuit_find("snap-32g") && cz_circuit_find("snap-32g")->available);
     void *st1, *st2, *st3;
     cz_submit sub = {0};
     CHECK(c->prepare(c, &sub, &st1) == CZ_EINVAL);
@@ -253,7 +262,9 @@ static void srs_manager(void) {
           strstr(cz_error_message(), "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-") &&
           strstr(cz_error_message(), dir));
     CHECK(cz_srs_check(&m, cz_circuit_find("porep-2k")) == 0); /* seeded setup allowed */
-    CHECK(cz_srs_check(&m, cz_circuit_find("snap-32g")) == CZ_EUNSUPPORTED);
+    CHECK(cz_srs_check(&m, cz_circuit_find("snap-32g")) == CZ_ENOPARAMS &&
+          strstr(cz_error_message(), "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-"));
+    CHECK(cz_srs_check(&m, cz_circuit_find("snap-2k")) == 0);
     cz_srs_destroy(&m);
     unlink(path);
     rmdir(dir);
