@@ -1,10 +1,14 @@
 /* The GPU prover as an engine backend (src/engine/backend.h). Lives in src/gpu so that it is built only
  * with CUDA (cuzk_core, where the engine is, builds without it); the engine picks it with
  * cz_backend_gpu_init when cuzk_gpu is linked. One resident cz_gpu_prover per device, kept for the
- * (params, r1cs) pair it was built for: a start() with another pair rebuilds it once no start() is using
- * it (CZ_EUNSUPPORTED while one is). The device region itself is serialised by cz_gpu_lock. */
+ * (params, r1cs) pair it was built for: a start() with another pair waits until no start() is using the
+ * device, then rebuilds it. The pair is recognised by its pointers AND a fingerprint of their contents
+ * (sizes, first H and L bases, matrix sizes), so params freed by an SRS eviction and another circuit's
+ * loaded at the same address never reuse stale device bases. The device region itself is serialised by
+ * cz_gpu_lock. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cz_error.h"
 #include "engine/backend.h"
@@ -13,31 +17,57 @@
 
 #define MAX_DEV 64
 
+/* What identifies the (params, r1cs) a prover was built from, beyond their addresses. */
+typedef struct {
+    size_t h_len, l_len, a_len, b_len;
+    cz_g1_affine h0, l0;
+    uint64_t inputs, aux, rows, nnz[3];
+} fingerprint;
+
+static void fingerprint_of(fingerprint *f, const cz_groth16_params *p, const cz_r1cs *r) {
+    memset(f, 0, sizeof *f);
+    f->h_len = p->h_len, f->l_len = p->l_len, f->a_len = p->a_len, f->b_len = p->b_len;
+    if (p->h_len) f->h0 = p->h[0];
+    if (p->l_len) f->l0 = p->l[0];
+    f->inputs = r->num_inputs, f->aux = r->num_aux, f->rows = r->num_rows;
+    f->nnz[0] = cz_r1cs_nnz(&r->a), f->nnz[1] = cz_r1cs_nnz(&r->b), f->nnz[2] = cz_r1cs_nnz(&r->c);
+}
+
 static struct {
     pthread_mutex_t mu;
+    pthread_cond_t idle; /* signalled when users drops to 0 */
     cz_gpu_prover *pr;
     const cz_groth16_params *p;
     const cz_r1cs *r;
+    fingerprint fp;
     int users;
 } g_dev[MAX_DEV];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void init_once(void) {
-    for (int i = 0; i < MAX_DEV; i++) pthread_mutex_init(&g_dev[i].mu, NULL);
+    for (int i = 0; i < MAX_DEV; i++) {
+        pthread_mutex_init(&g_dev[i].mu, NULL);
+        pthread_cond_init(&g_dev[i].idle, NULL);
+    }
 }
 
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r) {
     int rc = 0;
+    fingerprint fp;
+    fingerprint_of(&fp, p, r);
     pthread_mutex_lock(&g_dev[dev].mu);
-    if (!g_dev[dev].pr || g_dev[dev].p != p || g_dev[dev].r != r) {
-        if (g_dev[dev].users) {
-            rc = cz_error(CZ_EUNSUPPORTED, "gpu backend: device %d is proving another circuit", dev);
-        } else {
-            cz_gpu_prover_destroy(g_dev[dev].pr);
-            g_dev[dev].pr = NULL;
-            rc = cz_gpu_prover_create(&g_dev[dev].pr, dev, p, r, 0);
-            g_dev[dev].p = rc ? NULL : p;
-            g_dev[dev].r = rc ? NULL : r;
+    for (;;) {
+        const int same = g_dev[dev].pr && g_dev[dev].p == p && g_dev[dev].r == r &&
+                         memcmp(&g_dev[dev].fp, &fp, sizeof fp) == 0;
+        if (same) break;
+        if (g_dev[dev].users) { /* another circuit is on this device: wait for it to finish */
+            pthread_cond_wait(&g_dev[dev].idle, &g_dev[dev].mu);
+            continue;
         }
+        cz_gpu_prover_destroy(g_dev[dev].pr);
+        g_dev[dev].pr = NULL, g_dev[dev].p = NULL, g_dev[dev].r = NULL;
+        rc = cz_gpu_prover_create(&g_dev[dev].pr, dev, p, r, 0);
+        if (rc) break;
+        g_dev[dev].p = p, g_dev[dev].r = r, g_dev[dev].fp = fp;
     }
     if (!rc) {
         g_dev[dev].users++;
@@ -49,7 +79,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
 
 static void release(int dev) {
     pthread_mutex_lock(&g_dev[dev].mu);
-    g_dev[dev].users--;
+    if (--g_dev[dev].users == 0) pthread_cond_broadcast(&g_dev[dev].idle);
     pthread_mutex_unlock(&g_dev[dev].mu);
 }
 
