@@ -334,3 +334,16 @@ int cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len)
     *out_len = n;
     return 0;
 }
+
+size_t cz_base64_encoded_len(size_t n) { return 4 * ((n + 2) / 3); }
+
+void cz_base64_encode(char *out, const uint8_t *in, size_t n) {
+    static const char sym[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        *out++ = sym[v >> 18], *out++ = sym[(v >> 12) & 63];
+        *out++ = i + 1 < n ? sym[(v >> 6) & 63] : '=';
+        *out++ = i + 2 < n ? sym[v & 63] : '=';
+    }
+    *out = 0;
+}

@@ -50,9 +50,34 @@ static void roundtrip(const char *what, cz_c1 *c1) {
     free(j1), free(j2);
 }
 
+/* cz_base64_encode (the Commit2In wrapper's Phase1Out): RFC 4648 §10 vectors, and random bytes of
+ * every length 0..99 decode back through cz_base64_decode. */
+static void base64(cz_rng *rng) {
+    const char *vec[7][2] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
+                             {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+    char out[160];
+    for (int i = 0; i < 7; i++) {
+        size_t n = strlen(vec[i][0]);
+        cz_base64_encode(out, (const uint8_t *)vec[i][0], n);
+        CHECK_MSG(strcmp(out, vec[i][1]) == 0 && cz_base64_encoded_len(n) == strlen(vec[i][1]), "base64(\"%s\") = %s",
+                  vec[i][0], out);
+    }
+    for (size_t n = 0; n < 100; n++) {
+        uint8_t in[100], *back = NULL;
+        size_t blen = 0;
+        for (size_t i = 0; i < n; i++) in[i] = (uint8_t)cz_rng_next(rng);
+        cz_base64_encode(out, in, n);
+        CHECK(strlen(out) == cz_base64_encoded_len(n));
+        CHECK_MSG(cz_base64_decode(out, strlen(out), &back, &blen) == 0 && blen == n && !memcmp(back, in, n),
+                  "base64 round trip of %zu bytes", n);
+        free(back);
+    }
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
+    base64(&rng);
     char path[1024];
     size_t wlen;
     char *wrapper = pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")
