@@ -116,27 +116,13 @@ int cz_backend_gpu_start_compact(cz_backend *b, int device, const cz_groth16_par
     return start_either(b, device, p, r, inputs, NULL, aux, pending);
 }
 
-static int gpu_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t out[CZ_GROTH16_PROOF_BYTES]) {
-    (void)b;
-    cz_groth16_proof pf;
-    int rc = cz_groth16_prove_finish(&pf, pending, vk, NULL, NULL);
-    free(pending);
-    if (!rc) cz_groth16_proof_encode(out, &pf);
-    return rc;
-}
-
-static void gpu_discard(cz_backend *b, void *pending) {
-    (void)b;
-    free(pending);
-}
-
+/* finish (randomness r, s and assembly on the CPU) and discard are the CPU backend's: start() fills the
+ * same cz_groth16_pending. */
 void cz_backend_gpu_init(cz_backend *b, int nthreads) {
+    cz_backend_cpu_init(b, nthreads);
     b->name = "gpu";
     b->ndevices = cz_gpu_device_count();
-    b->nthreads = nthreads;
     b->start = gpu_start;
-    b->finish = gpu_finish;
-    b->discard = gpu_discard;
 }
 
 void cz_backend_gpu_release(void) {
