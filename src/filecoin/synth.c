@@ -248,3 +248,39 @@ out:
     if (rc) cz_c1_free(c1);
     return rc;
 }
+
+int cz_porep_witness_random(cz_porep_witness *w, cz_fr **pool, const cz_porep_params *p, uint64_t seed) {
+    cz_rng rng;
+    cz_rng_seed(&rng, seed);
+    const unsigned tl = cz_tree_path_len(&p->tree);
+    const size_t npath = (size_t)p->challenges * (p->nodes_log2 + 16 * tl);
+    const uint64_t mask = (1ull << p->nodes_log2) - 1;
+    memset(w, 0, sizeof *w);
+    *pool = malloc(npath * sizeof(cz_fr));
+    cz_porep_challenge *ch = calloc(p->challenges, sizeof *ch);
+    if (!*pool || !ch) {
+        free(*pool), free(ch);
+        *pool = NULL;
+        return cz_error(CZ_ENOMEM, "random witness: out of memory");
+    }
+    cz_fr *q = *pool;
+    for (size_t i = 0; i < npath; i++) cz_fr_random(&q[i], &rng);
+    for (unsigned i = 0; i < p->challenges; i++) {
+        cz_porep_challenge *c = &ch[i];
+        c->challenge = c->d_index = c->r_index = c->c_index = cz_rng_next(&rng) & mask;
+        cz_fr_random(&c->data_leaf, &rng);
+        c->comm_d_path = q, q += p->nodes_log2;
+        c->comm_r_last_path = q, q += tl;
+        c->comm_c_path = q, q += tl;
+        for (int k = 0; k < 14; k++) {
+            cz_porep_column *col = k < 6 ? &c->drg[k] : &c->exp[k - 6];
+            col->index = cz_rng_next(&rng) & mask;
+            for (unsigned l = 0; l < p->layers; l++) cz_fr_random(&col->rows[l], &rng);
+            col->path = q, q += tl;
+        }
+    }
+    w->ch = ch;
+    cz_fr_random(&w->replica_id, &rng), cz_fr_random(&w->comm_d, &rng), cz_fr_random(&w->comm_r, &rng);
+    cz_fr_random(&w->comm_r_last, &rng), cz_fr_random(&w->comm_c, &rng);
+    return 0;
+}

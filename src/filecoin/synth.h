@@ -26,4 +26,9 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
  * 0, CZ_EINVAL (another proof) or CZ_ENOMEM. */
 int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed);
 
+/* Shape-exact but random witness inputs for one partition (benchmarks: they time synthesis, the values
+ * do not satisfy the circuit): random challenges, rows, paths and commitments from seed. w->ch and
+ * *pool (the paths) are malloc'ed: free both. 0 or CZ_ENOMEM. */
+int cz_porep_witness_random(cz_porep_witness *w, cz_fr **pool, const cz_porep_params *p, uint64_t seed);
+
 #endif

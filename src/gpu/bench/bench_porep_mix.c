@@ -8,6 +8,7 @@
 
 #include "cz_error.h"
 #include "filecoin/porep_circuit.h"
+#include "filecoin/synth.h"
 
 int main(int argc, char **argv) {
     uint64_t size = argc > 1 ? strtoull(argv[1], NULL, 0) : 34359738368ull;
@@ -17,30 +18,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", cz_error_message());
         return 2;
     }
-    cz_rng rng;
-    cz_rng_seed(&rng, 7);
-    unsigned tl = cz_tree_path_len(&p.tree);
-    size_t npath = (size_t)p.challenges * (p.nodes_log2 + 16 * tl);
-    cz_fr *pool = malloc(npath * sizeof(cz_fr)), *q = pool;
-    cz_porep_challenge *ch = calloc(p.challenges, sizeof *ch);
-    for (size_t i = 0; i < npath; i++) cz_fr_random(&pool[i], &rng);
-    for (unsigned i = 0; i < p.challenges; i++) {
-        cz_porep_challenge *c = &ch[i];
-        c->challenge = c->d_index = c->r_index = c->c_index = cz_rng_next(&rng) & ((1ull << p.nodes_log2) - 1);
-        cz_fr_random(&c->data_leaf, &rng);
-        c->comm_d_path = q, q += p.nodes_log2;
-        c->comm_r_last_path = q, q += tl;
-        c->comm_c_path = q, q += tl;
-        for (int k = 0; k < 14; k++) {
-            cz_porep_column *col = k < 6 ? &c->drg[k] : &c->exp[k - 6];
-            col->index = cz_rng_next(&rng) & ((1ull << p.nodes_log2) - 1);
-            for (unsigned l = 0; l < p.layers; l++) cz_fr_random(&col->rows[l], &rng);
-            col->path = q, q += tl;
-        }
+    cz_porep_witness w;
+    cz_fr *pool;
+    if (cz_porep_witness_random(&w, &pool, &p, 7)) {
+        fprintf(stderr, "%s\n", cz_error_message());
+        return 1;
     }
-    cz_porep_witness w = {.ch = ch};
-    cz_fr_random(&w.replica_id, &rng), cz_fr_random(&w.comm_d, &rng), cz_fr_random(&w.comm_r, &rng);
-    cz_fr_random(&w.comm_r_last, &rng), cz_fr_random(&w.comm_c, &rng);
+    cz_porep_challenge *ch = (cz_porep_challenge *)w.ch;
     uint64_t top, per;
     if (cz_porep_shape(&p, &top, &per)) return 1;
     uint64_t naux = top + per * p.challenges, nin = 4 + 18ull * p.challenges;
