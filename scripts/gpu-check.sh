@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call: build (CUDA on, server off), run the gpu-labelled tests, then the GPU benchmark
 # (correctness at 2^24+ first, then timings); the benchmark's table is printed last.
-# Usage: bash scripts/gpu-check.sh [max_log_n (27)]      env: BUILD_DIR (build-gpu), CZ_CUDA_ARCH (90)
+# Usage: bash scripts/gpu-check.sh [max_log_n (27)]      env: BUILD_DIR (build-gpu), CZ_CUDA_ARCH (90),
+#   SANITIZE=1: also run every gpu test under compute-sanitizer memcheck (their sizes are small: 2^1..2^20),
+#   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build-gpu}
@@ -26,6 +28,23 @@ t0=$(date +%s)
 ctest --test-dir "$B" -L gpu --output-on-failure -j1
 trc=$?
 echo "== gpu tests rc=$trc, $(( $(date +%s) - t0 )) s"
+if [ "${SANITIZE:-0}" = 1 ]; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
+  if [ -z "$CS" ]; then echo "== sanitizer: compute-sanitizer not found"; trc=1
+  else
+    for t in "$B"/tests/test_gpu_*; do
+      [ -x "$t" ] || continue
+      t0=$(date +%s)
+      # memcheck: out-of-bounds / misaligned device accesses, device-side errors; the test's own checks still run
+      timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
+      src=$?
+      grep -E "ERROR SUMMARY|passed, " "$B.$(basename "$t").cs.log" | tail -2 | tr '\n' ' '
+      echo "== memcheck $(basename "$t") rc=$src, $(( $(date +%s) - t0 )) s"
+      [ $src -ne 0 ] && { grep -B2 -A12 "Invalid\|Error" "$B.$(basename "$t").cs.log" | head -60; trc=1; }
+    done
+  fi
+fi
+if [ "${BENCH:-1}" = 0 ]; then exit $(( trc != 0 )); fi
 t0=$(date +%s)
 "$B/src/gpu/cz_bench_gpu" "$MAXLOG"
 brc=$?

@@ -319,7 +319,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st);
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st);
 #ifdef CZ_GPU_HAVE_G2_MSM
-    if (!rc && pr->p) {
+    if (!rc && (pr->p || pr->d_b2)) { /* real params, or a synthetic prover's device B_G2 */
         double tg = cz_gpu_now_ms_();
         rc = run_b_g2(pr, &out->b2_ans, st);
         st->b_g2_cpu_ms = cz_gpu_now_ms_() - tg; /* on the device in this build */
@@ -357,7 +357,7 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     out->b2_ans = job.r;
     stats->b_g2_cpu_ms = job.ms;
 #else
-    if (!pr->p) out->b2_ans = job.r; /* synthetic: infinity */
+    if (!pr->p && !pr->d_b2) out->b2_ans = job.r; /* no B_G2 at all: infinity */
 #endif
     return rc;
 }

@@ -63,6 +63,11 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], pr->len[q] * sizeof(cz_g1_affine), "query");
     if (!rc) rc = cz_gpu_synth_points_(pr->d_h, n - 1, seed ^ 0x1111, pr->st);
     for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_synth_points_(pr->d_q[q], pr->len[q], seed ^ (0x2222 * (q + 1)), pr->st);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    /* B_G2 on the device as a real prover has it: random Fp2 coordinates, two G1-sized records per point */
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, pr->len[Q_B] * sizeof(cz_g2_affine), "B_G2 query");
+    if (!rc) rc = cz_gpu_synth_points_(pr->d_b2, 2 * pr->len[Q_B], seed ^ 0x5555, pr->st);
+#endif
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     if (rc) {
         cz_gpu_prover_destroy(pr);
