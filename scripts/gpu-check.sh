@@ -32,8 +32,9 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
   if [ -z "$CS" ]; then echo "== sanitizer: compute-sanitizer not found"; trc=1
   else
-    for t in "$B"/tests/test_gpu_*; do
-      [ -x "$t" ] || continue
+    for name in $(ctest --test-dir "$B" -N -L gpu | sed -n 's/.*Test *#[0-9]*: *//p'); do
+      t="$B/tests/$name"
+      [ -x "$t" ] || { echo "== memcheck: no $t"; trc=1; continue; }
       t0=$(date +%s)
       # memcheck: out-of-bounds / misaligned device accesses, device-side errors; the test's own checks still run
       timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
