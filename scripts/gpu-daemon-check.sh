@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The daemon on the GPU end to end: cuzk with gpus.backend = "gpu" proves real 2 KiB PoRep C2s (fresh
+# synthetic C1s from `cuzk-bench gen-vanilla porep`) submitted over gRPC by cuzk-bench, one alone and then a
+# batch with two in flight (two workers per GPU share the device lock); the daemon verifies every proof
+# before it answers COMPLETED. For the device machine, which has no gRPC/protobuf-c/jansson/microhttpd:
+# pack the binaries and their shared libraries here with
+#   bash scripts/gpu-daemon-check.sh --pack BUILD_DIR OUT_DIR     (a CUDA + server build, e.g. -DCZ_CUDA_ARCH=90)
+# then carry OUT_DIR and run `bash scripts/gpu-daemon-check.sh OUT_DIR` there. Exit 0 only when every proof
+# completed on the GPU backend. env: COUNT (batch size, 4), BACKEND (gpu; cpu for a dry run on a machine without one)
+set -uo pipefail
+if [ "${1:-}" = --pack ]; then
+    b=$2 out=$3
+    mkdir -p "$out/bin" "$out/lib"
+    cp "$b/cuzk" "$b/cuzk-bench" "$out/bin/"
+    # everything but the C runtime itself, which the target machine has
+    ldd "$b/cuzk" "$b/cuzk-bench" | awk '$3 ~ /^\// {print $3}' | sort -u |
+        grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' | xargs -r cp -L -t "$out/lib/"
+    [ -d "$b/srs-cache" ] && cp -r "$b/srs-cache" "$out/"
+    du -sh "$out"
+    exit 0
+fi
+d=$(cd "${1:?usage: gpu-daemon-check.sh DIR | --pack BUILD_DIR OUT_DIR}" && pwd)
+export LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+tmp=$(mktemp -d)
+mkdir -p "$d/srs-cache"
+printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\n' \
+    "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" >"$tmp/cuzk.toml"
+cat "$tmp/cuzk.toml"
+"$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
+pid=$!
+for _ in $(seq 300); do [ -S "$tmp/cuzk.sock" ] && break; sleep 0.1; done
+a="unix://$tmp/cuzk.sock"
+rc=0
+"$d/bin/cuzk-bench" gen-vanilla porep --sector-size 2048 -o "$tmp/c1.json" || rc=1
+t0=$(date +%s.%N)
+[ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
+echo "== single (setup or cache read + upload + prove): $(echo "$(date +%s.%N) - $t0" | bc) s"
+t0=$(date +%s.%N)
+[ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j 2 || rc=1; }
+echo "== batch of ${COUNT:-4}, 2 in flight: $(echo "$(date +%s.%N) - $t0" | bc) s"
+"$d/bin/cuzk-bench" -a "$a" status || rc=1
+kill -TERM $pid
+wait $pid || rc=1
+grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error" "$tmp/cuzk.log" | head -60
+# every proof must have run on the GPU backend
+grep -q "engine started backend=${BACKEND:-gpu}" "$tmp/cuzk.log" || { echo "no GPU backend line in the daemon log"; rc=1; }
+[ -n "${OUT:-}" ] && cp "$tmp/cuzk.log" "$OUT/"
+rm -rf "$tmp"
+[ $rc = 0 ] && echo "gpu daemon check: OK" || echo "gpu daemon check: FAILED"
+exit $rc
