@@ -104,20 +104,43 @@ static int test_synth(const cz_circuit *c, void *state, uint32_t partition, cz_f
     return rc;
 }
 
+/* The same witness, aux compact. The chain's values are random field elements (no bits), so the compact
+ * form is larger here: the test circuit has it so that e2e runs exercise the path real PoRep takes. */
+static int test_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                              cz_wcompact *aux) {
+    if (partition >= c->partitions) return cz_error(CZ_ERANGE, "partition %u of %u", partition, c->partitions);
+    uint64_t h = *(const uint64_t *)state;
+    cz_fr y, x0, x1, *ax = NULL;
+    derive_fr(&y, h, partition, 0);
+    derive_fr(&x0, h, partition, 1);
+    derive_fr(&x1, h, partition, 2);
+    cz_wcompact_clear(aux);
+    cz_cs *cs;
+    uint64_t na = 0;
+    int rc = cz_cs_new(&cs, CZ_CS_WITNESS);
+    if (rc) return rc;
+    if (!(rc = cz_cs_set_compact_aux(cs, aux)) && !(rc = chain(cs, &y, &x0, &x1, CZ_TEST_CIRCUIT_CONSTRAINTS)) &&
+        !(rc = cz_cs_finalize(cs)))
+        rc = cz_cs_take_witness(cs, inputs, ni, &ax, &na);
+    cz_cs_free(cs);
+    free(ax); /* none in compact mode */
+    if (!rc && aux->n != na) rc = cz_error(CZ_EINVAL, "test circuit: %llu compact aux of %llu", (unsigned long long)aux->n, (unsigned long long)na);
+    return rc;
+}
+
 #define POREP_HOOKS cz_porep_circuit_build, cz_porep_circuit_prepare, cz_porep_circuit_synth, cz_porep_circuit_inputs, \
-                    cz_porep_circuit_release, cz_porep_circuit_partitions
+                    cz_porep_circuit_release, cz_porep_circuit_partitions, cz_porep_circuit_synth_compact
 #define V28 "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-"
-#define NONE NULL, NULL, NULL, NULL, NULL, NULL
 #define V28P "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-"
 #define POST_HOOKS cz_post_circuit_build, cz_post_circuit_prepare, cz_post_circuit_synth, cz_post_circuit_inputs, \
-                   cz_post_circuit_release, NULL
+                   cz_post_circuit_release, NULL, NULL
 #define V28S "v28-empty-sector-update-merkletree-poseidon_hasher-"
 #define SNAP_HOOKS cz_snap_circuit_build, cz_snap_circuit_prepare, cz_snap_circuit_synth, cz_snap_circuit_inputs, \
-                   cz_snap_circuit_release, cz_snap_circuit_partitions
+                   cz_snap_circuit_release, cz_snap_circuit_partitions, NULL
 /* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
     {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,
-     test_synth, NULL, test_release, NULL},
+     test_synth, NULL, test_release, NULL, test_synth_compact},
     {"porep-2k", CZ_KIND_POREP, 2048, 1, 1, 0, 2ull << 30, 0x637a6b2d706f7232ull,
      V28 "8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params", POREP_HOOKS},
     {"porep-8m", CZ_KIND_POREP, 8u << 20, 1, 1, 0, 2ull << 30, 0,
