@@ -15,9 +15,11 @@
  *   mixing 0, 1 and random values (and a changed value gives another), and the same proof for fixed r, s;
  * - the engine (test circuit, seeded setup): with a recording GPU-like backend, both partitions go
  *   through start_compact and carry exactly the dense hook's witness, the proofs verify, the budget seen
- *   inside start is the SRS plus each partition's charge (cz_witness_charge of its witness bytes), and
- *   the metrics count compact partitions; with CUZK_COMPACT_WITNESS=0, and with synthesis.compact_witness
- *   = false, the same jobs go through start() dense; the CPU backend completes through its start_compact.
+ *   inside start is the SRS plus each partition's charge, refunded to partition_mem - dense + compact for
+ *   an all-zero witness ("bits:" payloads) and not for random values (compact is larger there), and the
+ *   metrics count compact partitions and their bytes; with CUZK_COMPACT_WITNESS=0, and with
+ *   synthesis.compact_witness = false, the jobs go through start() dense (no refund); the CPU backend
+ *   completes through its own start_compact.
  * A full 2 KiB PoRep proof through the engine on both paths is tests/slow/test_engine_porep_compact.c. */
 #include <pthread.h>
 #include <stdbool.h>
@@ -51,8 +53,8 @@ typedef struct {
     uint64_t ni[REC_MAX], na[REC_MAX];
     bool prove;       /* delegate to the CPU backend (else *pending = NULL) */
     cz_engine *e;     /* snapshot the engine's status inside start */
-    int snaps;
-    bool budget_ok;   /* every snapshot matched */
+    int snaps, refunds; /* snapshots taken, partitions seen holding a refunded charge */
+    bool budget_ok;     /* every snapshot matched */
     char why[256];
 } recorder;
 static recorder rec = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -61,7 +63,7 @@ static cz_backend cpu_be;
 static void rec_reset(void) {
     for (int i = 0; i < rec.n; i++) free(rec.in[i]), free(rec.aux[i]);
     pthread_mutex_lock(&rec.mu);
-    rec.dense_calls = rec.compact_calls = rec.n = rec.snaps = 0;
+    rec.dense_calls = rec.compact_calls = rec.n = rec.snaps = rec.refunds = 0;
     rec.last_compact = NULL;
     rec.prove = false, rec.e = NULL, rec.budget_ok = true, rec.why[0] = 0;
     pthread_mutex_unlock(&rec.mu);
@@ -78,7 +80,8 @@ static void rec_keep(const cz_fr *in, uint64_t ni, const cz_fr *aux, const cz_wc
 }
 
 /* Inside start: the engine's budget must be the SRS plus, per partition in flight, its full charge while
- * it synthesizes and cz_witness_charge of its witness once synthesized (one snapshot, one lock). */
+ * it synthesizes and, once synthesized, the charge less the dense witness plus the compact one when the
+ * backend takes it compact without expanding it and it is smaller (one snapshot, one lock). */
 static void rec_snapshot(const cz_backend *b) {
     cz_engine_status st;
     if (cz_engine_status_get(rec.e, &st)) return;
@@ -92,8 +95,10 @@ static void rec_snapshot(const cz_backend *b) {
         for (uint32_t i = 0; i < st.pipelines[k].total_partitions; i++) {
             char s = st.pipelines[k].part_state[i];
             uint64_t wb = st.pipelines[k].part_witness_bytes[i];
-            if (s == 's' || s == 'S' || s == 'g')
-                want += wb ? cz_witness_charge(charge, st.pipelines[k].witness_compact, wb, dense, b) : charge;
+            if (s != 's' && s != 'S' && s != 'g') continue;
+            bool refund = wb && st.pipelines[k].witness_compact && b->start_compact && !b->compact_expands && wb < dense;
+            want += refund ? charge - dense + wb : charge;
+            rec.refunds += refund;
         }
     rec.snaps++;
     if (st.budget_used != srs + want && rec.budget_ok) {
@@ -355,7 +360,7 @@ static cz_submit req(const char *id, const char *payload) {
     return s;
 }
 
-/* One test-circuit job; returns the engine's metrics text (malloc'ed) after it completed. */
+/* One test-circuit job (payload = id); returns the engine's metrics text (malloc'ed) after it completed. */
 static char *run_job(const cz_config *cfg, const char *id, bool snapshot) {
     cz_engine *e;
     int rc = cz_engine_new(&e, cfg);
@@ -423,6 +428,7 @@ static void engine_paths(void) {
               rec.compact_calls, rec.dense_calls);
     CHECK_MSG(rec.snaps == 2 && rec.budget_ok, "budget inside start: %s", rec.why);
     check_recorded("compact-1");
+    CHECK(rec.refunds == 0); /* random values: the compact form is larger than the dense one */
     CHECK(m && strstr(m, "cuzk_partitions_synthesized_total{witness=\"compact\"} 2\n") &&
           strstr(m, "cuzk_partitions_synthesized_total{witness=\"dense\"} 0\n") && strstr(m, "cuzk_witness_bytes 0\n"));
     /* compact bytes of two test-circuit witnesses: their values are random (no bits), so 2 x (inputs +
@@ -433,13 +439,27 @@ static void engine_paths(void) {
     CHECK_MSG(m && strstr(m, want), "metrics lack %s", want);
     free(m);
 
+    /* an all-zero witness (the test circuit's "bits:" payloads): 320 compact bytes for 32,832 dense, so
+     * each synthesized partition holds partition_mem - 32,832 + 320 of the budget */
+    rec_reset();
+    m = run_job(&cfg, "bits:compact", true);
+    CHECK(rec.compact_calls == 2 && rec.dense_calls == 0);
+    CHECK_MSG(rec.snaps == 2 && rec.budget_ok && rec.refunds >= 2, "bits: budget inside start (%d refunds): %s",
+              rec.refunds, rec.why);
+    check_recorded("bits:compact");
+    snprintf(want, sizeof want, "cuzk_witness_bytes_total{witness=\"compact\"} %llu\n",
+             (unsigned long long)(2 * (2 * 32 + 16 * ((na + 63) / 64))));
+    CHECK_MSG(m && strstr(m, want), "metrics lack %s", want);
+    free(m);
+
     rec_reset();
     setenv("CUZK_COMPACT_WITNESS", "0", 1);
-    m = run_job(&cfg, "dense-env", true);
+    m = run_job(&cfg, "bits:dense-env", true); /* bits, yet dense: no refund */
     CHECK_MSG(rec.dense_calls == 2 && rec.compact_calls == 0, "CUZK_COMPACT_WITNESS=0: %d start, %d start_compact",
               rec.dense_calls, rec.compact_calls);
     CHECK(rec.budget_ok);
-    check_recorded("dense-env");
+    check_recorded("bits:dense-env");
+    CHECK(rec.refunds == 0);
     CHECK(m && strstr(m, "cuzk_partitions_synthesized_total{witness=\"dense\"} 2\n"));
     free(m);
     unsetenv("CUZK_COMPACT_WITNESS");
