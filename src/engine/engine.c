@@ -418,7 +418,9 @@ static void *gpu_main(void *arg) {
         if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
         cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu "
                "witness=%s", j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start),
-               !p->w.compact ? "dense" : e->be.start_compact ? "compact" : "compact (expanded for start)");
+               !p->w.compact                                   ? "dense"
+               : e->be.start_compact && !e->be.compact_expands ? "compact"
+                                                               : "compact (expanded)");
         char msg[300];
         snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
         cz_witness_free_aux(&p->w); /* inputs stay: the verifier needs the public inputs */
@@ -580,8 +582,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
            "prover_threads=%d synthesis_workers=%d queue_depth=%u max_pending=%u witness=%s",
            e->budget_total / (double)(1ull << 30), e->be.name, e->n_gpu, threads, e->n_synth, e->gq_cap,
            cfg->max_pending,
-           !e->compact ? "dense" : e->be.start_compact ? "compact where the circuit has it"
-                                                       : "compact where the circuit has it (expanded for start)");
+           !e->compact                                         ? "dense"
+           : e->be.start_compact && !e->be.compact_expands ? "compact where the circuit has it (sent as is)"
+                                                           : "compact where the circuit has it (expanded for start)");
     *out = e;
     return 0;
 }
@@ -916,7 +919,8 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->budget_total = e->budget_total, st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
     st->compact_witness = e->compact;
     st->witness_bytes = e->witness_held;
-    for (int f = 0; f < 2; f++) st->partitions_synth[f] = e->parts_synth[f], st->witness_bytes_synth[f] = e->wbytes_synth[f];
+    memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
+    memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {
@@ -1064,18 +1068,19 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget reserved by partitions in flight.\n"
                "# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
-    fprintf(f, "# HELP cuzk_witness_bytes Host bytes of synthesized partition witnesses not yet handed to the prover.\n"
-               "# TYPE cuzk_witness_bytes gauge\ncuzk_witness_bytes %llu\n", (unsigned long long)st.witness_bytes);
+    fprintf(f, "# HELP cuzk_witness_held_bytes Host bytes of synthesized witnesses not yet through the prover.\n"
+               "# TYPE cuzk_witness_held_bytes gauge\n");
+    fprintf(f, "cuzk_witness_held_bytes %llu\n", (unsigned long long)st.witness_bytes);
     static const char *const forms[2] = {"dense", "compact"};
     fprintf(f, "# HELP cuzk_partitions_synthesized_total Partitions synthesized, by witness form.\n"
                "# TYPE cuzk_partitions_synthesized_total counter\n");
     for (int w = 0; w < 2; w++)
         fprintf(f, "cuzk_partitions_synthesized_total{witness=\"%s\"} %llu\n", forms[w],
                 (unsigned long long)st.partitions_synth[w]);
-    fprintf(f, "# HELP cuzk_witness_bytes_total Witness bytes of the partitions synthesized, by witness form.\n"
-               "# TYPE cuzk_witness_bytes_total counter\n");
+    fprintf(f, "# HELP cuzk_witness_synthesized_bytes_total Witness bytes of the partitions synthesized, by form.\n"
+               "# TYPE cuzk_witness_synthesized_bytes_total counter\n");
     for (int w = 0; w < 2; w++)
-        fprintf(f, "cuzk_witness_bytes_total{witness=\"%s\"} %llu\n", forms[w],
+        fprintf(f, "cuzk_witness_synthesized_bytes_total{witness=\"%s\"} %llu\n", forms[w],
                 (unsigned long long)st.witness_bytes_synth[w]);
     fprintf(f, "# HELP cuzk_srs_loaded_bytes Bytes of HOT (decoded) SRS by circuit.\n# TYPE cuzk_srs_loaded_bytes gauge\n");
     for (size_t i = 0; i < st.n_srs; i++)

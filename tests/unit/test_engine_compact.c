@@ -430,12 +430,14 @@ static void engine_paths(void) {
     check_recorded("compact-1");
     CHECK(rec.refunds == 0); /* random values: the compact form is larger than the dense one */
     CHECK(m && strstr(m, "cuzk_partitions_synthesized_total{witness=\"compact\"} 2\n") &&
-          strstr(m, "cuzk_partitions_synthesized_total{witness=\"dense\"} 0\n") && strstr(m, "cuzk_witness_bytes 0\n"));
+          strstr(m, "cuzk_partitions_synthesized_total{witness=\"dense\"} 0\n") &&
+          strstr(m, "cuzk_witness_held_bytes 0\n"));
     /* compact bytes of two test-circuit witnesses: their values are random (no bits), so 2 x (inputs +
      * bitmaps + every aux dense) */
     uint64_t na = CZ_TEST_CIRCUIT_CONSTRAINTS + 2, per = 2 * 32 + 16 * ((na + 63) / 64) + 32 * na;
     char want[128];
-    snprintf(want, sizeof want, "cuzk_witness_bytes_total{witness=\"compact\"} %llu\n", (unsigned long long)(2 * per));
+    snprintf(want, sizeof want, "cuzk_witness_synthesized_bytes_total{witness=\"compact\"} %llu\n",
+             (unsigned long long)(2 * per));
     CHECK_MSG(m && strstr(m, want), "metrics lack %s", want);
     free(m);
 
@@ -447,7 +449,7 @@ static void engine_paths(void) {
     CHECK_MSG(rec.snaps == 2 && rec.budget_ok && rec.refunds >= 2, "bits: budget inside start (%d refunds): %s",
               rec.refunds, rec.why);
     check_recorded("bits:compact");
-    snprintf(want, sizeof want, "cuzk_witness_bytes_total{witness=\"compact\"} %llu\n",
+    snprintf(want, sizeof want, "cuzk_witness_synthesized_bytes_total{witness=\"compact\"} %llu\n",
              (unsigned long long)(2 * (2 * 32 + 16 * ((na + 63) / 64))));
     CHECK_MSG(m && strstr(m, want), "metrics lack %s", want);
     free(m);
