@@ -345,6 +345,18 @@ static void cpu_backend(cz_rng *rng) {
     w.n_dense++;
     CHECK(b.start_compact(&b, 0, &params, &r, in, &w, &pc) == CZ_EFORMAT);
     w.n_dense--;
+    /* shrink gives back the spare storage; later pushes grow it again; the values stay */
+    cz_wcompact_shrink(&w);
+    CHECK(w.cap == ((r.num_aux + 63) & ~63ull) && w.dense_cap == w.n_dense);
+    cz_fr extra[3] = {CZ_FR_ONE_V, CZ_FR_ZERO_V, in[1]}, *x = NULL;
+    uint64_t nd = w.n_dense;
+    int bad = 0;
+    for (int i = 0; i < 200; i++) bad |= cz_wcompact_push(&w, &extra[i % 3]);
+    CHECK(!bad && w.n == r.num_aux + 200 && w.n_dense == nd + 66 && cz_wcompact_expand(&w, &x) == 0);
+    bool same = x && !memcmp(x, aux, (r.num_aux / 2) * sizeof *x); /* aux[num_aux / 2] was changed above */
+    for (int i = 0; x && i < 200; i++) same &= cz_fr_equal(&x[r.num_aux + i], &extra[i % 3]);
+    CHECK(same);
+    free(x);
     cz_wcompact_free(&w);
     free(in), free(aux);
     cz_groth16_params_free(&params);
