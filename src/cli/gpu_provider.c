@@ -23,6 +23,14 @@ static int p_start(cz_backend *b, int device, const cz_groth16_params *p, const 
     return inner.start(&inner, ords[device], p, r, inputs, aux, pending);
 }
 
+static int p_start_compact(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                           const cz_fr *inputs, const cz_wcompact *aux, void **pending) {
+    if (device < 0 || device >= b->ndevices)
+        return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
+    inner.nthreads = b->nthreads;
+    return inner.start_compact(&inner, ords[device], p, r, inputs, aux, pending);
+}
+
 static int p_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t proof[CZ_GROTH16_PROOF_BYTES]) {
     (void)b;
     return inner.finish(&inner, pending, vk, proof);
@@ -69,6 +77,8 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->ndevices = use;
     b->nthreads = nthreads;
     b->start = p_start;
+    if (inner.start_compact) b->start_compact = p_start_compact; /* the witness uploads compact */
+    b->compact_expands = inner.compact_expands;
     b->finish = p_finish;
     b->discard = p_discard;
     b->destroy = p_destroy;

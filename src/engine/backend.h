@@ -10,6 +10,7 @@
 #ifndef CZ_ENGINE_BACKEND_H
 #define CZ_ENGINE_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine/config.h"
@@ -17,6 +18,7 @@
 #include "groth16/params.h"
 #include "groth16/proof.h"
 #include "r1cs/r1cs.h"
+#include "r1cs/wcompact.h"
 
 /* One GPU as GetStatus / metrics describe it. */
 typedef struct {
@@ -38,9 +40,19 @@ typedef struct cz_backend {
      * of engine device i (may be NULL). */
     const int *ordinals;
     int (*describe)(struct cz_backend *b, int device, cz_gpu_info *out);
+    /* Optional: start() with aux as a compact witness (r1cs/wcompact.h: bitmaps for the 0/1 values, the
+     * rest dense; aux->n = r->num_aux), giving the same pending as start() with the dense aux. NULL: the
+     * engine expands the witness and calls start() (cz_backend_start_witness, engine/witness.h). */
+    int (*start_compact)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                         const cz_fr *inputs, const cz_wcompact *aux, void **pending);
+    /* start_compact builds the 32-byte aux in host memory for the duration of the call (the CPU backend:
+     * its prover reads dense values), so the engine keeps the dense witness charged to the budget. False:
+     * the backend never holds the dense form on the host (the GPU expands it on the device). */
+    bool compact_expands;
 } cz_backend;
 
-/* nthreads 0 = OpenMP's default. */
+/* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads
+ * 32-byte values) for the call only. */
 void cz_backend_cpu_init(cz_backend *b, int nthreads);
 
 typedef struct {

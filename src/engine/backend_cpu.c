@@ -21,6 +21,22 @@ static int cpu_start(cz_backend *b, int device, const cz_groth16_params *p, cons
     return 0;
 }
 
+/* The CPU prover reads 32-byte aux (a/b/c by sparse products, the MSMs' scalars), so the compact witness
+ * is expanded for the call and freed before it returns: the dense form exists only while this partition
+ * proves, not while it waits in the queue. */
+static int cpu_start_compact(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                             const cz_fr *inputs, const cz_wcompact *aux, void **pending) {
+    if (aux->n != r->num_aux)
+        return cz_error(CZ_EFORMAT, "cpu backend: compact witness has %llu aux, the circuit %llu",
+                        (unsigned long long)aux->n, (unsigned long long)r->num_aux);
+    cz_fr *dense;
+    int rc = cz_wcompact_expand(aux, &dense);
+    if (rc) return rc;
+    rc = cpu_start(b, device, p, r, inputs, dense, pending);
+    free(dense);
+    return rc;
+}
+
 static int cpu_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t out[CZ_GROTH16_PROOF_BYTES]) {
     (void)b;
     cz_groth16_proof pf;
@@ -43,6 +59,8 @@ void cz_backend_cpu_init(cz_backend *b, int nthreads) {
     b->start = cpu_start;
     b->finish = cpu_finish;
     b->discard = cpu_discard;
+    b->start_compact = cpu_start_compact;
+    b->compact_expands = true;
 }
 
 /* ---- selection (backend.h) ---- */

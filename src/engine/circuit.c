@@ -4,7 +4,8 @@
  * one public input y and a chain x_{i+1} = (x_i + y) * x_{i-1} of CZ_TEST_CIRCUIT_CONSTRAINTS
  * constraints. y, x_0, x_1 for partition p are derived from the request's vanilla_proof bytes, so the
  * public input (and the proof) depends on the request and a proof made for one request does not verify
- * for another. Its parameters come from a seeded setup: they prove nothing about a real sector. */
+ * for another (a payload starting with "bits:" sets x_0 = x_1 = 0: an all-zero aux, see test_state).
+ * Its parameters come from a seeded setup: they prove nothing about a real sector. */
 #include "engine/circuit.h"
 
 #include <stdlib.h>
@@ -71,14 +72,22 @@ static int test_build(const cz_circuit *c, cz_r1cs *out) {
     return rc;
 }
 
-/* The test circuit's per-job state: the payload's hash (all the witness needs). */
+/* The test circuit's per-job state: the payload's hash (all the witness needs), and whether the payload
+ * starts with "bits:" (x_0 = x_1 = 0, so every aux value is 0: a witness of bits, as compact as a PoRep
+ * one, for tests of the compact path and its memory accounting; y stays the payload's). */
+typedef struct {
+    uint64_t h;
+    bool zeros;
+} test_state;
+
 static int test_prepare(const cz_circuit *c, const cz_submit *s, void **state) {
     (void)c;
     if (!s->vanilla || !s->vanilla_len) return cz_error(CZ_EINVAL, "empty vanilla_proof");
-    uint64_t *h = malloc(sizeof *h);
-    if (!h) return cz_error(CZ_ENOMEM, "out of memory");
-    *h = fnv(s->vanilla, s->vanilla_len);
-    *state = h;
+    test_state *t = malloc(sizeof *t);
+    if (!t) return cz_error(CZ_ENOMEM, "out of memory");
+    t->h = fnv(s->vanilla, s->vanilla_len);
+    t->zeros = s->vanilla_len >= 5 && !memcmp(s->vanilla, "bits:", 5);
+    *state = t;
     return 0;
 }
 
@@ -87,37 +96,58 @@ static void test_release(const cz_circuit *c, void *state) {
     free(state);
 }
 
-static int test_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni, cz_fr **aux,
-                      uint64_t *na) {
+/* The witness of one partition: aux dense (caux NULL) or compact into caux. */
+static int test_witness(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                        cz_fr **aux, uint64_t *na, cz_wcompact *caux) {
     if (partition >= c->partitions) return cz_error(CZ_ERANGE, "partition %u of %u", partition, c->partitions);
-    uint64_t h = *(const uint64_t *)state;
-    cz_fr y, x0, x1;
-    derive_fr(&y, h, partition, 0);
-    derive_fr(&x0, h, partition, 1);
-    derive_fr(&x1, h, partition, 2);
+    const test_state *t = state;
+    cz_fr y, x0 = CZ_FR_ZERO_V, x1 = CZ_FR_ZERO_V;
+    derive_fr(&y, t->h, partition, 0);
+    if (!t->zeros) derive_fr(&x0, t->h, partition, 1), derive_fr(&x1, t->h, partition, 2);
+    if (caux) cz_wcompact_clear(caux);
     cz_cs *cs;
     int rc = cz_cs_new(&cs, CZ_CS_WITNESS);
     if (rc) return rc;
-    if (!(rc = chain(cs, &y, &x0, &x1, CZ_TEST_CIRCUIT_CONSTRAINTS)) && !(rc = cz_cs_finalize(cs)))
+    if (caux) rc = cz_cs_set_compact_aux(cs, caux);
+    if (!rc && !(rc = chain(cs, &y, &x0, &x1, CZ_TEST_CIRCUIT_CONSTRAINTS)) && !(rc = cz_cs_finalize(cs)))
         rc = cz_cs_take_witness(cs, inputs, ni, aux, na);
     cz_cs_free(cs);
+    if (!rc && caux && caux->n != *na)
+        rc = cz_error(CZ_EINVAL, "test circuit: %llu compact aux of %llu", (unsigned long long)caux->n,
+                      (unsigned long long)*na);
+    return rc;
+}
+
+static int test_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni, cz_fr **aux,
+                      uint64_t *na) {
+    return test_witness(c, state, partition, inputs, ni, aux, na, NULL);
+}
+
+/* The same witness, aux compact. Its values are random field elements (no bits) unless the payload asks
+ * for zeros, so the compact form is usually larger here: the test circuit has it so that e2e runs take
+ * the path real PoRep takes. */
+static int test_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                              cz_wcompact *aux) {
+    cz_fr *none = NULL;
+    uint64_t na = 0;
+    int rc = test_witness(c, state, partition, inputs, ni, &none, &na, aux);
+    free(none); /* a compact cs returns no aux array */
     return rc;
 }
 
 #define POREP_HOOKS cz_porep_circuit_build, cz_porep_circuit_prepare, cz_porep_circuit_synth, cz_porep_circuit_inputs, \
-                    cz_porep_circuit_release, cz_porep_circuit_partitions
+                    cz_porep_circuit_release, cz_porep_circuit_partitions, cz_porep_circuit_synth_compact
 #define V28 "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-"
-#define NONE NULL, NULL, NULL, NULL, NULL, NULL
 #define V28P "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-"
 #define POST_HOOKS cz_post_circuit_build, cz_post_circuit_prepare, cz_post_circuit_synth, cz_post_circuit_inputs, \
-                   cz_post_circuit_release, NULL
+                   cz_post_circuit_release, NULL, NULL
 #define V28S "v28-empty-sector-update-merkletree-poseidon_hasher-"
 #define SNAP_HOOKS cz_snap_circuit_build, cz_snap_circuit_prepare, cz_snap_circuit_synth, cz_snap_circuit_inputs, \
-                   cz_snap_circuit_release, cz_snap_circuit_partitions
+                   cz_snap_circuit_release, cz_snap_circuit_partitions, NULL
 /* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
     {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,
-     test_synth, NULL, test_release, NULL},
+     test_synth, NULL, test_release, NULL, test_synth_compact},
     {"porep-2k", CZ_KIND_POREP, 2048, 1, 1, 0, 2ull << 30, 0x637a6b2d706f7232ull,
      V28 "8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params", POREP_HOOKS},
     {"porep-8m", CZ_KIND_POREP, 8u << 20, 1, 1, 0, 2ull << 30, 0,

@@ -1,7 +1,8 @@
 /* Circuit registry: maps a proof request (kind, sector size) or a circuit id to the circuit's shape,
  * its partition count, its parameter file and four hooks: prepare (parse + check the request once, at
  * submit, into per-job state), synthesize (the witness of one partition), public_inputs (the verifier's
- * inputs of one partition from public values alone, for the check before COMPLETED) and release.
+ * inputs of one partition from public values alone, for the check before COMPLETED) and release; a
+ * circuit may also write its witness in compact form (synthesize_compact: PoRep and the test circuit).
  *
  * Registered: the real StackedDrg PoRep circuits for every sector size (circuit_porep.c; ids porep-2k,
  * porep-8m, porep-512m, porep-32g, porep-64g) and the built-in test circuit "porep-2k-test" (circuit.c;
@@ -18,6 +19,7 @@
 #include "engine/engine.h"
 #include "ff/fr.h"
 #include "r1cs/r1cs.h"
+#include "r1cs/wcompact.h"
 
 typedef struct cz_circuit {
     const char *id;
@@ -26,7 +28,10 @@ typedef struct cz_circuit {
     uint32_t partitions;
     int available;          /* 0: known id, no implementation yet */
     int is_test;            /* the built-in test circuit (never for real sectors) */
-    uint64_t partition_mem; /* bytes charged to the memory budget per partition in flight */
+    /* Bytes charged to the memory budget per partition in flight, its dense witness included. A partition
+     * synthesized compact for a backend that takes the compact form (engine.c) gives back the difference
+     * between the dense and the compact witness once it is synthesized. */
+    uint64_t partition_mem;
     /* Non-zero: when no official parameter file exists, a seeded local setup is allowed (its parameters
      * come from a public seed, so they prove nothing; cached as <srs.local_cache>/cuzk-test-<id>.params). */
     uint64_t setup_seed;
@@ -45,6 +50,11 @@ typedef struct cz_circuit {
     void (*release)(const struct cz_circuit *c, void *state);
     /* The partition count of a prepared request (NI-PoRep: 13 / 126); NULL: `partitions`. */
     uint32_t (*partitions_of)(const struct cz_circuit *c, void *state);
+    /* Optional: the same witness as synthesize with aux in compact form (r1cs/wcompact.h), written
+     * without ever holding 32 bytes per aux value; *aux (cz_wcompact_init'ed by the caller) is filled,
+     * inputs malloc'ed. The engine uses it when synthesis.compact_witness is on (engine/witness.h). */
+    int (*synthesize_compact)(const struct cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs,
+                              uint64_t *ni, cz_wcompact *aux);
 } cz_circuit;
 
 /* NULL when the id is unknown. */
@@ -61,6 +71,8 @@ int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out);
 int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                            cz_fr **aux, uint64_t *na);
+int cz_porep_circuit_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs,
+                                   uint64_t *ni, cz_wcompact *aux);
 int cz_porep_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
 void cz_porep_circuit_release(const cz_circuit *c, void *state);
 uint32_t cz_porep_circuit_partitions(const cz_circuit *c, void *state);

@@ -29,6 +29,7 @@ void cz_config_defaults(cz_config *c) {
     c->synthesis_concurrency = 1;
     c->max_parallel_synthesis = 18;
     c->verify_digest = true;
+    c->compact_witness = true;
     snprintf(c->log_level, sizeof c->log_level, "info");
     snprintf(c->log_format, sizeof c->log_format, "text");
 }
@@ -114,6 +115,7 @@ static const keydef keys[] = {
     {"scheduler", "max_pending", T_U32, F(max_pending)},
     {"synthesis", "threads", T_U32, F(synthesis_threads)},
     {"synthesis", "partition_workers", T_DEPRECATED, 0, 0},
+    {"synthesis", "compact_witness", T_BOOL, F(compact_witness)},
     {"pipeline", "enabled", T_BOOL, F(pipeline_enabled)},
     {"pipeline", "synthesis_lookahead", T_U32, F(synthesis_lookahead)},
     {"pipeline", "synthesis_concurrency", T_U32, F(synthesis_concurrency)},

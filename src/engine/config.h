@@ -28,6 +28,10 @@ typedef struct {
     bool sort_by_type;
     uint32_t max_pending; /* scheduler.max_pending (ours): unfinished jobs before RESOURCE_EXHAUSTED */
     uint32_t synthesis_threads;
+    /* synthesis.compact_witness (ours, default true): circuits that can (PoRep) write each partition's
+     * witness compact (bits packed, r1cs/wcompact.h) and hand it to the backend in that form. The
+     * environment variable CUZK_COMPACT_WITNESS=0/1 overrides it (tests compare the two paths). */
+    bool compact_witness;
     bool pipeline_enabled;
     uint32_t synthesis_lookahead, synthesis_concurrency, max_parallel_synthesis, max_gpu_queue_depth;
     uint64_t slot_size;

@@ -5,7 +5,10 @@
  *   running job, charging the memory budget -> bounded prover queue ordered (priority, job, partition)
  *   -> prover workers (one device lock per device; the CPU backend is one device) run start()
  *   -> finalizer: finish(), verify against the vk, place the 192 bytes -> job COMPLETED when all
- *   partitions verified, FAILED on the first failure, CANCELLED when cancelled (at partition boundaries). */
+ *   partitions verified, FAILED on the first failure, CANCELLED when cancelled (at partition boundaries).
+ * Witnesses: a circuit that can write its witness compact (PoRep: bits packed, engine/witness.h) does so
+ * when synthesis.compact_witness is on, and the partition waits in the queue and goes to the backend in
+ * that form (GPU: uploaded as is and expanded on the device; CPU: expanded for its start() only). */
 #include "engine/engine.h"
 
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include "engine/log.h"
 #include "engine/sched.h"
 #include "engine/srs.h"
+#include "engine/witness.h"
 
 #define MAX_PARTS CZ_MAX_PARTITIONS
 #define RETENTION_MS (10 * 60 * 1000)
@@ -44,7 +48,9 @@ typedef struct job {
     char err[512];
     uint8_t *proof;
     char part_state[MAX_PARTS];
-    uint64_t part_synth[MAX_PARTS], part_gpu[MAX_PARTS];
+    uint64_t part_synth[MAX_PARTS], part_gpu[MAX_PARTS], part_wbytes[MAX_PARTS];
+    uint64_t wbytes; /* witness bytes of the partitions synthesized so far */
+    bool wcompact;   /* they were compact */
     uint64_t t_submit, t_dispatch, t_done, srs_load_ms, synth_ms, gpu_ms;
     bool srs_seeded;
     int waiters;
@@ -54,8 +60,9 @@ typedef struct job {
 typedef struct part {
     job *j;
     uint32_t idx;
-    cz_fr *inputs, *aux;
-    uint64_t ni, na;
+    cz_witness w;
+    uint64_t mem;   /* bytes of the budget this partition holds */
+    uint64_t wheld; /* witness bytes it adds to e->witness_held (until its start() returns) */
     void *pending;
     uint64_t synth_ms, t_start;
     int worker;
@@ -81,6 +88,9 @@ struct cz_engine {
     uint32_t gq_len, gq_cap;
     uint64_t next_seq, t_start;
     uint64_t budget_total, budget_used;
+    bool compact; /* synthesis.compact_witness (CUZK_COMPACT_WITNESS overrides) */
+    uint64_t witness_held; /* witness bytes of synthesized partitions not yet through start() */
+    uint64_t parts_synth[2], wbytes_synth[2]; /* [dense, compact]: partitions synthesized, their witness bytes */
     bool shutting, stop;
     int n_synth, n_gpu, n_fin, synth_active, per_dev;
     pthread_t dispatcher, *synth, *gpu, *fin;
@@ -150,8 +160,9 @@ static void finish_job(cz_engine *e, job *j, int status, const char *msg) {
         e->dur[k][e->dur_i[k]] = secs;
         e->dur_i[k] = (e->dur_i[k] + 1) % SUMMARY_N;
         if (e->dur_n[k] < SUMMARY_N) e->dur_n[k]++;
-        cz_log(CZ_LOG_INFO, T, "proof completed job_id=%s kind=%s partitions=%u total_ms=%llu%s", j->id,
-               cz_kind_name(k), j->parts, (unsigned long long)(j->t_done - j->t_submit),
+        cz_log(CZ_LOG_INFO, T, "proof completed job_id=%s kind=%s partitions=%u total_ms=%llu witness=%s "
+               "witness_bytes=%llu%s", j->id, cz_kind_name(k), j->parts, (unsigned long long)(j->t_done - j->t_submit),
+               j->wcompact ? "compact" : "dense", (unsigned long long)j->wbytes,
                j->circ && j->circ->is_test ? " circuit=TEST (porep-2k-test)" : j->srs_seeded ? " (seeded SRS)" : "");
     } else if (status == CZ_JOB_FAILED) {
         e->failed++, e->failed_k[k]++;
@@ -176,8 +187,12 @@ static void fail_job(job *j, const char *fmt, const char *detail, uint32_t p) {
     j->failed = true;
 }
 
-static void budget_release(cz_engine *e, job *j) {
-    uint64_t m = j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+/* What a partition of j charges when its synthesis starts. */
+static uint64_t budget_charge(const cz_engine *e, const job *j) {
+    return j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+}
+
+static void budget_release(cz_engine *e, uint64_t m) {
     e->budget_used -= m;
     pthread_cond_broadcast(&e->cv_work);
 }
@@ -185,11 +200,11 @@ static void budget_release(cz_engine *e, job *j) {
 static void drop_part(cz_engine *e, part *p, const char *why) {
     job *j = p->j;
     if (p->pending) e->be.discard(&e->be, p->pending);
-    free(p->inputs);
-    free(p->aux);
+    cz_witness_free(&p->w);
+    e->witness_held -= p->wheld;
     j->part_state[p->idx] = 'f';
     j->inflight--;
-    budget_release(e, j);
+    budget_release(e, p->mem);
     cz_log(CZ_LOG_DEBUG, T, "partition dropped job_id=%s partition=%u (%s)", j->id, p->idx, why);
     free(p);
     maybe_complete(e, j);
@@ -254,7 +269,7 @@ static job *pick_job(cz_engine *e) {
  * does not, unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first
  * partition in flight always proceeds, so a job whose own SRS fills the budget still runs. */
 static bool budget_fits(cz_engine *e, const job *j) {
-    uint64_t m = j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+    uint64_t m = budget_charge(e, j);
     if (e->budget_used == 0) return true;
     uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + m;
     if (want <= e->budget_total) return true;
@@ -295,7 +310,8 @@ static void *synth_main(void *arg) {
             }
         }
         if (e->stop) break;
-        e->budget_used += j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+        uint64_t charge = budget_charge(e, j);
+        e->budget_used += charge;
         uint32_t idx = j->next_part++;
         j->inflight++;
         j->part_state[idx] = 's';
@@ -305,11 +321,16 @@ static void *synth_main(void *arg) {
         cz_timeline("SYNTH_START", j->id, "partition=%u", idx);
         uint64_t t0 = cz_now_ms();
         part *p = calloc(1, sizeof *p);
-        int rc = p ? j->circ->synthesize(j->circ, j->cstate, idx, &p->inputs, &p->ni, &p->aux, &p->na)
+        int rc = p ? cz_witness_synthesize(j->circ, j->cstate, idx, e->compact, &p->w)
                    : cz_error(CZ_ENOMEM, "out of memory");
-        uint64_t dt = cz_now_ms() - t0;
-        cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu", idx, (unsigned long long)dt);
-        if (!rc) cz_log(CZ_LOG_DEBUG, T, "partition synthesis complete, pushing to GPU queue job_id=%s partition=%u", j->id, idx);
+        uint64_t dt = cz_now_ms() - t0, wb = p && !rc ? cz_witness_bytes(&p->w) : 0;
+        const char *form = p && p->w.compact ? "compact" : "dense";
+        cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu,witness=%s,witness_bytes=%llu", idx,
+                    (unsigned long long)dt, form, (unsigned long long)wb);
+        if (!rc)
+            cz_log(CZ_LOG_DEBUG, T, "partition synthesis complete, pushing to GPU queue job_id=%s partition=%u "
+                   "witness=%s witness_bytes=%llu dense_bytes=%llu", j->id, idx, form, (unsigned long long)wb,
+                   (unsigned long long)cz_witness_dense_bytes(&p->w));
         char msg[300];
         snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
 
@@ -320,16 +341,24 @@ static void *synth_main(void *arg) {
         if (rc) {
             fail_job(j, "synthesis of partition %u failed: %s", msg, idx);
             if (p) {
-                p->j = j, p->idx = idx;
+                p->j = j, p->idx = idx, p->mem = charge;
                 drop_part(e, p, "synthesis failed");
             } else {
                 j->inflight--;
-                budget_release(e, j);
+                budget_release(e, charge);
                 maybe_complete(e, j);
             }
             continue;
         }
-        p->j = j, p->idx = idx, p->synth_ms = dt;
+        p->j = j, p->idx = idx, p->synth_ms = dt, p->mem = charge, p->wheld = wb;
+        e->witness_held += wb;
+        e->parts_synth[p->w.compact]++, e->wbytes_synth[p->w.compact] += wb;
+        j->part_wbytes[idx] = wb, j->wbytes += wb, j->wcompact |= p->w.compact;
+        /* The charge counts the dense witness. A compact one that the backend takes as is (never expanded on
+         * the host) holds only its compact bytes from here on: the difference goes back, so that more
+         * partitions can be synthesized ahead. The CPU backend expands it inside start(): no refund. */
+        p->mem = cz_witness_charge(charge, p->w.compact, wb, cz_witness_dense_bytes(&p->w), &e->be);
+        if (p->mem < charge) budget_release(e, charge - p->mem);
         while (!e->stop && e->gq_len >= e->gq_cap && !j->cancel && !j->failed) pthread_cond_wait(&e->cv_space, &e->mu);
         if (e->stop || j->cancel || j->failed) {
             drop_part(e, p, "job cancelled or failed");
@@ -385,16 +414,20 @@ static void *gpu_main(void *arg) {
         cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
         p->t_start = cz_now_ms();
         p->worker = wid;
-        int rc = e->be.start(&e->be, dev, &s->params, &s->r1cs, p->inputs, p->aux, &p->pending);
+        int rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, &p->w, &p->pending);
         if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
-        cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu",
-               j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start));
+        cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu "
+               "witness=%s", j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start),
+               !p->w.compact                                   ? "dense"
+               : e->be.start_compact && !e->be.compact_expands ? "compact"
+                                                               : "compact (expanded)");
         char msg[300];
         snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
-        free(p->aux);
-        p->aux = NULL; /* inputs stay: the verifier needs the public inputs */
+        cz_witness_free_aux(&p->w); /* inputs stay: the verifier needs the public inputs */
 
         pthread_mutex_lock(&e->mu);
+        e->witness_held -= p->wheld;
+        p->wheld = 0;
         slot->busy = false;
         if (rc) {
             p->pending = NULL;
@@ -440,16 +473,17 @@ static void *fin_main(void *arg) {
             if (e->corrupt_for_test) proof[100] ^= 1; /* CUZK_TEST_CORRUPT_PROOF: exercise the FAILED path */
             /* The verifier's inputs come from public values alone when the circuit can derive them, so a
              * witness that drifted from the statement cannot verify. */
-            cz_fr *pub = p->inputs + 1;
-            if (j->circ->public_inputs && !(pub = malloc((p->ni - 1) * sizeof *pub)))
+            cz_fr *own = p->w.inputs + 1, *pub = own;
+            uint64_t npub = p->w.ni - 1;
+            if (j->circ->public_inputs && !(pub = malloc(npub * sizeof *pub)))
                 rc = cz_error(CZ_ENOMEM, "out of memory");
-            if (!rc && pub != p->inputs + 1 && (rc = j->circ->public_inputs(j->circ, j->cstate, p->idx, pub, p->ni - 1)))
+            if (!rc && pub != own && (rc = j->circ->public_inputs(j->circ, j->cstate, p->idx, pub, npub)))
                 snprintf(msg, sizeof msg, "public inputs: %s", cz_error_message());
-            else if (!rc && (rc = cz_groth16_verify_bytes(&s->pvk, proof, pub, p->ni - 1)))
+            else if (!rc && (rc = cz_groth16_verify_bytes(&s->pvk, proof, pub, npub)))
                 snprintf(msg, sizeof msg, "proof does not verify against the vk (%s)", cz_error_message());
             else if (rc)
                 snprintf(msg, sizeof msg, "%s", cz_error_message());
-            if (pub != p->inputs + 1) free(pub);
+            if (pub != own) free(pub);
         }
         cz_log(CZ_LOG_DEBUG, T, "FIN_TIMING finalizer partition job_id=%s partition=%u finish_ms=%llu verify_ms=%llu "
                "total_ms=%llu verified=%s", j->id, p->idx, (unsigned long long)(t_ver - t_fin),
@@ -466,8 +500,8 @@ static void *fin_main(void *arg) {
         j->done_parts++;
         j->part_state[p->idx] = 'd';
         j->inflight--;
-        budget_release(e, j);
-        free(p->inputs);
+        budget_release(e, p->mem);
+        cz_witness_free(&p->w);
         free(p);
         maybe_complete(e, j);
     }
@@ -514,6 +548,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     e->n_fin = 1;
     e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
     e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
+    e->compact = cfg->compact_witness;
+    const char *cw = getenv("CUZK_COMPACT_WITNESS"); /* tests: compare the two paths on one build */
+    if (cw && (*cw == '0' || *cw == '1')) e->compact = *cw == '1';
     cz_srs_init(&e->srs, cfg->param_cache, cfg->local_cache, (int)ncpu);
     e->srs.verify_digest = cfg->verify_digest;
     cz_sched_init(&e->queue);
@@ -542,9 +579,12 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     for (int i = 0; i < e->n_fin; i++) pthread_create(&e->fin[i], NULL, fin_main, e);
     cz_log(CZ_LOG_INFO, T,
            "memory budget initialized total_budget_gib=%.1f; engine started backend=%s prover_workers=%d "
-           "prover_threads=%d synthesis_workers=%d queue_depth=%u max_pending=%u",
+           "prover_threads=%d synthesis_workers=%d queue_depth=%u max_pending=%u witness=%s",
            e->budget_total / (double)(1ull << 30), e->be.name, e->n_gpu, threads, e->n_synth, e->gq_cap,
-           cfg->max_pending);
+           cfg->max_pending,
+           !e->compact                                         ? "dense"
+           : e->be.start_compact && !e->be.compact_expands ? "compact where the circuit has it (sent as is)"
+                                                           : "compact where the circuit has it (expanded for start)");
     *out = e;
     return 0;
 }
@@ -877,6 +917,10 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->synth_active = (uint32_t)e->synth_active, st->synth_workers = (uint32_t)e->n_synth;
     st->gpu_queue_len = e->gq_len;
     st->budget_total = e->budget_total, st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    st->compact_witness = e->compact;
+    st->witness_bytes = e->witness_held;
+    memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
+    memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {
@@ -895,6 +939,8 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
         memcpy(p->part_state, j->part_state, sizeof p->part_state);
         memcpy(p->part_synth_ms, j->part_synth, sizeof p->part_synth_ms);
         memcpy(p->part_gpu_ms, j->part_gpu, sizeof p->part_gpu_ms);
+        memcpy(p->part_witness_bytes, j->part_wbytes, sizeof p->part_witness_bytes);
+        p->witness_compact = j->wcompact;
     }
     for (int i = 0; i < e->n_gpu && st->workers; i++) {
         cz_worker_info *w = &st->workers[st->n_workers++];
@@ -1022,6 +1068,20 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget reserved by partitions in flight.\n"
                "# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
+    fprintf(f, "# HELP cuzk_witness_held_bytes Host bytes of synthesized witnesses not yet through the prover.\n"
+               "# TYPE cuzk_witness_held_bytes gauge\n");
+    fprintf(f, "cuzk_witness_held_bytes %llu\n", (unsigned long long)st.witness_bytes);
+    static const char *const forms[2] = {"dense", "compact"};
+    fprintf(f, "# HELP cuzk_partitions_synthesized_total Partitions synthesized, by witness form.\n"
+               "# TYPE cuzk_partitions_synthesized_total counter\n");
+    for (int w = 0; w < 2; w++)
+        fprintf(f, "cuzk_partitions_synthesized_total{witness=\"%s\"} %llu\n", forms[w],
+                (unsigned long long)st.partitions_synth[w]);
+    fprintf(f, "# HELP cuzk_witness_synthesized_bytes_total Witness bytes of the partitions synthesized, by form.\n"
+               "# TYPE cuzk_witness_synthesized_bytes_total counter\n");
+    for (int w = 0; w < 2; w++)
+        fprintf(f, "cuzk_witness_synthesized_bytes_total{witness=\"%s\"} %llu\n", forms[w],
+                (unsigned long long)st.witness_bytes_synth[w]);
     fprintf(f, "# HELP cuzk_srs_loaded_bytes Bytes of HOT (decoded) SRS by circuit.\n# TYPE cuzk_srs_loaded_bytes gauge\n");
     for (size_t i = 0; i < st.n_srs; i++)
         if (st.srs[i].tier == CZ_TIER_HOT)

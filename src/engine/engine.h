@@ -83,6 +83,8 @@ typedef struct {
     uint32_t total_partitions, partitions_done;
     char part_state[CZ_MAX_PARTITIONS]; /* per partition: 'p'ending 's'ynthesizing 'S'ynth_done 'g'pu 'd'one 'f'ailed */
     uint64_t part_synth_ms[CZ_MAX_PARTITIONS], part_gpu_ms[CZ_MAX_PARTITIONS];
+    uint64_t part_witness_bytes[CZ_MAX_PARTITIONS]; /* host bytes of each synthesized partition's witness */
+    bool witness_compact;                           /* the job's witnesses are compact (engine/witness.h) */
 } cz_pipeline_info;
 
 typedef struct {
@@ -110,6 +112,9 @@ typedef struct {
     uint32_t queue_depth;                                /* queued jobs */
     uint32_t synth_active, synth_workers, gpu_queue_len;
     uint64_t budget_total, budget_used;
+    bool compact_witness;   /* synthesis.compact_witness in effect */
+    uint64_t witness_bytes; /* host bytes of synthesized witnesses not yet through the prover's start */
+    uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
     const char *backend;
     size_t n_srs, n_pipelines, n_workers, n_gpus;
     cz_gpu_status *gpus; /* the backend's devices (none for the CPU backend) */

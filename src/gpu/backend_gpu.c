@@ -123,6 +123,9 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->name = "gpu";
     b->ndevices = cz_gpu_device_count();
     b->start = gpu_start;
+    /* the compact witness crosses PCIe as is and is expanded on the device: nothing dense on the host */
+    b->start_compact = cz_backend_gpu_start_compact;
+    b->compact_expands = false;
 }
 
 void cz_backend_gpu_release(void) {

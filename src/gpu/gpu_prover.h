@@ -104,9 +104,8 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
  * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers. */
 struct cz_backend;
 void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
-/* The backend's start() for a compact aux (cz_gpu_prover_start_compact on the device's cached prover). The
- * engine's cz_backend has no slot for it yet: it is meant for an optional start_compact member (NULL in
- * backends without one) with this signature. */
+/* The backend's start_compact (engine/backend.h): cz_gpu_prover_start_compact on the device's cached
+ * prover; cz_backend_gpu_init installs it. */
 int cz_backend_gpu_start_compact(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
                                  const cz_fr *inputs, const cz_wcompact *aux, void **pending);
 void cz_backend_gpu_release(void);

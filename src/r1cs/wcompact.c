@@ -97,3 +97,34 @@ int cz_wcompact_to_dense(const cz_wcompact *w, uint64_t first, uint64_t count, c
     }
     return 0;
 }
+
+int cz_wcompact_expand(const cz_wcompact *w, cz_fr **out) {
+    *out = NULL;
+    if (cz_wcompact_rank(w, w->n) != w->n_dense)
+        return cz_error(CZ_EFORMAT, "wcompact: the bitmap has %llu non-bits, n_dense is %llu",
+                        (unsigned long long)cz_wcompact_rank(w, w->n), (unsigned long long)w->n_dense);
+    cz_fr *d = malloc((w->n ? w->n : 1) * sizeof *d);
+    if (!d) return cz_error(CZ_ENOMEM, "wcompact: out of memory expanding %llu values", (unsigned long long)w->n);
+    int rc = cz_wcompact_to_dense(w, 0, w->n, d);
+    if (rc) free(d);
+    else *out = d;
+    return rc;
+}
+
+void cz_wcompact_shrink(cz_wcompact *w) {
+    /* A failed shrinking realloc keeps the old block; cap is the smaller of the two bitmaps' sizes, so
+     * it becomes `want` as soon as is_bit has shrunk, whatever happens to bit. */
+    uint64_t want = (w->n + 63) & ~63ull;
+    if (want && want < w->cap) {
+        uint64_t *a = realloc(w->is_bit, want / 8);
+        if (a) {
+            w->is_bit = a, w->cap = want;
+            uint64_t *b = realloc(w->bit, want / 8);
+            if (b) w->bit = b;
+        }
+    }
+    if (w->n_dense && w->n_dense < w->dense_cap) {
+        cz_fr *d = realloc(w->dense, w->n_dense * sizeof *d);
+        if (d) w->dense = d, w->dense_cap = w->n_dense;
+    }
+}

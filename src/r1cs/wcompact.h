@@ -57,6 +57,11 @@ int cz_wcompact_append(cz_wcompact *dst, const cz_wcompact *src);
 int cz_wcompact_from_dense(cz_wcompact *w, const cz_fr *v, uint64_t n);
 /* Values first .. first + count - 1 as 32-byte Fr (e.g. one upload chunk). 0 or CZ_ERANGE. */
 int cz_wcompact_to_dense(const cz_wcompact *w, uint64_t first, uint64_t count, cz_fr *out);
+/* Gives back the storage past n values (growth leaves up to half the dense part spare). */
+void cz_wcompact_shrink(cz_wcompact *w);
+/* All n values as a malloc'ed 32-byte array (*out; free it). CZ_EFORMAT when the bitmap's count of
+ * non-bits disagrees with n_dense (the expansion would read past the dense values), CZ_ENOMEM. */
+int cz_wcompact_expand(const cz_wcompact *w, cz_fr **out);
 /* Dense values before value i (a popcount scan of the bitmap). */
 uint64_t cz_wcompact_rank(const cz_wcompact *w, uint64_t i);
 /* Bytes the representation needs: two bitmaps and the dense values. */
