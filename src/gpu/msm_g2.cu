@@ -3,13 +3,13 @@
 #include "gpu/g2.cuh"
 #include "gpu/msm_impl.cuh"
 
-static scratch g_ba[CZ_GPU_SCRATCH_DEVICES][4], g_msm[CZ_GPU_SCRATCH_DEVICES][8];
+static scratch g_ba[CZ_GPU_SCRATCH_DEVICES][8], g_msm[CZ_GPU_SCRATCH_DEVICES][12];
 
 extern "C" void cz_gpu_g2_release_scratch(void) {
     int dev;
     if (scratch_device(&dev)) return; /* only the current device's scratch */
-    scratch_release(g_ba[dev], 4);
-    scratch_release(g_msm[dev], 8);
+    scratch_release(g_ba[dev], 8);
+    scratch_release(g_msm[dev], 12);
 }
 
 extern "C" int cz_gpu_g2_batch_add_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n,

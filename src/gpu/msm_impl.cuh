@@ -4,19 +4,23 @@
  * instantiations compile in parallel; everything here is static to its translation unit.
  *
  * Batch addition: popcount per 64-bit word, exclusive scan (cub), scatter of the selected indices,
- * then every thread sums a strided share of the selected points (xyzz += affine), so the work per
- * thread is the same whatever the bitmap's layout; warp/block/grid tree sums finish on the device.
+ * then rounds of pairwise additions in affine coordinates with one field inversion per round for the
+ * whole grid (Montgomery's trick; ~6 products per addition instead of 10) while more than 2^20 points
+ * are left, then every thread sums a strided share of the rest (xyzz += affine); warp/block/grid tree
+ * sums finish on the device. CZ_GPU_BA_XYZZ=1: the xyzz summation alone (the previous path).
  *
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
  * run of the sorted list (the top window's few, long runs are cut into parts, one thread each, so
- * any window width keeps the threads balanced); buckets are combined with chunked running sums (sum k*B_k per chunk plus
+ * any window width keeps the threads balanced), or, for G1 from 2^26 points, the runs are halved by
+ * rounds of affine pair additions (msa_run, the batch addition's trick per window); buckets are combined with chunked running sums (sum k*B_k per chunk plus
  * (lo-1)*S by double-and-add), chunk results are tree-summed per window, and the host does the final
  * Horner over the windows (a few hundred point operations). */
 #include <cub/cub.cuh>
 
 #include "gpu/cuda_util.cuh"
 #include "gpu/ec.cuh"
+#include "gpu/fp_inv.cuh"
 #include "gpu/gpu_internal.h"
 
 #include <stdio.h>
@@ -140,7 +144,272 @@ static __global__ void __launch_bounds__(RED_THREADS, MINB) ba_sum(cz_dxyzz<F> *
     if (threadIdx.x == 0) cz_ec_st(out + blockIdx.x, a);
 }
 
-/* r_xyzz: host pointer to one xyzz point (the host's cz_g*_xyzz layout); g_ba: 4 scratch buffers. */
+/* ---- batch addition in affine coordinates, Montgomery's batch-inversion trick at grid scale ----
+ * One round turns m points into ceil(m/2): out[j] = in[2j] + in[2j+1] (the odd last one is carried).
+ * Thread t owns the pairs j = t, t + T, ... (T threads in all). baa_fwd multiplies up the
+ * denominators d_j (x2 - x1, or 2 y1 for a doubling) into acc_t, storing the running product before
+ * each factor (pref[j]), and leaves per thread e_t * x_t, the product of the other accs of its block
+ * (exclusive prefix times exclusive suffix, by warp shuffles and a short cross-warp pass), and per
+ * block the block's product. baa_inv (one block) inverts the block products the same way with ONE
+ * field inversion. baa_bwd gets acc_t^-1 = e_t x_t (block product)^-1 and walks its pairs backwards:
+ * d_j^-1 = acc^-1 * pref[j], acc^-1 *= d_j, then lambda, x3 = lambda^2 - x1 - x2,
+ * y3 = lambda (x1 - x3) - y1: 6 products per addition against 10 for xyzz += affine.
+ * Exceptional pairs are exact: an infinity (0,0) operand gives the other, x1 == x2 is a doubling
+ * (d = 2 y1, lambda = 3 x1^2 / d) when y1 == y2 and infinity otherwise; those use d = 1 in the trick. */
+#define BAA_THREADS 256
+
+template <class F>
+static CZ_DEV void baa_st_aff(cz_daff<F> *p, const cz_daff<F> &a) {
+    cz_st(&p->x, a.x);
+    cz_st(&p->y, a.y);
+}
+
+/* kind of the pair a + b: 0 general, 1 doubling, 2 result b, 3 result a, 4 result infinity */
+template <class F>
+static CZ_DEV int baa_kind(const cz_daff<F> &a, const cz_daff<F> &b) {
+    if (a.is_inf()) return 2;
+    if (b.is_inf()) return 3;
+    if (!(b.x - a.x).is_zero()) return 0;
+    if (!(b.y - a.y).is_zero() || a.y.is_zero()) return 4; /* P + (-P); y = 0 (2-torsion, none on BLS12-381) */
+    return 1;
+}
+
+/* Block-wide exclusive products: e = product of a over the lower threads, x = over the higher ones
+ * (blockDim.x a multiple of 32, at most 1024). */
+template <class F>
+static __device__ void baa_block_excl(const F &a, F &e, F &x) {
+    __shared__ F wt[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const F one = F::one();
+    F pre = a, suf = a;
+#pragma unroll 1
+    for (int off = 1; off < 32; off <<= 1) {
+        F o = cz_shfl_up(pre, off);
+        pre = pre * (lane >= off ? o : one);
+        F q = cz_shfl_down(suf, off);
+        suf = suf * (lane + off < 32 ? q : one);
+    }
+    F ep = cz_shfl_up(pre, 1), xs = cz_shfl_down(suf, 1);
+    if (lane == 0) ep = one;
+    if (lane == 31) {
+        xs = one;
+        wt[warp] = pre;
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (int v = 0; v < nw; v++) { /* warp-uniform branches: nw - 1 products per warp */
+        if (v < warp) ep = ep * wt[v];
+        if (v > warp) xs = xs * wt[v];
+    }
+    e = ep;
+    x = xs;
+    __syncthreads(); /* wt is reused by the next call */
+}
+
+/* a = in[2j], b = in[2j+1] (through idx when given) */
+template <class F>
+static CZ_DEV void baa_ptrs(const cz_daff<F> *in, const uint32_t *idx, size_t j, const cz_daff<F> **a, const cz_daff<F> **b) {
+    if (idx) {
+        uint2 ij = reinterpret_cast<const uint2 *>(idx)[j];
+        *a = in + ij.x;
+        *b = in + ij.y;
+    } else {
+        *a = in + 2 * j;
+        *b = in + 2 * j + 1;
+    }
+}
+
+/* the denominator of pair (a, b) given x1, x2 (the y coordinates are read only in the rare cases) */
+template <class F>
+static CZ_DEV F baa_den(const F &x1, const F &x2, const cz_daff<F> *a, const cz_daff<F> *b) {
+    F d = x2 - x1;
+    if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
+        cz_daff<F> pa = cz_ec_ld_aff(a), pb = cz_ec_ld_aff(b);
+        const int k = baa_kind(pa, pb);
+        d = k == 0 ? d : k == 1 ? pa.y.dbl() : F::one();
+    }
+    return d;
+}
+
+template <class F>
+static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_daff<F> *in, const uint32_t *idx, size_t npair, F *pref,
+                                                               F *ex, F *btot) {
+    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    F acc = F::one();
+    for (size_t j = t; j < npair; j += T) {
+        const cz_daff<F> *a, *b;
+        baa_ptrs(in, idx, j, &a, &b);
+        const F d = baa_den(cz_ld(&a->x), cz_ld(&b->x), a, b);
+        cz_st(pref + j, acc);
+        acc = acc * d;
+    }
+    F e, x;
+    baa_block_excl(acc, e, x);
+    cz_st(ex + t, e * x);
+    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x); /* thread 0: e = 1 */
+}
+
+/* binv[i] = btot[i]^-1, i < nb (one block, blockDim >= nb) */
+template <class F>
+static __global__ void __launch_bounds__(512) baa_inv(F *binv, const F *btot, unsigned nb) {
+    __shared__ F tinv;
+    const unsigned i = threadIdx.x;
+    const F a = i < nb ? cz_ld(btot + i) : F::one();
+    F e, x;
+    baa_block_excl(a, e, x);
+    if (i == 0) tinv = cz_fp_inv(a * x);
+    __syncthreads();
+    if (i < nb) cz_st(binv + i, e * x * tinv);
+}
+
+template <class F>
+static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(cz_daff<F> *out, const cz_daff<F> *in, const uint32_t *idx, size_t m,
+                                                               const F *pref, const F *ex, const F *binv) {
+    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t npair = m / 2;
+    if (t == 0 && (m & 1)) baa_st_aff(out + npair, cz_ec_ld_aff(in + (idx ? idx[m - 1] : m - 1)));
+    if (t >= npair) return;
+    F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
+    for (size_t j = t + (npair - 1 - t) / T * T;; j -= T) {
+        const cz_daff<F> *pa, *pb;
+        baa_ptrs(in, idx, j, &pa, &pb);
+        const cz_daff<F> a = cz_ec_ld_aff(pa), b = cz_ec_ld_aff(pb);
+        F d = b.x - a.x, num = b.y - a.y;
+        int k = 0;
+        if (d.is_zero() || a.x.is_zero() || b.x.is_zero()) {
+            k = baa_kind(a, b);
+            if (k == 1) {
+                d = a.y.dbl();
+                num = a.x.sqr();
+                num = num + num.dbl();
+            } else if (k > 1) {
+                d = F::one();
+            }
+        }
+        const F dinv = inv * cz_ld(pref + j);
+        inv = inv * d;
+        cz_daff<F> r;
+        if (k <= 1) {
+            const F lam = num * dinv;
+            r.x = lam.sqr() - a.x - b.x;
+            r.y = lam * (a.x - r.x) - a.y;
+        } else {
+            r = k == 2 ? b : a;
+            if (k == 4) r.x = r.y = F::zero();
+        }
+        baa_st_aff(out + j, r);
+        if (j < T) break;
+    }
+}
+
+/* part[blockIdx.x] (+)= sum of the cnt points in[idx[i]] (in[i] without idx), xyzz. */
+template <class F>
+static __global__ void __launch_bounds__(RED_THREADS) baa_tail(cz_dxyzz<F> *part, const cz_daff<F> *in, const uint32_t *idx,
+                                                                size_t cnt, int accumulate) {
+    const size_t T = (size_t)gridDim.x * blockDim.x;
+    cz_dxyzz<F> a = cz_dxyzz<F>::inf();
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += T)
+        a = cz_ec_add_aff_inl(a, cz_ec_ld_aff(in + (idx ? idx[i] : i)));
+    a = block_sum(a);
+    if (threadIdx.x == 0) {
+        if (accumulate) a = cz_ec_add(a, cz_ec_ld(part + blockIdx.x));
+        cz_ec_st(part + blockIdx.x, a);
+    }
+}
+
+static size_t env_size(const char *name, size_t def, size_t lo, size_t hi) {
+    const char *s = getenv(name);
+    if (!s) return def;
+    long long v = atoll(s);
+    return v < (long long)lo ? lo : v > (long long)hi ? hi : (size_t)v;
+}
+
+/* The largest chunk (a power of two, at most start, at least lo) whose scratch need(chunk) leaves a
+ * margin of 2 GiB of device memory free (held: bytes of this scratch already allocated, reusable);
+ * 0 if even lo does not fit. The caches stay allocated between calls, so they must not take the
+ * memory the caller allocates next. */
+template <class Need>
+static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
+    size_t fr = 0, total = 0;
+    if (cudaMemGetInfo(&fr, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return start;
+    }
+    const size_t avail = fr + held, margin = (size_t)2 << 30;
+    for (size_t ch = start; ch >= lo; ch /= 2)
+        if (need(ch) + margin <= avail) return ch;
+    return 0;
+}
+
+/* Affine rounds over the tot selected indices idx[] (device), in chunks of at most 2^chunk_log points
+ * (bounds the scratch: ~96 B per chunk point), each chunk reduced by rounds until at most amin points
+ * are left; those are summed in xyzz into part[0..tb) (tb blocks of RED_THREADS). Knobs:
+ * CZ_GPU_BA_AFF_MIN (default 2^20: below that a round's fixed cost, ~3 launches and one inversion,
+ * outweighs the products it saves), CZ_GPU_BA_CHUNK_LOG (default 25, 10..30). g_ba[4..7]: scratch. */
+template <class F>
+static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<F> *bases, const uint32_t *idx, size_t tot,
+                   cudaStream_t st) {
+    typedef cz_daff<F> A;
+    const size_t amin = env_size("CZ_GPU_BA_AFF_MIN", (size_t)1 << 20, 1, (size_t)1 << 32);
+    size_t chunk = (size_t)1 << env_size("CZ_GPU_BA_CHUNK_LOG", 25, 10, 30);
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    int per_sm_f = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
+        per_sm_f < per_sm)
+        per_sm = per_sm_f;
+    unsigned G = (unsigned)(sm_count() * per_sm);
+    if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
+    const size_t T = (size_t)G * BAA_THREADS;
+    if (tot > amin) { /* smaller chunks when device memory is short (down to 2^16 points) */
+        auto need = [&](size_t ch) {
+            const size_t c = tot < ch ? tot : ch;
+            return ((c / 2 + 1) + (c / 4 + 1)) * sizeof(A) + (c / 2 + T + 2 * (size_t)G) * sizeof(F);
+        };
+        size_t ch = fit_chunk(chunk, (size_t)1 << 16, g_ba[4].cap + g_ba[5].cap, need);
+        chunk = ch ? ch : (size_t)1 << 16; /* if even that fails, the allocation reports it */
+    }
+    const size_t cmax = tot < chunk ? tot : chunk;
+    A *buf = nullptr;
+    F *fs = nullptr;
+    int rc = 0;
+    const bool rounds = tot > amin;
+    if (rounds) {
+        rc = scratch_get(g_ba[4], ((cmax / 2 + 1) + (cmax / 4 + 1)) * sizeof(A), (void **)&buf);
+        if (!rc) rc = scratch_get(g_ba[5], (cmax / 2 + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
+        if (rc) return rc;
+    }
+    A *bufa = buf, *bufb = buf + (cmax / 2 + 1);
+    F *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
+    const unsigned ig = (G + 31) / 32 * 32;
+    bool first = true;
+    for (size_t off = 0; off < tot || first; off += chunk) {
+        size_t m = tot - off < chunk ? tot - off : chunk;
+        const A *cur = bases;
+        const uint32_t *ci = idx + off;
+        int which = 0;
+        while (m > amin) {
+            A *out = which ? bufb : bufa;
+            baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
+            CZ_CUDA_LAUNCHED();
+            baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
+            CZ_CUDA_LAUNCHED();
+            baa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, cur, ci, m, pref, ex, binv);
+            CZ_CUDA_LAUNCHED();
+            cur = out;
+            ci = nullptr;
+            m = (m + 1) / 2;
+            which ^= 1;
+        }
+        baa_tail<F><<<tb, RED_THREADS, 0, st>>>(part, cur, ci, m, !first);
+        CZ_CUDA_LAUNCHED();
+        first = false;
+    }
+    return 0;
+}
+
+/* r_xyzz: host pointer to one xyzz point (the host's cz_g*_xyzz layout); g_ba: 8 scratch buffers
+ * (4..7 for the affine rounds). CZ_GPU_BA_XYZZ=1 selects the previous xyzz-only summation. */
 template <class F>
 static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
     typedef cz_dxyzz<F> P;
@@ -181,8 +450,16 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
     ba_scatter<<<(unsigned)((nw + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
     CZ_CUDA_LAUNCHED();
-    kern<<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);
-    CZ_CUDA_LAUNCHED();
+    if (getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1) {
+        kern<<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);
+        CZ_CUDA_LAUNCHED();
+    } else {
+        uint32_t tot = 0; /* the rounds are sized on the host */
+        CZ_CUDA(cudaMemcpyAsync(&tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
+        CZ_CUDA(cudaStreamSynchronize(st));
+        rc = baa_run<F>(g_ba, part, (unsigned)blocks, (const cz_daff<F> *)d_bases, idx, tot, st);
+        if (rc) return rc;
+    }
     sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + blocks, part, blocks, 0);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cudaMemcpyAsync(r_xyzz, part + blocks, sizeof(P), cudaMemcpyDeviceToHost, st));
@@ -270,6 +547,290 @@ static __global__ void __launch_bounds__(128, MINB) msm_accumulate(cz_dxyzz<F> *
     cz_ec_st(bucket + t, a);
 }
 
+/* ---- bucket accumulation in affine coordinates (G1; CZ_GPU_MSM_AFF=1) ----
+ * The same batch-affine rounds as the batch addition, over the segments of one window: a segment is a
+ * bucket's run of the sorted list (for the top window a part of one, as in msm_accumulate). Round r
+ * halves every segment: L_r = ceil(L_0 / 2^r) points at s_r, pairs (s_r + 2i, s_r + 2i + 1) go to
+ * s_{r+1} + i with s_{r+1} = floor(s_r / 2) + k (k the segment index): consecutive non-empty segments
+ * stay disjoint, and each round's positions fit in (previous size) / 2 + segments. Round 0 reads the
+ * bases through the sorted list (sign bit: negate y), later rounds the previous round's buffer; pref is
+ * indexed by output position. The window is cut in chunks of sorted positions (a segment belongs to
+ * the chunk holding its first point) to bound the buffers. After ceil(log2(longest run)) rounds every
+ * segment has at most one point, which becomes its xyzz bucket. Thread t owns segments t, t + T, ... */
+template <class F>
+struct msa_src {
+    const cz_daff<F> *in;
+    const uint32_t *srt; /* round 0: sorted list of the window (absolute positions); later null */
+    size_t base;         /* round 0: absolute position of relative position 0 */
+    CZ_DEV const cz_daff<F> *ptr(size_t pos, bool *neg) const {
+        if (srt) {
+            const uint32_t v = srt[base + pos];
+            *neg = v >> 31;
+            return in + (v & 0x7fffffffu);
+        }
+        *neg = false;
+        return in + pos;
+    }
+    CZ_DEV cz_daff<F> ld(size_t pos) const {
+        bool neg;
+        cz_daff<F> p = cz_ec_ld_aff(ptr(pos, &neg));
+        if (neg) p.y = p.y.neg();
+        return p;
+    }
+};
+
+/* first and end position of segment kk (absolute), as msm_accumulate cuts them */
+static CZ_DEV void msa_seg(const uint32_t *start, const uint32_t *end, unsigned kk, unsigned split, uint32_t *b, uint32_t *e) {
+    if (split) {
+        const unsigned k = (kk >> split) + 1, s = kk & ((1u << split) - 1);
+        const uint32_t b0 = start[k], len = end[k] - b0;
+        *b = b0 + (uint32_t)(((uint64_t)len * s) >> split);
+        *e = b0 + (uint32_t)(((uint64_t)len * (s + 1)) >> split);
+    } else {
+        *b = start[kk + 1];
+        *e = end[kk + 1];
+    }
+}
+
+struct msa_round {
+    const uint32_t *start, *end; /* of the window */
+    unsigned nseg, split, r;     /* segments, top-window split, round */
+    size_t c0, ch;               /* chunk: absolute positions [c0, c0 + ch) */
+};
+
+/* segment kk in round rd.r: false if not in the chunk or nothing left to do; else its s_r, L_r, s_{r+1} */
+static CZ_DEV bool msa_geom(const msa_round &rd, unsigned kk, size_t *s, uint32_t *L, size_t *s1) {
+    uint32_t b, e;
+    msa_seg(rd.start, rd.end, kk, rd.split, &b, &e);
+    if (b == e || b < rd.c0 || b >= rd.c0 + rd.ch) return false;
+    size_t p = b - rd.c0;
+    for (unsigned q = 0; q < rd.r; q++) p = p / 2 + kk;
+    *s = p;
+    *L = (uint32_t)(((uint64_t)(e - b) + ((uint64_t)1 << rd.r) - 1) >> rd.r);
+    *s1 = p / 2 + kk;
+    return true;
+}
+
+template <class F>
+static CZ_DEV F msa_den(const msa_src<F> &src, size_t pa, size_t pb) {
+    bool na, nb;
+    const cz_daff<F> *a = src.ptr(pa, &na), *b = src.ptr(pb, &nb);
+    const F x1 = cz_ld(&a->x), x2 = cz_ld(&b->x);
+    F d = x2 - x1;
+    if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
+        const cz_daff<F> A = src.ld(pa), B = src.ld(pb);
+        const int k = baa_kind(A, B);
+        d = k == 0 ? d : k == 1 ? A.y.dbl() : F::one();
+    }
+    return d;
+}
+
+template <class F>
+static __global__ void __launch_bounds__(BAA_THREADS) msa_fwd(msa_src<F> src, msa_round rd, F *pref, F *ex, F *btot) {
+    const unsigned T = gridDim.x * blockDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
+    F acc = F::one();
+    /* one flat loop over the thread's pairs in all its segments (nested loops would keep every lane
+     * of a warp waiting for the warp's longest segment, segment after segment) */
+    unsigned kk = t;
+    size_t s = 0, s1 = 0;
+    uint32_t i = 0, np = 0;
+    for (;;) {
+        while (i >= np && kk < rd.nseg) {
+            uint32_t L;
+            np = msa_geom(rd, kk, &s, &L, &s1) ? L / 2 : 0;
+            i = 0;
+            kk += T;
+        }
+        if (i >= np) break;
+        const F d = msa_den(src, s + 2 * i, s + 2 * i + 1);
+        cz_st(pref + s1 + i, acc);
+        acc = acc * d;
+        i++;
+    }
+    F e, x;
+    baa_block_excl(acc, e, x);
+    cz_st(ex + t, e * x);
+    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+}
+
+template <class F>
+static __global__ void __launch_bounds__(BAA_THREADS) msa_bwd(cz_daff<F> *out, msa_src<F> src, msa_round rd, const F *pref,
+                                                               const F *ex, const F *binv) {
+    const unsigned T = gridDim.x * blockDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= rd.nseg) return;
+    F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
+    /* the pairs of msa_fwd in reverse order, one flat loop; odd segments carry their last point */
+    long long kk = (long long)(t + (rd.nseg - 1 - t) / T * T);
+    size_t s = 0, s1 = 0;
+    uint32_t i = 0;
+    for (;;) {
+        while (i == 0 && kk >= 0) {
+            uint32_t L;
+            if (msa_geom(rd, (unsigned)kk, &s, &L, &s1)) {
+                if (L & 1) baa_st_aff(out + s1 + L / 2, src.ld(s + L - 1));
+                i = L / 2;
+            }
+            kk -= T;
+        }
+        if (i == 0) break;
+        i--;
+        const cz_daff<F> a = src.ld(s + 2 * i), b = src.ld(s + 2 * i + 1);
+        F d = b.x - a.x, num = b.y - a.y;
+        int k = 0;
+        if (d.is_zero() || a.x.is_zero() || b.x.is_zero()) {
+            k = baa_kind(a, b);
+            if (k == 1) {
+                d = a.y.dbl();
+                num = a.x.sqr();
+                num = num + num.dbl();
+            } else if (k > 1) {
+                d = F::one();
+            }
+        }
+        const F dinv = inv * cz_ld(pref + s1 + i);
+        inv = inv * d;
+        cz_daff<F> r;
+        if (k <= 1) {
+            const F lam = num * dinv;
+            r.x = lam.sqr() - a.x - b.x;
+            r.y = lam * (a.x - r.x) - a.y;
+        } else {
+            r = k == 2 ? b : a;
+            if (k == 4) r.x = r.y = F::zero();
+        }
+        baa_st_aff(out + s1 + i, r);
+    }
+}
+
+/* bucket[kk] = the one point left of segment kk (rounds done: rd.r), infinity for empty segments */
+template <class F>
+static __global__ void msa_fin(cz_dxyzz<F> *bucket, msa_src<F> src, msa_round rd) {
+    const unsigned kk = blockIdx.x * blockDim.x + threadIdx.x;
+    if (kk >= rd.nseg) return;
+    uint32_t b, e;
+    msa_seg(rd.start, rd.end, kk, rd.split, &b, &e);
+    if (b < rd.c0 || b >= rd.c0 + rd.ch) {
+        if (!(b == e && rd.c0 == 0)) return; /* empty segments (b = 0 or anywhere): the first chunk */
+    }
+    cz_dxyzz<F> r = cz_dxyzz<F>::inf();
+    if (b != e) {
+        size_t s, s1;
+        uint32_t L;
+        msa_geom(rd, kk, &s, &L, &s1);
+        const cz_daff<F> p = src.ld(s);
+        if (!p.is_inf()) {
+            r.x = p.x;
+            r.y = p.y;
+            r.zz = r.zzz = F::one();
+        }
+    }
+    cz_ec_st(bucket + kk, r);
+}
+
+/* longest segment per window: mx[w] (zeroed by the caller) */
+static __global__ void msa_maxlen(unsigned *mx, const uint32_t *start, const uint32_t *end, unsigned nb, unsigned W, unsigned split) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (size_t)nb * W) return;
+    const unsigned w = (unsigned)(t / nb), kk = (unsigned)(t % nb);
+    uint32_t b, e;
+    msa_seg(start + (size_t)w * (nb + 1), end + (size_t)w * (nb + 1), kk, w == W - 1 ? split : 0, &b, &e);
+    if (e - b > 1) atomicMax(mx + w, e - b);
+}
+
+/* All windows' buckets by affine rounds. g: 4 scratch buffers. Returns 1 (nothing done) when the
+ * scratch does not fit in device memory, else 0 or a CZ_E* status. */
+template <class F>
+static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, const uint32_t *sorted, const uint32_t *start,
+                   const uint32_t *end, size_t n, unsigned nb, unsigned W, unsigned split, cudaStream_t st) {
+    typedef cz_daff<F> A;
+    unsigned *mx = nullptr;
+    int rc = scratch_get(g[0], 32 * sizeof(unsigned), (void **)&mx);
+    if (rc) return rc;
+    unsigned hmx[32];
+    CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), st));
+    msa_maxlen<<<(unsigned)(((size_t)nb * W + 255) / 256), 256, 0, st>>>(mx, start, end, nb, W, split);
+    CZ_CUDA_LAUNCHED();
+    CZ_CUDA(cudaMemcpyAsync(hmx, mx, W * sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+    CZ_CUDA(cudaStreamSynchronize(st));
+    unsigned maxl = 0;
+    for (unsigned w = 0; w < W; w++) maxl = hmx[w] > maxl ? hmx[w] : maxl;
+    /* positions used by round r's output: sz(0) = (cw + maxl) / 2 + nb + 1, sz(r+1) <= sz(r) / 2 + nb + 1
+     * (which tends to 2 nb + 2, so it can grow when nb is large against the chunk): even rounds write
+     * buffer 0, odd ones buffer 1; pref holds any round's */
+    unsigned rmax = 0;
+    while (maxl > (1u << rmax)) rmax++;
+    auto sizes = [&](size_t cw, size_t szb[2]) {
+        szb[0] = szb[1] = 0;
+        for (size_t r = 0, sz = (cw + maxl) / 2 + nb + 1; r < rmax; r++, sz = sz / 2 + nb + 1)
+            if (sz > szb[r & 1]) szb[r & 1] = sz;
+    };
+    int per_sm = 0, per_sm_f = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
+        per_sm_f < per_sm)
+        per_sm = per_sm_f;
+    /* a power of two threads (nb is one): every thread owns the same number of segments */
+    unsigned T = BAA_THREADS;
+    while (2 * T <= (unsigned)(sm_count() * per_sm * BAA_THREADS) && 2 * T <= nb && 2 * T <= 512 * BAA_THREADS) T *= 2;
+    const unsigned G = T / BAA_THREADS, ig = (G + 31) / 32 * 32;
+    auto need = [&](size_t ch) {
+        size_t z[2];
+        sizes(n < ch ? n : ch, z);
+        const size_t z1 = z[0] > z[1] ? z[0] : z[1];
+        return (z[0] + z[1] + 1) * sizeof(A) + (z1 + T + 2 * (size_t)G) * sizeof(F);
+    };
+    /* the chunk: CZ_GPU_MSM_AFF_CHUNK_LOG (default 26: 6.6 GB of scratch at 2^27), halved while device
+     * memory is short; below 2^20 positions the caller takes the xyzz path instead (return 1) */
+    const size_t ch = fit_chunk((size_t)1 << env_size("CZ_GPU_MSM_AFF_CHUNK_LOG", 26, 8, 31),
+                                getenv("CZ_GPU_MSM_AFF_CHUNK_LOG") ? 1 : (size_t)1 << 20, g[1].cap + g[2].cap, need);
+    if (!ch) return 1;
+    const size_t cw = n < ch ? n : ch;
+    size_t szb[2];
+    sizes(cw, szb);
+    const size_t sz1 = szb[0] > szb[1] ? szb[0] : szb[1], sz2 = szb[1];
+    A *buf = nullptr;
+    F *fs = nullptr;
+    rc = scratch_get(g[1], (szb[0] + sz2 + 1) * sizeof(A), (void **)&buf);
+    if (!rc) rc = scratch_get(g[2], (sz1 + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
+    if (rc) return rc;
+    A *bufs[2] = {buf, buf + szb[0]};
+    F *pref = fs, *ex = fs + sz1, *btot = ex + T, *binv = btot + G;
+    for (unsigned w = 0; w < W; w++) {
+        unsigned R = 0;
+        while (hmx[w] > (1u << R)) R++;
+        msa_round rd;
+        rd.start = start + (size_t)w * (nb + 1);
+        rd.end = end + (size_t)w * (nb + 1);
+        rd.nseg = nb;
+        rd.split = w == W - 1 ? split : 0;
+        rd.ch = cw;
+        for (size_t c0 = 0; c0 < n; c0 += cw) {
+            rd.c0 = c0;
+            msa_src<F> src;
+            src.in = bases;
+            src.srt = sorted + (size_t)w * n;
+            src.base = c0;
+            for (unsigned r = 0; r < R; r++) {
+                rd.r = r;
+                A *out = bufs[r & 1];
+                msa_fwd<F><<<G, BAA_THREADS, 0, st>>>(src, rd, pref, ex, btot);
+                CZ_CUDA_LAUNCHED();
+                baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
+                CZ_CUDA_LAUNCHED();
+                msa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, src, rd, pref, ex, binv);
+                CZ_CUDA_LAUNCHED();
+                src.in = out;
+                src.srt = nullptr;
+                src.base = 0;
+            }
+            rd.r = R;
+            msa_fin<F><<<(nb + 255) / 256, 256, 0, st>>>(bucket + (size_t)w * nb, src, rd);
+            CZ_CUDA_LAUNCHED();
+        }
+    }
+    return 0;
+}
+
 /* One thread per (window, chunk of MSM_CHUNK buckets): sum over the chunk of k * B_k. */
 template <class F>
 static __global__ void __launch_bounds__(128) msm_combine(cz_dxyzz<F> *out, const cz_dxyzz<F> *bucket, unsigned nb,
@@ -347,7 +908,8 @@ struct msm_prof {
     }
 };
 
-/* Window sums: host array of W xyzz points (at most 32); *c_out = window bits. g_msm: 8 scratch buffers. */
+/* Window sums: host array of W xyzz points (at most 32); *c_out = window bits. g_msm: 12 scratch buffers
+ * (8..11 for the affine bucket accumulation). */
 template <class F>
 static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
                    const cz_fr *d_scalars, size_t n, void *stream) {
@@ -404,8 +966,23 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     if constexpr (std::is_same<F, cz_dfp>::value) {
         if (getenv("CZ_GPU_ACC_MINB") && atoi(getenv("CZ_GPU_ACC_MINB")) == 4) acc = msm_accumulate<F, CZ_MINB4>;
     }
-    acc<<<ag, 128, 0, st>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
-    CZ_CUDA_LAUNCHED();
+    /* bucket accumulation (G1): affine rounds from 2^26 points (measured on the H200: 826 against 874 ms
+     * at 2^27, a tie at 2^24 where the rounds' fixed costs weigh more), else xyzz per bucket;
+     * CZ_GPU_MSM_AFF=1 / 0 forces one or the other */
+    bool aff = false;
+    if constexpr (std::is_same<F, cz_dfp>::value) {
+        const char *e = getenv("CZ_GPU_MSM_AFF");
+        aff = e ? atoi(e) == 1 : n >= ((size_t)1 << 26);
+        if (aff) {
+            rc = msa_run<F>(g_msm + 8, bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split, st);
+            if (rc == 1) aff = false; /* no room for its scratch: the xyzz path */
+            else if (rc) return rc;
+        }
+    }
+    if (!aff) {
+        acc<<<ag, 128, 0, st>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
+        CZ_CUDA_LAUNCHED();
+    }
     prof.mark("accumulate");
     if (split) {
         /* top window: 2^tb buckets of 2^split parts each -> the first 2^tb slots, the rest infinity */

@@ -1,7 +1,14 @@
 /* GPU G1 MSM and 0/1 batch addition against the CPU (src/ec/msm.c) on fresh random data, 2^10..2^20:
  * random subgroup points from a pool (repeats exercise the doubling paths), some infinity bases,
  * random scalars with 0, 1 and r-1 mixed in; bitmaps at ~50 %, all ones, all zeros and lengths that
- * are not a multiple of 64. Results poisoned before each call. Exits 77 (skipped) without a GPU. */
+ * are not a multiple of 64. The batch addition runs under three settings of its knobs: the default
+ * (affine rounds only above 2^20 selected points, so here the xyzz tail), affine rounds down to one
+ * point, and affine rounds in chunks of 2^14 down to 3 points (odd counts, several chunks); then the
+ * exceptional cases of the affine rounds on purpose: one point everywhere (every pair a doubling, at
+ * every level), P and -P alternating (every pair cancels), halves that cancel only in later rounds,
+ * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none.
+ * Results poisoned before each call. Exits 77 (skipped) without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +21,63 @@
 #define POOL 512
 
 static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal(a, b); }
+
+/* knob settings of the batch addition: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_CHUNK_LOG}, NULL = unset */
+static const char *const ba_modes[][2] = {{NULL, NULL}, {"1", NULL}, {"3", "14"}};
+#define N_BA_MODES 3
+
+static void ba_mode(int k) {
+    if (ba_modes[k][0]) setenv("CZ_GPU_BA_AFF_MIN", ba_modes[k][0], 1);
+    else unsetenv("CZ_GPU_BA_AFF_MIN");
+    if (ba_modes[k][1]) setenv("CZ_GPU_BA_CHUNK_LOG", ba_modes[k][1], 1);
+    else unsetenv("CZ_GPU_BA_CHUNK_LOG");
+}
+
+/* MSM bucket accumulation: xyzz per bucket (default), affine rounds over whole windows, affine rounds
+ * in chunks of 2^16 sorted positions: {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG} */
+static const char *const msm_modes[][2] = {{NULL, NULL}, {"1", NULL}, {"1", "16"}};
+#define N_MSM_MODES 3
+
+static void msm_mode(int k) {
+    if (msm_modes[k][0]) setenv("CZ_GPU_MSM_AFF", msm_modes[k][0], 1);
+    else unsetenv("CZ_GPU_MSM_AFF");
+    if (msm_modes[k][1]) setenv("CZ_GPU_MSM_AFF_CHUNK_LOG", msm_modes[k][1], 1);
+    else unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
+}
+
+/* GPU MSM of bases/sc (n points) under every mode against the CPU. */
+static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {
+    CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
+    CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
+    cz_g1_jac cpu, gpu;
+    cz_g1_msm(&cpu, bases, sc, n, 0);
+    for (int k = 0; k < N_MSM_MODES; k++) {
+        msm_mode(k);
+        memset(&gpu, 0xa5, sizeof gpu);
+        int rc = cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL);
+        CHECK_MSG(rc == 0, "msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
+        CHECK_MSG(same(&cpu, &gpu), "GPU MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
+    }
+    msm_mode(0);
+}
+
+/* GPU batch add of bases/bm (n points) under every knob setting against the CPU. */
+static void check_ba(const cz_g1_affine *bases, const uint64_t *bm, size_t n, cz_g1_affine *d_bases, uint64_t *d_bm,
+                     const char *what) {
+    const size_t nw = (n + 63) / 64;
+    CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
+    CHECK(cz_gpu_memcpy_htod(d_bm, bm, nw * sizeof *bm) == 0);
+    cz_g1_jac cpu, gpu;
+    cz_g1_batch_add(&cpu, bases, bm, n, 0);
+    for (int k = 0; k < N_BA_MODES; k++) {
+        ba_mode(k);
+        memset(&gpu, 0xa5, sizeof gpu);
+        int rc = cz_gpu_g1_batch_add(&gpu, d_bases, d_bm, n, NULL);
+        CHECK_MSG(rc == 0, "batch add %zu (%s, mode %d): %s", n, what, k, cz_error_message());
+        CHECK_MSG(same(&cpu, &gpu), "GPU batch add of %zu points (%s, mode %d) differs from the CPU", n, what, k);
+    }
+    ba_mode(0);
+}
 
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
@@ -61,24 +125,91 @@ int main(void) {
         CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
         cz_g1_jac cpu, gpu;
         cz_g1_msm(&cpu, bases, sc, n, 0);
-        memset(&gpu, 0xa5, sizeof gpu);
-        rc = cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL);
-        CHECK_MSG(rc == 0, "msm %zu: %s", n, cz_error_message());
-        CHECK_MSG(same(&cpu, &gpu), "GPU MSM of %zu points differs from the CPU", n);
+        for (int k = 0; k < N_MSM_MODES; k++) {
+            msm_mode(k);
+            memset(&gpu, 0xa5, sizeof gpu);
+            rc = cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL);
+            CHECK_MSG(rc == 0, "msm %zu (mode %d): %s", n, k, cz_error_message());
+            CHECK_MSG(same(&cpu, &gpu), "GPU MSM of %zu points (mode %d) differs from the CPU", n, k);
+        }
+        msm_mode(0);
 
         /* batch addition: ~50 % ones, all ones, all zeros */
         for (int pat = 0; pat < 3; pat++) {
             for (size_t w = 0; w < nw; w++)
                 bm[w] = pat == 0 ? cz_rng_next(&rng) : pat == 1 ? ~(uint64_t)0 : 0;
             /* bits beyond n are set on purpose: they must be ignored */
-            CHECK(cz_gpu_memcpy_htod(d_bm, bm, nw * sizeof *bm) == 0);
-            cz_g1_batch_add(&cpu, bases, bm, n, 0);
-            memset(&gpu, 0xa5, sizeof gpu);
-            rc = cz_gpu_g1_batch_add(&gpu, d_bases, d_bm, n, NULL);
-            CHECK_MSG(rc == 0, "batch add %zu: %s", n, cz_error_message());
-            CHECK_MSG(same(&cpu, &gpu), "GPU batch add of %zu points (pattern %d) differs from the CPU", n, pat);
+            char what[32];
+            snprintf(what, sizeof what, "pattern %d", pat);
+            check_ba(bases, bm, n, d_bases, d_bm, what);
         }
         printf("n = %zu checked\n", n);
+    }
+
+    /* exceptional cases of the affine rounds */
+    static const size_t esizes[] = {2, 3, 1024 + 37, (1 << 16) + 3};
+    for (size_t si = 0; si < sizeof esizes / sizeof esizes[0]; si++) {
+        const size_t n = esizes[si], nw = (n + 63) / 64;
+        cz_g1_affine p = pool[1 + cz_rng_next(&rng) % (POOL - 1)], np, p2, inf;
+        cz_g1_affine_neg(&np, &p);
+        cz_g1_jac j;
+        cz_g1_jac_from_affine(&j, &p);
+        cz_g1_jac_double(&j, &j);
+        cz_g1_to_affine(&p2, &j);
+        memset(&inf, 0, sizeof inf);
+        for (int pat = 0; pat < 6; pat++) {
+            for (size_t i = 0; i < n; i++) {
+                switch (pat) {
+                case 0: bases[i] = p; break;                      /* doublings at every level */
+                case 1: bases[i] = i & 1 ? np : p; break;         /* every first-round pair cancels */
+                case 2: bases[i] = i < n / 2 ? p : np; break;     /* cancels in the last rounds */
+                case 3: bases[i] = inf; break;
+                case 4: { /* P, -P, 2P, infinity at random */
+                    unsigned r = cz_rng_next(&rng) & 3;
+                    bases[i] = r == 0 ? p : r == 1 ? np : r == 2 ? p2 : inf;
+                    break;
+                }
+                default: { /* few distinct pool points with negations: repeats and cancellations */
+                    cz_g1_affine q = pool[cz_rng_next(&rng) % 4];
+                    if (cz_rng_next(&rng) & 1) cz_g1_affine_neg(&q, &q);
+                    bases[i] = q;
+                }
+                }
+            }
+            for (int bp = 0; bp < 2; bp++) {
+                for (size_t w = 0; w < nw; w++) bm[w] = bp ? cz_rng_next(&rng) : ~(uint64_t)0;
+                char what[48];
+                snprintf(what, sizeof what, "exceptional %d, %s", pat, bp ? "~50 %" : "all ones");
+                check_ba(bases, bm, n, d_bases, d_bm, what);
+            }
+        }
+        /* MSM: one base and one scalar everywhere (one bucket per window, doublings at every level),
+         * P and -P with one scalar (cancels), all bases infinity, four bases and four scalars at random */
+        cz_fr k1, ks[4];
+        cz_fr_random(&k1, &rng);
+        for (int q = 0; q < 4; q++) cz_fr_random(&ks[q], &rng);
+        for (int pat = 0; pat < 4; pat++) {
+            for (size_t i = 0; i < n; i++) {
+                switch (pat) {
+                case 0: bases[i] = p; sc[i] = k1; break;
+                case 1: bases[i] = i & 1 ? np : p; sc[i] = k1; break;
+                case 2: bases[i] = inf; sc[i] = ks[cz_rng_next(&rng) & 3]; break;
+                default: bases[i] = pool[cz_rng_next(&rng) % 4]; sc[i] = ks[cz_rng_next(&rng) & 3];
+                }
+            }
+            char what[32];
+            snprintf(what, sizeof what, "exceptional %d", pat);
+            check_msm(bases, sc, n, d_bases, d_sc, what);
+        }
+        /* one selected point; none */
+        for (size_t i = 0; i < n; i++) bases[i] = pool[cz_rng_next(&rng) % POOL];
+        memset(bm, 0, nw * sizeof *bm);
+        size_t at = cz_rng_next(&rng) % n;
+        bm[at / 64] = (uint64_t)1 << (at % 64);
+        check_ba(bases, bm, n, d_bases, d_bm, "one point");
+        bm[at / 64] = 0;
+        check_ba(bases, bm, n, d_bases, d_bm, "none");
+        printf("exceptional batch additions of %zu points checked\n", n);
     }
     /* all-zero scalars give infinity */
     memset(sc, 0, 4096 * sizeof *sc);

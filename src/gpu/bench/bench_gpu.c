@@ -6,7 +6,8 @@
  * MSM (checked vs src/ec/msm.c at 2^24), G2 batch addition and MSM up to 2^24 (checked at 2^18).
  * Usage: cz_bench_gpu [max_log_n (27)]
  * Environment: CZ_BENCH_REPS; CZ_BENCH_NO_G1 / CZ_BENCH_NO_G2 skip those parts; CZ_BENCH_NTT_ONLY (products
- * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks) for quick A/B
+ * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks unless
+ * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone) for quick A/B
  * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
  * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels). */
 #include <stdio.h>
@@ -143,11 +144,11 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     for (size_t w = 0; w < nmax / 64 + 1; w++) bm[w] = cz_rng_next(&rng);
     DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (nmax / 64 + 1) * sizeof(uint64_t)), "bitmap");
 
-    /* CZ_BENCH_G1_ONLY (set by hand for A/B timing of the CZ_GPU_* knobs): no checks, batch add at 2^26
-     * and the MSM at the largest size only */
+    /* CZ_BENCH_G1_ONLY (set by hand for A/B timing of the CZ_GPU_* knobs): no checks (unless
+     * CZ_BENCH_G1_CHECK is set too), batch add at 2^26 and the MSM at the largest size only */
     const int quick = getenv("CZ_BENCH_G1_ONLY") != NULL;
     cz_g1_jac cpu, gpu;
-    if (quick) goto timing;
+    if (quick && !getenv("CZ_BENCH_G1_CHECK")) goto timing;
     /* correctness at 2^chk_log against the CPU (src/ec/msm.c) */
     cz_g1_affine *hb = malloc(nchk * sizeof *hb);
     cz_fr *hs = malloc(nchk * sizeof *hs);
@@ -380,6 +381,13 @@ int main(int argc, char **argv) {
     cz_rng_seed(&rng, seed);
     printf("seed: 0x%016llx\n", (unsigned long long)seed);
 
+    if (getenv("CZ_BENCH_G2_ONLY")) { /* G2 check at 2^18 and timings only (A/B of the batch-add paths) */
+        char t[2048];
+        size_t l = snprintf(t, sizeof t, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
+        g2_bench(t, l, sizeof t, max_log, seed, reps);
+        printf("\n%s\n", t);
+        return failures ? 1 : 0;
+    }
     if (getenv("CZ_BENCH_G1_ONLY")) {
         char t[2048];
         size_t l = snprintf(t, sizeof t, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
