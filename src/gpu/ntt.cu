@@ -1,12 +1,25 @@
-/* Fr NTT on device memory, natural order in and out.
+/* Fr NTT on device memory.
  *
- * Decimation in frequency, split into passes of K <= 10 radix-2 stages (2^27 = 9+9+9). A pass
- * sees the array as independent sub-problems of size N' = 2^(K+m) (m = stages left after this
- * pass) and, for each residue L mod 2^m, does a size-2^K DIF over the elements L + a*2^m in shared
- * memory with the primitive 2^K-th root, then multiplies output f1 (bit-reversed position) by the
- * four-step twiddle w'^(L*f1), w' = omega^(2^s0). Twiddles omega^e for any e < 2^28 come from two
- * 2^14-entry tables (one product). After the passes the data are in bit-reversed order; one
- * in-place swap kernel restores natural order and applies the inverse's 1/n and the coset's g^-i.
+ * The transform is split into passes of K <= 10 radix-2 stages (2^27 = 9+9+9). A pass sees the array as
+ * independent sub-problems of size N' = 2^(K+m) (m = stages left after this pass) and, for each residue
+ * L mod 2^m, does a size-2^K DIF over the elements L + a*2^m with the primitive 2^K-th root, then
+ * multiplies output f1 (bit-reversed position) by the four-step twiddle w'^(L*f1), w' = omega^(2^s0).
+ * A run of these passes (DIF) takes natural order to bit-reversed order. The transposed network (DIT:
+ * the passes in reverse order, each with its twiddle on the loads and Cooley-Tukey butterflies in
+ * reverse stage order) takes bit-reversed order to natural order: F*P = (P*F)^T, F symmetric.
+ *
+ * Inside a pass each thread holds 8 elements in registers and does 3 stages on them before the block
+ * exchanges elements through shared memory (K = 9: two exchanges instead of nine shared-memory stages
+ * with a barrier each). The shared layout is two 16-byte planes with an XOR swizzle on the element
+ * index, so the three access patterns of a pass are free of bank conflicts.
+ *
+ * Twiddles: omega^e for any e < 2^28 is one product of two 2^14-entry tables; the second pass of a
+ * three-pass transform instead reads a direct table (2^18 entries at 2^27: one load, no product).
+ *
+ * The public cz_gpu_ntt_run keeps natural order in and out (DIF passes, then one in-place bit-reversal
+ * kernel that also applies the inverse's 1/n and the coset's g^-i). The H pipeline uses the
+ * order-agnostic steps of cz_gpu_ntt_h_step_ (DIF to bit-reversed, DIT back to natural) with the
+ * coset and 1/n factors folded into the last pass, so it never runs a permutation pass.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
 #include <stdlib.h>
 
@@ -15,9 +28,15 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_internal.h"
 
+#define CZ_NTT_MAX_PASSES 3
+
 struct cz_gpu_ntt {
     unsigned log_n;
-    cz_dfr *tables; /* device, CZ_NTT_T_TOTAL elements */
+    unsigned np, K[CZ_NTT_MAX_PASSES], s0[CZ_NTT_MAX_PASSES]; /* DIF pass order */
+    int dpass;                                                 /* pass that reads the direct tables, or -1 */
+    cz_dfr *tables;                                            /* device, CZ_NTT_T_TOTAL elements */
+    cz_dfr *direct;                                            /* device, forward then inverse, dsize each */
+    size_t dsize;
 };
 
 static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
@@ -26,61 +45,190 @@ static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
 
 template <int K>
 struct pass_shape {
-    static constexpr int H = 1 << (K - 1);                      /* butterflies per sub-problem */
-    static constexpr int S = (512 >> K) > 0 ? (512 >> K) : 1;    /* sub-problems per block */
-    static constexpr int THREADS = S * H;                        /* 256, or 512 for K = 10 */
+    static constexpr int R = K < 3 ? K : 3;                 /* stages per register group */
+    static constexpr int E = 1 << R;                        /* elements per thread */
+    static constexpr int T = 1 << (K - R);                  /* threads per sub-problem */
+    static constexpr int S = T >= 128 ? 1 : 128 / T;        /* sub-problems per block */
+    static constexpr int THREADS = S * T;                   /* 128 */
+    static constexpr int G = (K + R - 1) / R;               /* register groups (G - 1 exchanges) */
+    static constexpr int SH = G > 1 ? S << K : 1;           /* shared slots (16 B each, per plane) */
+    /* lowest bit of the element index a that group g's 3 register bits cover */
+    __host__ __device__ static constexpr int lo(int g) { return K - R * (g + 1) > 0 ? K - R * (g + 1) : 0; }
 };
 
+/* Element index a of register j of thread t when the registers cover bits [lo, lo+R) of a. */
+template <int R>
+static CZ_DEV unsigned elem(unsigned t, unsigned j, int lo) {
+    return (t & ((1u << lo) - 1)) | (j << lo) | ((t >> lo) << (lo + R));
+}
+
+/* Shared slot of element a of sub-problem sub (XOR swizzle of a's low 3 bits by the next 3). */
+template <int K, int S>
+static CZ_DEV unsigned slot(unsigned a, unsigned sub, bool sub_fast) {
+    const unsigned s = a ^ ((a >> 3) & 7);
+    return sub_fast ? s * S + sub : (sub << K) + s;
+}
+
 template <int K>
-__global__ void __launch_bounds__(pass_shape<K>::THREADS)
-ntt_pass(cz_dfr *d, unsigned log_n, unsigned s0, const cz_dfr *inner, const cz_dfr *tw_lo,
-         const cz_dfr *tw_hi, const cz_dfr *pre_lo, const cz_dfr *pre_hi) {
-    constexpr int H = pass_shape<K>::H, S = pass_shape<K>::S;
-    __shared__ cz_dfr sh[S * 2 * H];
-    const unsigned m = log_n - s0 - K;
+static CZ_DEV void exchange(cz_dfr (&x)[pass_shape<K>::E], uint4 *sh0, uint4 *sh1, unsigned t, unsigned sub,
+                            bool sub_fast, int lo_from, int lo_to, bool first) {
+    constexpr int R = pass_shape<K>::R, E = pass_shape<K>::E, S = pass_shape<K>::S;
+    if (!first) __syncthreads(); /* the previous exchange's readers are done */
+#pragma unroll
+    for (int j = 0; j < E; j++) {
+        const unsigned s = slot<K, S>(elem<R>(t, j, lo_from), sub, sub_fast);
+        sh0[s] = make_uint4(x[j].v[0], x[j].v[1], x[j].v[2], x[j].v[3]);
+        sh1[s] = make_uint4(x[j].v[4], x[j].v[5], x[j].v[6], x[j].v[7]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < E; j++) {
+        const unsigned s = slot<K, S>(elem<R>(t, j, lo_to), sub, sub_fast);
+        const uint4 p = sh0[s], q = sh1[s];
+        x[j].v[0] = p.x, x[j].v[1] = p.y, x[j].v[2] = p.z, x[j].v[3] = p.w;
+        x[j].v[4] = q.x, x[j].v[5] = q.y, x[j].v[6] = q.z, x[j].v[7] = q.w;
+    }
+}
+
+struct pass_args {
+    cz_dfr *d;
+    unsigned log_n, s0;
+    int post_rev;                    /* post factor indexed by the bit-reversed position */
+    const cz_dfr *inner;             /* powers of the primitive 2^10-th root (or its inverse) */
+    const cz_dfr *inner2;            /* fused pass: the DIT half's table */
+    const cz_dfr *tw_lo, *tw_hi;     /* omega^e split tables */
+    const cz_dfr *direct;            /* omega^(e << s0) for e < 2^(log_n - s0), or NULL */
+    const cz_dfr *pre_lo, *pre_hi;   /* factor on the loads (by position), or NULL */
+    const cz_dfr *post_lo, *post_hi; /* factor on the stores (fused pass: between the halves), or NULL */
+};
+
+/* DIF: natural -> bit-reversed; DIT: the transpose; FUSED (m = 0 only): the last DIF pass of one transform,
+ * the post factor, and the first DIT pass of the next one on the same contiguous block, one memory pass. */
+enum { PASS_DIF = 0, PASS_DIT = 1, PASS_FUSED = 2 };
+
+/* The four-step twiddle of element a of the sub-problem with residue L (applied to DIF outputs and DIT
+ * inputs); e == 0 (factor 1) is skipped. */
+template <int K>
+static CZ_DEV void pass_twiddle(cz_dfr &x, size_t L, unsigned a, const pass_args &p) {
+    const uint32_t f1 = __brev(a) >> (32 - K);
+    const uint32_t e = (uint32_t)(L * f1);
+    if (!e) return;
+    x = x * (p.direct ? cz_ld(p.direct + e) : tw_pow(p.tw_lo, p.tw_hi, e << p.s0));
+}
+
+/* The K stages of one sub-problem, registers in group 0's layout in, group G-1's out (DIF) or the
+ * reverse (DIT); fresh: the block has not used its shared memory yet. */
+template <int K>
+static CZ_DEV void dif_stages(cz_dfr (&x)[pass_shape<K>::E], uint4 *sh0, uint4 *sh1, unsigned t, unsigned sub,
+                              bool sub_fast, const cz_dfr *inner, bool fresh) {
+    using P = pass_shape<K>;
+    constexpr int R = P::R, E = P::E, G = P::G;
+    constexpr unsigned ish = CZ_GPU_INNER_LOG - K;
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        const int lo = P::lo(g);
+        if (g > 0) exchange<K>(x, sh0, sh1, t, sub, sub_fast, P::lo(g - 1), lo, fresh && g == 1);
+        const int i_end = R * (g + 1) < K ? R * (g + 1) : K;
+#pragma unroll
+        for (int i = R * g; i < i_end; i++) {
+            const int b = K - 1 - i, c = b - lo;
+#pragma unroll
+            for (int j = 0; j < E; j++) {
+                if (j & (1 << c)) continue;
+                const int j2 = j | (1 << c);
+                const unsigned pos = elem<R>(t, j, lo) & ((1u << b) - 1);
+                const cz_dfr u = x[j], v = x[j2];
+                x[j] = u + v;
+                cz_dfr w = u - v;
+                if (pos) w = w * cz_ld(inner + ((pos << i) << ish));
+                x[j2] = w;
+            }
+        }
+    }
+}
+
+template <int K>
+static CZ_DEV void dit_stages(cz_dfr (&x)[pass_shape<K>::E], uint4 *sh0, uint4 *sh1, unsigned t, unsigned sub,
+                              bool sub_fast, const cz_dfr *inner, bool fresh) {
+    using P = pass_shape<K>;
+    constexpr int R = P::R, E = P::E, G = P::G;
+    constexpr unsigned ish = CZ_GPU_INNER_LOG - K;
+#pragma unroll
+    for (int g = G - 1; g >= 0; g--) {
+        const int lo = P::lo(g);
+        if (g < G - 1) exchange<K>(x, sh0, sh1, t, sub, sub_fast, P::lo(g + 1), lo, fresh && g == G - 2);
+        const int i_end = R * (g + 1) < K ? R * (g + 1) : K;
+#pragma unroll
+        for (int i = i_end - 1; i >= R * g; i--) {
+            const int b = K - 1 - i, c = b - lo;
+#pragma unroll
+            for (int j = 0; j < E; j++) {
+                if (j & (1 << c)) continue;
+                const int j2 = j | (1 << c);
+                const unsigned pos = elem<R>(t, j, lo) & ((1u << b) - 1);
+                const cz_dfr u = x[j];
+                cz_dfr v = x[j2];
+                if (pos) v = v * cz_ld(inner + ((pos << i) << ish));
+                x[j] = u + v;
+                x[j2] = u - v;
+            }
+        }
+    }
+}
+
+/* MINB: blocks per SM the register allocation must allow (4: at most 128 registers, a few spills;
+ * 1: ptxas's choice, ~140 registers, 3 blocks per SM). */
+template <int K, int MODE, int MINB>
+__global__ void __launch_bounds__(pass_shape<K>::THREADS, MINB) ntt_pass(const pass_args p) {
+    using P = pass_shape<K>;
+    constexpr int R = P::R, E = P::E, T = P::T, S = P::S, G = P::G;
+    __shared__ uint4 sh[2][P::SH];
+    const unsigned log_n = p.log_n;
+    const unsigned m = log_n - p.s0 - K;
     const size_t nsub = (size_t)1 << (log_n - K);
-    const unsigned sub = threadIdx.x % S, bf = threadIdx.x / S;
+    /* m > 0: neighbouring sub-problems are neighbours in memory, so they share a warp (coalescing);
+     * m == 0: a sub-problem is contiguous, so its threads are neighbours. */
+    const bool sub_fast = m > 0;
+    const unsigned sub = sub_fast ? threadIdx.x % S : threadIdx.x / T;
+    const unsigned t = sub_fast ? threadIdx.x / S : threadIdx.x % T;
     const size_t q = (size_t)blockIdx.x * S + sub;
     const bool live = q < nsub;
     const size_t L = q & (((size_t)1 << m) - 1);
     const size_t base = ((q >> m) << (m + K)) + L;
 
+    cz_dfr x[E];
+    const int lo_in = MODE == PASS_DIT ? P::lo(G - 1) : P::lo(0);
 #pragma unroll
-    for (int r = 0; r < 2; r++) {
-        const unsigned a = bf + r * H;
+    for (int j = 0; j < E; j++) {
+        const unsigned a = elem<R>(t, j, lo_in);
         const size_t idx = base + ((size_t)a << m);
-        cz_dfr x = cz_dfr::zero();
-        if (live) {
-            x = cz_ld(d + idx);
-            if (pre_lo) x = x * tw_pow(pre_lo, pre_hi, (uint32_t)idx);
-        }
-        cz_st(&sh[a * S + sub], x);
+        x[j] = live ? cz_ld(p.d + idx) : cz_dfr::zero();
+        if (p.pre_lo) x[j] = x[j] * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)idx);
+        if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(x[j], L, a, p);
     }
-    __syncthreads();
-
+    if (MODE != PASS_DIT) dif_stages<K>(x, sh[0], sh[1], t, sub, sub_fast, p.inner, true);
+    if (MODE == PASS_FUSED) {
 #pragma unroll
-    for (int i = 0; i < K; i++) {
-        const unsigned h = H >> i;
-        const unsigned pos = bf & (h - 1);
-        const unsigned i0 = ((bf >> (K - 1 - i)) << (K - i)) + pos, i1 = i0 + h;
-        const cz_dfr u = cz_ld(&sh[i0 * S + sub]), v = cz_ld(&sh[i1 * S + sub]);
-        cz_st(&sh[i0 * S + sub], u + v);
-        cz_dfr t = u - v;
-        if (pos) t = t * cz_ld(inner + ((pos << i) << (CZ_GPU_INNER_LOG - K)));
-        cz_st(&sh[i1 * S + sub], t);
-        __syncthreads();
-    }
-
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        const unsigned a = bf + r * H;
-        cz_dfr x = cz_ld(&sh[a * S + sub]);
-        if (m > 0) {
-            const uint32_t f1 = __brev(a) >> (32 - K);
-            const uint32_t e = (uint32_t)((L * f1) << s0);
-            if (e) x = x * tw_pow(tw_lo, tw_hi, e);
+        for (int j = 0; j < E; j++) {
+            const size_t idx = base + elem<R>(t, j, P::lo(G - 1)); /* m == 0 */
+            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
+            x[j] = x[j] * tw_pow(p.post_lo, p.post_hi, e);
         }
-        if (live) cz_st(d + base + ((size_t)a << m), x);
+        dit_stages<K>(x, sh[0], sh[1], t, sub, sub_fast, p.inner2, false);
+    }
+    if (MODE == PASS_DIT) dit_stages<K>(x, sh[0], sh[1], t, sub, sub_fast, p.inner, true);
+
+    const int lo_out = MODE == PASS_DIF ? P::lo(G - 1) : P::lo(0);
+#pragma unroll
+    for (int j = 0; j < E; j++) {
+        const unsigned a = elem<R>(t, j, lo_out);
+        const size_t idx = base + ((size_t)a << m);
+        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x[j], L, a, p);
+        if (MODE != PASS_FUSED && p.post_lo) {
+            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
+            x[j] = x[j] * tw_pow(p.post_lo, p.post_hi, e);
+        }
+        if (live) cz_st(p.d + idx, x[j]);
     }
 }
 
@@ -117,10 +265,31 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     }
     if (!rc) {
         p->log_n = log_n;
+        /* passes of near-equal size, at most 10 stages each, the larger ones first */
+        p->np = (log_n + 9) / 10;
+        unsigned s0 = 0;
+        for (unsigned k = 0; k < p->np; k++) {
+            p->K[k] = log_n / p->np + (k < log_n % p->np ? 1 : 0);
+            p->s0[k] = s0;
+            s0 += p->K[k];
+        }
+        /* three passes: the middle one's twiddle exponents are below 2^(log_n - s0) <= 2^18 */
+        p->dpass = p->np >= 3 ? 1 : -1;
         rc = cz_gpu_malloc((void **)&p->tables, sizeof(cz_fr) * CZ_NTT_T_TOTAL);
     }
     if (!rc) rc = cz_gpu_memcpy_htod(p->tables, host, sizeof(cz_fr) * CZ_NTT_T_TOTAL);
     free(host);
+    if (!rc && p->dpass >= 0) {
+        const unsigned s = p->s0[p->dpass];
+        p->dsize = (size_t)1 << (log_n - s);
+        cz_fr *dh = (cz_fr *)malloc(sizeof(cz_fr) * 2 * p->dsize);
+        if (!dh) rc = cz_error(CZ_ENOMEM, "NTT direct tables");
+        if (!rc) rc = cz_gpu_ntt_direct_(dh, log_n, s, p->dsize, 0);
+        if (!rc) rc = cz_gpu_ntt_direct_(dh + p->dsize, log_n, s, p->dsize, 1);
+        if (!rc) rc = cz_gpu_malloc((void **)&p->direct, sizeof(cz_fr) * 2 * p->dsize);
+        if (!rc) rc = cz_gpu_memcpy_htod(p->direct, dh, sizeof(cz_fr) * 2 * p->dsize);
+        free(dh);
+    }
     if (rc) {
         cz_gpu_ntt_destroy(p);
         return rc;
@@ -132,17 +301,69 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
 extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
     if (!p) return;
     cz_gpu_free(p->tables);
+    cz_gpu_free(p->direct);
     free(p);
 }
 
-template <int K>
-static int launch_pass(cz_dfr *d, unsigned log_n, unsigned s0, const cz_dfr *inner, const cz_dfr *lo,
-                       const cz_dfr *hi, const cz_dfr *pre_lo, const cz_dfr *pre_hi, cudaStream_t st) {
-    const size_t nsub = (size_t)1 << (log_n - K);
+/* CZ_GPU_NTT_MINB=1 (read once): the 2^24 and 2^27 pass sizes (K = 8, 9) without the register cap, for A/B runs */
+static int ntt_minb1(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("CZ_GPU_NTT_MINB");
+        v = e && atoi(e) == 1;
+    }
+    return v;
+}
+
+template <int K, int MODE>
+static int launch_pass(const pass_args &a, cudaStream_t st) {
+    const size_t nsub = (size_t)1 << (a.log_n - K);
     const unsigned blocks = (unsigned)((nsub + pass_shape<K>::S - 1) / pass_shape<K>::S);
-    ntt_pass<K><<<blocks, pass_shape<K>::THREADS, 0, st>>>(d, log_n, s0, inner, lo, hi, pre_lo, pre_hi);
+    if constexpr (K == 8 || K == 9) {
+        if (ntt_minb1()) {
+            ntt_pass<K, MODE, 1><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
+            CZ_CUDA_LAUNCHED();
+            return 0;
+        }
+    }
+    ntt_pass<K, MODE, 4><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
     CZ_CUDA_LAUNCHED();
     return 0;
+}
+
+template <int MODE>
+static int launch_k(unsigned K, const pass_args &a, cudaStream_t st) {
+    switch (K) {
+#define CZ_PASS(k_) case k_: return launch_pass<k_, MODE>(a, st);
+        CZ_PASS(1) CZ_PASS(2) CZ_PASS(3) CZ_PASS(4) CZ_PASS(5)
+        CZ_PASS(6) CZ_PASS(7) CZ_PASS(8) CZ_PASS(9) CZ_PASS(10)
+#undef CZ_PASS
+        default: return cz_error(CZ_ERANGE, "NTT pass of %u stages", K);
+    }
+}
+
+/* Pass k (DIF numbering) of a transform with forward or inverse roots. */
+static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool inv, const cz_dfr *pre_lo,
+                    const cz_dfr *pre_hi, const cz_dfr *post_lo, const cz_dfr *post_hi, int post_rev,
+                    cudaStream_t st) {
+    const cz_dfr *t = p->tables;
+    pass_args a;
+    a.d = d;
+    a.log_n = p->log_n;
+    a.s0 = p->s0[k];
+    a.post_rev = post_rev;
+    a.inner = t + (inv ? CZ_NTT_T_INNER_INV : CZ_NTT_T_INNER_FWD);
+    a.inner2 = t + (inv ? CZ_NTT_T_INNER_FWD : CZ_NTT_T_INNER_INV);
+    a.tw_lo = t + (inv ? CZ_NTT_T_INV_LO : CZ_NTT_T_FWD_LO);
+    a.tw_hi = t + (inv ? CZ_NTT_T_INV_HI : CZ_NTT_T_FWD_HI);
+    a.direct = (int)k == p->dpass ? p->direct + (inv ? p->dsize : 0) : NULL;
+    a.pre_lo = pre_lo, a.pre_hi = pre_hi;
+    a.post_lo = post_lo, a.post_hi = post_hi;
+    switch (mode) {
+    case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, st);
+    case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, st);
+    default: return launch_k<PASS_FUSED>(p->K[k], a, st);
+    }
 }
 
 extern "C" int cz_gpu_ntt_run(cz_gpu_ntt *p, cz_fr *d_data, cz_gpu_ntt_kind kind, void *stream) {
@@ -150,29 +371,14 @@ extern "C" int cz_gpu_ntt_run(cz_gpu_ntt *p, cz_fr *d_data, cz_gpu_ntt_kind kind
     const unsigned log_n = p->log_n;
     const bool inv = kind == CZ_GPU_NTT_INVERSE || kind == CZ_GPU_NTT_COSET_INVERSE;
     const cz_dfr *t = p->tables;
-    const cz_dfr *lo = t + (inv ? CZ_NTT_T_INV_LO : CZ_NTT_T_FWD_LO), *hi = t + (inv ? CZ_NTT_T_INV_HI : CZ_NTT_T_FWD_HI);
-    const cz_dfr *inner = t + (inv ? CZ_NTT_T_INNER_INV : CZ_NTT_T_INNER_FWD);
-    const cz_dfr *pre_lo = kind == CZ_GPU_NTT_COSET_FORWARD ? t + CZ_NTT_T_G_LO : NULL;
-    const cz_dfr *pre_hi = kind == CZ_GPU_NTT_COSET_FORWARD ? t + CZ_NTT_T_G_HI : NULL;
+    const bool coset_fwd = kind == CZ_GPU_NTT_COSET_FORWARD;
     cudaStream_t st = (cudaStream_t)stream;
     cz_dfr *d = (cz_dfr *)d_data;
-
-    /* passes of near-equal size, at most 10 stages each */
-    const unsigned np = (log_n + 9) / 10;
-    unsigned s0 = 0;
-    for (unsigned k = 0; k < np; k++) {
-        const unsigned K = log_n / np + (k < log_n % np ? 1 : 0);
-        int rc;
-        switch (K) {
-#define CZ_PASS(k_) case k_: rc = launch_pass<k_>(d, log_n, s0, inner, lo, hi, pre_lo, pre_hi, st); break;
-            CZ_PASS(1) CZ_PASS(2) CZ_PASS(3) CZ_PASS(4) CZ_PASS(5)
-            CZ_PASS(6) CZ_PASS(7) CZ_PASS(8) CZ_PASS(9) CZ_PASS(10)
-#undef CZ_PASS
-            default: return cz_error(CZ_ERANGE, "NTT pass of %u stages", K);
-        }
+    for (unsigned k = 0; k < p->np; k++) {
+        const bool pre = coset_fwd && k == 0; /* the coset scaling happens on the first pass's loads */
+        int rc = run_pass(p, d, k, PASS_DIF, inv, pre ? t + CZ_NTT_T_G_LO : NULL, pre ? t + CZ_NTT_T_G_HI : NULL,
+                          NULL, NULL, 0, st);
         if (rc) return rc;
-        pre_lo = pre_hi = NULL; /* the coset scaling happens on the first pass's loads */
-        s0 += K;
     }
     const int mode = kind == CZ_GPU_NTT_INVERSE ? 1 : kind == CZ_GPU_NTT_COSET_INVERSE ? 2 : 0;
     const size_t n = (size_t)1 << log_n;
@@ -180,4 +386,30 @@ extern "C" int cz_gpu_ntt_run(cz_gpu_ntt *p, cz_fr *d_data, cz_gpu_ntt_kind kind
                                                                    t + CZ_NTT_T_POST_LO, t + CZ_NTT_T_POST_HI);
     CZ_CUDA_LAUNCHED();
     return 0;
+}
+
+extern "C" int cz_gpu_ntt_h_step_(cz_gpu_ntt *p, cz_fr *d_data, int step, void *stream) {
+    const cz_dfr *t = p->tables;
+    cudaStream_t st = (cudaStream_t)stream;
+    cz_dfr *d = (cz_dfr *)d_data;
+    const unsigned np = p->np;
+    int rc = 0;
+    switch (step) {
+    case CZ_GPU_H_COSET_EVAL:
+        /* inverse DIF passes; the last one fused with the forward DIT's first (both work on contiguous
+         * blocks), coefficient i (at position bitrev(i)) times g^i / n in between; forward DIT passes */
+        for (unsigned k = 0; k + 1 < np && !rc; k++) rc = run_pass(p, d, k, PASS_DIF, true, NULL, NULL, NULL, NULL, 0, st);
+        if (!rc) rc = run_pass(p, d, np - 1, PASS_FUSED, true, NULL, NULL, t + CZ_NTT_T_GN_LO, t + CZ_NTT_T_G_HI, 1, st);
+        for (unsigned k = np - 1; k-- > 0 && !rc;) rc = run_pass(p, d, k, PASS_DIT, false, NULL, NULL, NULL, NULL, 0, st);
+        return rc;
+    case CZ_GPU_H_INV_REV_TO_NAT: /* coefficient i times g^-i / n on the last pass's stores */
+        for (unsigned r = 0; r < np && !rc; r++) {
+            const unsigned k = np - 1 - r;
+            const bool last = r == np - 1;
+            rc = run_pass(p, d, k, PASS_DIT, true, NULL, NULL, last ? t + CZ_NTT_T_POST_LO : NULL,
+                          last ? t + CZ_NTT_T_POST_HI : NULL, 0, st);
+        }
+        return rc;
+    default: return cz_error(CZ_EINVAL, "unknown H-pipeline NTT step %d", step);
+    }
 }
