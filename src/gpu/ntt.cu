@@ -8,10 +8,9 @@
  * the passes in reverse order, each with its twiddle on the loads and Cooley-Tukey butterflies in
  * reverse stage order) takes bit-reversed order to natural order: F*P = (P*F)^T, F symmetric.
  *
- * Inside a pass each thread holds 8 elements in registers and does 3 stages on them before the block
- * exchanges elements through shared memory (K = 9: two exchanges instead of nine shared-memory stages
- * with a barrier each). The shared layout is two 16-byte planes with an XOR swizzle on the element
- * index, so the three access patterns of a pass are free of bank conflicts.
+ * Inside a pass each thread does one butterfly per stage through shared memory. (Tried and measured
+ * slower on the H200: 8 elements per thread in registers, 3 stages per shared exchange, 128 threads per
+ * block: 2^27 forward 58.8 ms against 53.0 for this kernel; commit 26f2663 of branch gpuntt.)
  *
  * Twiddles: omega^e for any e < 2^28 is one product of two 2^14-entry tables; the second pass of a
  * three-pass transform instead reads a direct table (2^18 entries at 2^27: one load, no product).
@@ -19,7 +18,8 @@
  * The public cz_gpu_ntt_run keeps natural order in and out (DIF passes, then one in-place bit-reversal
  * kernel that also applies the inverse's 1/n and the coset's g^-i). The H pipeline uses the
  * order-agnostic steps of cz_gpu_ntt_h_step_ (DIF to bit-reversed, DIT back to natural) with the
- * coset and 1/n factors folded into the last pass, so it never runs a permutation pass.
+ * coset and 1/n factors folded into a pass, so it never runs a permutation pass; the inverse's last
+ * pass and the coset forward's first pass work on the same contiguous blocks and run as one kernel.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
 #include <stdlib.h>
 
@@ -45,50 +45,10 @@ static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
 
 template <int K>
 struct pass_shape {
-    static constexpr int R = K < 3 ? K : 3;                 /* stages per register group */
-    static constexpr int E = 1 << R;                        /* elements per thread */
-    static constexpr int T = 1 << (K - R);                  /* threads per sub-problem */
-    static constexpr int S = T >= 128 ? 1 : 128 / T;        /* sub-problems per block */
-    static constexpr int THREADS = S * T;                   /* 128 */
-    static constexpr int G = (K + R - 1) / R;               /* register groups (G - 1 exchanges) */
-    static constexpr int SH = G > 1 ? S << K : 1;           /* shared slots (16 B each, per plane) */
-    /* lowest bit of the element index a that group g's 3 register bits cover */
-    __host__ __device__ static constexpr int lo(int g) { return K - R * (g + 1) > 0 ? K - R * (g + 1) : 0; }
+    static constexpr int H = 1 << (K - 1);                      /* butterflies per sub-problem */
+    static constexpr int S = (512 >> K) > 0 ? (512 >> K) : 1;    /* sub-problems per block */
+    static constexpr int THREADS = S * H;                        /* 256, or 512 for K = 10 */
 };
-
-/* Element index a of register j of thread t when the registers cover bits [lo, lo+R) of a. */
-template <int R>
-static CZ_DEV unsigned elem(unsigned t, unsigned j, int lo) {
-    return (t & ((1u << lo) - 1)) | (j << lo) | ((t >> lo) << (lo + R));
-}
-
-/* Shared slot of element a of sub-problem sub (XOR swizzle of a's low 3 bits by the next 3). */
-template <int K, int S>
-static CZ_DEV unsigned slot(unsigned a, unsigned sub, bool sub_fast) {
-    const unsigned s = a ^ ((a >> 3) & 7);
-    return sub_fast ? s * S + sub : (sub << K) + s;
-}
-
-template <int K>
-static CZ_DEV void exchange(cz_dfr (&x)[pass_shape<K>::E], uint4 *sh0, uint4 *sh1, unsigned t, unsigned sub,
-                            bool sub_fast, int lo_from, int lo_to, bool first) {
-    constexpr int R = pass_shape<K>::R, E = pass_shape<K>::E, S = pass_shape<K>::S;
-    if (!first) __syncthreads(); /* the previous exchange's readers are done */
-#pragma unroll
-    for (int j = 0; j < E; j++) {
-        const unsigned s = slot<K, S>(elem<R>(t, j, lo_from), sub, sub_fast);
-        sh0[s] = make_uint4(x[j].v[0], x[j].v[1], x[j].v[2], x[j].v[3]);
-        sh1[s] = make_uint4(x[j].v[4], x[j].v[5], x[j].v[6], x[j].v[7]);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < E; j++) {
-        const unsigned s = slot<K, S>(elem<R>(t, j, lo_to), sub, sub_fast);
-        const uint4 p = sh0[s], q = sh1[s];
-        x[j].v[0] = p.x, x[j].v[1] = p.y, x[j].v[2] = p.z, x[j].v[3] = p.w;
-        x[j].v[4] = q.x, x[j].v[5] = q.y, x[j].v[6] = q.z, x[j].v[7] = q.w;
-    }
-}
 
 struct pass_args {
     cz_dfr *d;
@@ -116,119 +76,85 @@ static CZ_DEV void pass_twiddle(cz_dfr &x, size_t L, unsigned a, const pass_args
     x = x * (p.direct ? cz_ld(p.direct + e) : tw_pow(p.tw_lo, p.tw_hi, e << p.s0));
 }
 
-/* The K stages of one sub-problem, registers in group 0's layout in, group G-1's out (DIF) or the
- * reverse (DIT); fresh: the block has not used its shared memory yet. */
-template <int K>
-static CZ_DEV void dif_stages(cz_dfr (&x)[pass_shape<K>::E], uint4 *sh0, uint4 *sh1, unsigned t, unsigned sub,
-                              bool sub_fast, const cz_dfr *inner, bool fresh) {
-    using P = pass_shape<K>;
-    constexpr int R = P::R, E = P::E, G = P::G;
-    constexpr unsigned ish = CZ_GPU_INNER_LOG - K;
+/* One butterfly per thread per stage through shared memory (sh[a * S + sub]); each stage ends with a
+ * barrier. DIF: (u, v) -> (u + v, (u - v) w), stages 0..K-1; DIT (the transpose): (u, v) -> (u + w v,
+ * u - w v), stages K-1..0, same pairs and twiddles. */
+template <int K, bool DIT>
+static CZ_DEV void pass_stages(cz_dfr *sh, unsigned bf, unsigned sub, const cz_dfr *inner) {
+    constexpr int H = pass_shape<K>::H, S = pass_shape<K>::S;
 #pragma unroll
-    for (int g = 0; g < G; g++) {
-        const int lo = P::lo(g);
-        if (g > 0) exchange<K>(x, sh0, sh1, t, sub, sub_fast, P::lo(g - 1), lo, fresh && g == 1);
-        const int i_end = R * (g + 1) < K ? R * (g + 1) : K;
-#pragma unroll
-        for (int i = R * g; i < i_end; i++) {
-            const int b = K - 1 - i, c = b - lo;
-#pragma unroll
-            for (int j = 0; j < E; j++) {
-                if (j & (1 << c)) continue;
-                const int j2 = j | (1 << c);
-                const unsigned pos = elem<R>(t, j, lo) & ((1u << b) - 1);
-                const cz_dfr u = x[j], v = x[j2];
-                x[j] = u + v;
-                cz_dfr w = u - v;
-                if (pos) w = w * cz_ld(inner + ((pos << i) << ish));
-                x[j2] = w;
-            }
+    for (int r = 0; r < K; r++) {
+        const int i = DIT ? K - 1 - r : r;
+        const unsigned h = H >> i;
+        const unsigned pos = bf & (h - 1);
+        const unsigned i0 = ((bf >> (K - 1 - i)) << (K - i)) + pos, i1 = i0 + h;
+        const cz_dfr u = cz_ld(&sh[i0 * S + sub]);
+        cz_dfr v = cz_ld(&sh[i1 * S + sub]);
+        if (DIT) {
+            if (pos) v = v * cz_ld(inner + ((pos << i) << (CZ_GPU_INNER_LOG - K)));
+            cz_st(&sh[i0 * S + sub], u + v);
+            cz_st(&sh[i1 * S + sub], u - v);
+        } else {
+            cz_st(&sh[i0 * S + sub], u + v);
+            cz_dfr t = u - v;
+            if (pos) t = t * cz_ld(inner + ((pos << i) << (CZ_GPU_INNER_LOG - K)));
+            cz_st(&sh[i1 * S + sub], t);
         }
+        __syncthreads();
     }
 }
 
-template <int K>
-static CZ_DEV void dit_stages(cz_dfr (&x)[pass_shape<K>::E], uint4 *sh0, uint4 *sh1, unsigned t, unsigned sub,
-                              bool sub_fast, const cz_dfr *inner, bool fresh) {
-    using P = pass_shape<K>;
-    constexpr int R = P::R, E = P::E, G = P::G;
-    constexpr unsigned ish = CZ_GPU_INNER_LOG - K;
-#pragma unroll
-    for (int g = G - 1; g >= 0; g--) {
-        const int lo = P::lo(g);
-        if (g < G - 1) exchange<K>(x, sh0, sh1, t, sub, sub_fast, P::lo(g + 1), lo, fresh && g == G - 2);
-        const int i_end = R * (g + 1) < K ? R * (g + 1) : K;
-#pragma unroll
-        for (int i = i_end - 1; i >= R * g; i--) {
-            const int b = K - 1 - i, c = b - lo;
-#pragma unroll
-            for (int j = 0; j < E; j++) {
-                if (j & (1 << c)) continue;
-                const int j2 = j | (1 << c);
-                const unsigned pos = elem<R>(t, j, lo) & ((1u << b) - 1);
-                const cz_dfr u = x[j];
-                cz_dfr v = x[j2];
-                if (pos) v = v * cz_ld(inner + ((pos << i) << ish));
-                x[j] = u + v;
-                x[j2] = u - v;
-            }
-        }
-    }
-}
-
-/* MINB: blocks per SM the register allocation must allow (4: at most 128 registers, a few spills;
- * 1: ptxas's choice, ~140 registers, 3 blocks per SM). */
-template <int K, int MODE, int MINB>
-__global__ void __launch_bounds__(pass_shape<K>::THREADS, MINB) ntt_pass(const pass_args p) {
-    using P = pass_shape<K>;
-    constexpr int R = P::R, E = P::E, T = P::T, S = P::S, G = P::G;
-    __shared__ uint4 sh[2][P::SH];
+template <int K, int MODE>
+__global__ void __launch_bounds__(pass_shape<K>::THREADS) ntt_pass(const pass_args p) {
+    constexpr int H = pass_shape<K>::H, S = pass_shape<K>::S;
+    __shared__ cz_dfr sh[S * 2 * H];
     const unsigned log_n = p.log_n;
     const unsigned m = log_n - p.s0 - K;
     const size_t nsub = (size_t)1 << (log_n - K);
-    /* m > 0: neighbouring sub-problems are neighbours in memory, so they share a warp (coalescing);
-     * m == 0: a sub-problem is contiguous, so its threads are neighbours. */
-    const bool sub_fast = m > 0;
-    const unsigned sub = sub_fast ? threadIdx.x % S : threadIdx.x / T;
-    const unsigned t = sub_fast ? threadIdx.x / S : threadIdx.x % T;
+    const unsigned sub = threadIdx.x % S, bf = threadIdx.x / S;
     const size_t q = (size_t)blockIdx.x * S + sub;
     const bool live = q < nsub;
     const size_t L = q & (((size_t)1 << m) - 1);
     const size_t base = ((q >> m) << (m + K)) + L;
 
-    cz_dfr x[E];
-    const int lo_in = MODE == PASS_DIT ? P::lo(G - 1) : P::lo(0);
 #pragma unroll
-    for (int j = 0; j < E; j++) {
-        const unsigned a = elem<R>(t, j, lo_in);
+    for (int r = 0; r < 2; r++) {
+        const unsigned a = bf + r * H;
         const size_t idx = base + ((size_t)a << m);
-        x[j] = live ? cz_ld(p.d + idx) : cz_dfr::zero();
-        if (p.pre_lo) x[j] = x[j] * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)idx);
-        if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(x[j], L, a, p);
+        cz_dfr x = cz_dfr::zero();
+        if (live) {
+            x = cz_ld(p.d + idx);
+            if (p.pre_lo) x = x * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)idx);
+            if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(x, L, a, p);
+        }
+        cz_st(&sh[a * S + sub], x);
     }
-    if (MODE != PASS_DIT) dif_stages<K>(x, sh[0], sh[1], t, sub, sub_fast, p.inner, true);
+    __syncthreads();
+
+    pass_stages<K, MODE == PASS_DIT>(sh, bf, sub, p.inner);
     if (MODE == PASS_FUSED) {
 #pragma unroll
-        for (int j = 0; j < E; j++) {
-            const size_t idx = base + elem<R>(t, j, P::lo(G - 1)); /* m == 0 */
+        for (int r = 0; r < 2; r++) {
+            const unsigned a = bf + r * H;
+            const size_t idx = base + a; /* m == 0 */
             const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
-            x[j] = x[j] * tw_pow(p.post_lo, p.post_hi, e);
+            cz_st(&sh[a * S + sub], cz_ld(&sh[a * S + sub]) * tw_pow(p.post_lo, p.post_hi, e));
         }
-        dit_stages<K>(x, sh[0], sh[1], t, sub, sub_fast, p.inner2, false);
+        __syncthreads();
+        pass_stages<K, true>(sh, bf, sub, p.inner2);
     }
-    if (MODE == PASS_DIT) dit_stages<K>(x, sh[0], sh[1], t, sub, sub_fast, p.inner, true);
 
-    const int lo_out = MODE == PASS_DIF ? P::lo(G - 1) : P::lo(0);
 #pragma unroll
-    for (int j = 0; j < E; j++) {
-        const unsigned a = elem<R>(t, j, lo_out);
+    for (int r = 0; r < 2; r++) {
+        const unsigned a = bf + r * H;
         const size_t idx = base + ((size_t)a << m);
-        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x[j], L, a, p);
+        cz_dfr x = cz_ld(&sh[a * S + sub]);
+        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x, L, a, p);
         if (MODE != PASS_FUSED && p.post_lo) {
             const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
-            x[j] = x[j] * tw_pow(p.post_lo, p.post_hi, e);
+            x = x * tw_pow(p.post_lo, p.post_hi, e);
         }
-        if (live) cz_st(p.d + idx, x[j]);
+        if (live) cz_st(p.d + idx, x);
     }
 }
 
@@ -305,28 +231,11 @@ extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
     free(p);
 }
 
-/* CZ_GPU_NTT_MINB=1 (read once): the 2^24 and 2^27 pass sizes (K = 8, 9) without the register cap, for A/B runs */
-static int ntt_minb1(void) {
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("CZ_GPU_NTT_MINB");
-        v = e && atoi(e) == 1;
-    }
-    return v;
-}
-
 template <int K, int MODE>
 static int launch_pass(const pass_args &a, cudaStream_t st) {
     const size_t nsub = (size_t)1 << (a.log_n - K);
     const unsigned blocks = (unsigned)((nsub + pass_shape<K>::S - 1) / pass_shape<K>::S);
-    if constexpr (K == 8 || K == 9) {
-        if (ntt_minb1()) {
-            ntt_pass<K, MODE, 1><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
-            CZ_CUDA_LAUNCHED();
-            return 0;
-        }
-    }
-    ntt_pass<K, MODE, 4><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
+    ntt_pass<K, MODE><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
     CZ_CUDA_LAUNCHED();
     return 0;
 }
