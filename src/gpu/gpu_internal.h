@@ -30,11 +30,27 @@ enum {
     CZ_NTT_T_INNER_FWD = 8 * CZ_GPU_TW_SIZE,
     CZ_NTT_T_INNER_INV = 8 * CZ_GPU_TW_SIZE + CZ_GPU_INNER_SIZE,
     CZ_NTT_T_NINV = 8 * CZ_GPU_TW_SIZE + 2 * CZ_GPU_INNER_SIZE,
-    CZ_NTT_T_TOTAL = 8 * CZ_GPU_TW_SIZE + 2 * CZ_GPU_INNER_SIZE + 1,
+    CZ_NTT_T_GN_LO = 8 * CZ_GPU_TW_SIZE + 2 * CZ_GPU_INNER_SIZE + 1, /* n^-1 * g^i (hi: CZ_NTT_T_G_HI) */
+    CZ_NTT_T_TOTAL = 9 * CZ_GPU_TW_SIZE + 2 * CZ_GPU_INNER_SIZE + 1,
 };
 
 /* Fills t[CZ_NTT_T_TOTAL] for the domain of size 2^log_n (host arithmetic from src/ff). */
 int cz_gpu_ntt_tables_(cz_fr *t, unsigned log_n);
+/* t[e] = w^(e << s) for e < size, w the primitive 2^log_n-th root (its inverse when inv). */
+int cz_gpu_ntt_direct_(cz_fr *t, unsigned log_n, unsigned s, size_t size, int inv);
+
+/* The H pipeline's order-agnostic transforms (no permutation pass; the pointwise step between them
+ * permutes instead, cz_gpu_h_pointwise_rev_):
+ *  COSET_EVAL:     evaluations on the domain (natural) -> evaluations on the coset g*omega^j (natural),
+ *                  i.e. inverse then coset forward, with the coefficients never in natural order;
+ *  INV_REV_TO_NAT: coset evaluations at bit-reversed positions -> coefficients (natural), the coset
+ *                  inverse's 1/n and g^-i included. */
+enum { CZ_GPU_H_COSET_EVAL = 0, CZ_GPU_H_INV_REV_TO_NAT = 1 };
+struct cz_gpu_ntt;
+int cz_gpu_ntt_h_step_(struct cz_gpu_ntt *p, cz_fr *d_data, int step, void *stream);
+/* a[bitrev(i)] = (a[i] * b[i] - c[i]) * zinv for i < 2^log_n, in place (b, c unchanged). */
+int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n, const cz_fr *zinv,
+                            void *s);
 
 #ifdef __cplusplus
 }

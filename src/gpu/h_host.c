@@ -3,6 +3,7 @@
  * Nothing leaves the device. */
 #include "cz_error.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/prover_internal.h"
 #include "poly/ntt.h"
 
@@ -15,9 +16,9 @@ int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, c
     cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
     if (cz_fr_inv(&zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
     cz_fr *v[3] = {d_a, d_b, d_c};
-    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_ntt_run(plan, v[k], CZ_GPU_NTT_INVERSE, stream);
-    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_ntt_run(plan, v[k], CZ_GPU_NTT_COSET_FORWARD, stream);
-    if (!rc) rc = cz_gpu_h_pointwise_(d_a, d_b, d_c, d.n, &zinv, stream);
-    if (!rc) rc = cz_gpu_ntt_run(plan, d_a, CZ_GPU_NTT_COSET_INVERSE, stream);
+    /* order-agnostic transforms (ntt.cu): no bit-reversal pass, the pointwise step permutes instead */
+    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_ntt_h_step_(plan, v[k], CZ_GPU_H_COSET_EVAL, stream);
+    if (!rc) rc = cz_gpu_h_pointwise_rev_(d_a, d_b, d_c, log_n, &zinv, stream);
+    if (!rc) rc = cz_gpu_ntt_h_step_(plan, d_a, CZ_GPU_H_INV_REV_TO_NAT, stream);
     return rc;
 }

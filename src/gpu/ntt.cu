@@ -1,12 +1,25 @@
-/* Fr NTT on device memory, natural order in and out.
+/* Fr NTT on device memory.
  *
- * Decimation in frequency, split into passes of K <= 10 radix-2 stages (2^27 = 9+9+9). A pass
- * sees the array as independent sub-problems of size N' = 2^(K+m) (m = stages left after this
- * pass) and, for each residue L mod 2^m, does a size-2^K DIF over the elements L + a*2^m in shared
- * memory with the primitive 2^K-th root, then multiplies output f1 (bit-reversed position) by the
- * four-step twiddle w'^(L*f1), w' = omega^(2^s0). Twiddles omega^e for any e < 2^28 come from two
- * 2^14-entry tables (one product). After the passes the data are in bit-reversed order; one
- * in-place swap kernel restores natural order and applies the inverse's 1/n and the coset's g^-i.
+ * The transform is split into passes of K <= 10 radix-2 stages (2^27 = 9+9+9). A pass sees the array as
+ * independent sub-problems of size N' = 2^(K+m) (m = stages left after this pass) and, for each residue
+ * L mod 2^m, does a size-2^K DIF over the elements L + a*2^m with the primitive 2^K-th root, then
+ * multiplies output f1 (bit-reversed position) by the four-step twiddle w'^(L*f1), w' = omega^(2^s0).
+ * A run of these passes (DIF) takes natural order to bit-reversed order. The transposed network (DIT:
+ * the passes in reverse order, each with its twiddle on the loads and Cooley-Tukey butterflies in
+ * reverse stage order) takes bit-reversed order to natural order: F*P = (P*F)^T, F symmetric.
+ *
+ * Inside a pass each thread does one butterfly per stage through shared memory. (Tried and measured
+ * slower on the H200: 8 elements per thread in registers, 3 stages per shared exchange, 128 threads per
+ * block: 2^27 forward 58.8 ms against 53.0 for this kernel; commit 26f2663 of branch gpuntt.)
+ *
+ * Twiddles: omega^e for any e < 2^28 is one product of two 2^14-entry tables; the second pass of a
+ * three-pass transform instead reads a direct table (2^18 entries at 2^27: one load, no product).
+ *
+ * The public cz_gpu_ntt_run keeps natural order in and out (DIF passes, then one in-place bit-reversal
+ * kernel that also applies the inverse's 1/n and the coset's g^-i). The H pipeline uses the
+ * order-agnostic steps of cz_gpu_ntt_h_step_ (DIF to bit-reversed, DIT back to natural) with the
+ * coset and 1/n factors folded into a pass, so it never runs a permutation pass; the inverse's last
+ * pass and the coset forward's first pass work on the same contiguous blocks and run as one kernel.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
 #include <stdlib.h>
 
@@ -15,9 +28,15 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_internal.h"
 
+#define CZ_NTT_MAX_PASSES 3
+
 struct cz_gpu_ntt {
     unsigned log_n;
-    cz_dfr *tables; /* device, CZ_NTT_T_TOTAL elements */
+    unsigned np, K[CZ_NTT_MAX_PASSES], s0[CZ_NTT_MAX_PASSES]; /* DIF pass order */
+    int dpass;                                                 /* pass that reads the direct tables, or -1 */
+    cz_dfr *tables;                                            /* device, CZ_NTT_T_TOTAL elements */
+    cz_dfr *direct;                                            /* device, forward then inverse, dsize each */
+    size_t dsize;
 };
 
 static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
@@ -31,13 +50,66 @@ struct pass_shape {
     static constexpr int THREADS = S * H;                        /* 256, or 512 for K = 10 */
 };
 
+struct pass_args {
+    cz_dfr *d;
+    unsigned log_n, s0;
+    int post_rev;                    /* post factor indexed by the bit-reversed position */
+    const cz_dfr *inner;             /* powers of the primitive 2^10-th root (or its inverse) */
+    const cz_dfr *inner2;            /* fused pass: the DIT half's table */
+    const cz_dfr *tw_lo, *tw_hi;     /* omega^e split tables */
+    const cz_dfr *direct;            /* omega^(e << s0) for e < 2^(log_n - s0), or NULL */
+    const cz_dfr *pre_lo, *pre_hi;   /* factor on the loads (by position), or NULL */
+    const cz_dfr *post_lo, *post_hi; /* factor on the stores (fused pass: between the halves), or NULL */
+};
+
+/* DIF: natural -> bit-reversed; DIT: the transpose; FUSED (m = 0 only): the last DIF pass of one transform,
+ * the post factor, and the first DIT pass of the next one on the same contiguous block, one memory pass. */
+enum { PASS_DIF = 0, PASS_DIT = 1, PASS_FUSED = 2 };
+
+/* The four-step twiddle of element a of the sub-problem with residue L (applied to DIF outputs and DIT
+ * inputs); e == 0 (factor 1) is skipped. */
 template <int K>
-__global__ void __launch_bounds__(pass_shape<K>::THREADS)
-ntt_pass(cz_dfr *d, unsigned log_n, unsigned s0, const cz_dfr *inner, const cz_dfr *tw_lo,
-         const cz_dfr *tw_hi, const cz_dfr *pre_lo, const cz_dfr *pre_hi) {
+static CZ_DEV void pass_twiddle(cz_dfr &x, size_t L, unsigned a, const pass_args &p) {
+    const uint32_t f1 = __brev(a) >> (32 - K);
+    const uint32_t e = (uint32_t)(L * f1);
+    if (!e) return;
+    x = x * (p.direct ? cz_ld(p.direct + e) : tw_pow(p.tw_lo, p.tw_hi, e << p.s0));
+}
+
+/* One butterfly per thread per stage through shared memory (sh[a * S + sub]); each stage ends with a
+ * barrier. DIF: (u, v) -> (u + v, (u - v) w), stages 0..K-1; DIT (the transpose): (u, v) -> (u + w v,
+ * u - w v), stages K-1..0, same pairs and twiddles. */
+template <int K, bool DIT>
+static CZ_DEV void pass_stages(cz_dfr *sh, unsigned bf, unsigned sub, const cz_dfr *inner) {
+    constexpr int H = pass_shape<K>::H, S = pass_shape<K>::S;
+#pragma unroll
+    for (int r = 0; r < K; r++) {
+        const int i = DIT ? K - 1 - r : r;
+        const unsigned h = H >> i;
+        const unsigned pos = bf & (h - 1);
+        const unsigned i0 = ((bf >> (K - 1 - i)) << (K - i)) + pos, i1 = i0 + h;
+        const cz_dfr u = cz_ld(&sh[i0 * S + sub]);
+        cz_dfr v = cz_ld(&sh[i1 * S + sub]);
+        if (DIT) {
+            if (pos) v = v * cz_ld(inner + ((pos << i) << (CZ_GPU_INNER_LOG - K)));
+            cz_st(&sh[i0 * S + sub], u + v);
+            cz_st(&sh[i1 * S + sub], u - v);
+        } else {
+            cz_st(&sh[i0 * S + sub], u + v);
+            cz_dfr t = u - v;
+            if (pos) t = t * cz_ld(inner + ((pos << i) << (CZ_GPU_INNER_LOG - K)));
+            cz_st(&sh[i1 * S + sub], t);
+        }
+        __syncthreads();
+    }
+}
+
+template <int K, int MODE>
+__global__ void __launch_bounds__(pass_shape<K>::THREADS) ntt_pass(const pass_args p) {
     constexpr int H = pass_shape<K>::H, S = pass_shape<K>::S;
     __shared__ cz_dfr sh[S * 2 * H];
-    const unsigned m = log_n - s0 - K;
+    const unsigned log_n = p.log_n;
+    const unsigned m = log_n - p.s0 - K;
     const size_t nsub = (size_t)1 << (log_n - K);
     const unsigned sub = threadIdx.x % S, bf = threadIdx.x / S;
     const size_t q = (size_t)blockIdx.x * S + sub;
@@ -51,36 +123,38 @@ ntt_pass(cz_dfr *d, unsigned log_n, unsigned s0, const cz_dfr *inner, const cz_d
         const size_t idx = base + ((size_t)a << m);
         cz_dfr x = cz_dfr::zero();
         if (live) {
-            x = cz_ld(d + idx);
-            if (pre_lo) x = x * tw_pow(pre_lo, pre_hi, (uint32_t)idx);
+            x = cz_ld(p.d + idx);
+            if (p.pre_lo) x = x * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)idx);
+            if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(x, L, a, p);
         }
         cz_st(&sh[a * S + sub], x);
     }
     __syncthreads();
 
+    pass_stages<K, MODE == PASS_DIT>(sh, bf, sub, p.inner);
+    if (MODE == PASS_FUSED) {
 #pragma unroll
-    for (int i = 0; i < K; i++) {
-        const unsigned h = H >> i;
-        const unsigned pos = bf & (h - 1);
-        const unsigned i0 = ((bf >> (K - 1 - i)) << (K - i)) + pos, i1 = i0 + h;
-        const cz_dfr u = cz_ld(&sh[i0 * S + sub]), v = cz_ld(&sh[i1 * S + sub]);
-        cz_st(&sh[i0 * S + sub], u + v);
-        cz_dfr t = u - v;
-        if (pos) t = t * cz_ld(inner + ((pos << i) << (CZ_GPU_INNER_LOG - K)));
-        cz_st(&sh[i1 * S + sub], t);
+        for (int r = 0; r < 2; r++) {
+            const unsigned a = bf + r * H;
+            const size_t idx = base + a; /* m == 0 */
+            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
+            cz_st(&sh[a * S + sub], cz_ld(&sh[a * S + sub]) * tw_pow(p.post_lo, p.post_hi, e));
+        }
         __syncthreads();
+        pass_stages<K, true>(sh, bf, sub, p.inner2);
     }
 
 #pragma unroll
     for (int r = 0; r < 2; r++) {
         const unsigned a = bf + r * H;
+        const size_t idx = base + ((size_t)a << m);
         cz_dfr x = cz_ld(&sh[a * S + sub]);
-        if (m > 0) {
-            const uint32_t f1 = __brev(a) >> (32 - K);
-            const uint32_t e = (uint32_t)((L * f1) << s0);
-            if (e) x = x * tw_pow(tw_lo, tw_hi, e);
+        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x, L, a, p);
+        if (MODE != PASS_FUSED && p.post_lo) {
+            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
+            x = x * tw_pow(p.post_lo, p.post_hi, e);
         }
-        if (live) cz_st(d + base + ((size_t)a << m), x);
+        if (live) cz_st(p.d + idx, x);
     }
 }
 
@@ -117,10 +191,31 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     }
     if (!rc) {
         p->log_n = log_n;
+        /* passes of near-equal size, at most 10 stages each, the larger ones first */
+        p->np = (log_n + 9) / 10;
+        unsigned s0 = 0;
+        for (unsigned k = 0; k < p->np; k++) {
+            p->K[k] = log_n / p->np + (k < log_n % p->np ? 1 : 0);
+            p->s0[k] = s0;
+            s0 += p->K[k];
+        }
+        /* three passes: the middle one's twiddle exponents are below 2^(log_n - s0) <= 2^18 */
+        p->dpass = p->np >= 3 ? 1 : -1;
         rc = cz_gpu_malloc((void **)&p->tables, sizeof(cz_fr) * CZ_NTT_T_TOTAL);
     }
     if (!rc) rc = cz_gpu_memcpy_htod(p->tables, host, sizeof(cz_fr) * CZ_NTT_T_TOTAL);
     free(host);
+    if (!rc && p->dpass >= 0) {
+        const unsigned s = p->s0[p->dpass];
+        p->dsize = (size_t)1 << (log_n - s);
+        cz_fr *dh = (cz_fr *)malloc(sizeof(cz_fr) * 2 * p->dsize);
+        if (!dh) rc = cz_error(CZ_ENOMEM, "NTT direct tables");
+        if (!rc) rc = cz_gpu_ntt_direct_(dh, log_n, s, p->dsize, 0);
+        if (!rc) rc = cz_gpu_ntt_direct_(dh + p->dsize, log_n, s, p->dsize, 1);
+        if (!rc) rc = cz_gpu_malloc((void **)&p->direct, sizeof(cz_fr) * 2 * p->dsize);
+        if (!rc) rc = cz_gpu_memcpy_htod(p->direct, dh, sizeof(cz_fr) * 2 * p->dsize);
+        free(dh);
+    }
     if (rc) {
         cz_gpu_ntt_destroy(p);
         return rc;
@@ -132,17 +227,52 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
 extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
     if (!p) return;
     cz_gpu_free(p->tables);
+    cz_gpu_free(p->direct);
     free(p);
 }
 
-template <int K>
-static int launch_pass(cz_dfr *d, unsigned log_n, unsigned s0, const cz_dfr *inner, const cz_dfr *lo,
-                       const cz_dfr *hi, const cz_dfr *pre_lo, const cz_dfr *pre_hi, cudaStream_t st) {
-    const size_t nsub = (size_t)1 << (log_n - K);
+template <int K, int MODE>
+static int launch_pass(const pass_args &a, cudaStream_t st) {
+    const size_t nsub = (size_t)1 << (a.log_n - K);
     const unsigned blocks = (unsigned)((nsub + pass_shape<K>::S - 1) / pass_shape<K>::S);
-    ntt_pass<K><<<blocks, pass_shape<K>::THREADS, 0, st>>>(d, log_n, s0, inner, lo, hi, pre_lo, pre_hi);
+    ntt_pass<K, MODE><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
     CZ_CUDA_LAUNCHED();
     return 0;
+}
+
+template <int MODE>
+static int launch_k(unsigned K, const pass_args &a, cudaStream_t st) {
+    switch (K) {
+#define CZ_PASS(k_) case k_: return launch_pass<k_, MODE>(a, st);
+        CZ_PASS(1) CZ_PASS(2) CZ_PASS(3) CZ_PASS(4) CZ_PASS(5)
+        CZ_PASS(6) CZ_PASS(7) CZ_PASS(8) CZ_PASS(9) CZ_PASS(10)
+#undef CZ_PASS
+        default: return cz_error(CZ_ERANGE, "NTT pass of %u stages", K);
+    }
+}
+
+/* Pass k (DIF numbering) of a transform with forward or inverse roots. */
+static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool inv, const cz_dfr *pre_lo,
+                    const cz_dfr *pre_hi, const cz_dfr *post_lo, const cz_dfr *post_hi, int post_rev,
+                    cudaStream_t st) {
+    const cz_dfr *t = p->tables;
+    pass_args a;
+    a.d = d;
+    a.log_n = p->log_n;
+    a.s0 = p->s0[k];
+    a.post_rev = post_rev;
+    a.inner = t + (inv ? CZ_NTT_T_INNER_INV : CZ_NTT_T_INNER_FWD);
+    a.inner2 = t + (inv ? CZ_NTT_T_INNER_FWD : CZ_NTT_T_INNER_INV);
+    a.tw_lo = t + (inv ? CZ_NTT_T_INV_LO : CZ_NTT_T_FWD_LO);
+    a.tw_hi = t + (inv ? CZ_NTT_T_INV_HI : CZ_NTT_T_FWD_HI);
+    a.direct = (int)k == p->dpass ? p->direct + (inv ? p->dsize : 0) : NULL;
+    a.pre_lo = pre_lo, a.pre_hi = pre_hi;
+    a.post_lo = post_lo, a.post_hi = post_hi;
+    switch (mode) {
+    case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, st);
+    case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, st);
+    default: return launch_k<PASS_FUSED>(p->K[k], a, st);
+    }
 }
 
 extern "C" int cz_gpu_ntt_run(cz_gpu_ntt *p, cz_fr *d_data, cz_gpu_ntt_kind kind, void *stream) {
@@ -150,29 +280,14 @@ extern "C" int cz_gpu_ntt_run(cz_gpu_ntt *p, cz_fr *d_data, cz_gpu_ntt_kind kind
     const unsigned log_n = p->log_n;
     const bool inv = kind == CZ_GPU_NTT_INVERSE || kind == CZ_GPU_NTT_COSET_INVERSE;
     const cz_dfr *t = p->tables;
-    const cz_dfr *lo = t + (inv ? CZ_NTT_T_INV_LO : CZ_NTT_T_FWD_LO), *hi = t + (inv ? CZ_NTT_T_INV_HI : CZ_NTT_T_FWD_HI);
-    const cz_dfr *inner = t + (inv ? CZ_NTT_T_INNER_INV : CZ_NTT_T_INNER_FWD);
-    const cz_dfr *pre_lo = kind == CZ_GPU_NTT_COSET_FORWARD ? t + CZ_NTT_T_G_LO : NULL;
-    const cz_dfr *pre_hi = kind == CZ_GPU_NTT_COSET_FORWARD ? t + CZ_NTT_T_G_HI : NULL;
+    const bool coset_fwd = kind == CZ_GPU_NTT_COSET_FORWARD;
     cudaStream_t st = (cudaStream_t)stream;
     cz_dfr *d = (cz_dfr *)d_data;
-
-    /* passes of near-equal size, at most 10 stages each */
-    const unsigned np = (log_n + 9) / 10;
-    unsigned s0 = 0;
-    for (unsigned k = 0; k < np; k++) {
-        const unsigned K = log_n / np + (k < log_n % np ? 1 : 0);
-        int rc;
-        switch (K) {
-#define CZ_PASS(k_) case k_: rc = launch_pass<k_>(d, log_n, s0, inner, lo, hi, pre_lo, pre_hi, st); break;
-            CZ_PASS(1) CZ_PASS(2) CZ_PASS(3) CZ_PASS(4) CZ_PASS(5)
-            CZ_PASS(6) CZ_PASS(7) CZ_PASS(8) CZ_PASS(9) CZ_PASS(10)
-#undef CZ_PASS
-            default: return cz_error(CZ_ERANGE, "NTT pass of %u stages", K);
-        }
+    for (unsigned k = 0; k < p->np; k++) {
+        const bool pre = coset_fwd && k == 0; /* the coset scaling happens on the first pass's loads */
+        int rc = run_pass(p, d, k, PASS_DIF, inv, pre ? t + CZ_NTT_T_G_LO : NULL, pre ? t + CZ_NTT_T_G_HI : NULL,
+                          NULL, NULL, 0, st);
         if (rc) return rc;
-        pre_lo = pre_hi = NULL; /* the coset scaling happens on the first pass's loads */
-        s0 += K;
     }
     const int mode = kind == CZ_GPU_NTT_INVERSE ? 1 : kind == CZ_GPU_NTT_COSET_INVERSE ? 2 : 0;
     const size_t n = (size_t)1 << log_n;
@@ -180,4 +295,30 @@ extern "C" int cz_gpu_ntt_run(cz_gpu_ntt *p, cz_fr *d_data, cz_gpu_ntt_kind kind
                                                                    t + CZ_NTT_T_POST_LO, t + CZ_NTT_T_POST_HI);
     CZ_CUDA_LAUNCHED();
     return 0;
+}
+
+extern "C" int cz_gpu_ntt_h_step_(cz_gpu_ntt *p, cz_fr *d_data, int step, void *stream) {
+    const cz_dfr *t = p->tables;
+    cudaStream_t st = (cudaStream_t)stream;
+    cz_dfr *d = (cz_dfr *)d_data;
+    const unsigned np = p->np;
+    int rc = 0;
+    switch (step) {
+    case CZ_GPU_H_COSET_EVAL:
+        /* inverse DIF passes; the last one fused with the forward DIT's first (both work on contiguous
+         * blocks), coefficient i (at position bitrev(i)) times g^i / n in between; forward DIT passes */
+        for (unsigned k = 0; k + 1 < np && !rc; k++) rc = run_pass(p, d, k, PASS_DIF, true, NULL, NULL, NULL, NULL, 0, st);
+        if (!rc) rc = run_pass(p, d, np - 1, PASS_FUSED, true, NULL, NULL, t + CZ_NTT_T_GN_LO, t + CZ_NTT_T_G_HI, 1, st);
+        for (unsigned k = np - 1; k-- > 0 && !rc;) rc = run_pass(p, d, k, PASS_DIT, false, NULL, NULL, NULL, NULL, 0, st);
+        return rc;
+    case CZ_GPU_H_INV_REV_TO_NAT: /* coefficient i times g^-i / n on the last pass's stores */
+        for (unsigned r = 0; r < np && !rc; r++) {
+            const unsigned k = np - 1 - r;
+            const bool last = r == np - 1;
+            rc = run_pass(p, d, k, PASS_DIT, true, NULL, NULL, last ? t + CZ_NTT_T_POST_LO : NULL,
+                          last ? t + CZ_NTT_T_POST_HI : NULL, 0, st);
+        }
+        return rc;
+    default: return cz_error(CZ_EINVAL, "unknown H-pipeline NTT step %d", step);
+    }
 }

@@ -36,8 +36,19 @@ int cz_gpu_ntt_tables_(cz_fr *t, unsigned log_n) {
     split_table(t + CZ_NTT_T_INV_LO, t + CZ_NTT_T_INV_HI, &wi, &one);
     split_table(t + CZ_NTT_T_G_LO, t + CZ_NTT_T_G_HI, &g, &one);
     split_table(t + CZ_NTT_T_POST_LO, t + CZ_NTT_T_POST_HI, &gi, &ninv);
+    powers(t + CZ_NTT_T_GN_LO, &g, CZ_GPU_TW_SIZE, &ninv);
     powers(t + CZ_NTT_T_INNER_FWD, &w10, CZ_GPU_INNER_SIZE, &one);
     powers(t + CZ_NTT_T_INNER_INV, &w10i, CZ_GPU_INNER_SIZE, &one);
     t[CZ_NTT_T_NINV] = ninv;
+    return 0;
+}
+
+int cz_gpu_ntt_direct_(cz_fr *t, unsigned log_n, unsigned s, size_t size, int inv) {
+    cz_fr w, one = CZ_FR_ONE_V;
+    int rc = cz_fr_root_of_unity(&w, log_n);
+    if (!rc && inv) rc = cz_fr_inv(&w, &w);
+    if (rc) return rc;
+    for (unsigned i = 0; i < s; i++) cz_fr_sqr(&w, &w);
+    powers(t, &w, size, &one);
     return 0;
 }

@@ -1,7 +1,9 @@
 /* GPU NTT against CPU references on fresh random data: the naive DFT (the definition) for
- * 2^1..2^10, a textbook radix-2 NTT (itself checked against the DFT here) for 2^11..2^20; every
+ * 2^1..2^10, a textbook radix-2 NTT (itself checked against the DFT here) for 2^11..2^22 (2^21+ take three passes); every
  * element of every output compared (and against src/poly's cz_ntt_*), host receive buffers poisoned before each readback; round trips
- * and edge inputs (zeros, all r-1). Exits 77 (skipped) without a GPU. */
+ * and edge inputs (zeros, all r-1). Also the H pipeline (cz_gpu_groth16_h: its order-agnostic DIF/DIT
+ * transforms and the permuting pointwise step) against the same steps on the CPU, at sizes that cover one,
+ * two and three passes. Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,48 @@ static int gpu_ntt(cz_fr *out, const cz_fr *in, unsigned log_n, int kind, cz_gpu
     if (!rc) rc = cz_gpu_memcpy_dtoh(out, d, n * sizeof(cz_fr));
     if (rc) fprintf(stderr, "GPU error: %s\n", cz_error_message());
     return rc;
+}
+
+/* h = coset_inverse((A*B - C) / (g^n - 1)) with A, B, C = coset_forward(inverse(a, b, c)), on the CPU with
+ * the textbook NTT, against cz_gpu_groth16_h on fresh random a, b, c. */
+static void check_h(unsigned log_n, cz_rng *rng) {
+    size_t n = (size_t)1 << log_n, first;
+    cz_fr *v[3], *out = malloc(n * sizeof(cz_fr)), *d[3] = {NULL, NULL, NULL};
+    cz_gpu_ntt *plan = NULL;
+    int rc = cz_gpu_ntt_create(&plan, log_n);
+    for (int k = 0; k < 3; k++) {
+        v[k] = malloc(n * sizeof(cz_fr));
+        for (size_t i = 0; i < n; i++) cz_fr_random(&v[k][i], rng);
+        if (!rc) rc = cz_gpu_malloc((void **)&d[k], n * sizeof(cz_fr));
+        if (!rc) rc = cz_gpu_memcpy_htod(d[k], v[k], n * sizeof(cz_fr));
+    }
+    if (!rc) rc = cz_gpu_groth16_h(plan, log_n, d[0], d[1], d[2], NULL);
+    if (!rc) rc = cz_gpu_sync();
+    memset(out, 0xa5, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_dtoh(out, d[0], n * sizeof(cz_fr));
+    CHECK_MSG(rc == 0, "GPU H 2^%u: %s", log_n, cz_error_message());
+    cz_fr g = {CZ_FR_GENERATOR_MONT}, z = g, zinv, t;
+    for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&z, &z);
+    cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
+    CHECK(cz_fr_inv(&zinv, &z) == 0);
+    for (int k = 0; k < 3; k++) {
+        ref_ntt(v[k], log_n, 1);
+        ref_ntt(v[k], log_n, 2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_mul(&t, &v[0][i], &v[1][i]);
+        cz_fr_sub(&t, &t, &v[2][i]);
+        cz_fr_mul(&v[0][i], &t, &zinv);
+    }
+    ref_ntt(v[0], log_n, 3);
+    size_t bad = ref_count_diff(out, v[0], n, &first);
+    CHECK_MSG(bad == 0, "GPU H 2^%u: %zu of %zu differ, first at %zu", log_n, bad, n, first);
+    for (int k = 0; k < 3; k++) {
+        cz_gpu_free(d[k]);
+        free(v[k]);
+    }
+    cz_gpu_ntt_destroy(plan);
+    free(out);
 }
 
 int main(void) {
@@ -52,7 +96,7 @@ int main(void) {
     char desc[256];
     if (!cz_gpu_describe(desc, sizeof desc)) printf("device: %s\n", desc);
 
-    for (unsigned log_n = 1; log_n <= 20; log_n++) {
+    for (unsigned log_n = 1; log_n <= 22; log_n++) {
         size_t n = (size_t)1 << log_n, first, bad;
         cz_fr *in = malloc(n * sizeof(cz_fr)), *ref = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr));
         cz_fr *back = malloc(n * sizeof(cz_fr));
@@ -102,6 +146,12 @@ int main(void) {
         free(ref);
         free(out);
         free(back);
+    }
+    /* the H pipeline: one pass (<= 2^10), two (2^11..2^20), three (2^21 = 7+7+7, 2^22 = 8+7+7) */
+    static const unsigned h_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 16, 19, 20, 21, 22};
+    for (size_t k = 0; k < sizeof h_sizes / sizeof h_sizes[0]; k++) {
+        check_h(h_sizes[k], &rng);
+        printf("H 2^%u checked\n", h_sizes[k]);
     }
     /* sizes outside 2^1..2^28 are refused */
     cz_gpu_ntt *p = NULL;

@@ -1,5 +1,7 @@
 /* GPU benchmark: first checks correctness on fresh random data at large sizes (every element against
- * src/poly's CPU NTT at 2^24 and at the largest size; GPU round trips there), then times the NTT kinds at several sizes with
+ * src/poly's CPU NTT at 2^24 and at the largest size; GPU round trips there; the H pipeline against the same
+ * steps through the checked natural-order API at 2^24 and the largest size), then times the NTT kinds and
+ * the H pipeline (both ways) at several sizes with
  * CUDA events (1 warm-up, median of CZ_BENCH_REPS runs, default 7) and prints a table last, with
  * sppark's figure on the same GPU (research/anchors-measured.md) and the ratio ours/sppark.
  * Also: Fr/Fp product throughput (carry-chain vs naive CIOS, outputs compared), G1 batch addition and
@@ -21,6 +23,7 @@
 #include "ec/msm.h"
 #include "ff/fp.h"
 #include "gpu/gpu.h"
+#include "gpu/prover_internal.h"
 #include "gpu_ref.h"
 #include "util/rng.h"
 
@@ -90,6 +93,76 @@ static void check_round_trip(unsigned log_n, uint64_t seed) {
     cz_gpu_ntt_destroy(plan);
     free(in);
     free(out);
+}
+
+/* The H pipeline the old way: natural-order API transforms around the natural pointwise step. */
+static int h_via_api(cz_gpu_ntt *plan, size_t n, cz_fr **d, const cz_fr *zinv) {
+    int rc = 0;
+    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_ntt_run(plan, d[k], CZ_GPU_NTT_INVERSE, NULL);
+    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_ntt_run(plan, d[k], CZ_GPU_NTT_COSET_FORWARD, NULL);
+    if (!rc) rc = cz_gpu_h_pointwise_(d[0], d[1], d[2], n, zinv, NULL);
+    if (!rc) rc = cz_gpu_ntt_run(plan, d[0], CZ_GPU_NTT_COSET_INVERSE, NULL);
+    return rc;
+}
+
+/* H pipeline at 2^log_n (7 NTTs + pointwise on device-random a, b, c): with check, cz_gpu_groth16_h (the
+ * order-agnostic transforms) against h_via_api (the API, checked against the CPU above) element by element;
+ * then both timed, median of reps, rows appended to the table. */
+static size_t h_bench(char *table, size_t tl, size_t cap, unsigned log_n, uint64_t seed, int reps, int check,
+                      cz_gpu_timer *tm) {
+    size_t n = (size_t)1 << log_n, bytes = n * sizeof(cz_fr), first;
+    cz_fr *d[3], *h[3] = {NULL, NULL, NULL}, *out = NULL;
+    cz_gpu_ntt *plan;
+    cz_domain dom;
+    DIE_IF(cz_gpu_ntt_create(&plan, log_n), "plan");
+    DIE_IF(cz_domain_init(&dom, log_n), "domain");
+    cz_fr z = dom.g, zinv;
+    for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&z, &z);
+    cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
+    DIE_IF(cz_fr_inv(&zinv, &z), "zinv");
+    for (int k = 0; k < 3; k++) {
+        DIE_IF(cz_gpu_malloc((void **)&d[k], bytes), "malloc");
+        DIE_IF(cz_gpu_fr_random(d[k], n, seed + 300 + k), "random");
+        if (check) {
+            h[k] = malloc(bytes);
+            DIE_IF(h[k] == NULL, "host malloc");
+            DIE_IF(cz_gpu_memcpy_dtoh(h[k], d[k], bytes), "dtoh");
+        }
+    }
+    if (check) {
+        out = malloc(bytes);
+        DIE_IF(out == NULL, "host malloc");
+        DIE_IF(cz_gpu_groth16_h(plan, log_n, d[0], d[1], d[2], NULL), "h");
+        DIE_IF(cz_gpu_sync(), "sync");
+        DIE_IF(cz_gpu_memcpy_dtoh(out, d[0], bytes), "dtoh");
+        for (int k = 0; k < 3; k++) DIE_IF(cz_gpu_memcpy_htod(d[k], h[k], bytes), "htod");
+        DIE_IF(h_via_api(plan, n, d, &zinv), "h api");
+        DIE_IF(cz_gpu_sync(), "sync");
+        memset(h[0], 0xa5, bytes);
+        DIE_IF(cz_gpu_memcpy_dtoh(h[0], d[0], bytes), "dtoh");
+        size_t bad = ref_count_diff(out, h[0], n, &first);
+        printf("check H pipeline 2^%u vs the natural-order API: %s (%zu of %zu differ)\n", log_n, bad ? "FAIL" : "ok",
+               bad, n);
+        if (bad) failures++;
+    }
+    for (int way = 0; way < 2; way++) {
+        float ms[100];
+        for (int r = -1; r < reps; r++) {
+            if (r >= 0) DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+            DIE_IF(way ? h_via_api(plan, n, d, &zinv) : cz_gpu_groth16_h(plan, log_n, d[0], d[1], d[2], NULL), "h");
+            if (r >= 0) DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+        }
+        qsort(ms, reps, sizeof(float), cmp_float);
+        tl += snprintf(table + tl, cap - tl, "| H pipeline (7 NTT + pointwise)%s | 2^%u | %.3f | %.3f | - | - |\n",
+                       way ? ", via the API" : "", log_n, ms[reps / 2], ms[0]);
+    }
+    for (int k = 0; k < 3; k++) {
+        cz_gpu_free(d[k]);
+        free(h[k]);
+    }
+    free(out);
+    cz_gpu_ntt_destroy(plan);
+    return tl;
 }
 
 /* sppark on the same H200 (anchors-measured.md): forward NR 2^24/2^26/2^27, coset inverse 2^27 */
@@ -449,6 +522,9 @@ int main(int argc, char **argv) {
         cz_gpu_free(d);
         cz_gpu_ntt_destroy(plan);
     }
+    /* the H check is GPU against GPU (a few seconds), so it runs with CZ_BENCH_NTT_ONLY too */
+    if (max_log >= 24) tl = h_bench(table, tl, sizeof table, 24, seed, reps, 1, tm);
+    if (max_log > 24) tl = h_bench(table, tl, sizeof table, max_log, seed, reps, 1, tm);
     cz_gpu_timer_destroy(tm);
     printf("\n%s\n", table); /* NTT table first, so it survives a G1 failure */
     fflush(stdout);
