@@ -2,7 +2,8 @@
 # One device call: build (CUDA on, server off), run the gpu-labelled tests, then the GPU benchmark
 # (correctness at 2^24+ first, then timings); the benchmark's table is printed last.
 # Usage: bash scripts/gpu-check.sh [max_log_n (27)]      env: BUILD_DIR (build-gpu), CZ_CUDA_ARCH (90),
-#   SANITIZE=1: also run every gpu test under compute-sanitizer memcheck (their sizes are small: 2^1..2^20),
+#   SANITIZE=1: also run every gpu test under compute-sanitizer memcheck (their sizes are small: 2^1..2^20;
+#   tests that read CZ_TEST_GPU_MAX_N stop at SANITIZE_MAX_N, default 4096),
 #   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +54,7 @@ if [ "${SANITIZE:-0}" = 1 ]; then
       [ -x "$t" ] || { echo "== memcheck: no $t"; trc=1; continue; }
       t0=$(date +%s)
       # memcheck: out-of-bounds / misaligned device accesses, device-side errors; the test's own checks still run
-      timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
+      CZ_TEST_GPU_MAX_N=${SANITIZE_MAX_N:-4096} timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
       src=$?
       grep -E "ERROR SUMMARY|passed, " "$B.$(basename "$t").cs.log" | tail -2 | tr '\n' ' '
       echo "== memcheck $(basename "$t") rc=$src, $(( $(date +%s) - t0 )) s"
