@@ -174,6 +174,39 @@ static CZ_DEV int baa_kind(const cz_daff<F> &a, const cz_daff<F> &b) {
     return 1;
 }
 
+/* lambda = num / d for the pair a + b (d = 1 where no inversion is needed) and the pair's kind */
+template <class F>
+static CZ_DEV int baa_terms(const cz_daff<F> &a, const cz_daff<F> &b, F &d, F &num) {
+    d = b.x - a.x, num = b.y - a.y;
+    int k = 0;
+    if (d.is_zero() || a.x.is_zero() || b.x.is_zero()) {
+        k = baa_kind(a, b);
+        if (k == 1) {
+            d = a.y.dbl();
+            num = a.x.sqr();
+            num = num + num.dbl();
+        } else if (k > 1) {
+            d = F::one();
+        }
+    }
+    return k;
+}
+
+/* a + b from baa_terms' kind and numerator, and dinv = 1/d */
+template <class F>
+static CZ_DEV cz_daff<F> baa_sum(const cz_daff<F> &a, const cz_daff<F> &b, int k, const F &num, const F &dinv) {
+    cz_daff<F> r;
+    if (k <= 1) {
+        const F lam = num * dinv;
+        r.x = lam.sqr() - a.x - b.x;
+        r.y = lam * (a.x - r.x) - a.y;
+    } else {
+        r = k == 2 ? b : a;
+        if (k == 4) r.x = r.y = F::zero();
+    }
+    return r;
+}
+
 /* Block-wide exclusive products: e = product of a over the lower threads, x = over the higher ones
  * (blockDim.x a multiple of 32, at most 1024). */
 template <class F>
@@ -274,29 +307,11 @@ static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(cz_daff<F> *out, c
         const cz_daff<F> *pa, *pb;
         baa_ptrs(in, idx, j, &pa, &pb);
         const cz_daff<F> a = cz_ec_ld_aff(pa), b = cz_ec_ld_aff(pb);
-        F d = b.x - a.x, num = b.y - a.y;
-        int k = 0;
-        if (d.is_zero() || a.x.is_zero() || b.x.is_zero()) {
-            k = baa_kind(a, b);
-            if (k == 1) {
-                d = a.y.dbl();
-                num = a.x.sqr();
-                num = num + num.dbl();
-            } else if (k > 1) {
-                d = F::one();
-            }
-        }
+        F d, num;
+        const int k = baa_terms(a, b, d, num);
         const F dinv = inv * cz_ld(pref + j);
         inv = inv * d;
-        cz_daff<F> r;
-        if (k <= 1) {
-            const F lam = num * dinv;
-            r.x = lam.sqr() - a.x - b.x;
-            r.y = lam * (a.x - r.x) - a.y;
-        } else {
-            r = k == 2 ? b : a;
-            if (k == 4) r.x = r.y = F::zero();
-        }
+        const cz_daff<F> r = baa_sum(a, b, k, num, dinv);
         baa_st_aff(out + j, r);
         if (j < T) break;
     }
@@ -675,29 +690,11 @@ static __global__ void __launch_bounds__(BAA_THREADS) msa_bwd(cz_daff<F> *out, m
         if (i == 0) break;
         i--;
         const cz_daff<F> a = src.ld(s + 2 * i), b = src.ld(s + 2 * i + 1);
-        F d = b.x - a.x, num = b.y - a.y;
-        int k = 0;
-        if (d.is_zero() || a.x.is_zero() || b.x.is_zero()) {
-            k = baa_kind(a, b);
-            if (k == 1) {
-                d = a.y.dbl();
-                num = a.x.sqr();
-                num = num + num.dbl();
-            } else if (k > 1) {
-                d = F::one();
-            }
-        }
+        F d, num;
+        const int k = baa_terms(a, b, d, num);
         const F dinv = inv * cz_ld(pref + s1 + i);
         inv = inv * d;
-        cz_daff<F> r;
-        if (k <= 1) {
-            const F lam = num * dinv;
-            r.x = lam.sqr() - a.x - b.x;
-            r.y = lam * (a.x - r.x) - a.y;
-        } else {
-            r = k == 2 ? b : a;
-            if (k == 4) r.x = r.y = F::zero();
-        }
+        const cz_daff<F> r = baa_sum(a, b, k, num, dinv);
         baa_st_aff(out + s1 + i, r);
     }
 }
