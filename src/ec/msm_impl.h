@@ -26,6 +26,21 @@ static __attribute__((noinline)) void EC_P(msm_madd_)(EC_XYZZ *r, const EC_AFF *
 }
 static __attribute__((noinline)) void EC_P(msm_double_)(EC_XYZZ *r) { EC_P(xyzz_double)(r, r); }
 
+/* The points of one Pippenger run: a[0..na) then b[0..), scalars ka / kb alike (the endomorphism path
+ * puts the original bases in a and their images in b, so the originals need no copy). */
+typedef struct {
+    const EC_AFF *a, *b;
+    const uint64_t (*ka)[4], (*kb)[4];
+    size_t na;
+} EC_P(msm_src_);
+
+static inline const EC_AFF *EC_P(msm_base_)(const EC_P(msm_src_) *s, size_t i) {
+    return i < s->na ? &s->a[i] : &s->b[i - s->na];
+}
+static inline const uint64_t *EC_P(msm_k_)(const EC_P(msm_src_) *s, size_t i) {
+    return i < s->na ? s->ka[i] : s->kb[i - s->na];
+}
+
 /* sum_{b} (b+1) * buckets[b] by the running-sum trick (2 additions per bucket). */
 static void EC_P(msm_reduce_)(EC_XYZZ *r, const EC_XYZZ *buckets, size_t nb) {
     EC_XYZZ run, sum;
@@ -39,19 +54,19 @@ static void EC_P(msm_reduce_)(EC_XYZZ *r, const EC_XYZZ *buckets, size_t nb) {
 }
 
 /* One task: the window-w partial sum over points [lo, hi). */
-static void EC_P(msm_task_)(EC_XYZZ *r, EC_XYZZ *buckets, size_t nb, const EC_AFF *bases,
-                            const uint64_t (*raw)[4], size_t lo, size_t hi, unsigned w, unsigned c) {
+static void EC_P(msm_task_)(EC_XYZZ *r, EC_XYZZ *buckets, size_t nb, const EC_P(msm_src_) *src, size_t lo,
+                            size_t hi, unsigned w, unsigned c) {
     memset(buckets, 0, nb * sizeof *buckets);
-    int d = lo < hi ? cz_msm_digit_(raw[lo], w, c) : 0;
+    int d = lo < hi ? cz_msm_digit_(EC_P(msm_k_)(src, lo), w, c) : 0;
     for (size_t i = lo; i < hi; i++) {
         /* Look one point ahead so the next bucket's cache line is on its way during this addition. */
-        int dn = i + 1 < hi ? cz_msm_digit_(raw[i + 1], w, c) : 0;
+        int dn = i + 1 < hi ? cz_msm_digit_(EC_P(msm_k_)(src, i + 1), w, c) : 0;
         if (dn != 0) __builtin_prefetch(&buckets[(dn > 0 ? dn : -dn) - 1], 1);
         if (d > 0) {
-            EC_P(msm_madd_)(&buckets[d - 1], &bases[i]);
+            EC_P(msm_madd_)(&buckets[d - 1], EC_P(msm_base_)(src, i));
         } else if (d < 0) {
             EC_AFF neg;
-            EC_P(affine_neg)(&neg, &bases[i]);
+            EC_P(affine_neg)(&neg, EC_P(msm_base_)(src, i));
             EC_P(msm_madd_)(&buckets[-d - 1], &neg);
         }
         d = dn;
@@ -60,6 +75,10 @@ static void EC_P(msm_task_)(EC_XYZZ *r, EC_XYZZ *buckets, size_t nb, const EC_AF
 }
 
 /* ---- batch-affine buckets ---- */
+
+#ifndef CZ_MSM_AHEAD
+#define CZ_MSM_AHEAD 8
+#endif
 
 /* Per-thread state of the batch-affine path; all arrays sized once per MSM. A batch entry is the base
  * (with a flag to negate it) and its bucket; its denominator and the running product of the
@@ -229,16 +248,21 @@ static void EC_P(msm_ba_flush_)(EC_P(msm_ba_) *s) {
     s->nq = keep;
 }
 
-static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_AFF *bases, const uint64_t (*raw)[4],
-                               size_t lo, size_t hi, unsigned w, unsigned c) {
+static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_P(msm_src_) *src, size_t lo, size_t hi,
+                               unsigned w, unsigned c) {
     memset(s->bkt, 0, s->nb * sizeof *s->bkt);
     s->ovf_dirty = false;
-    int d = lo < hi ? cz_msm_digit_(raw[lo], w, c) : 0;
+    int d = lo < hi ? cz_msm_digit_(EC_P(msm_k_)(src, lo), w, c) : 0;
     for (size_t i = lo; i < hi; i++) {
-        int dn = i + 1 < hi ? cz_msm_digit_(raw[i + 1], w, c) : 0;
-        if (dn != 0) __builtin_prefetch(&s->bkt[(dn > 0 ? dn : -dn) - 1], 1);
-        if (d != 0 && !EC_P(affine_is_infinity)(&bases[i])) {
-            const EC_AFF *p = &bases[i];
+        int dn = i + 1 < hi ? cz_msm_digit_(EC_P(msm_k_)(src, i + 1), w, c) : 0;
+        /* A bucket array of 2^(c-1) points misses the L1 (and often the L2): fetch the bucket of a
+         * point a few places ahead, far enough for the load to arrive before that point's turn. */
+        if (i + CZ_MSM_AHEAD < hi) {
+            int da = cz_msm_digit_(EC_P(msm_k_)(src, i + CZ_MSM_AHEAD), w, c);
+            if (da != 0) __builtin_prefetch(&s->bkt[(da > 0 ? da : -da) - 1], 1);
+        }
+        const EC_AFF *p = EC_P(msm_base_)(src, i);
+        if (d != 0 && !EC_P(affine_is_infinity)(p)) {
             bool neg = d < 0;
             uint32_t b = (uint32_t)(neg ? -d : d) - 1;
             if (!EC_P(msm_ba_try_)(s, p, neg, b)) {
@@ -277,11 +301,11 @@ static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_AFF *bases
     *r = sum;
 }
 
-/* Pippenger over plain scalars raw[0..n). */
-static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_t (*raw)[4], size_t n, int t) {
+/* Pippenger over the points of src (n in all), plain scalars below 2^bits. */
+static int EC_P(msm_run_)(EC_XYZZ *r, const EC_P(msm_src_) *src, size_t n, int t, unsigned bits) {
     EC_P(xyzz_set_infinity)(r);
-    if (n == 0) return 0;
-    cz_msm_plan plan = cz_msm_plan_(n, t, sizeof(EC_F) / sizeof(cz_fp));
+    if (n == 0 || bits == 0) return 0;
+    cz_msm_plan plan = cz_msm_plan_bits_(n, t, sizeof(EC_F) / sizeof(cz_fp), bits);
     unsigned c = plan.c, nw = plan.windows;
     size_t nchunks = plan.chunks, ntasks = (size_t)nw * nchunks, nb = (size_t)1 << (c - 1);
     EC_XYZZ *part = malloc(ntasks * sizeof *part);
@@ -306,13 +330,13 @@ static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_t (*raw)
             size_t w = k / nchunks, p = k % nchunks;
             size_t lo = n * p / nchunks, hi = n * (p + 1) / nchunks;
             if (plan.batch) {
-                EC_P(msm_ba_task_)(&part[k], &ba, bases, raw, lo, hi, (unsigned)w, c);
+                EC_P(msm_ba_task_)(&part[k], &ba, src, lo, hi, (unsigned)w, c);
                 if (ba.err) {
 #pragma omp atomic write
                     err = 1;
                 }
             } else {
-                EC_P(msm_task_)(&part[k], buckets, nb, bases, raw, lo, hi, (unsigned)w, c);
+                EC_P(msm_task_)(&part[k], buckets, nb, src, lo, hi, (unsigned)w, c);
             }
         }
         if (plan.batch && !mine) EC_P(msm_ba_free_)(&ba);
@@ -337,10 +361,54 @@ static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, const uint64_t (*raw)
     return 0;
 }
 
+/* Bit length of the largest of n plain scalars (0 when all are zero): the windows only need to
+ * cover it, which saves whole windows when every scalar is small. */
+static unsigned EC_P(msm_bits_)(const uint64_t (*raw)[4], size_t n) {
+    uint64_t o[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 4; j++) o[j] |= raw[i][j];
+    for (int j = 3; j >= 0; j--)
+        if (o[j]) return 64 * (unsigned)j + 64 - (unsigned)__builtin_clzll(o[j]);
+    return 0;
+}
+
+/* Pippenger over plain scalars raw[0..n) (each below r). With endo set (bases in the prime-order
+ * subgroup), each k is split as k0 + k1 L with L = x^2 (cz_msm_glv_split_) and [L]P is the cheap
+ * map EC_P(msm_endo_map_): 2n points with 128-bit scalars, half the windows of n with 255 bits, so
+ * half the bucket reductions and the same number of bucket additions. */
+static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, uint64_t (*raw)[4], size_t n, int t, bool endo) {
+    EC_P(msm_src_) src = {bases, NULL, (const uint64_t(*)[4])raw, NULL, n};
+    unsigned bits = EC_P(msm_bits_)((const uint64_t(*)[4])raw, n);
+    if (!endo || bits <= 128 || n < 2) return EC_P(msm_run_)(r, &src, n, t, bits);
+    EC_AFF *img = malloc(n * sizeof *img);
+    uint64_t(*hi)[4] = malloc(n * sizeof *hi);
+    if (!img || !hi) {
+        free(img);
+        free(hi);
+        return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
+    }
+    EC_P(msm_endo_init_)();
+#pragma omp parallel for schedule(static) num_threads(t) if (n >= 4096)
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k0[2], k1[2];
+        cz_msm_glv_split_(k0, k1, raw[i]);
+        raw[i][0] = k0[0], raw[i][1] = k0[1], raw[i][2] = raw[i][3] = 0;
+        hi[i][0] = k1[0], hi[i][1] = k1[1], hi[i][2] = hi[i][3] = 0;
+        EC_P(msm_endo_map_)(&img[i], &bases[i]);
+    }
+    src.b = img;
+    src.kb = (const uint64_t(*)[4])hi;
+    int rc = EC_P(msm_run_)(r, &src, 2 * n, t, 128);
+    free(img);
+    free(hi);
+    return rc;
+}
+
 /* Witnesses are often mostly bits. When at least a quarter of the scalars are 0 or 1, the ones go
  * to the 0/1 batch addition, the zeros are dropped, and Pippenger gets only the rest (planned for
  * their number, not n). */
-static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads,
+                           bool endo) {
     EC_P(xyzz_set_infinity)(r);
     if (n == 0) return 0;
     int t = nthreads > 0 ? nthreads : omp_get_max_threads();
@@ -354,7 +422,7 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
     }
     int rc;
     if (small < n / 4 || n < 64) {
-        rc = EC_P(msm_raw_)(r, bases, (const uint64_t(*)[4])raw, n, t);
+        rc = EC_P(msm_raw_)(r, bases, raw, n, t, endo);
         free(raw);
         return rc;
     }
@@ -379,7 +447,7 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
     EC_JAC sum1;
     EC_XYZZ rest;
     EC_P(batch_add)(&sum1, bases, ones, n, t);
-    rc = EC_P(msm_raw_)(&rest, big, (const uint64_t(*)[4])raw, nbig, t);
+    rc = EC_P(msm_raw_)(&rest, big, raw, nbig, t, endo);
     if (!rc) {
         /* rest + sum1: sum1 as xyzz (X, Y, Z^2, Z^3) */
         EC_XYZZ s1;
@@ -401,7 +469,14 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
 
 int EC_P(msm)(EC_JAC *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
     EC_XYZZ acc;
-    int rc = EC_P(msm_xyzz_)(&acc, bases, scalars, n, nthreads);
+    int rc = EC_P(msm_xyzz_)(&acc, bases, scalars, n, nthreads, false);
+    EC_P(jac_from_xyzz)(r, &acc);
+    return rc;
+}
+
+int EC_P(msm_subgroup)(EC_JAC *r, const EC_AFF *bases, const cz_fr *scalars, size_t n, int nthreads) {
+    EC_XYZZ acc;
+    int rc = EC_P(msm_xyzz_)(&acc, bases, scalars, n, nthreads, true);
     EC_P(jac_from_xyzz)(r, &acc);
     return rc;
 }
