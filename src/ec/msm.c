@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cz_error.h"
 #include "ec/ec_endo.h"
@@ -30,6 +31,20 @@ void *cz_msm_alloc_(size_t size) {
         abort();
     }
     return p;
+}
+
+void *cz_msm_big_alloc(size_t size) {
+#ifdef MADV_HUGEPAGE
+    const size_t huge = (size_t)2 << 20;
+    if (size >= huge) {
+        void *p = aligned_alloc(huge, (size + huge - 1) / huge * huge);
+        if (p) {
+            madvise(p, size, MADV_HUGEPAGE); /* advice only */
+            return p;
+        }
+    }
+#endif
+    return malloc(size ? size : 1);
 }
 
 /* Picks the window width c, the number of point chunks and the bucket kind by a cost model counted

@@ -380,8 +380,8 @@ static int EC_P(msm_raw_)(EC_XYZZ *r, const EC_AFF *bases, uint64_t (*raw)[4], s
     EC_P(msm_src_) src = {bases, NULL, (const uint64_t(*)[4])raw, NULL, n};
     unsigned bits = EC_P(msm_bits_)((const uint64_t(*)[4])raw, n);
     if (!endo || bits <= 128 || n < 2) return EC_P(msm_run_)(r, &src, n, t, bits);
-    EC_AFF *img = malloc(n * sizeof *img);
-    uint64_t(*hi)[4] = malloc(n * sizeof *hi);
+    EC_AFF *img = cz_msm_big_alloc(n * sizeof *img);
+    uint64_t(*hi)[4] = cz_msm_big_alloc(n * sizeof *hi);
     if (!img || !hi) {
         free(img);
         free(hi);
@@ -412,7 +412,7 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
     EC_P(xyzz_set_infinity)(r);
     if (n == 0) return 0;
     int t = nthreads > 0 ? nthreads : omp_get_max_threads();
-    uint64_t(*raw)[4] = malloc(n * sizeof *raw);
+    uint64_t(*raw)[4] = cz_msm_big_alloc(n * sizeof *raw);
     if (!raw) return cz_error(CZ_ENOMEM, "msm: out of memory for %zu points", n);
     size_t small = 0;
 #pragma omp parallel for schedule(static) num_threads(t) reduction(+ : small) if (n >= 4096)
@@ -428,7 +428,7 @@ static int EC_P(msm_xyzz_)(EC_XYZZ *r, const EC_AFF *bases, const cz_fr *scalars
     }
     size_t words = (n + 63) / 64, nbig = 0;
     uint64_t *ones = calloc(words, sizeof *ones);
-    EC_AFF *big = malloc((n - small ? n - small : 1) * sizeof *big);
+    EC_AFF *big = cz_msm_big_alloc((n - small) * sizeof *big);
     if (!ones || !big) {
         free(raw);
         free(ones);

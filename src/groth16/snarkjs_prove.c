@@ -74,11 +74,15 @@ int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz
     cz_domain d;
     if ((rc = cz_snarkjs_domain(&d, z->power))) return rc;
     const size_t n = z->domain_size;
-    cz_fr *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = malloc(n * sizeof *c);
+    /* Huge pages: first touches of fresh 4 KiB pages are slow here (cz_msm_big_alloc). */
+    cz_fr *a = cz_msm_big_alloc(n * sizeof *a), *b = cz_msm_big_alloc(n * sizeof *b),
+          *c = cz_msm_big_alloc(n * sizeof *c);
     if (!a || !b || !c) {
         rc = cz_error(CZ_ENOMEM, "snarkjs prove: out of memory for a domain of %zu", n);
         goto done;
     }
+    memset(a, 0, n * sizeof *a);
+    memset(b, 0, n * sizeof *b);
     /* Rows of A and B: two independent accumulations, one per thread. */
 #pragma omp parallel for num_threads(2) schedule(static, 1)
     for (uint32_t m = 0; m < 2; m++) {
