@@ -177,6 +177,24 @@ void cz_g2_msm_endo_(cz_g2_affine *r, const cz_g2_affine *p) {
 #include "ec/msm_impl.h"
 #include "ec/ec_group_end.h"
 
+/* G2's batch inversion runs in Fp: with N(d) = d0^2 + d1^2 (u^2 = -1), 1/d = conj(d) / N(d), so the
+ * batch multiplies and inverts norms (3 Fp products per point plus 2 squarings and 2 products for
+ * N(d) and conj(d)/N(d)) instead of Fp2 elements (3 Fp2 products, ~11 Fp products). */
+static inline void msm_g2_norm_(cz_fp *k, const cz_fp2 *d) {
+    cz_fp t;
+    cz_fp_sqr(k, &d->c0);
+    cz_fp_sqr(&t, &d->c1);
+    cz_fp_add(k, k, &t);
+}
+static inline void msm_g2_div_norm_(cz_fp2 *r, const cz_fp2 *d, const cz_fp *inv_norm) {
+    cz_fp_mul(&r->c0, &d->c0, inv_norm);
+    cz_fp_mul(&r->c1, &d->c1, inv_norm);
+    cz_fp_neg(&r->c1, &r->c1);
+}
+#define MSM_NORM_INV msm_g2_norm_
+#define MSM_NORM_DIV msm_g2_div_norm_
 #include "ec/ec_group_g2.h"
 #include "ec/msm_impl.h"
 #include "ec/ec_group_end.h"
+#undef MSM_NORM_INV
+#undef MSM_NORM_DIV

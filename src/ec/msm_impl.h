@@ -93,8 +93,9 @@ typedef struct {
     const EC_AFF **pt, **qpt; /* batch and queue bases */
     uint32_t *bi, *qbi;     /* their buckets */
     unsigned char *kind, *qneg; /* CZ_MSM_BA_ADD / _DBL / _INF, | CZ_MSM_BA_NEG for a negated base */
-    EC_F *den, *pref;       /* denominators; prefix products of the denominators */
-    EC_F acc;               /* product of the batch's denominators */
+    EC_F *den;              /* denominators */
+    cz_fp *key, *pref;      /* what is inverted: the denominator, or its norm (MSM_NORM_INV); prefix products */
+    cz_fp acc;              /* product of the batch's keys */
     int err;                /* an allocation failed */
 } EC_P(msm_ba_);
 
@@ -109,6 +110,7 @@ static void EC_P(msm_ba_free_)(EC_P(msm_ba_) *s) {
     free(s->kind);
     free(s->qneg);
     free(s->den);
+    free(s->key);
     free(s->pref);
 }
 
@@ -116,7 +118,7 @@ static int EC_P(msm_ba_init_)(EC_P(msm_ba_) *s, size_t nb, size_t cap) {
     memset(s, 0, sizeof *s);
     s->nb = nb;
     s->cap = cap;
-    s->acc = EC_ONE;
+    s->acc = CZ_FP_ONE_V;
     s->bkt = malloc(nb * sizeof *s->bkt);
     s->busy = calloc(nb, 1);
     s->pt = malloc(cap * sizeof *s->pt);
@@ -126,9 +128,10 @@ static int EC_P(msm_ba_init_)(EC_P(msm_ba_) *s, size_t nb, size_t cap) {
     s->kind = malloc(cap);
     s->qneg = malloc(cap);
     s->den = malloc(cap * sizeof *s->den);
+    s->key = malloc(cap * sizeof *s->key);
     s->pref = malloc(cap * sizeof *s->pref);
     if (!s->bkt || !s->busy || !s->pt || !s->qpt || !s->bi || !s->qbi || !s->kind || !s->qneg || !s->den ||
-        !s->pref) {
+        !s->key || !s->pref) {
         EC_P(msm_ba_free_)(s);
         return -1;
     }
@@ -185,7 +188,12 @@ static inline bool EC_P(msm_ba_try_)(EC_P(msm_ba_) *s, const EC_AFF *p, bool neg
     }
     s->kind[j] = k | (neg ? CZ_MSM_BA_NEG : 0);
     s->pref[j] = s->acc;
-    EC_FF(mul)(&s->acc, &s->acc, &s->den[j]);
+#ifdef MSM_NORM_INV
+    MSM_NORM_INV(&s->key[j], &s->den[j]);
+    cz_fp_mul(&s->acc, &s->acc, &s->key[j]);
+#else
+    cz_fp_mul(&s->acc, &s->acc, &s->den[j]);
+#endif
     return true;
 }
 
@@ -193,13 +201,20 @@ static inline bool EC_P(msm_ba_try_)(EC_P(msm_ba_) *s, const EC_AFF *p, bool neg
 static void EC_P(msm_ba_run_)(EC_P(msm_ba_) *s) {
     size_t m = s->nbat;
     if (m == 0) return;
-    EC_F acc;
-    EC_FF(inv)(&acc, &s->acc); /* every denominator is nonzero */
-    /* Backwards: 1/den[j] = acc * pref[j] with acc = 1/(den[0]..den[j]), then the affine update. */
+    cz_fp acc;
+    cz_fp_inv(&acc, &s->acc); /* every denominator (so every norm) is nonzero */
+    /* Backwards: 1/key[j] = acc * pref[j] with acc = 1/(key[0]..key[j]), then the affine update. */
     for (size_t j = m; j-- > 0;) {
         EC_F inv, lambda, t;
-        EC_FF(mul)(&inv, &acc, &s->pref[j]);
-        EC_FF(mul)(&acc, &acc, &s->den[j]);
+#ifdef MSM_NORM_INV
+        cz_fp ik;
+        cz_fp_mul(&ik, &acc, &s->pref[j]);
+        cz_fp_mul(&acc, &acc, &s->key[j]);
+        MSM_NORM_DIV(&inv, &s->den[j], &ik); /* 1/d = conj(d) / N(d) */
+#else
+        cz_fp_mul(&inv, &acc, &s->pref[j]);
+        cz_fp_mul(&acc, &acc, &s->den[j]);
+#endif
         uint32_t b = s->bi[j];
         EC_AFF *B = &s->bkt[b];
         const EC_AFF *P = s->pt[j];
@@ -232,7 +247,7 @@ static void EC_P(msm_ba_run_)(EC_P(msm_ba_) *s) {
         B->x = x3;
     }
     s->nbat = 0;
-    s->acc = EC_ONE;
+    s->acc = CZ_FP_ONE_V;
 }
 
 /* Runs the batch, then moves what the queue can into the next one. */
