@@ -76,6 +76,10 @@ static void EC_P(msm_task_)(EC_XYZZ *r, EC_XYZZ *buckets, size_t nb, const EC_P(
 
 /* ---- batch-affine buckets ---- */
 
+/* Bucket arrays of at least 2^CZ_MSM_TREE_MIN_LOG reduce through group sums (msm_ba_reduce_). */
+#ifndef CZ_MSM_TREE_MIN_LOG
+#define CZ_MSM_TREE_MIN_LOG 4
+#endif
 #ifndef CZ_MSM_AHEAD
 #define CZ_MSM_AHEAD 8
 #endif
@@ -96,6 +100,10 @@ typedef struct {
     EC_F *den;              /* denominators */
     cz_fp *key, *pref;      /* what is inverted: the denominator, or its norm (MSM_NORM_INV); prefix products */
     cz_fp acc;              /* product of the batch's keys */
+    EC_AFF *tr;             /* bucket reduction: nb transposed buckets */
+    EC_F *tden;             /* and nb/2 denominators, then their inverses */
+    cz_fp *tkey, *tpref;    /* nb/2 keys and prefix products */
+    unsigned char *tkind;   /* nb/2 kinds */
     int err;                /* an allocation failed */
 } EC_P(msm_ba_);
 
@@ -112,6 +120,11 @@ static void EC_P(msm_ba_free_)(EC_P(msm_ba_) *s) {
     free(s->den);
     free(s->key);
     free(s->pref);
+    free(s->tr);
+    free(s->tden);
+    free(s->tkey);
+    free(s->tpref);
+    free(s->tkind);
 }
 
 static int EC_P(msm_ba_init_)(EC_P(msm_ba_) *s, size_t nb, size_t cap) {
@@ -130,6 +143,17 @@ static int EC_P(msm_ba_init_)(EC_P(msm_ba_) *s, size_t nb, size_t cap) {
     s->den = malloc(cap * sizeof *s->den);
     s->key = malloc(cap * sizeof *s->key);
     s->pref = malloc(cap * sizeof *s->pref);
+    if (nb >= ((size_t)1 << CZ_MSM_TREE_MIN_LOG)) {
+        s->tr = malloc(nb * sizeof *s->tr);
+        s->tden = malloc(nb / 2 * sizeof *s->tden);
+        s->tkey = malloc(nb / 2 * sizeof *s->tkey);
+        s->tpref = malloc(nb / 2 * sizeof *s->tpref);
+        s->tkind = malloc(nb / 2);
+        if (!s->tr || !s->tden || !s->tkey || !s->tpref || !s->tkind) {
+            EC_P(msm_ba_free_)(s);
+            return -1;
+        }
+    }
     if (!s->bkt || !s->busy || !s->pt || !s->qpt || !s->bi || !s->qbi || !s->kind || !s->qneg || !s->den ||
         !s->key || !s->pref) {
         EC_P(msm_ba_free_)(s);
@@ -263,6 +287,113 @@ static void EC_P(msm_ba_flush_)(EC_P(msm_ba_) *s) {
     s->nq = keep;
 }
 
+/* In place: t[g] = sum of t[g gs .. g gs + gs) for g < ng (gs a power of two; infinities allowed),
+ * by rounds of pairwise affine additions sharing one inversion per round. */
+static void EC_P(msm_group_sums_)(EC_P(msm_ba_) *s, EC_AFF *t, size_t ng, size_t gs) {
+    enum { COPY_B = 8 }; /* a is the infinity: the sum is b (and b infinite gives a, either way a copy) */
+    for (; gs > 1; gs /= 2) {
+        size_t half = gs / 2, np = ng * half;
+        cz_fp acc = CZ_FP_ONE_V;
+        for (size_t k = 0; k < np; k++) {
+            const EC_AFF *a = &t[2 * k], *b = a + 1; /* group k / half, pair k % half: 2k as gs = 2 half */
+            unsigned char kd;
+            EC_F *den = &s->tden[k];
+            if (EC_P(affine_is_infinity)(a) || EC_P(affine_is_infinity)(b)) {
+                kd = EC_P(affine_is_infinity)(a) ? COPY_B : CZ_MSM_BA_INF | COPY_B;
+                *den = EC_ONE;
+            } else if (!EC_FF(equal)(&a->x, &b->x)) {
+                kd = CZ_MSM_BA_ADD;
+                EC_FF(sub)(den, &b->x, &a->x);
+            } else if (EC_FF(equal)(&a->y, &b->y) && !EC_FF(is_zero)(&a->y)) {
+                kd = CZ_MSM_BA_DBL;
+                EC_FF(double)(den, &a->y);
+            } else {
+                kd = CZ_MSM_BA_INF;
+                *den = EC_ONE;
+            }
+            s->tkind[k] = kd;
+            s->tpref[k] = acc;
+#ifdef MSM_NORM_INV
+            MSM_NORM_INV(&s->tkey[k], den);
+            cz_fp_mul(&acc, &acc, &s->tkey[k]);
+#else
+            cz_fp_mul(&acc, &acc, den);
+#endif
+        }
+        cz_fp_inv(&acc, &acc);
+        for (size_t k = np; k-- > 0;) { /* tden[k] becomes its inverse */
+#ifdef MSM_NORM_INV
+            cz_fp ik;
+            cz_fp_mul(&ik, &acc, &s->tpref[k]);
+            cz_fp_mul(&acc, &acc, &s->tkey[k]);
+            MSM_NORM_DIV(&s->tden[k], &s->tden[k], &ik);
+#else
+            cz_fp inv;
+            cz_fp_mul(&inv, &acc, &s->tpref[k]);
+            cz_fp_mul(&acc, &acc, &s->tden[k]);
+            s->tden[k] = inv;
+#endif
+        }
+        /* Forwards: the output k never overwrites an input 2k, 2k + 1 still to be read. */
+        for (size_t k = 0; k < np; k++) {
+            EC_AFF a = t[2 * k], b = t[2 * k + 1];
+            unsigned kd = s->tkind[k];
+            if (kd & COPY_B) {
+                t[k] = (kd & CZ_MSM_BA_INF) ? a : b;
+                continue;
+            }
+            if (kd == CZ_MSM_BA_INF) {
+                memset(&t[k], 0, sizeof t[k]);
+                continue;
+            }
+            EC_F lambda, u;
+            if (kd == CZ_MSM_BA_ADD) {
+                EC_FF(sub)(&u, &b.y, &a.y);
+            } else {
+                EC_FF(sqr)(&u, &a.x);
+                EC_FF(add)(&lambda, &u, &u);
+                EC_FF(add)(&u, &u, &lambda);
+            }
+            EC_FF(mul)(&lambda, &u, &s->tden[k]);
+            EC_FF(sqr)(&u, &lambda);
+            EC_FF(sub)(&u, &u, &a.x);
+            EC_FF(sub)(&t[k].x, &u, &b.x);
+            EC_FF(sub)(&u, &a.x, &t[k].x);
+            EC_FF(mul)(&u, &u, &lambda);
+            EC_FF(sub)(&t[k].y, &u, &a.y);
+        }
+    }
+}
+
+/* sum_b (b+1) bkt[b] for nb = 2^lg affine buckets. With b = hi m + lo (m = 2^h) the weight is
+ * (lo + 1) + m hi, so the sum is sum_lo (lo+1) SL[lo] + m sum_hi hi SH[hi] with SL[lo] = sum_hi
+ * bkt[hi m + lo] and SH[hi] = sum_lo bkt[hi m + lo]: two group sums of nb points (affine, batched:
+ * ~6 products an addition) and running sums over m and nb/m entries, instead of a running sum over
+ * nb (two xyzz additions, ~24 products, per bucket). Destroys bkt. */
+static void EC_P(msm_ba_reduce_)(EC_XYZZ *r, EC_P(msm_ba_) *s, unsigned lg) {
+    unsigned h = lg / 2;
+    size_t m = (size_t)1 << h, M = s->nb >> h;
+    for (size_t hi = 0; hi < M; hi++)
+        for (size_t lo = 0; lo < m; lo++) s->tr[lo * M + hi] = s->bkt[hi * m + lo];
+    EC_P(msm_group_sums_)(s, s->tr, m, M);  /* tr[lo] = SL[lo] */
+    EC_P(msm_group_sums_)(s, s->bkt, M, m); /* bkt[hi] = SH[hi] */
+    EC_XYZZ run, sum, run2, sum2;
+    EC_P(xyzz_set_infinity)(&run);
+    EC_P(xyzz_set_infinity)(&sum);
+    for (size_t lo = m; lo-- > 0;) {
+        EC_P(msm_madd_)(&run, &s->tr[lo]);
+        EC_P(msm_add_)(&sum, &sum, &run);
+    }
+    EC_P(xyzz_set_infinity)(&run2);
+    EC_P(xyzz_set_infinity)(&sum2);
+    for (size_t hi = M; hi-- > 1;) {
+        EC_P(msm_madd_)(&run2, &s->bkt[hi]);
+        EC_P(msm_add_)(&sum2, &sum2, &run2);
+    }
+    for (unsigned i = 0; i < h; i++) EC_P(msm_double_)(&sum2);
+    EC_P(msm_add_)(r, &sum, &sum2);
+}
+
 static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_P(msm_src_) *src, size_t lo, size_t hi,
                                unsigned w, unsigned c) {
     memset(s->bkt, 0, s->nb * sizeof *s->bkt);
@@ -303,6 +434,12 @@ static void EC_P(msm_ba_task_)(EC_XYZZ *r, EC_P(msm_ba_) *s, const EC_P(msm_src_
     for (size_t j = 0; j < s->nq; j++) EC_P(msm_ba_spill_)(s, s->qpt[j], s->qneg[j], s->qbi[j]);
     s->nq = 0;
 
+    if (!s->ovf_dirty && s->tr) {
+        unsigned lg = 0;
+        while (((size_t)1 << lg) < s->nb) lg++;
+        EC_P(msm_ba_reduce_)(r, s, lg);
+        return;
+    }
     /* Running sum; affine buckets enter with mixed additions. */
     EC_XYZZ run, sum;
     EC_P(xyzz_set_infinity)(&run);
