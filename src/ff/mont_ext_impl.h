@@ -11,11 +11,29 @@ void MONT_FN(set_u64)(MONT_T *r, uint64_t v) {
     MONT_FN(mul)(r, &t, &r2);
 }
 
+/* Exponents are public here (p-2, (p-1)/2, ...): variable time. Long exponents use 4-bit windows
+ * (a^0..a^15 in a table): ~b squarings and b/4 products instead of ~b/2, which makes the Fermat
+ * inversion behind the MSM's batch-affine buckets ~25 % cheaper. */
 void MONT_FN(pow)(MONT_T *r, const MONT_T *a, const uint64_t *e, size_t n) {
     static const MONT_T one = {MONT_ONE};
     MONT_T acc = one, base = *a;
     size_t top = n * 64;
     while (top > 0 && !((e[(top - 1) / 64] >> ((top - 1) % 64)) & 1)) top--;
+    if (top >= 64) {
+        MONT_T tab[16];
+        tab[0] = one;
+        tab[1] = base;
+        for (int i = 2; i < 16; i++) MONT_FN(mul)(&tab[i], &tab[i - 1], &base);
+        size_t nw = (top + 3) / 4;
+        for (size_t w = nw; w-- > 0;) {
+            if (w + 1 < nw)
+                for (int k = 0; k < 4; k++) MONT_FN(sqr)(&acc, &acc);
+            unsigned d = (unsigned)(e[(4 * w) / 64] >> ((4 * w) % 64)) & 15; /* 4 | 64: one limb */
+            if (d) MONT_FN(mul)(&acc, &acc, &tab[d]);
+        }
+        *r = acc;
+        return;
+    }
     for (size_t i = top; i-- > 0;) {
         MONT_FN(sqr)(&acc, &acc);
         if ((e[i / 64] >> (i % 64)) & 1) MONT_FN(mul)(&acc, &acc, &base);

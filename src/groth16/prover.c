@@ -68,11 +68,11 @@ int cz_groth16_prove_start(cz_groth16_pending *out, const cz_groth16_params *p, 
             sb[kb++] = aux[j];
     }
 
-    rc = cz_g1_msm(&out->h_msm, p->h, a, n - 1, nthreads);
-    if (!rc) rc = cz_g1_msm(&out->l_msm, p->l, aux, na, nthreads);
-    if (!rc) rc = cz_g1_msm(&out->a_ans, p->a, sa, ka, nthreads);
-    if (!rc) rc = cz_g1_msm(&out->b1_ans, p->b_g1, sb, kb, nthreads);
-    if (!rc) rc = cz_g2_msm(&out->b2_ans, p->b_g2, sb, kb, nthreads);
+    rc = cz_g1_msm_subgroup(&out->h_msm, p->h, a, n - 1, nthreads);
+    if (!rc) rc = cz_g1_msm_subgroup(&out->l_msm, p->l, aux, na, nthreads);
+    if (!rc) rc = cz_g1_msm_subgroup(&out->a_ans, p->a, sa, ka, nthreads);
+    if (!rc) rc = cz_g1_msm_subgroup(&out->b1_ans, p->b_g1, sb, kb, nthreads);
+    if (!rc) rc = cz_g2_msm_subgroup(&out->b2_ans, p->b_g2, sb, kb, nthreads);
     free(abc);
     free(sa);
     free(sb);

@@ -21,7 +21,9 @@ typedef struct {
 } cz_groth16_pending;
 
 /* inputs: r->num_inputs values, inputs[0] = ONE; aux: r->num_aux values (Montgomery Fr).
- * Fails with CZ_EFORMAT when params do not match the circuit's sizes and densities. */
+ * Fails with CZ_EFORMAT when params do not match the circuit's sizes and densities. The params' points
+ * must lie in the prime-order subgroup (a setup's always do; CZ_PARAMS_CHECK_SUBGROUP enforces it on
+ * read): the MSMs use the endomorphisms (cz_g1_msm_subgroup). */
 int cz_groth16_prove_start(cz_groth16_pending *out, const cz_groth16_params *params, const cz_r1cs *r,
                            const cz_fr *inputs, const cz_fr *aux, int nthreads);
 /* r, s: the blinding factors; both NULL draws them from the OS CSPRNG (the only safe choice outside tests). */

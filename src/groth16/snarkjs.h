@@ -66,7 +66,8 @@ int cz_snarkjs_domain(cz_domain *d, unsigned log_n);
 int cz_snarkjs_setup(cz_snarkjs_zkey *z, const cz_r1cs *r, const cz_groth16_toxic *t, int nthreads);
 
 /* Proves with the zkey for the full witness w (n_w = n_vars values, Montgomery). r, s NULL draws them
- * from the OS CSPRNG. */
+ * from the OS CSPRNG. The key's points must lie in the prime-order subgroup (a setup's always do): the
+ * MSMs use the endomorphisms (cz_g1_msm_subgroup). */
 int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz_fr *w, size_t n_w, const cz_fr *r,
                      const cz_fr *s, int nthreads);
 

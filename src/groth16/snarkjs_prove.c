@@ -1,10 +1,15 @@
 /* The prover for .zkey keys, step for step as snarkjs' groth16_prove.js so that fixed r, s give the same
  * proof: A_T/B_T rows from the section-4 coefficients, C_T = A_T*B_T pointwise, then for each of the
  * three: iNTT on snarkjs' domain, shift coefficient k by omega2^k and NTT (= values on the odd coset
- * omega2*omega^i), P = A*B - C there, and MSM(H, P). No division by Z: the zkey's H bases absorb it. */
+ * omega2*omega^i), P = A*B - C there, and MSM(H, P). No division by Z: the zkey's H bases absorb it.
+ * The MSMs are the subgroup ones (endomorphism split): a key's bases are in the prime-order subgroup
+ * (cz_snarkjs_zkey_read with CZ_ZKEY_CHECK_SUBGROUP enforces it; a key that breaks it gives a wrong
+ * proof either way). */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cz_error.h"
 #include "ec/msm.h"
@@ -29,6 +34,23 @@ int cz_snarkjs_domain(cz_domain *d, unsigned log_n) {
     return 0;
 }
 
+/* CZ_PROFILE=1 in the environment prints each phase's wall time to stderr (tuning aid). */
+static double prof_t0, prof_c0;
+static int prof_on = -1;
+static void prof(const char *what) {
+    if (prof_on < 0) prof_on = getenv("CZ_PROFILE") != NULL;
+    if (!prof_on) return;
+    struct timespec t, c;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+    double now = (double)t.tv_sec + 1e-9 * (double)t.tv_nsec, cpu = (double)c.tv_sec + 1e-9 * (double)c.tv_nsec;
+    if (what)
+        fprintf(stderr, "cz_profile snarkjs_prove %-8s %8.1f ms wall %8.1f ms cpu\n", what, 1e3 * (now - prof_t0),
+                1e3 * (cpu - prof_c0));
+    prof_t0 = now;
+    prof_c0 = cpu;
+}
+
 static int os_random_fr(cz_fr *x) {
     uint8_t wide[64];
     int rc = cz_os_random(wide, sizeof wide);
@@ -48,14 +70,19 @@ int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz
         s = *s_in;
     } else if ((rc = os_random_fr(&r)) || (rc = os_random_fr(&s)))
         return rc;
+    prof(NULL);
     cz_domain d;
     if ((rc = cz_snarkjs_domain(&d, z->power))) return rc;
     const size_t n = z->domain_size;
-    cz_fr *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = malloc(n * sizeof *c);
+    /* Huge pages: first touches of fresh 4 KiB pages are slow here (cz_msm_big_alloc). */
+    cz_fr *a = cz_msm_big_alloc(n * sizeof *a), *b = cz_msm_big_alloc(n * sizeof *b),
+          *c = cz_msm_big_alloc(n * sizeof *c);
     if (!a || !b || !c) {
         rc = cz_error(CZ_ENOMEM, "snarkjs prove: out of memory for a domain of %zu", n);
         goto done;
     }
+    memset(a, 0, n * sizeof *a);
+    memset(b, 0, n * sizeof *b);
     /* Rows of A and B: two independent accumulations, one per thread. */
 #pragma omp parallel for num_threads(2) schedule(static, 1)
     for (uint32_t m = 0; m < 2; m++) {
@@ -70,6 +97,7 @@ int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz
     }
 #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (size_t i = 0; i < n; i++) cz_fr_mul(&c[i], &a[i], &b[i]);
+    prof("abc");
     cz_fr *v[3] = {a, b, c};
     for (int i = 0; i < 3; i++)
         if ((rc = cz_ntt_inverse(&d, v[i])) || (rc = cz_ntt_coset_forward(&d, v[i]))) goto done;
@@ -78,13 +106,20 @@ int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz
         cz_fr_mul(&a[i], &a[i], &b[i]);
         cz_fr_sub(&a[i], &a[i], &c[i]);
     }
+    prof("ntt");
     cz_g1_jac ma, mb1, mc, mh;
     cz_g2_jac mb2;
-    if ((rc = cz_g1_msm(&ma, z->a, w, z->n_vars, nthreads)) || (rc = cz_g1_msm(&mb1, z->b1, w, z->n_vars, nthreads)) ||
-        (rc = cz_g2_msm(&mb2, z->b2, w, z->n_vars, nthreads)) ||
-        (rc = cz_g1_msm(&mc, z->c, w + z->n_public + 1, (size_t)z->n_vars - z->n_public - 1, nthreads)) ||
-        (rc = cz_g1_msm(&mh, z->h, a, n, nthreads)))
-        goto done;
+    if ((rc = cz_g1_msm_subgroup(&ma, z->a, w, z->n_vars, nthreads))) goto done;
+    prof("msm_a");
+    if ((rc = cz_g1_msm_subgroup(&mb1, z->b1, w, z->n_vars, nthreads))) goto done;
+    prof("msm_b1");
+    if ((rc = cz_g2_msm_subgroup(&mb2, z->b2, w, z->n_vars, nthreads))) goto done;
+    prof("msm_b2");
+    const size_t n_priv = (size_t)z->n_vars - z->n_public - 1;
+    if ((rc = cz_g1_msm_subgroup(&mc, z->c, w + z->n_public + 1, n_priv, nthreads))) goto done;
+    prof("msm_c");
+    if ((rc = cz_g1_msm_subgroup(&mh, z->h, a, n, nthreads))) goto done;
+    prof("msm_h");
 
     /* pi_a = alpha + A + r delta; pi_b = beta + B2 + s delta; b1 = beta + B1 + s delta;
      * pi_c = C + H + s pi_a + r b1 - r s delta (all in G1 but pi_b). */
@@ -114,6 +149,7 @@ int cz_snarkjs_prove(cz_groth16_proof *proof, const cz_snarkjs_zkey *z, const cz
     cz_g1_to_affine(&proof->a, &pa);
     cz_g2_to_affine(&proof->b, &pb);
     cz_g1_to_affine(&proof->c, &pc);
+    prof("finish");
     rc = 0;
 done:
     free(a);

@@ -1,11 +1,16 @@
 /* .zkey (groth16, bls12381) reader and writer. Points are affine "LEM": each Fp coordinate as 48 bytes
  * little-endian of x*2^384 mod q, i.e. exactly the limbs of our Montgomery cz_fp, so decoding is a range
  * check plus a copy; infinity is all zero bytes, which is also our affine infinity (0,0). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cz_error.h"
+#include "ec/msm.h" /* cz_msm_big_alloc: the point arrays are tens of MB */
 #include "groth16/snarkjs.h"
 
 static const uint64_t FP_P[6] = CZ_FP_MODULUS;
@@ -16,7 +21,11 @@ static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd
 
 /* Little-endian limbs, value < modulus. */
 static int limbs_lt(const uint8_t *b, const uint64_t *m, int nl, uint64_t *out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, b, 8 * (size_t)nl); /* the file's byte order is the host's */
+#else
     for (int i = 0; i < nl; i++) out[i] = rd64(b + 8 * i);
+#endif
     for (int i = nl - 1; i >= 0; i--) {
         if (out[i] < m[i]) return 1;
         if (out[i] > m[i]) return 0;
@@ -73,7 +82,7 @@ static int rd_g1_section(cz_g1_affine **out, const zk_ctx *c, int sec, size_t co
     if (c->size[sec] != count * 96)
         return cz_error(CZ_EFORMAT, "%s: section %d at offset %zu has %zu bytes, want %zu (%zu G1 points)", c->name,
                         sec, c->off[sec], c->size[sec], count * 96, count);
-    *out = malloc((count ? count : 1) * sizeof **out);
+    *out = cz_msm_big_alloc(count * sizeof **out);
     if (!*out) return cz_error(CZ_ENOMEM, "%s: section %d: out of memory", c->name, sec);
     int rc = 0;
 #pragma omp parallel for schedule(static) if (count > 1024)
@@ -94,7 +103,7 @@ static int rd_g2_section(cz_g2_affine **out, const zk_ctx *c, int sec, size_t co
     if (c->size[sec] != count * 192)
         return cz_error(CZ_EFORMAT, "%s: section %d at offset %zu has %zu bytes, want %zu (%zu G2 points)", c->name,
                         sec, c->off[sec], c->size[sec], count * 192, count);
-    *out = malloc((count ? count : 1) * sizeof **out);
+    *out = cz_msm_big_alloc(count * sizeof **out);
     if (!*out) return cz_error(CZ_ENOMEM, "%s: section %d: out of memory", c->name, sec);
     int rc = 0;
 #pragma omp parallel for schedule(static) if (count > 256)
@@ -231,6 +240,22 @@ int cz_snarkjs_zkey_parse(cz_snarkjs_zkey *z, const uint8_t *buf, size_t len, co
 
 int cz_snarkjs_zkey_read(cz_snarkjs_zkey *z, const char *path, unsigned flags) {
     memset(z, 0, sizeof *z);
+    /* Map the file rather than read it: no copy of the whole file into a fresh buffer (and no page
+     * faults on that buffer); the parser reads each byte once. A file that cannot be mapped is read. */
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        size_t len = (size_t)st.st_size;
+        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        close(fd);
+        if (m != MAP_FAILED) {
+            int rc = cz_snarkjs_zkey_parse(z, m, len, path, flags);
+            munmap(m, len);
+            return rc;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
     FILE *f = fopen(path, "rb");
     if (!f) return cz_error(CZ_EIO, "%s: cannot open", path);
     fseek(f, 0, SEEK_END);

@@ -3,10 +3,13 @@
  * (sum k_i a_i) G for subgroup bases a_i G, and across thread counts; the batch-affine bucket path
  * under forced plans (tiny batches, every window width class) and around the automatic switch; edge cases: n = 0, infinity
  * bases, repeated and opposite bases, scalars 0, 1, r-1 and small ones, bitmaps of density 0 and 1,
- * sizes that are not multiples of 64 and stray bits past n. */
+ * sizes that are not multiples of 64 and stray bits past n. The subgroup MSMs (endomorphism split) run
+ * in the subgroup and batch-affine tests too, and against the naive sum with scalars on the split's
+ * boundaries; the [x^2] maps against a scalar multiplication. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "ec/ec_endo.h"
 #include "ec/msm.h"
 #include "ec/msm_internal.h"
 #include "testutil.h"
@@ -207,6 +210,8 @@ static void test_digits(void) {
         cz_##G##_msm(&got, b, k, n, nthreads);                                                    \
         CHECK_MSG(G##_eq(&got, &want) && cz_##G##_jac_equal(&got, &want),                         \
                   #G " msm subgroup n=%zu threads=%d", n, nthreads);                              \
+        cz_##G##_msm_subgroup(&got, b, k, n, nthreads);                                           \
+        CHECK_MSG(cz_##G##_jac_equal(&got, &want), #G " msm_subgroup n=%zu threads=%d", n, nthreads); \
         free(b);                                                                                  \
         free(j);                                                                                  \
         free(k);                                                                                  \
@@ -320,8 +325,11 @@ static void pattern(int *e, cz_fr *k, size_t n, int pat) {
         cz_##G##_jac_from_affine(&gj, &g);                                                        \
         cz_##G##_mul(&want, &gj, &sum);                                                           \
         int rc = cz_##G##_msm(&got, b, k, m, nthreads);                                           \
+        bool ok = rc == 0 && cz_##G##_jac_equal(&got, &want);                                     \
+        rc = cz_##G##_msm_subgroup(&got, b, k, m, nthreads); /* e_i G: subgroup bases */          \
+        ok = ok && rc == 0 && cz_##G##_jac_equal(&got, &want);                                    \
         free(b);                                                                                  \
-        return rc == 0 && cz_##G##_jac_equal(&got, &want);                                        \
+        return ok;                                                                                \
     }                                                                                             \
     static void G##_test_batch_affine(size_t n) {                                                 \
         cz_##G##_affine tab[2 * BA_M + 1];                                                        \
@@ -388,6 +396,121 @@ static void pattern(int *e, cz_fr *k, size_t n, int pat) {
 DEFINE_BA_TESTS(g1)
 DEFINE_BA_TESTS(g2)
 
+/* The subgroup MSMs' endomorphism path. L = x^2 as a plain integer (|x| = CZ_BLS_X_ABS). */
+static void L_raw(uint64_t l[4]) {
+    cz_u128 sq = (cz_u128)CZ_BLS_X_ABS * CZ_BLS_X_ABS;
+    l[0] = (uint64_t)sq, l[1] = (uint64_t)(sq >> 64), l[2] = l[3] = 0;
+}
+
+/* Scalars that sit on the split's boundaries: L - 1, L, L + 1, 2^128 - 1, 2^128, r - 1, r - L, small
+ * multiples of L, below 2^64, 0 and 1; otherwise random (random_scalars' mix). */
+static void endo_scalars(cz_fr *k, size_t n) {
+    random_scalars(k, n);
+    uint64_t l[4], v[4];
+    L_raw(l);
+    for (size_t i = 0; i < n; i++) {
+        unsigned u = (unsigned)(cz_rng_next(&rng) % 12);
+        memcpy(v, l, sizeof v);
+        switch (u) {
+        case 0: v[0] -= 1; break; /* L's low limb is 2^32-aligned: no borrow */
+        case 1: break;
+        case 2: v[0] += 1; break;
+        case 3: v[0] = v[1] = ~(uint64_t)0; break;
+        case 4: v[0] = v[1] = 0, v[2] = 1; break;
+        case 5: cz_fr_from_raw(&k[i], v), cz_fr_neg(&k[i], &k[i]); continue; /* r - L */
+        case 6: { cz_fr m; cz_fr_from_raw(&k[i], v), cz_fr_set_u64(&m, 1 + cz_rng_next(&rng) % 1000), cz_fr_mul(&k[i], &k[i], &m); continue; }
+        case 7: cz_fr_set_u64(&k[i], cz_rng_next(&rng)); continue;
+        default: continue;
+        }
+        CHECK(cz_fr_from_raw(&k[i], v) == 0);
+    }
+}
+
+#define DEFINE_ENDO_TESTS(G, F)                                                                   \
+    /* n random subgroup bases (random multiples of the generator) with infinities and repeats. */ \
+    static cz_##G##_affine *G##_subgroup_bases(size_t n) {                                        \
+        cz_##G##_affine g, *b = malloc((n ? n : 1) * sizeof *b);                                  \
+        cz_##G##_jac *j = malloc((n ? n : 1) * sizeof *j), gj;                                    \
+        cz_##G##_generator(&g);                                                                   \
+        cz_##G##_jac_from_affine(&gj, &g);                                                        \
+        for (size_t i = 0; i < n; i++) {                                                          \
+            cz_fr e;                                                                              \
+            cz_fr_random(&e, &rng);                                                               \
+            cz_##G##_mul(&j[i], &gj, &e);                                                         \
+        }                                                                                         \
+        cz_##G##_batch_to_affine(b, j, n);                                                        \
+        for (size_t i = 1; i < n; i++) {                                                          \
+            unsigned u = (unsigned)(cz_rng_next(&rng) % 16);                                      \
+            if (u == 0) memset(&b[i], 0, sizeof b[i]);                                            \
+            else if (u == 1) b[i] = b[i - 1];                                                     \
+            else if (u == 2) cz_##G##_affine_neg(&b[i], &b[i - 1]);                               \
+        }                                                                                         \
+        free(j);                                                                                  \
+        return b;                                                                                 \
+    }                                                                                             \
+    static void G##_test_endo(void) {                                                             \
+        /* The map is [L]: on subgroup points against a scalar multiplication by L, and on the     \
+         * infinity. */                                                                           \
+        uint64_t l[4];                                                                            \
+        L_raw(l);                                                                                 \
+        cz_fr lf;                                                                                 \
+        CHECK(cz_fr_from_raw(&lf, l) == 0);                                                       \
+        cz_##G##_affine *b = G##_subgroup_bases(40), m;                                           \
+        for (size_t i = 0; i < 40; i++) {                                                         \
+            cz_##G##_jac pj, want, got;                                                           \
+            cz_##G##_jac_from_affine(&pj, &b[i]);                                                 \
+            cz_##G##_mul(&want, &pj, &lf);                                                        \
+            cz_##G##_msm_endo_(&m, &b[i]);                                                        \
+            cz_##G##_jac_from_affine(&got, &m);                                                   \
+            CHECK_MSG(cz_##G##_jac_equal(&got, &want), #G " endo map = [x^2], point %zu", i);     \
+        }                                                                                         \
+        free(b);                                                                                  \
+        /* Against the naive double-and-add, small n (0, 1, 2 included), several thread counts;   \
+         * and with every base equal and every scalar equal (one bucket per window). */           \
+        static const size_t sizes[] = {0, 1, 2, 3, 17, 100, 600};                                 \
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                          \
+            size_t n = sizes[si];                                                                 \
+            b = G##_subgroup_bases(n);                                                            \
+            cz_fr *k = malloc((n ? n : 1) * sizeof *k);                                           \
+            endo_scalars(k, n);                                                                   \
+            cz_##G##_jac want, got;                                                               \
+            G##_naive_msm(&want, b, k, n);                                                        \
+            for (int t = 1; t <= 3; t++) {                                                        \
+                CHECK(cz_##G##_msm_subgroup(&got, b, k, n, t) == 0);                              \
+                CHECK_MSG(G##_eq(&got, &want), #G " msm_subgroup n=%zu threads=%d", n, t);        \
+            }                                                                                     \
+            if (n > 1) {                                                                          \
+                for (size_t i = 1; i < n; i++) b[i] = b[0], k[i] = k[0];                          \
+                G##_naive_msm(&want, b, k, n);                                                    \
+                CHECK(cz_##G##_msm_subgroup(&got, b, k, n, 2) == 0);                              \
+                CHECK_MSG(G##_eq(&got, &want), #G " msm_subgroup repeated n=%zu", n);             \
+            }                                                                                     \
+            free(b);                                                                              \
+            free(k);                                                                              \
+        }                                                                                         \
+    }
+
+DEFINE_ENDO_TESTS(g1, fp)
+DEFINE_ENDO_TESTS(g2, fp2)
+
+/* psi^2 as the G2 map computes it (Fp factors) equals psi applied twice, on any curve point (so the
+ * factors are norms, with no u part); beta is a nontrivial cube root of unity. */
+static void test_endo_consts(void) {
+    for (int i = 0; i < 20; i++) {
+        cz_g2_affine p, a, b;
+        g2_random_point(&p);
+        cz_g2_psi(&a, &p);
+        cz_g2_psi(&a, &a);
+        cz_g2_msm_endo_(&b, &p);
+        CHECK_MSG(cz_fp2_equal(&a.x, &b.x) && cz_fp2_equal(&a.y, &b.y), "psi^2 by Fp factors");
+    }
+    cz_fp beta, x2, y2, t;
+    cz_msm_endo_consts_(&beta, &x2, &y2);
+    cz_fp_sqr(&t, &beta);
+    cz_fp_mul(&t, &t, &beta);
+    CHECK(cz_fp_equal(&t, &CZ_FP_ONE_V) && !cz_fp_equal(&beta, &CZ_FP_ONE_V));
+}
+
 int main(void) {
     cz_test_rng(&rng);
     cz_fp_set_u64(&g1_b, 4);
@@ -407,6 +530,9 @@ int main(void) {
     g2_test_batch_affine(260);
     g1_test_batch_affine_auto(1);
     g2_test_batch_affine_auto(2);
+    test_endo_consts();
+    g1_test_endo();
+    g2_test_endo();
 
     static const size_t sizes[] = {0, 1, 63, 64, 65, 1000, 70001};
     static const unsigned dens[] = {0, 1, 50, 100};
