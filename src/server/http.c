@@ -45,14 +45,24 @@ char *cz_status_json(cz_engine *e) {
             json_t *o = json_pack("{s:i,s:s}", "index", (int)k, "state", part_state(p->part_state[k]));
             if (p->part_synth_ms[k]) json_object_set_new(o, "synth_ms", json_integer((json_int_t)p->part_synth_ms[k]));
             if (p->part_gpu_ms[k]) json_object_set_new(o, "gpu_ms", json_integer((json_int_t)p->part_gpu_ms[k]));
+            if (p->part_witness_bytes[k])
+                json_object_set_new(o, "witness_bytes", json_integer((json_int_t)p->part_witness_bytes[k]));
             json_array_append_new(parts, o);
         }
-        json_array_append_new(pl, json_pack("{s:s,s:s,s:f,s:i,s:i,s:o}", "job_id", p->job_id, "proof_kind",
+        json_array_append_new(pl, json_pack("{s:s,s:s,s:f,s:i,s:i,s:s,s:o}", "job_id", p->job_id, "proof_kind",
                                              cz_kind_name(p->kind), "started_secs_ago", p->started_ms_ago / 1000.0,
                                              "total_partitions", (int)p->total_partitions, "partitions_done",
-                                             (int)p->partitions_done, "partitions", parts));
+                                             (int)p->partitions_done, "witness", p->witness_compact ? "compact" : "dense",
+                                             "partitions", parts));
     }
     json_object_set_new(root, "pipelines", pl);
+    /* ours: the witness form (synthesis.compact_witness) and the host bytes it holds */
+    json_object_set_new(root, "witness",
+                        json_pack("{s:b,s:I,s:{s:{s:I,s:I},s:{s:I,s:I}}}", "compact", st.compact_witness, "held_bytes",
+                                  (json_int_t)st.witness_bytes, "synthesized", "dense", "partitions",
+                                  (json_int_t)st.partitions_synth[0], "bytes", (json_int_t)st.witness_bytes_synth[0],
+                                  "compact", "partitions", (json_int_t)st.partitions_synth[1], "bytes",
+                                  (json_int_t)st.witness_bytes_synth[1]));
     json_t *ws = json_array();
     for (size_t i = 0; i < st.n_workers; i++) {
         cz_worker_info *w = &st.workers[i];

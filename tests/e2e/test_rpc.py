@@ -128,6 +128,15 @@ try:
     check(len(good) == N_CONCURRENT, f"{N_CONCURRENT} concurrent Proves all COMPLETED with their own job ids "
           f"({len(good)} ok, {wall:.1f} s, {wall / N_CONCURRENT:.2f} s/proof)")
     check(len({results[i].proof for i in good}) == len(good), "no two concurrent jobs returned the same proof")
+    # the test circuit synthesizes compact witnesses (as PoRep does): /status counts them, and holds none
+    # once every partition has gone through the prover
+    js = json.loads(d.http("/status")[2])
+    w = js.get("witness", {})
+    syn = w.get("synthesized", {})
+    check(w.get("compact") is True and syn.get("compact", {}).get("partitions", 0) >= N_CONCURRENT
+          and syn.get("compact", {}).get("bytes", 0) > 0 and w.get("held_bytes") == 0
+          and all(p.get("witness") in ("compact", "dense") for p in js["pipelines"]),
+          f"/status witness: compact partitions counted, nothing held after the jobs ({w})")
     check(metrics()["cuzk_proofs_completed_total"] - before == N_CONCURRENT, "completed_total grew by exactly N")
 
     # --- malformed requests
