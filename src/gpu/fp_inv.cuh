@@ -23,17 +23,20 @@ static CZ_DEV uint32_t cz_fpi_sub(uint32_t *r, const uint32_t *a, const uint32_t
     return bw < 0;
 }
 
+/* x += p on 12-limb integers (the caller knows the sum fits: x < p, or x wrapped below 0 by a subtraction). */
+static CZ_DEV void cz_fpi_add_p(uint32_t *x) {
+    uint64_t c = 0;
+#pragma unroll
+    for (int i = 0; i < 12; i++) {
+        c += (uint64_t)x[i] + cz_fp_cfg::p(i);
+        x[i] = (uint32_t)c;
+        c >>= 32;
+    }
+}
+
 /* x = x / 2 mod p for x < p (x + p < 2^382 fits). */
 static CZ_DEV void cz_fpi_half(uint32_t *x) {
-    if (x[0] & 1) {
-        uint64_t c = 0;
-#pragma unroll
-        for (int i = 0; i < 12; i++) {
-            c += (uint64_t)x[i] + cz_fp_cfg::p(i);
-            x[i] = (uint32_t)c;
-            c >>= 32;
-        }
-    }
+    if (x[0] & 1) cz_fpi_add_p(x);
 #pragma unroll
     for (int i = 0; i < 11; i++) x[i] = __funnelshift_r(x[i], x[i + 1], 1);
     x[11] >>= 1;
@@ -80,26 +83,10 @@ static __device__ __noinline__ cz_dfp cz_fp_inv(const cz_dfp &a) {
         if (!cz_fpi_sub(t, u, v)) { /* u >= v */
 #pragma unroll
             for (int i = 0; i < 12; i++) u[i] = t[i];
-            if (cz_fpi_sub(x1, x1, x2)) {
-                uint64_t c = 0;
-#pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    c += (uint64_t)x1[i] + cz_fp_cfg::p(i);
-                    x1[i] = (uint32_t)c;
-                    c >>= 32;
-                }
-            }
+            if (cz_fpi_sub(x1, x1, x2)) cz_fpi_add_p(x1); /* mod p */
         } else {
             cz_fpi_sub(v, v, u);
-            if (cz_fpi_sub(x2, x2, x1)) {
-                uint64_t c = 0;
-#pragma unroll
-                for (int i = 0; i < 12; i++) {
-                    c += (uint64_t)x2[i] + cz_fp_cfg::p(i);
-                    x2[i] = (uint32_t)c;
-                    c >>= 32;
-                }
-            }
+            if (cz_fpi_sub(x2, x2, x1)) cz_fpi_add_p(x2); /* mod p */
         }
     }
     cz_dfp w, r3;
