@@ -194,6 +194,27 @@ static double median_ms(float *ms, int reps) {
     return ms[reps / 2];
 }
 
+/* Device inputs of the G1 / G2 benches: nmax bases tiled from the pool (elem bytes each), random scalars
+ * (seed_sc) and a random bitmap (seed_bm; its host copy in *bm_out, malloc'ed). */
+static void bench_inputs(void **d_bases, cz_fr **d_sc, uint64_t **d_bm, uint64_t **bm_out, const void *pool,
+                         unsigned pool_n, size_t elem, size_t nmax, uint64_t seed_sc, uint64_t seed_bm) {
+    const size_t nw = nmax / 64 + 1;
+    DIE_IF(cz_gpu_malloc(d_bases, nmax * elem), "malloc bases");
+    DIE_IF(cz_gpu_malloc((void **)d_sc, nmax * sizeof(cz_fr)), "malloc scalars");
+    DIE_IF(cz_gpu_malloc((void **)d_bm, nw * sizeof(uint64_t)), "malloc bitmap");
+    for (size_t off = 0; off < nmax; off += pool_n) {
+        size_t m = nmax - off < pool_n ? nmax - off : pool_n;
+        DIE_IF(cz_gpu_memcpy_htod((char *)*d_bases + off * elem, pool, m * elem), "bases");
+    }
+    DIE_IF(cz_gpu_fr_random(*d_sc, nmax, seed_sc), "scalars");
+    uint64_t *bm = malloc(nw * sizeof(uint64_t));
+    cz_rng rng;
+    cz_rng_seed(&rng, seed_bm);
+    for (size_t w = 0; w < nw; w++) bm[w] = cz_rng_next(&rng);
+    DIE_IF(cz_gpu_memcpy_htod(*d_bm, bm, nw * sizeof(uint64_t)), "bitmap");
+    *bm_out = bm;
+}
+
 static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
     unsigned chk_log = max_log < 24 ? max_log : 24;
     size_t nmax = (size_t)1 << max_log, nchk = (size_t)1 << chk_log;
@@ -202,20 +223,8 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     printf("G1 pool of %u random points: %ld s\n", G1_POOL, (long)(time(NULL) - t0));
     cz_g1_affine *d_bases;
     cz_fr *d_sc;
-    uint64_t *d_bm;
-    DIE_IF(cz_gpu_malloc((void **)&d_bases, nmax * sizeof(cz_g1_affine)), "malloc bases");
-    DIE_IF(cz_gpu_malloc((void **)&d_sc, nmax * sizeof(cz_fr)), "malloc scalars");
-    DIE_IF(cz_gpu_malloc((void **)&d_bm, (nmax / 64 + 1) * sizeof(uint64_t)), "malloc bitmap");
-    for (size_t off = 0; off < nmax; off += G1_POOL) {
-        size_t m = nmax - off < G1_POOL ? nmax - off : G1_POOL;
-        DIE_IF(cz_gpu_memcpy_htod(d_bases + off, pool, m * sizeof(cz_g1_affine)), "bases");
-    }
-    DIE_IF(cz_gpu_fr_random(d_sc, nmax, seed + 7), "scalars");
-    uint64_t *bm = malloc((nmax / 64 + 1) * sizeof(uint64_t));
-    cz_rng rng;
-    cz_rng_seed(&rng, seed + 9);
-    for (size_t w = 0; w < nmax / 64 + 1; w++) bm[w] = cz_rng_next(&rng);
-    DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (nmax / 64 + 1) * sizeof(uint64_t)), "bitmap");
+    uint64_t *d_bm, *bm;
+    bench_inputs((void **)&d_bases, &d_sc, &d_bm, &bm, pool, G1_POOL, sizeof(cz_g1_affine), nmax, seed + 7, seed + 9);
 
     /* CZ_BENCH_G1_ONLY (set by hand for A/B timing of the CZ_GPU_* knobs): no checks (unless
      * CZ_BENCH_G1_CHECK is set too), batch add at 2^26 and the MSM at the largest size only */
@@ -367,20 +376,8 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     printf("G2 pool of %u random points: %ld s\n", G2_POOL, (long)(time(NULL) - t0));
     cz_g2_affine *d_bases;
     cz_fr *d_sc;
-    uint64_t *d_bm;
-    DIE_IF(cz_gpu_malloc((void **)&d_bases, nmax * sizeof(cz_g2_affine)), "malloc bases");
-    DIE_IF(cz_gpu_malloc((void **)&d_sc, nmax * sizeof(cz_fr)), "malloc scalars");
-    DIE_IF(cz_gpu_malloc((void **)&d_bm, (nmax / 64 + 1) * sizeof(uint64_t)), "malloc bitmap");
-    for (size_t off = 0; off < nmax; off += G2_POOL) {
-        size_t m = nmax - off < G2_POOL ? nmax - off : G2_POOL;
-        DIE_IF(cz_gpu_memcpy_htod(d_bases + off, pool, m * sizeof(cz_g2_affine)), "bases");
-    }
-    DIE_IF(cz_gpu_fr_random(d_sc, nmax, seed + 17), "scalars");
-    uint64_t *bm = malloc((nmax / 64 + 1) * sizeof(uint64_t));
-    cz_rng rng;
-    cz_rng_seed(&rng, seed + 19);
-    for (size_t w = 0; w < nmax / 64 + 1; w++) bm[w] = cz_rng_next(&rng);
-    DIE_IF(cz_gpu_memcpy_htod(d_bm, bm, (nmax / 64 + 1) * sizeof(uint64_t)), "bitmap");
+    uint64_t *d_bm, *bm;
+    bench_inputs((void **)&d_bases, &d_sc, &d_bm, &bm, pool, G2_POOL, sizeof(cz_g2_affine), nmax, seed + 17, seed + 19);
 
     cz_g2_affine *hb = malloc(nchk * sizeof *hb);
     cz_fr *hs = malloc(nchk * sizeof *hs);
