@@ -1,7 +1,7 @@
 /* Multi-scalar multiplication (Pippenger, Booth-signed c-bit windows, sort-based buckets) and bitmap
  * 0/1 batch addition over resident affine bases, generic over the coordinate field F of the group
- * (cz_dfp: G1, cz_dfp2: G2). Included once per group by msm.cu (G1) and msm_g2.cu (G2), so the two
- * instantiations compile in parallel; everything here is static to its translation unit.
+ * (cz_dfp: G1, cz_dfp2: G2). Included by msm.cu / ba.cu (G1) and msm_g2.cu / ba_g2.cu (G2), one
+ * instantiation each, so the four compile in parallel; everything here is static to its translation unit.
  *
  * Batch addition: popcount per 64-bit word, exclusive scan (cub), scatter of the selected indices,
  * then rounds of pairwise additions in affine coordinates with one field inversion per round for the

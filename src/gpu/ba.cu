@@ -1,0 +1,18 @@
+/* G1 0/1 batch addition on the device: the G1 batch-addition instantiation of msm_impl.cuh, in its own
+ * translation unit so it compiles beside the MSM one (msm.cu, which also releases this scratch). */
+#include "gpu/g1.cuh"
+#include "gpu/msm_impl.cuh"
+
+static scratch g_ba[CZ_GPU_SCRATCH_DEVICES][8];
+
+extern "C" void cz_gpu_g1_ba_release_scratch_(void) {
+    int dev;
+    if (scratch_device(&dev)) return; /* only the current device's scratch */
+    scratch_release(g_ba[dev], 8);
+}
+
+extern "C" int cz_gpu_g1_batch_add_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n,
+                                          void *stream) {
+    int dev, rc = scratch_device(&dev);
+    return rc ? rc : ba_run<cz_dfp>(g_ba[dev], r_xyzz, d_bases, d_bitmap, n, stream);
+}
