@@ -6,7 +6,9 @@
 # pack the binaries and their shared libraries here with
 #   bash scripts/gpu-daemon-check.sh --pack BUILD_DIR OUT_DIR     (a CUDA + server build, e.g. -DCZ_CUDA_ARCH=90)
 # then carry OUT_DIR and run `bash scripts/gpu-daemon-check.sh OUT_DIR` there. Exit 0 only when every proof
-# completed on the GPU backend. env: COUNT (batch size, 4), BACKEND (gpu; cpu for a dry run on a machine without one)
+# completed on the GPU backend; it counts the partitions each GPU started. env: COUNT (batch size,
+# 4), JOBS (proofs in flight, 2; on a machine of G GPUs use >= 2 G so every device gets work), ALL_DEVICES=1
+# (fail when a device proved nothing), BACKEND (gpu; cpu for a dry run on a machine without one)
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -36,14 +38,26 @@ t0=$(date +%s%N)
 [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
 echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 t0=$(date +%s%N)
-[ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j 2 || rc=1; }
-echo "== batch of ${COUNT:-4}, 2 in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+[ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j "${JOBS:-2}" || rc=1; }
+echo "== batch of ${COUNT:-4}, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 "$d/bin/cuzk-bench" -a "$a" status || rc=1
 kill -TERM $pid
 wait $pid || rc=1
 grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error" "$tmp/cuzk.log" | head -60
 # every proof must have run on the GPU backend
 grep -q "engine started backend=${BACKEND:-gpu}" "$tmp/cuzk.log" || { echo "no GPU backend line in the daemon log"; rc=1; }
+# per device (the engine numbers workers device by device, "W prover worker(s)" each): partitions started there
+ndev=$(grep -c "GPU device [0-9]*: ordinal" "$tmp/cuzk.log")
+if [ "$ndev" -gt 0 ]; then
+    per=$(sed -n 's/.*GPU device 0: ordinal .*, \([0-9]*\) prover worker(s).*/\1/p' "$tmp/cuzk.log" | head -1)
+    for d in $(seq 0 $((ndev - 1))); do
+        k=$(grep -o "GPU_TIMING prove_start returned .* worker=[0-9]*" "$tmp/cuzk.log" | sed 's/.*worker=//' |
+            awk -v d="$d" -v per="${per:-2}" 'int($1 / per) == d' | wc -l)
+        echo "== GPU device $d: $k partition(s) started"
+        # which idle worker takes a partition is up to the scheduler: a hard check only when asked
+        [ "$k" -gt 0 ] || [ "${ALL_DEVICES:-0}" = 0 ] || { echo "device $d proved nothing"; rc=1; }
+    done
+fi
 [ -n "${OUT:-}" ] && cp "$tmp/cuzk.log" "$OUT/"
 rm -rf "$tmp"
 [ $rc = 0 ] && echo "gpu daemon check: OK" || echo "gpu daemon check: FAILED"

@@ -238,7 +238,9 @@ static void *dispatcher_main(void *arg) {
         j->t_dispatch = cz_now_ms();
         j->srs_load_ms = ms;
         j->state = JR;
-        if (rc) {
+        if (rc == CZ_ECANCELED && e->shutting) {
+            finish_job(e, j, CZ_JOB_CANCELLED, "daemon shutting down (its SRS load stopped)");
+        } else if (rc) {
             finish_job(e, j, CZ_JOB_FAILED, msg);
         } else {
             j->srs = s;
@@ -596,6 +598,8 @@ static uint32_t unfinished(cz_engine *e) {
 }
 
 void cz_engine_shutdown(cz_engine *e, bool cancel_running) {
+    /* a load in progress stops at its next stage instead of running for minutes to no use */
+    if (cancel_running) cz_srs_abort(&e->srs);
     pthread_mutex_lock(&e->mu);
     e->shutting = true;
     if (cancel_running)

@@ -126,7 +126,8 @@ typedef struct {
 typedef struct cz_engine cz_engine;
 
 int cz_engine_new(cz_engine **out, const cz_config *cfg);
-/* Stops accepting work; cancel_running: cancel every job (running ones at the next partition boundary),
+/* Stops accepting work; cancel_running: cancel every job (running ones at the next partition boundary, SRS
+ * loads at their next stage: cz_srs_abort),
  * else let them finish. Returns when no job is in flight. */
 void cz_engine_shutdown(cz_engine *e, bool cancel_running);
 void cz_engine_free(cz_engine *e);

@@ -214,6 +214,17 @@ static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
     return 0;
 }
 
+void cz_srs_abort(cz_srs_mgr *m) {
+    atomic_store(&m->aborting, true);
+}
+
+/* Between the stages of a load: CZ_ECANCELED once the daemon is shutting down. */
+static int stopped(cz_srs_mgr *m, const cz_srs_entry *e, const char *where) {
+    if (!atomic_load(&m->aborting)) return 0;
+    cz_log(CZ_LOG_INFO, T, "SRS load of %s stopped %s: shutting down", e->circuit->id, where);
+    return cz_error(CZ_ECANCELED, "SRS load of %s stopped: the daemon is shutting down", e->circuit->id);
+}
+
 /* COLD/WARM -> HOT. Runs without the manager lock (the entry is LOADING, owned by this thread). */
 static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const cz_circuit *c = e->circuit;
@@ -225,12 +236,17 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         e->seeded = seeded;
     }
     /* The file first: a bad digest fails before minutes of circuit recording (32 GiB). */
-    int rc = 0;
-    if (!e->map && e->path[0] && file_size(e->path)) rc = map_file(e);
+    int rc = stopped(m, e, "before it began");
+    if (!rc && !e->map && e->path[0] && file_size(e->path)) rc = map_file(e);
     if (!rc && e->map && (rc = check_digest(m, e))) unmap(e);
+    if (!rc) rc = stopped(m, e, "after the digest");
     if (rc) return rc;
     uint64_t t0 = cz_now_ms();
     if ((rc = c->build_r1cs(c, &e->r1cs))) return rc;
+    if ((rc = stopped(m, e, "after recording the circuit"))) {
+        cz_r1cs_free(&e->r1cs);
+        return rc;
+    }
     cz_log(CZ_LOG_INFO, T, "circuit %s recorded in %.2f s: %llu constraints, %llu inputs, %llu aux", c->id,
            (cz_now_ms() - t0) / 1000.0, (unsigned long long)e->r1cs.num_constraints,
            (unsigned long long)e->r1cs.num_inputs, (unsigned long long)e->r1cs.num_aux);
@@ -238,16 +254,19 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         rc = cz_groth16_params_decode(&e->params, e->map, e->map_len, e->path, 0);
         madvise(e->map, e->map_len, MADV_DONTNEED); /* decoded: the file pages are not needed while HOT */
         if (!rc && (rc = check_shape(e))) cz_groth16_params_free(&e->params);
-        if (rc) {
+        if (!rc && (rc = stopped(m, e, "after the decode"))) cz_groth16_params_free(&e->params);
+        else if (rc) {
             unmap(e);
             if (e->seeded) { /* a stale or truncated cache file: redo the setup */
                 cz_log(CZ_LOG_WARN, T, "ignoring %s: %s", e->path, cz_error_message());
                 unlink(e->path);
-                rc = seeded_setup(m, e);
+                rc = stopped(m, e, "before the seeded setup");
+                if (!rc) rc = seeded_setup(m, e);
             }
         }
     } else if (!rc) {
-        rc = seeded_setup(m, e);
+        rc = stopped(m, e, "before the seeded setup");
+        if (!rc) rc = seeded_setup(m, e);
     }
     if (!rc && (rc = cz_groth16_pvk_init(&e->pvk, &e->params.vk))) cz_groth16_params_free(&e->params);
     if (rc) {

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stdatomic.h>
+
 #include "engine/circuit.h"
 #include "groth16/params.h"
 #include "groth16/verify.h"
@@ -51,6 +53,8 @@ typedef struct {
     /* srs.verify_digest: check an official file's BLAKE2b digest against parameters.json before its first
      * decode (param_digest.h); on by default (cz_srs_init), a mismatch fails the load naming both digests. */
     bool verify_digest;
+    /* Set by cz_srs_abort (daemon shutdown): a load in progress stops at its next stage boundary. */
+    atomic_bool aborting;
 } cz_srs_mgr;
 
 /* local_cache "" = param_cache. Registers a COLD entry for every available circuit whose file exists. */
@@ -68,6 +72,10 @@ int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
 /* Bytes of HOT parameters (charged to the engine's memory budget). */
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
+/* Shutdown: loads stop at the next stage boundary (after the digest, the circuit recording, the decode;
+ * before a seeded setup) with CZ_ECANCELED and leave their entry COLD or WARM; so does every later load.
+ * Without it, stopping the daemon waits out a multi-minute 32 GiB load. */
+void cz_srs_abort(cz_srs_mgr *m);
 /* Memory pressure: demotes unreferenced HOT entries idle for at least min_idle_ms to WARM, least recently
  * used first, until need bytes are freed. Returns the bytes freed. */
 uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
