@@ -1,11 +1,16 @@
 /* The GPU prover as an engine backend (src/engine/backend.h). Lives in src/gpu so that it is built only
  * with CUDA (cuzk_core, where the engine is, builds without it); the engine picks it with
- * cz_backend_gpu_init when cuzk_gpu is linked. One resident cz_gpu_prover per device, kept for the
- * (params, r1cs) pair it was built for: a start() with another pair waits until no start() is using the
- * device, then rebuilds it. The pair is recognised by its pointers AND a fingerprint of their contents
- * (sizes, first H and L bases, matrix sizes), so params freed by an SRS eviction and another circuit's
- * loaded at the same address never reuse stale device bases. The device region itself is serialised by
- * cz_gpu_lock. */
+ * cz_backend_gpu_init when cuzk_gpu is linked.
+ * Residency: each device keeps a cz_gpu_prover per (params, r1cs) pair it has proved, as many as fit (up to
+ * CZ_GPU_MAX_RESIDENT, default 8): a farm that interleaves PoRep with WindowPoSt / WinningPoSt / SnapDeals
+ * keeps every circuit's bases and matrices on a big GPU instead of re-uploading tens of GB at each switch.
+ * A new pair that does not fit (its creation fails with CZ_ENOMEM) evicts the least recently used idle
+ * prover of the device and tries again; when every other prover is busy it waits for one to go idle. A
+ * pair is recognised by its pointers AND a fingerprint of their contents (sizes, first H and L bases,
+ * matrix sizes), so params freed by an SRS eviction and another circuit's loaded at the same address never
+ * reuse stale device bases (such a prover is dropped when idle). Creation and destruction hold the device
+ * lock (cz_gpu_lock), which start() holds for its device region: the MSM scratch that a destruction frees
+ * is shared by the device's provers. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 #include "gpu/gpu_prover.h"
 
 #define MAX_DEV 64
+#define MAX_RES 8
 
 /* What identifies the (params, r1cs) a prover was built from, beyond their addresses. */
 typedef struct {
@@ -33,21 +39,39 @@ static void fingerprint_of(fingerprint *f, const cz_groth16_params *p, const cz_
     f->nnz[0] = cz_r1cs_nnz(&r->a), f->nnz[1] = cz_r1cs_nnz(&r->b), f->nnz[2] = cz_r1cs_nnz(&r->c);
 }
 
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t idle; /* signalled when users drops to 0 */
-    cz_gpu_prover *pr;
+typedef struct {
+    cz_gpu_prover *pr; /* NULL: free slot */
     const cz_groth16_params *p;
     const cz_r1cs *r;
     fingerprint fp;
     int users;
+    uint64_t used; /* tick of the last acquire (LRU) */
+} slot;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t idle; /* signalled when a prover's users drops to 0 */
+    slot s[MAX_RES];
+    uint64_t tick, created, evicted;
 } g_dev[MAX_DEV];
+static int g_max_res = MAX_RES;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void init_once(void) {
     for (int i = 0; i < MAX_DEV; i++) {
         pthread_mutex_init(&g_dev[i].mu, NULL);
         pthread_cond_init(&g_dev[i].idle, NULL);
     }
+    const char *e = getenv("CZ_GPU_MAX_RESIDENT");
+    if (e && atoi(e) >= 1) g_max_res = atoi(e) < MAX_RES ? atoi(e) : MAX_RES;
+}
+
+/* With the device's mutex held; the prover must be idle. */
+static void drop(int dev, slot *sl) {
+    cz_gpu_lock(dev);
+    cz_gpu_prover_destroy(sl->pr);
+    cz_gpu_unlock(dev);
+    memset(sl, 0, sizeof *sl);
+    g_dev[dev].evicted++;
 }
 
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r) {
@@ -56,31 +80,94 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
     fingerprint_of(&fp, p, r);
     pthread_mutex_lock(&g_dev[dev].mu);
     for (;;) {
-        const int same = g_dev[dev].pr && g_dev[dev].p == p && g_dev[dev].r == r &&
-                         memcmp(&g_dev[dev].fp, &fp, sizeof fp) == 0;
-        if (same) break;
-        if (g_dev[dev].users) { /* another circuit is on this device: wait for it to finish */
-            pthread_cond_wait(&g_dev[dev].idle, &g_dev[dev].mu);
+        slot *hit = NULL, *lru = NULL, *free_slot = NULL;
+        int resident = 0, stale_busy = 0;
+        for (int i = 0; i < MAX_RES; i++) {
+            slot *sl = &g_dev[dev].s[i];
+            if (!sl->pr) {
+                if (!free_slot) free_slot = sl;
+                continue;
+            }
+            if (sl->p == p && sl->r == r) {
+                if (memcmp(&sl->fp, &fp, sizeof fp) == 0) {
+                    hit = sl;
+                    break;
+                }
+                if (sl->users) { /* stale (same addresses, other contents): dropped once idle */
+                    stale_busy = 1;
+                } else {
+                    drop(dev, sl);
+                    if (!free_slot) free_slot = sl;
+                    continue;
+                }
+            }
+            resident++;
+            if (!sl->users && (!lru || sl->used < lru->used)) lru = sl;
+        }
+        if (hit) {
+            hit->users++;
+            hit->used = ++g_dev[dev].tick;
+            *out = hit->pr;
+            break;
+        }
+        if (!stale_busy && resident < g_max_res && free_slot) {
+            /* the residents' scratch is grown on first use and shared: keep room for the largest */
+            size_t margin = 0, fr, tot;
+            for (int i = 0; i < MAX_RES; i++)
+                if (g_dev[dev].s[i].pr) {
+                    const size_t w = cz_gpu_prover_work_reserve(g_dev[dev].s[i].pr);
+                    margin = w > margin ? w : margin;
+                }
+            if (margin && !cz_gpu_set_device(dev) && !cz_gpu_mem_info(&fr, &tot))
+                margin += ((size_t)1 << 30) + tot / 50; /* cz_gpu_prover_create's own margin */
+            else
+                margin = 0;
+            cz_gpu_lock(dev);
+            rc = cz_gpu_prover_create(&free_slot->pr, dev, p, r, margin);
+            cz_gpu_unlock(dev);
+            if (!rc) {
+                free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
+                free_slot->users = 1;
+                free_slot->used = ++g_dev[dev].tick;
+                g_dev[dev].created++;
+                *out = free_slot->pr;
+                break;
+            }
+            free_slot->pr = NULL;
+            if (rc != CZ_ENOMEM || resident == 0) break; /* nothing to make room with */
+        }
+        if (lru) { /* room (memory or a slot): the least recently used idle prover goes */
+            drop(dev, lru);
+            rc = 0;
             continue;
         }
-        cz_gpu_prover_destroy(g_dev[dev].pr);
-        g_dev[dev].pr = NULL, g_dev[dev].p = NULL, g_dev[dev].r = NULL;
-        rc = cz_gpu_prover_create(&g_dev[dev].pr, dev, p, r, 0);
-        if (rc) break;
-        g_dev[dev].p = p, g_dev[dev].r = r, g_dev[dev].fp = fp;
-    }
-    if (!rc) {
-        g_dev[dev].users++;
-        *out = g_dev[dev].pr;
+        pthread_cond_wait(&g_dev[dev].idle, &g_dev[dev].mu); /* every other prover is busy */
+        rc = 0;
     }
     pthread_mutex_unlock(&g_dev[dev].mu);
     return rc;
 }
 
-static void release(int dev) {
+static void release(int dev, const cz_gpu_prover *pr) {
     pthread_mutex_lock(&g_dev[dev].mu);
-    if (--g_dev[dev].users == 0) pthread_cond_broadcast(&g_dev[dev].idle);
+    for (int i = 0; i < MAX_RES; i++)
+        if (g_dev[dev].s[i].pr == pr && --g_dev[dev].s[i].users == 0) pthread_cond_broadcast(&g_dev[dev].idle);
     pthread_mutex_unlock(&g_dev[dev].mu);
+}
+
+void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted) {
+    pthread_once(&g_once, init_once);
+    *resident = 0, *created = *evicted = 0;
+    if (dev < 0 || dev >= MAX_DEV) return;
+    pthread_mutex_lock(&g_dev[dev].mu);
+    for (int i = 0; i < MAX_RES; i++) *resident += g_dev[dev].s[i].pr != NULL;
+    *created = g_dev[dev].created, *evicted = g_dev[dev].evicted;
+    pthread_mutex_unlock(&g_dev[dev].mu);
+}
+
+void cz_backend_gpu_set_max_resident(int n) {
+    pthread_once(&g_once, init_once);
+    g_max_res = n < 1 ? 1 : n > MAX_RES ? MAX_RES : n;
 }
 
 /* aux or caux (compact) */
@@ -96,7 +183,7 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     if (!rc) {
         rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, NULL)
                   : cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, NULL);
-        release(device);
+        release(device, pr);
     }
     if (rc) {
         free(pd);
@@ -132,8 +219,12 @@ void cz_backend_gpu_release(void) {
     pthread_once(&g_once, init_once);
     for (int i = 0; i < MAX_DEV; i++) {
         pthread_mutex_lock(&g_dev[i].mu);
-        cz_gpu_prover_destroy(g_dev[i].pr);
-        g_dev[i].pr = NULL, g_dev[i].p = NULL, g_dev[i].r = NULL;
+        for (int k = 0; k < MAX_RES; k++)
+            if (g_dev[i].s[k].pr) {
+                cz_gpu_prover_destroy(g_dev[i].s[k].pr);
+                memset(&g_dev[i].s[k], 0, sizeof g_dev[i].s[k]);
+            }
+        g_dev[i].created = g_dev[i].evicted = 0;
         pthread_mutex_unlock(&g_dev[i].mu);
     }
 }

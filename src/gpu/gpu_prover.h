@@ -5,7 +5,8 @@
  * B_G2 runs on the CPU (the same split: cz_g2_batch_add + cz_g2_msm) in a thread alongside the device
  * work; with CZ_GPU_HAVE_G2_MSM (prover_priv.h), once cz_gpu_g2_msm / cz_gpu_g2_batch_add land, it runs on
  * the device with the split instead. finish() is the CPU's cz_groth16_prove_finish.
- * One prover per GPU; start() holds that GPU's lock (cz_gpu_lock) for its device region. */
+ * One prover per circuit and GPU (the engine backend keeps several resident); start() holds that GPU's
+ * lock (cz_gpu_lock) for its device region. */
 #ifndef CZ_GPU_PROVER_H
 #define CZ_GPU_PROVER_H
 
@@ -50,6 +51,8 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
 void cz_gpu_prover_destroy(cz_gpu_prover *pr);
 /* Device bytes the prover holds or needs for its working set (the figure create() checks). */
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
+/* The part of it not allocated yet: the device's shared MSM / batch-add scratch, grown on first use. */
+size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr);
 
 /* The heavy part of a proof. inputs[0] must be ONE; witness buffers from cz_gpu_host_alloc upload at
  * full speed (others are registered for the copy or copied through staging). stats may be NULL.
@@ -100,8 +103,9 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
                         size_t *tail_out);
 
 /* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
- * the given device with a prover cached per device for its (params, r1cs); finish() is the CPU's.
- * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers. */
+ * the given device with a prover cached per device for its (params, r1cs) (several circuits resident as
+ * long as they fit; the least recently used idle one makes room); finish() is the CPU's.
+ * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers (and zeroes the counts). */
 struct cz_backend;
 void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
 /* The backend's start_compact (engine/backend.h): cz_gpu_prover_start_compact on the device's cached
@@ -109,6 +113,11 @@ void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
 int cz_backend_gpu_start_compact(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
                                  const cz_fr *inputs, const cz_wcompact *aux, void **pending);
 void cz_backend_gpu_release(void);
+/* Device dev's resident provers now, and the provers created / dropped (evicted, stale) since the last
+ * release. */
+void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted);
+/* At most n (1..8) resident provers per device (default 8, or CZ_GPU_MAX_RESIDENT). */
+void cz_backend_gpu_set_max_resident(int n);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,176 @@
+/* The engine's GPU backend (backend_gpu.c): several circuits resident per device, on fresh random circuits.
+ *  - two circuits of different shapes proved in turn (A B A B) keep both provers resident: two created,
+ *    none dropped, every proof verifies (and not with a wrong public input);
+ *  - at most one resident (cz_backend_gpu_set_max_resident(1)): A B A builds three provers, drops two;
+ *  - four threads proving A and B at once with one resident: every proof verifies (a switch waits for the
+ *    other circuit's provers to go idle);
+ *  - params rebuilt in place (same addresses, new setup): the stale prover is dropped, the new proof verifies
+ *    against the new key (reused device bases would fail it);
+ *  - device memory short (a ballast leaves room for one of A and a bigger C but not both): C evicts the idle
+ *    A instead of failing with CZ_ENOMEM, then A evicts C (not under CZ_TEST_GPU_MAX_N < 2^16: memcheck).
+ * Exits 77 (skipped) without a GPU. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "groth16/verify.h"
+#include "gpu_circuit.h"
+#include "testutil.h"
+
+static cz_rng rng;
+static cz_backend be;
+
+typedef struct {
+    circuit c;
+    cz_groth16_params p;
+    cz_groth16_pvk pvk;
+} keyed;
+
+static int make(keyed *k, size_t pub, size_t nfree, size_t nc) {
+    memset(k, 0, sizeof *k);
+    if (build(&rng, &k->c, pub, nfree, nc, cz_rng_next(&rng), 45, 45)) return -1;
+    cz_groth16_toxic tox;
+    cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
+    int rc = cz_groth16_setup(&k->p, &k->c.r, &tox, 0);
+    if (!rc) rc = cz_groth16_pvk_init(&k->pvk, &k->p.vk);
+    return rc;
+}
+
+static void unmake(keyed *k) {
+    cz_groth16_pvk_free(&k->pvk);
+    cz_groth16_params_free(&k->p);
+    circuit_free(&k->c);
+}
+
+/* One proof through the backend; 0 when it verifies (and a changed input does not). */
+static int prove(keyed *k) {
+    void *pend = NULL;
+    uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+    int rc = be.start(&be, 0, &k->p, &k->c.r, k->c.inputs, k->c.aux, &pend);
+    if (rc) return rc;
+    if ((rc = be.finish(&be, pend, &k->p.vk, proof))) return rc;
+    if ((rc = cz_groth16_verify_bytes(&k->pvk, proof, k->c.inputs + 1, k->c.ni - 1))) return rc;
+    if (k->c.ni > 1) {
+        cz_fr bad[64];
+        size_t n = k->c.ni - 1 < 64 ? k->c.ni - 1 : 64;
+        memcpy(bad, k->c.inputs + 1, n * sizeof *bad);
+        cz_fr_add(&bad[0], &bad[0], &CZ_FR_ONE_V);
+        if (n == k->c.ni - 1 && cz_groth16_verify_bytes(&k->pvk, proof, bad, n) != CZ_EVERIFY) return CZ_EINVAL;
+    }
+    return 0;
+}
+
+static void expect(const char *what, int resident, uint64_t created, uint64_t evicted) {
+    int r;
+    uint64_t c, e;
+    cz_backend_gpu_residency(0, &r, &c, &e);
+    CHECK_MSG(r == resident && c == created && e == evicted, "%s: resident %d created %llu dropped %llu (want %d %llu %llu)",
+              what, r, (unsigned long long)c, (unsigned long long)e, resident, (unsigned long long)created,
+              (unsigned long long)evicted);
+}
+
+typedef struct {
+    keyed *k;
+    int fails;
+} job;
+
+static void *worker(void *arg) {
+    job *j = arg;
+    for (int i = 0; i < 3; i++) j->fails += prove(j->k) != 0;
+    return NULL;
+}
+
+int main(void) {
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    cz_test_rng(&rng);
+    cz_backend_gpu_init(&be, 0);
+    keyed a, b;
+    CHECK(make(&a, 3, 2000, 1 << 14) == 0);
+    CHECK(make(&b, 5, 900, 5000) == 0);
+
+    const char *order = "ABAB";
+    for (const char *o = order; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "ABAB %c: %s", *o, cz_error_message());
+    expect("A B A B, room for both", 2, 2, 0);
+    printf("two resident: ok\n");
+
+    cz_backend_gpu_release();
+    cz_backend_gpu_set_max_resident(1);
+    for (const char *o = "ABA"; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "ABA %c: %s", *o, cz_error_message());
+    expect("A B A, one resident", 1, 3, 2);
+    printf("one resident: ok\n");
+
+    pthread_t th[4];
+    job jobs[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (job){i % 2 ? &b : &a, 0};
+        CHECK(pthread_create(&th[i], NULL, worker, &jobs[i]) == 0);
+    }
+    int fails = 0;
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL), fails += jobs[i].fails;
+    CHECK_MSG(fails == 0, "%d of 12 concurrent proofs failed", fails);
+    printf("four threads, one resident: ok\n");
+
+    /* params rebuilt in place: same struct addresses, another setup */
+    cz_backend_gpu_release();
+    cz_backend_gpu_set_max_resident(8);
+    CHECK(prove(&a) == 0);
+    cz_groth16_pvk_free(&a.pvk);
+    cz_groth16_params_free(&a.p);
+    cz_groth16_toxic tox;
+    cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
+    CHECK(cz_groth16_setup(&a.p, &a.c.r, &tox, 0) == 0);
+    CHECK(cz_groth16_pvk_init(&a.pvk, &a.p.vk) == 0);
+    CHECK_MSG(prove(&a) == 0, "rebuilt params: %s", cz_error_message());
+    expect("params rebuilt in place", 1, 2, 1);
+    printf("stale prover dropped: ok\n");
+
+    /* memory short: a ballast leaves room for C or A, not both (skipped under the sanitizer's size cap) */
+    const char *cap = getenv("CZ_TEST_GPU_MAX_N");
+    if (cap && atol(cap) < (1l << 16)) {
+        cz_backend_gpu_release();
+        unmake(&a);
+        unmake(&b);
+        return cz_test_finish();
+    }
+    keyed c;
+    CHECK(make(&c, 4, 20000, 1 << 16) == 0);
+    cz_backend_gpu_release();
+    cz_gpu_prover *pc = NULL;
+    size_t fr0, fr1, tot;
+    CHECK(cz_gpu_prover_create(&pc, 0, &c.p, &c.c.r, 0) == 0); /* C's figure, alone on the device */
+    const size_t need_c = pc ? cz_gpu_prover_device_bytes(pc) : 0;
+    cz_gpu_prover_destroy(pc);
+    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
+    CHECK(prove(&a) == 0); /* A resident, the scratch grown */
+    CHECK(cz_gpu_mem_info(&fr1, &tot) == 0);
+    const size_t gap = fr0 > fr1 ? fr0 - fr1 : 0, margin = ((size_t)1 << 30) + tot / 50;
+    CHECK_MSG(gap >= ((size_t)8 << 20), "A holds only %zu bytes of the device", gap);
+    /* C alone needs need_c + margin free; leave that minus half of A's footprint: C fits once A is gone,
+     * not beside it */
+    void *ballast = NULL;
+    const size_t want = need_c + margin - gap / 2;
+    if (fr1 > want) CHECK(cz_gpu_malloc(&ballast, fr1 - want) == 0);
+    CHECK_MSG(prove(&c) == 0, "C with A resident and memory short: %s", cz_error_message());
+    expect("C evicts A", 1, 2, 1);
+    CHECK_MSG(prove(&a) == 0, "A again: %s", cz_error_message());
+    expect("A evicts C", 1, 3, 2);
+    printf("memory short, LRU eviction: ok\n");
+    cz_gpu_free(ballast);
+
+    cz_backend_gpu_release();
+    cz_gpu_g1_release_scratch();
+    unmake(&a);
+    unmake(&b);
+    unmake(&c);
+    return cz_test_finish();
+}
