@@ -12,7 +12,7 @@
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
  * run of the sorted list (the top window's few, long runs are cut into parts, one thread each, so
- * any window width keeps the threads balanced), or, for G1 from 2^26 points, the runs are halved by
+ * any window width keeps the threads balanced), or, from 2^24 points (G1) / 2^20 (G2), the runs are halved by
  * rounds of affine pair additions (msa_run, the batch addition's trick per window, one chunk per window
  * when free memory allows); the sort runs window by window on a low-priority side stream while the
  * buckets of the sorted windows accumulate on a high-priority one (msm_streams); buckets are combined
@@ -994,18 +994,16 @@ static int msm_streams_get(msm_streams **out) {
     return 0;
 }
 
-/* Does the G1 instantiation take the affine rounds for n points? From 2^26 points (measured on the
- * H200: 826 against 874 ms at 2^27, a tie at 2^24 where the rounds' fixed costs weigh more);
- * CZ_GPU_MSM_AFF=1 / 0 forces one or the other. */
+/* Affine rounds (msa_run) or xyzz per bucket (msm_accumulate) for n points? G1 from 2^24 points:
+ * measured on the H200 with the side-stream sort (08af794), 2^24: 133.8 against 140.0 ms; before the
+ * overlap it was a tie at 2^24, hence 2^26 then. G2 from 2^20 (its xyzz += affine costs more Fp2
+ * products than G1's, so the rounds' fixed costs are paid back sooner). CZ_GPU_MSM_AFF=1 / 0 forces
+ * one or the other. */
 template <class F>
 static bool msm_affine(size_t n) {
-    if constexpr (std::is_same<F, cz_dfp>::value) {
-        const char *e = getenv("CZ_GPU_MSM_AFF");
-        return e ? atoi(e) == 1 : n >= ((size_t)1 << 26);
-    } else {
-        (void)n;
-        return false;
-    }
+    const char *e = getenv("CZ_GPU_MSM_AFF");
+    if (e) return atoi(e) == 1;
+    return n >= ((size_t)1 << (std::is_same<F, cz_dfp>::value ? 24 : 20));
 }
 
 /* The scratch msm_run allocates for n points with evenly spread digits (random scalars), when free
@@ -1023,7 +1021,7 @@ static size_t msm_scratch_bytes(size_t n) {
     size_t b = n * sizeof(cz_dfr) + 3 * n * sizeof(uint32_t) + (size_t)W * n * sizeof(uint32_t) +
                2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) + ((size_t)W * nch + W) * sizeof(P) +
                temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
-    if constexpr (std::is_same<F, cz_dfp>::value) {
+    {
         if (!msm_affine<F>(n)) return b;
         unsigned T, G;
         msa_grid<F>(nb, &T, &G);
@@ -1110,13 +1108,11 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[overlap ? 0 : W - 1], 0));
     prof.mark("sort");
     /* bucket accumulation: affine rounds (G1 from 2^26 points, msm_affine), else xyzz per bucket */
-    if constexpr (std::is_same<F, cz_dfp>::value) { /* the G2 instantiation leaves the rounds' kernels out */
-        if (aff) {
-            rc = msa_run<F>(g_msm + 8, bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split, ws,
-                            ms->ev_win, ms->hmx);
-            if (rc == 1) aff = false; /* no room for its scratch: the xyzz path (rewrites every bucket) */
-            else if (rc) return rc;
-        }
+    if (aff) {
+        rc = msa_run<F>(g_msm + 8, bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split, ws, ms->ev_win,
+                        ms->hmx);
+        if (rc == 1) aff = false; /* no room for its scratch: the xyzz path (rewrites every bucket) */
+        else if (rc) return rc;
     }
     if (!aff) {
         /* benchmark knob CZ_GPU_ACC_MINB=4 (G1 only): registers capped for four 128-thread blocks per SM */
