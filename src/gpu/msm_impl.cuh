@@ -12,7 +12,7 @@
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
  * run of the sorted list (the top window's few, long runs are cut into parts, one thread each, so
- * any window width keeps the threads balanced), or, from 2^24 points (G1) / 2^20 (G2), the runs are halved by
+ * any window width keeps the threads balanced), or, from 2^24 points, the runs are halved by
  * rounds of affine pair additions (msa_run, the batch addition's trick per window, one chunk per window
  * when free memory allows); the sort runs window by window on a low-priority side stream while the
  * buckets of the sorted windows accumulate on a high-priority one (msm_streams); buckets are combined
@@ -994,16 +994,17 @@ static int msm_streams_get(msm_streams **out) {
     return 0;
 }
 
-/* Affine rounds (msa_run) or xyzz per bucket (msm_accumulate) for n points? G1 from 2^24 points:
- * measured on the H200 with the side-stream sort (08af794), 2^24: 133.8 against 140.0 ms; before the
- * overlap it was a tie at 2^24, hence 2^26 then. G2 from 2^20 (its xyzz += affine costs more Fp2
- * products than G1's, so the rounds' fixed costs are paid back sooner). CZ_GPU_MSM_AFF=1 / 0 forces
- * one or the other. */
+/* Affine rounds (msa_run) or xyzz per bucket (msm_accumulate) for n points? From 2^24 points, G1 and
+ * G2. Measured on the H200 with the side-stream sort (b0664f5, ms, xyzz / affine): G1 2^20 14.0 / 29.5,
+ * 2^22 39.1 / 57.5, 2^24 139.9 / 133.5, 2^26 468.1 / 404.9, 2^27 873.4 / 757.1; G2 2^20 49.3 / 79.8,
+ * 2^22 141.0 / 173.7, 2^24 487.4 / 434.7 (below 2^24 the rounds' fixed costs, ~R launches and one
+ * inversion per window and round, outweigh the products they save). CZ_GPU_MSM_AFF=1 / 0 forces one
+ * or the other. */
 template <class F>
 static bool msm_affine(size_t n) {
     const char *e = getenv("CZ_GPU_MSM_AFF");
     if (e) return atoi(e) == 1;
-    return n >= ((size_t)1 << (std::is_same<F, cz_dfp>::value ? 24 : 20));
+    return n >= ((size_t)1 << 24);
 }
 
 /* The scratch msm_run allocates for n points with evenly spread digits (random scalars), when free
