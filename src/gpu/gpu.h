@@ -71,6 +71,11 @@ int cz_gpu_ntt_run(cz_gpu_ntt *plan, cz_fr *d_data, cz_gpu_ntt_kind kind, void *
  * current device's); one caller at a time per device. */
 /* r = sum of scalars[i] * bases[i], scalars Fr in Montgomery form, n < 2^31. */
 int cz_gpu_g1_msm(cz_g1_jac *r, const cz_g1_affine *d_bases, const cz_fr *d_scalars, size_t n, void *stream);
+/* Device bytes of the scratch cz_gpu_g1_msm takes for n points (0 for n = 0) with evenly spread digits
+ * (random scalars), for memory accounting. From 2^26 points its affine bucket rounds take one chunk per
+ * window when free memory allows (~13 GB at 2^27), fewer bytes in smaller chunks (keeping 2 GiB free)
+ * when it does not; heavily repeated digits can need more. Needs the current device. */
+size_t cz_gpu_g1_msm_scratch_bytes(size_t n);
 /* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */
 int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
 void cz_gpu_g1_release_scratch(void);
@@ -101,6 +106,7 @@ int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz
 /* ---- G2 over resident affine bases (the cz_g2_affine layout, 192 B, infinity = (0,0)) ----
  * The same algorithms and contract as the G1 functions above (own scratch, one caller at a time). */
 int cz_gpu_g2_msm(cz_g2_jac *r, const cz_g2_affine *d_bases, const cz_fr *d_scalars, size_t n, void *stream);
+size_t cz_gpu_g2_msm_scratch_bytes(size_t n);
 int cz_gpu_g2_batch_add(cz_g2_jac *r, const cz_g2_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
 void cz_gpu_g2_release_scratch(void);
 

@@ -20,3 +20,5 @@ extern "C" int cz_gpu_g2_msm_windows_(void *r_windows, unsigned *w_out, unsigned
     int dev, rc = scratch_device(&dev);
     return rc ? rc : msm_run<cz_dfp2>(g_msm[dev], r_windows, w_out, c_out, d_bases, d_scalars, n, stream);
 }
+
+extern "C" size_t cz_gpu_g2_msm_scratch_bytes(size_t n) { return msm_scratch_bytes<cz_dfp2>(n); }

@@ -12,8 +12,11 @@
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
  * run of the sorted list (the top window's few, long runs are cut into parts, one thread each, so
- * any window width keeps the threads balanced), or, for G1 from 2^26 points, the runs are halved by
- * rounds of affine pair additions (msa_run, the batch addition's trick per window); buckets are combined with chunked running sums (sum k*B_k per chunk plus
+ * any window width keeps the threads balanced), or, from 2^24 points, the runs are halved by
+ * rounds of affine pair additions (msa_run, the batch addition's trick per window, one chunk per window
+ * when free memory allows); the sort runs window by window on a low-priority side stream while the
+ * buckets of the sorted windows accumulate on a high-priority one (msm_streams); buckets are combined
+ * with chunked running sums (sum k*B_k per chunk plus
  * (lo-1)*S by double-and-add), chunk results are tree-summed per window, and the host does the final
  * Horner over the windows (a few hundred point operations). */
 #include <cub/cub.cuh>
@@ -734,74 +737,112 @@ static __global__ void msa_maxlen(unsigned *mx, const uint32_t *start, const uin
     if (e - b > 1) atomicMax(mx + w, e - b);
 }
 
-/* All windows' buckets by affine rounds. g: 4 scratch buffers. Returns 1 (nothing done) when the
- * scratch does not fit in device memory, else 0 or a CZ_E* status. */
+/* Threads of the affine rounds: a power of two (nb is one, so every thread owns the same number of
+ * segments), at most one wave of resident blocks. */
 template <class F>
-static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, const uint32_t *sorted, const uint32_t *start,
-                   const uint32_t *end, size_t n, unsigned nb, unsigned W, unsigned split, cudaStream_t st) {
-    typedef cz_daff<F> A;
-    unsigned *mx = nullptr;
-    int rc = scratch_get(g[0], 32 * sizeof(unsigned), (void **)&mx);
-    if (rc) return rc;
-    unsigned hmx[32];
-    CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), st));
-    msa_maxlen<<<(unsigned)(((size_t)nb * W + 255) / 256), 256, 0, st>>>(mx, start, end, nb, W, split);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaMemcpyAsync(hmx, mx, W * sizeof(unsigned), cudaMemcpyDeviceToHost, st));
-    CZ_CUDA(cudaStreamSynchronize(st));
-    unsigned maxl = 0;
-    for (unsigned w = 0; w < W; w++) maxl = hmx[w] > maxl ? hmx[w] : maxl;
-    /* positions used by round r's output: sz(0) = (cw + maxl) / 2 + nb + 1, sz(r+1) <= sz(r) / 2 + nb + 1
-     * (which tends to 2 nb + 2, so it can grow when nb is large against the chunk): even rounds write
-     * buffer 0, odd ones buffer 1; pref holds any round's */
-    unsigned rmax = 0;
-    while (maxl > (1u << rmax)) rmax++;
-    auto sizes = [&](size_t cw, size_t szb[2]) {
-        szb[0] = szb[1] = 0;
-        for (size_t r = 0, sz = (cw + maxl) / 2 + nb + 1; r < rmax; r++, sz = sz / 2 + nb + 1)
-            if (sz > szb[r & 1]) szb[r & 1] = sz;
-    };
+static void msa_grid(unsigned nb, unsigned *T_out, unsigned *G_out) {
     int per_sm = 0, per_sm_f = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
-    /* a power of two threads (nb is one): every thread owns the same number of segments */
     unsigned T = BAA_THREADS;
     while (2 * T <= (unsigned)(sm_count() * per_sm * BAA_THREADS) && 2 * T <= nb && 2 * T <= 512 * BAA_THREADS) T *= 2;
-    const unsigned G = T / BAA_THREADS, ig = (G + 31) / 32 * 32;
-    auto need = [&](size_t ch) {
+    *T_out = T;
+    *G_out = T / BAA_THREADS;
+}
+
+/* Positions used by the rounds' outputs for a chunk of cw sorted positions whose longest segment has
+ * maxl points: sz(0) = (cw + maxl) / 2 + nb + 1, sz(r+1) <= sz(r) / 2 + nb + 1 (which tends to
+ * 2 nb + 2, so it can grow when nb is large against the chunk); even rounds write buffer 0, odd ones
+ * buffer 1; pref holds any round's. */
+static void msa_sizes(size_t cw, unsigned maxl, unsigned nb, size_t szb[2]) {
+    unsigned rmax = 0;
+    while (maxl > (1u << rmax)) rmax++;
+    szb[0] = szb[1] = 0;
+    for (size_t r = 0, sz = (cw + maxl) / 2 + nb + 1; r < rmax; r++, sz = sz / 2 + nb + 1)
+        if (sz > szb[r & 1]) szb[r & 1] = sz;
+}
+
+/* bytes of the affine rounds' scratch for chunks of cw positions, longest segment maxl, T threads */
+template <class F>
+static size_t msa_need(size_t cw, unsigned maxl, unsigned nb, unsigned T) {
+    size_t z[2];
+    msa_sizes(cw, maxl, nb, z);
+    const size_t z1 = z[0] > z[1] ? z[0] : z[1];
+    return (z[0] + z[1] + 1) * sizeof(cz_daff<F>) + (z1 + T + 2 * (size_t)(T / BAA_THREADS)) * sizeof(F);
+}
+
+/* The first chunk size tried: CZ_GPU_MSM_AFF_CHUNK_LOG if set (the benchmark / test knob: 2^26 was the
+ * default before), else the whole window (one chunk per window; at 2^27 13 GB of scratch against
+ * 6.6 GB for 2^26, measured 785 against 829 ms). */
+static size_t msa_first_chunk(size_t n) {
+    if (getenv("CZ_GPU_MSM_AFF_CHUNK_LOG")) return (size_t)1 << env_size("CZ_GPU_MSM_AFF_CHUNK_LOG", 26, 8, 31);
+    size_t ch = 1;
+    while (ch < n) ch *= 2;
+    return ch;
+}
+
+/* All windows' buckets by affine rounds, window by window as the side stream's sort delivers them:
+ * window w may start once ev_win[w] has fired (its sorted list, bounds and longest run hmx[w], on the
+ * host). g: 4 scratch buffers (g[0] is the caller's). The chunk is sized from free device memory with
+ * window 0's longest run (x2 + 64: room for the others); a later window with a longer run takes smaller
+ * chunks within the buffers, or (rare: heavily repeated digits) waits for the stream and regrows them.
+ * Returns 1 when the scratch does not fit (below 2^20 positions per chunk): the caller takes the xyzz
+ * path for all windows (it rewrites every bucket), else 0 or a CZ_E* status. */
+template <class F>
+static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, const uint32_t *sorted, const uint32_t *start,
+                   const uint32_t *end, size_t n, unsigned nb, unsigned W, unsigned split, cudaStream_t st,
+                   const cudaEvent_t *ev_win, const unsigned *hmx) {
+    typedef cz_daff<F> A;
+    unsigned T, G;
+    msa_grid<F>(nb, &T, &G);
+    const unsigned ig = (G + 31) / 32 * 32;
+    const size_t first = msa_first_chunk(n);
+    size_t lo = getenv("CZ_GPU_MSM_AFF_CHUNK_LOG") ? 1 : (size_t)1 << 20;
+    if (lo > first) lo = first; /* fewer points than that: one chunk */
+    size_t cw = 0, have[2] = {0, 0}, have_pref = 0;
+    A *bufs[2] = {nullptr, nullptr};
+    F *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
+    /* does a chunk of c positions with longest segment m fit the buffers held? */
+    auto fits = [&](size_t c, unsigned m) {
         size_t z[2];
-        sizes(n < ch ? n : ch, z);
-        const size_t z1 = z[0] > z[1] ? z[0] : z[1];
-        return (z[0] + z[1] + 1) * sizeof(A) + (z1 + T + 2 * (size_t)G) * sizeof(F);
+        msa_sizes(n < c ? n : c, m, nb, z);
+        return z[0] <= have[0] && z[1] <= have[1] && (z[0] > z[1] ? z[0] : z[1]) <= have_pref;
     };
-    /* the chunk: CZ_GPU_MSM_AFF_CHUNK_LOG (default 26: 6.6 GB of scratch at 2^27), halved while device
-     * memory is short; below 2^20 positions the caller takes the xyzz path instead (return 1) */
-    const size_t ch = fit_chunk((size_t)1 << env_size("CZ_GPU_MSM_AFF_CHUNK_LOG", 26, 8, 31),
-                                getenv("CZ_GPU_MSM_AFF_CHUNK_LOG") ? 1 : (size_t)1 << 20, g[1].cap + g[2].cap, need);
-    if (!ch) return 1;
-    const size_t cw = n < ch ? n : ch;
-    size_t szb[2];
-    sizes(cw, szb);
-    const size_t sz1 = szb[0] > szb[1] ? szb[0] : szb[1], sz2 = szb[1];
-    A *buf = nullptr;
-    F *fs = nullptr;
-    rc = scratch_get(g[1], (szb[0] + sz2 + 1) * sizeof(A), (void **)&buf);
-    if (!rc) rc = scratch_get(g[2], (sz1 + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
-    if (rc) return rc;
-    A *bufs[2] = {buf, buf + szb[0]};
-    F *pref = fs, *ex = fs + sz1, *btot = ex + T, *binv = btot + G;
     for (unsigned w = 0; w < W; w++) {
+        CZ_CUDA(cudaEventSynchronize(ev_win[w]));
+        const unsigned mw = hmx[w];
+        size_t cww = cw;
+        if (w) /* within the buffers: halve the chunk, at most 16-fold */
+            while (cww > 1 && cww > cw / 16 && !fits(cww, mw)) cww /= 2;
+        if (!w || !fits(cww, mw)) {
+            const unsigned est = w ? mw : 2 * mw + 64;
+            if (w) CZ_CUDA(cudaStreamSynchronize(st)); /* queued rounds still use the buffers */
+            const size_t ch = fit_chunk(first, lo, g[1].cap + g[2].cap, [&](size_t c) { return msa_need<F>(n < c ? n : c, est, nb, T); });
+            if (!ch) return 1;
+            cw = cww = n < ch ? n : ch;
+            msa_sizes(cw, est, nb, have);
+            have_pref = have[0] > have[1] ? have[0] : have[1];
+            A *buf = nullptr;
+            F *fs = nullptr;
+            int rc = scratch_get(g[1], (have[0] + have[1] + 1) * sizeof(A), (void **)&buf);
+            if (!rc) rc = scratch_get(g[2], (have_pref + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
+            if (rc) return rc;
+            bufs[0] = buf;
+            bufs[1] = buf + have[0];
+            pref = fs, ex = fs + have_pref, btot = ex + T, binv = btot + G;
+        }
+        CZ_CUDA(cudaStreamWaitEvent(st, ev_win[w], 0));
         unsigned R = 0;
-        while (hmx[w] > (1u << R)) R++;
+        while (mw > (1u << R)) R++;
         msa_round rd;
         rd.start = start + (size_t)w * (nb + 1);
         rd.end = end + (size_t)w * (nb + 1);
         rd.nseg = nb;
         rd.split = w == W - 1 ? split : 0;
-        rd.ch = cw;
-        for (size_t c0 = 0; c0 < n; c0 += cw) {
+        rd.ch = cww;
+        for (size_t c0 = 0; c0 < n; c0 += cww) {
             rd.c0 = c0;
             msa_src<F> src;
             src.in = bases;
@@ -877,12 +918,14 @@ static unsigned msm_window_bits(size_t n) {
     return best;
 }
 
-/* Phase timing on stderr when CZ_GPU_MSM_PROFILE is set (benchmark diagnostics). */
+/* Phase timing on stderr when CZ_GPU_MSM_PROFILE is set (benchmark diagnostics): marks on the work
+ * stream, each printed as the time since the previous one; side marks (the sort stream) as the time
+ * since the first mark. */
 struct msm_prof {
     bool on = getenv("CZ_GPU_MSM_PROFILE") != nullptr;
-    cudaEvent_t ev[8];
-    const char *name[8];
-    int k = 0;
+    cudaEvent_t ev[8], side[2];
+    const char *name[8], *side_name[2];
+    int k = 0, ks = 0;
     cudaStream_t st;
     explicit msm_prof(cudaStream_t s) : st(s) {}
     void mark(const char *what) {
@@ -890,6 +933,12 @@ struct msm_prof {
         cudaEventCreate(&ev[k]);
         cudaEventRecord(ev[k], st);
         name[k++] = what;
+    }
+    void mark_side(const char *what, cudaStream_t s) {
+        if (!on || ks >= 2) return;
+        cudaEventCreate(&side[ks]);
+        cudaEventRecord(side[ks], s);
+        side_name[ks++] = what;
     }
     void report(size_t n, unsigned c, unsigned W) {
         if (!on) return;
@@ -900,13 +949,92 @@ struct msm_prof {
             cudaEventElapsedTime(&ms, ev[i - 1], ev[i]);
             fprintf(stderr, " %s %.2f ms", name[i], ms);
         }
+        for (int i = 0; i < ks; i++) {
+            float ms = 0;
+            cudaEventSynchronize(side[i]);
+            cudaEventElapsedTime(&ms, ev[0], side[i]);
+            fprintf(stderr, " | %s at %.2f ms", side_name[i], ms);
+            cudaEventDestroy(side[i]);
+        }
         fprintf(stderr, "\n");
         for (int i = 0; i < k; i++) cudaEventDestroy(ev[i]);
     }
 };
 
+/* The MSM's streams on one device, created on first use and kept: the bucket work runs on a
+ * high-priority stream, the digit sort (memory-bound) on a low-priority one, window by window, so the
+ * sort of window w+1 fills what the accumulation of window w leaves idle (the one-block inversions, the
+ * kernels' tails); events order both after the caller's stream and the caller's stream after them.
+ * hmx: page-locked, the longest run of each window (the host sizes the affine rounds from it). */
+struct msm_streams {
+    bool ok = false;
+    cudaStream_t work = nullptr, sort = nullptr;
+    cudaEvent_t ev_in = nullptr, ev_done = nullptr, ev_win[32];
+    unsigned *hmx = nullptr;
+};
+static msm_streams g_msm_streams[CZ_GPU_SCRATCH_DEVICES];
+
+static int msm_streams_get(msm_streams **out) {
+    int dev, rc = scratch_device(&dev);
+    if (rc) return rc;
+    msm_streams &s = g_msm_streams[dev];
+    if (!s.ok) {
+        int least = 0, greatest = 0;
+        CZ_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        if (getenv("CZ_GPU_MSM_PRIO") && atoi(getenv("CZ_GPU_MSM_PRIO")) == 0) least = greatest = 0; /* A/B knob */
+        CZ_CUDA(cudaStreamCreateWithPriority(&s.work, cudaStreamNonBlocking, greatest));
+        CZ_CUDA(cudaStreamCreateWithPriority(&s.sort, cudaStreamNonBlocking, least));
+        CZ_CUDA(cudaEventCreateWithFlags(&s.ev_in, cudaEventDisableTiming));
+        CZ_CUDA(cudaEventCreateWithFlags(&s.ev_done, cudaEventDisableTiming));
+        for (int i = 0; i < 32; i++) CZ_CUDA(cudaEventCreateWithFlags(&s.ev_win[i], cudaEventDisableTiming));
+        CZ_CUDA(cudaMallocHost(&s.hmx, 32 * sizeof(unsigned)));
+        s.ok = true;
+    }
+    *out = &s;
+    return 0;
+}
+
+/* Affine rounds (msa_run) or xyzz per bucket (msm_accumulate) for n points? From 2^24 points, G1 and
+ * G2. Measured on the H200 with the side-stream sort (b0664f5, ms, xyzz / affine): G1 2^20 14.0 / 29.5,
+ * 2^22 39.1 / 57.5, 2^24 139.9 / 133.5, 2^26 468.1 / 404.9, 2^27 873.4 / 757.1; G2 2^20 49.3 / 79.8,
+ * 2^22 141.0 / 173.7, 2^24 487.4 / 434.7 (below 2^24 the rounds' fixed costs, ~R launches and one
+ * inversion per window and round, outweigh the products they save). CZ_GPU_MSM_AFF=1 / 0 forces one
+ * or the other. */
+template <class F>
+static bool msm_affine(size_t n) {
+    const char *e = getenv("CZ_GPU_MSM_AFF");
+    if (e) return atoi(e) == 1;
+    return n >= ((size_t)1 << 24);
+}
+
+/* The scratch msm_run allocates for n points with evenly spread digits (random scalars), when free
+ * memory allows the affine rounds one chunk per window (they take less when it does not). */
+template <class F>
+static size_t msm_scratch_bytes(size_t n) {
+    typedef cz_dxyzz<F> P;
+    if (n == 0 || n >= ((size_t)1 << 31)) return 0;
+    const unsigned c = msm_window_bits(n), W = (256 + c - 1) / c, nb = 1u << (c - 1);
+    const unsigned tb = 255 - (W - 1) * c, split = tb < c - 1 ? c - 1 - tb : 0;
+    size_t temp_bytes = 0;
+    cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                    (uint32_t *)nullptr, (int)n, 0, (int)c, (cudaStream_t)0);
+    const size_t nch = nb / MSM_CHUNK;
+    size_t b = n * sizeof(cz_dfr) + 3 * n * sizeof(uint32_t) + (size_t)W * n * sizeof(uint32_t) +
+               2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) + ((size_t)W * nch + W) * sizeof(P) +
+               temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
+    {
+        if (!msm_affine<F>(n)) return b;
+        unsigned T, G;
+        msa_grid<F>(nb, &T, &G);
+        const size_t first = msa_first_chunk(n), cw = n < first ? n : first;
+        b += 32 * sizeof(unsigned) + msa_need<F>(cw, 2 * (unsigned)((n + nb - 1) / nb + 64) + 64, nb, T);
+    }
+    return b;
+}
+
 /* Window sums: host array of W xyzz points (at most 32); *c_out = window bits. g_msm: 12 scratch buffers
- * (8..11 for the affine bucket accumulation). */
+ * (8..11 for the affine bucket accumulation). CZ_GPU_MSM_OVERLAP=0: every window sorted before the
+ * buckets start (the previous order, for A/B). */
 template <class F>
 static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
                    const cz_fr *d_scalars, size_t n, void *stream) {
@@ -921,15 +1049,21 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         memset(r_windows, 0, W * sizeof(P));
         return 0;
     }
+    msm_streams *ms = nullptr;
+    int rc = msm_streams_get(&ms);
+    if (rc) return rc;
+    cudaStream_t ws = ms->work, ss = ms->sort;
     cz_dfr *sc = nullptr;
     uint32_t *key = nullptr, *val, *key2, *sorted = nullptr, *start = nullptr, *end;
     P *bucket = nullptr, *chunks = nullptr, *wins, *top = nullptr;
+    unsigned *mx = nullptr;
     size_t temp_bytes = 0;
     cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                    (uint32_t *)nullptr, (int)n, 0, (int)c, st);
+                                    (uint32_t *)nullptr, (int)n, 0, (int)c, ss);
     void *temp = nullptr;
     const unsigned nch = nb / MSM_CHUNK;
-    int rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
+    bool aff = msm_affine<F>(n);
+    rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
     if (!rc) rc = scratch_get(g_msm[1], 3 * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
     if (!rc) rc = scratch_get(g_msm[3], 2 * (size_t)W * (nb + 1) * sizeof(uint32_t), (void **)&start);
@@ -937,47 +1071,59 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     if (!rc) rc = scratch_get(g_msm[5], ((size_t)W * nch + W) * sizeof(P), (void **)&chunks);
     if (!rc) rc = scratch_get(g_msm[6], temp_bytes + 16, &temp);
     if (!rc && split) rc = scratch_get(g_msm[7], ((size_t)1 << tb) * sizeof(P), (void **)&top);
+    if (!rc && aff) rc = scratch_get(g_msm[8], 32 * sizeof(unsigned), (void **)&mx);
     if (rc) return rc;
     val = key + n;
     key2 = key + 2 * n;
     end = start + (size_t)W * (nb + 1);
     wins = chunks + (size_t)W * nch;
-    msm_prof prof(st);
-    prof.mark("start");
+    msm_prof prof(ws);
     const unsigned g = (unsigned)((n + 255) / 256);
     msm_from_mont<<<g, 256, 0, st>>>(sc, (const cz_dfr *)d_scalars, n);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cudaMemsetAsync(start, 0, 2 * (size_t)W * (nb + 1) * sizeof(uint32_t), st));
+    CZ_CUDA(cudaEventRecord(ms->ev_in, st));
+    CZ_CUDA(cudaStreamWaitEvent(ss, ms->ev_in, 0));
+    CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_in, 0));
+    prof.mark("start");
+    /* the sort stream: window by window, digits, sort, run bounds (and for the affine rounds the
+     * window's longest run, to the host); ev_win[w] when window w is ready */
+    if (aff) CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), ss));
     for (unsigned w = 0; w < W; w++) {
-        msm_digits<<<g, 256, 0, st>>>(key, val, sc, n, w, c);
+        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1);
+        msm_digits<<<g, 256, 0, ss>>>(key, val, sc, n, w, c);
         CZ_CUDA_LAUNCHED();
         CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, key2, val, sorted + (size_t)w * n, (int)n, 0,
-                                                (int)c, st));
-        msm_bounds<<<g, 256, 0, st>>>(key2, n, start + (size_t)w * (nb + 1), end + (size_t)w * (nb + 1));
+                                                (int)c, ss));
+        msm_bounds<<<g, 256, 0, ss>>>(key2, n, sw, ew);
         CZ_CUDA_LAUNCHED();
-    }
-    prof.mark("sort");
-    /* benchmark knob CZ_GPU_ACC_MINB=4 (G1 only): registers capped for four 128-thread blocks per SM */
-    const unsigned ag = (unsigned)(((size_t)nb * W + 127) / 128);
-    auto acc = msm_accumulate<F>;
-    if constexpr (std::is_same<F, cz_dfp>::value) {
-        if (getenv("CZ_GPU_ACC_MINB") && atoi(getenv("CZ_GPU_ACC_MINB")) == 4) acc = msm_accumulate<F, CZ_MINB4>;
-    }
-    /* bucket accumulation (G1): affine rounds from 2^26 points (measured on the H200: 826 against 874 ms
-     * at 2^27, a tie at 2^24 where the rounds' fixed costs weigh more), else xyzz per bucket;
-     * CZ_GPU_MSM_AFF=1 / 0 forces one or the other */
-    bool aff = false;
-    if constexpr (std::is_same<F, cz_dfp>::value) {
-        const char *e = getenv("CZ_GPU_MSM_AFF");
-        aff = e ? atoi(e) == 1 : n >= ((size_t)1 << 26);
         if (aff) {
-            rc = msa_run<F>(g_msm + 8, bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split, st);
-            if (rc == 1) aff = false; /* no room for its scratch: the xyzz path */
-            else if (rc) return rc;
+            msa_maxlen<<<(nb + 255) / 256, 256, 0, ss>>>(mx + w, sw, ew, nb, 1, w == W - 1 ? split : 0);
+            CZ_CUDA_LAUNCHED();
+            CZ_CUDA(cudaMemcpyAsync(ms->hmx + w, mx + w, sizeof(unsigned), cudaMemcpyDeviceToHost, ss));
         }
+        CZ_CUDA(cudaEventRecord(ms->ev_win[w], ss));
+    }
+    prof.mark_side("sorted", ss);
+    const bool overlap = !(getenv("CZ_GPU_MSM_OVERLAP") && atoi(getenv("CZ_GPU_MSM_OVERLAP")) == 0);
+    CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[overlap ? 0 : W - 1], 0));
+    prof.mark("sort");
+    /* bucket accumulation: affine rounds (G1 from 2^26 points, msm_affine), else xyzz per bucket */
+    if (aff) {
+        rc = msa_run<F>(g_msm + 8, bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split, ws, ms->ev_win,
+                        ms->hmx);
+        if (rc == 1) aff = false; /* no room for its scratch: the xyzz path (rewrites every bucket) */
+        else if (rc) return rc;
     }
     if (!aff) {
-        acc<<<ag, 128, 0, st>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
+        /* benchmark knob CZ_GPU_ACC_MINB=4 (G1 only): registers capped for four 128-thread blocks per SM */
+        const unsigned ag = (unsigned)(((size_t)nb * W + 127) / 128);
+        auto acc = msm_accumulate<F>;
+        if constexpr (std::is_same<F, cz_dfp>::value) {
+            if (getenv("CZ_GPU_ACC_MINB") && atoi(getenv("CZ_GPU_ACC_MINB")) == 4) acc = msm_accumulate<F, CZ_MINB4>;
+        }
+        CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[W - 1], 0));
+        acc<<<ag, 128, 0, ws>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
         CZ_CUDA_LAUNCHED();
     }
     prof.mark("accumulate");
@@ -986,18 +1132,21 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         P *tw = bucket + (size_t)(W - 1) * nb;
         const size_t ntop = (size_t)1 << tb;
         /* one warp per bucket: a block of 256 would spend most of its additions on the tree */
-        sum_segments<F><<<(unsigned)ntop, 32, 0, st>>>(top, tw, (size_t)1 << split, (size_t)1 << split);
+        sum_segments<F><<<(unsigned)ntop, 32, 0, ws>>>(top, tw, (size_t)1 << split, (size_t)1 << split);
         CZ_CUDA_LAUNCHED();
-        CZ_CUDA(cudaMemcpyAsync(tw, top, ntop * sizeof(P), cudaMemcpyDeviceToDevice, st));
-        CZ_CUDA(cudaMemsetAsync(tw + ntop, 0, (nb - ntop) * sizeof(P), st));
+        CZ_CUDA(cudaMemcpyAsync(tw, top, ntop * sizeof(P), cudaMemcpyDeviceToDevice, ws));
+        CZ_CUDA(cudaMemsetAsync(tw + ntop, 0, (nb - ntop) * sizeof(P), ws));
     }
     prof.mark("top-merge");
-    msm_combine<F><<<(unsigned)(((size_t)nch * W + 127) / 128), 128, 0, st>>>(chunks, bucket, nb, W);
+    msm_combine<F><<<(unsigned)(((size_t)nch * W + 127) / 128), 128, 0, ws>>>(chunks, bucket, nb, W);
     CZ_CUDA_LAUNCHED();
     prof.mark("combine");
-    sum_segments<F><<<W, RED_THREADS, 0, st>>>(wins, chunks, nch, nch);
+    sum_segments<F><<<W, RED_THREADS, 0, ws>>>(wins, chunks, nch, nch);
     CZ_CUDA_LAUNCHED();
     prof.mark("window-sums");
+    /* the work stream waited for every window's sort: the caller's stream after it covers both */
+    CZ_CUDA(cudaEventRecord(ms->ev_done, ws));
+    CZ_CUDA(cudaStreamWaitEvent(st, ms->ev_done, 0));
     CZ_CUDA(cudaMemcpyAsync(r_windows, wins, W * sizeof(P), cudaMemcpyDeviceToHost, st));
     CZ_CUDA(cudaStreamSynchronize(st));
     prof.report(n, c, W);

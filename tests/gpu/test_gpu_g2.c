@@ -3,7 +3,10 @@
  * paths), an infinity base, random full-width scalars with 0, 1 and r-1 mixed in; then edge cases:
  * all scalars zero, all bases infinity, one base repeated with one scalar everywhere (every addition in
  * a bucket is a doubling), all scalars r-1. Bitmaps at ~50 %, all ones, all zeros, lengths that are
- * not a multiple of 64. Results poisoned before each call. Exits 77 (skipped) without a GPU. */
+ * not a multiple of 64; P and -P alternating, P, -P, 2P and infinity mixed. Every MSM under four bucket
+ * modes (default, xyzz, affine rounds per window, in chunks). Results poisoned before each call. Exits 77
+ * (skipped) without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +27,21 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
     cz_g2_jac cpu, gpu;
     cz_g2_msm(&cpu, bases, sc, n, 0);
-    memset(&gpu, 0xa5, sizeof gpu);
-    int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
-    CHECK_MSG(rc == 0, "g2 msm %zu (%s): %s", n, what, cz_error_message());
-    CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s) differs from the CPU", n, what);
+    /* bucket accumulation: the size's default, xyzz per bucket, affine rounds over whole windows, affine
+     * rounds in chunks of 2^12 sorted positions (several chunks per window) */
+    static const char *const modes[][2] = {{NULL, NULL}, {"0", NULL}, {"1", NULL}, {"1", "12"}};
+    for (int k = 0; k < 4; k++) {
+        if (modes[k][0]) setenv("CZ_GPU_MSM_AFF", modes[k][0], 1);
+        else unsetenv("CZ_GPU_MSM_AFF");
+        if (modes[k][1]) setenv("CZ_GPU_MSM_AFF_CHUNK_LOG", modes[k][1], 1);
+        else unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
+        memset(&gpu, 0xa5, sizeof gpu);
+        int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
+        CHECK_MSG(rc == 0, "g2 msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
+        CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
+    }
+    unsetenv("CZ_GPU_MSM_AFF");
+    unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
 }
 
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
@@ -105,6 +119,24 @@ int main(void) {
     check_ba(bases, bm, n, "one base repeated");
     for (size_t i = 0; i < n; i++) bases[i] = pool[1 + cz_rng_next(&rng) % (POOL - 1)], sc[i] = m1;
     check_msm(bases, sc, n, "all scalars r-1");
+    /* P and -P alternating with one scalar: every first-round affine pair cancels; then P, -P, 2P and
+     * infinity at random with four scalars (doublings, cancellations, infinity operands in the rounds) */
+    cz_g2_affine p = pool[1 + cz_rng_next(&rng) % (POOL - 1)], np, p2;
+    cz_g2_affine_neg(&np, &p);
+    cz_g2_jac j;
+    cz_g2_jac_from_affine(&j, &p);
+    cz_g2_jac_double(&j, &j);
+    cz_g2_to_affine(&p2, &j);
+    for (size_t i = 0; i < n; i++) bases[i] = i & 1 ? np : p, sc[i] = sc[0];
+    check_msm(bases, sc, n, "P and -P, one scalar");
+    cz_fr ks[4];
+    for (int q = 0; q < 4; q++) cz_fr_random(&ks[q], &rng);
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = cz_rng_next(&rng) & 3;
+        bases[i] = r == 0 ? p : r == 1 ? np : r == 2 ? p2 : pool[0];
+        sc[i] = ks[cz_rng_next(&rng) & 3];
+    }
+    check_msm(bases, sc, n, "P, -P, 2P, infinity; four scalars");
 
     cz_gpu_free(d_bases);
     cz_gpu_free(d_sc);

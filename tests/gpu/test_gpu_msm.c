@@ -188,17 +188,28 @@ int main(void) {
             }
         }
         /* MSM: one base and one scalar everywhere (one bucket per window, doublings at every level),
-         * P and -P with one scalar (cancels), all bases infinity, four bases and four scalars at random */
+         * P and -P with one scalar (cancels), all bases infinity, four bases and four scalars at random,
+         * random bases with scalars that differ only in their low 8 bits (window 0's runs are short, every
+         * later window piles all points into one or two buckets: the affine rounds, sized from window
+         * 0, must shrink their chunk or regrow their buffers for the later windows) */
         cz_fr k1, ks[4];
         cz_fr_random(&k1, &rng);
         for (int q = 0; q < 4; q++) cz_fr_random(&ks[q], &rng);
-        for (int pat = 0; pat < 4; pat++) {
+        uint64_t hi[4];
+        cz_fr_to_raw(hi, &k1);
+        hi[3] &= 0x0fffffffffffffffULL; /* below r whatever the low byte */
+        for (int pat = 0; pat < 5; pat++) {
             for (size_t i = 0; i < n; i++) {
                 switch (pat) {
                 case 0: bases[i] = p; sc[i] = k1; break;
                 case 1: bases[i] = i & 1 ? np : p; sc[i] = k1; break;
                 case 2: bases[i] = inf; sc[i] = ks[cz_rng_next(&rng) & 3]; break;
-                default: bases[i] = pool[cz_rng_next(&rng) % 4]; sc[i] = ks[cz_rng_next(&rng) & 3];
+                case 3: bases[i] = pool[cz_rng_next(&rng) % 4]; sc[i] = ks[cz_rng_next(&rng) & 3]; break;
+                default: {
+                    uint64_t v[4] = {(hi[0] & ~(uint64_t)0xff) | (cz_rng_next(&rng) & 0xff), hi[1], hi[2], hi[3]};
+                    bases[i] = pool[cz_rng_next(&rng) % POOL];
+                    CHECK(cz_fr_from_raw(&sc[i], v) == 0);
+                }
                 }
             }
             char what[32];
@@ -215,6 +226,33 @@ int main(void) {
         check_ba(bases, bm, n, d_bases, d_bm, "none");
         printf("exceptional batch additions of %zu points checked\n", n);
     }
+    /* cz_gpu_g1_msm_scratch_bytes against the device memory an MSM takes from released scratch (xyzz
+     * and affine buckets, whole windows and chunks of 2^16): within the allocator's rounding (2 MiB per
+     * buffer) and the estimate's slack on the longest run */
+    const size_t sn = cap < max_n ? cap : max_n;
+    for (size_t i = 0; i < sn; i++) {
+        bases[i] = pool[cz_rng_next(&rng) % POOL];
+        cz_fr_random(&sc[i], &rng);
+    }
+    CHECK(cz_gpu_memcpy_htod(d_bases, bases, sn * sizeof *bases) == 0);
+    CHECK(cz_gpu_memcpy_htod(d_sc, sc, sn * sizeof *sc) == 0);
+    CHECK(cz_gpu_g1_msm_scratch_bytes(0) == 0);
+    for (int k = 0; k < N_MSM_MODES; k++) {
+        msm_mode(k);
+        cz_g1_jac r;
+        CHECK(cz_gpu_g1_msm(&r, d_bases, d_sc, sn, NULL) == 0); /* streams and events created */
+        cz_gpu_g1_release_scratch();
+        size_t f0, f1, tot;
+        CHECK(cz_gpu_mem_info(&f0, &tot) == 0);
+        CHECK(cz_gpu_g1_msm(&r, d_bases, d_sc, sn, NULL) == 0);
+        CHECK(cz_gpu_mem_info(&f1, &tot) == 0);
+        const size_t used = f0 - f1, est = cz_gpu_g1_msm_scratch_bytes(sn), slack = (size_t)32 << 20;
+        CHECK_MSG(used <= est + slack && used + slack + est / 8 >= est,
+                  "MSM scratch of %zu points (mode %d): %zu bytes taken, %zu estimated", sn, k, used, est);
+        printf("MSM scratch of %zu points, mode %d: %zu bytes taken, %zu estimated\n", sn, k, used, est);
+    }
+    msm_mode(0);
+
     /* all-zero scalars give infinity */
     memset(sc, 0, 4096 * sizeof *sc);
     CHECK(cz_gpu_memcpy_htod(d_sc, sc, 4096 * sizeof *sc) == 0);

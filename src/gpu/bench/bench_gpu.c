@@ -11,7 +11,11 @@
  * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks unless
  * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone) for quick A/B
  * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
- * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels). */
+ * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels).
+ * G1 MSM A/B in one process: CZ_BENCH_MSM_LOGS="24 26 27" (the MSM sizes timed with CZ_BENCH_G1_ONLY; default
+ * the largest), CZ_BENCH_NO_BA (no batch-add timings), CZ_BENCH_MSM_REPS (default 3 from 2^26),
+ * CZ_BENCH_MSM_AB="VAR=V,VAR=V;VAR=V" (up to 3 variants, each MSM size timed again under each, e.g.
+ * "CZ_GPU_MSM_AFF_CHUNK_LOG=26,CZ_GPU_MSM_OVERLAP=0" for the previous defaults; reps interleaved). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +254,18 @@ static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     ok = cz_g1_jac_equal(&cpu, &gpu);
     printf("check G1 MSM 2^%u vs CPU: %s (CPU %ld s)\n", chk_log, ok ? "ok" : "FAIL", (long)(time(NULL) - t0));
     failures += !ok;
+    /* the affine bucket rounds (the default from 2^26) at this size too: whole windows, then chunks of 2^20 */
+    for (int v = 0; v < 2; v++) {
+        setenv("CZ_GPU_MSM_AFF", "1", 1);
+        if (v) setenv("CZ_GPU_MSM_AFF_CHUNK_LOG", "20", 1);
+        memset(&gpu, 0xa5, sizeof gpu);
+        DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, nchk, NULL), "gpu msm (affine)");
+        ok = cz_g1_jac_equal(&cpu, &gpu);
+        printf("check G1 MSM 2^%u, affine buckets%s, vs CPU: %s\n", chk_log, v ? " in chunks of 2^20" : "", ok ? "ok" : "FAIL");
+        failures += !ok;
+        unsetenv("CZ_GPU_MSM_AFF");
+        unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
+    }
     free(hb);
     free(hs);
 
@@ -261,6 +277,7 @@ timing:;
         unsigned lg = bsz[k];
         if (lg > max_log) break;
         if (quick && lg != 26) continue;
+        if (getenv("CZ_BENCH_NO_BA")) break;
         size_t n = (size_t)1 << lg;
         float ms[100];
         for (int pat = 0; pat < 2; pat++) {
@@ -284,22 +301,60 @@ timing:;
     }
     static const unsigned msz[] = {20, 22, 24, 26, 27};
     static const double sp_msm[] = {22.4, 54.6, 161.7, 567.9, 1110.8};
+    /* CZ_BENCH_MSM_AB: variants separated by ';', each "VAR=V,VAR=V" (at most 3) */
+    const char *logs = getenv("CZ_BENCH_MSM_LOGS"), *ab = getenv("CZ_BENCH_MSM_AB");
+    char var[4][128] = {""};
+    int nv = 1;
+    for (const char *q = ab; q && *q && nv < 4;) {
+        size_t l = strcspn(q, ";");
+        snprintf(var[nv], sizeof var[nv], "%.*s", (int)l, q);
+        if (l) nv++;
+        q += l + (q[l] != 0);
+    }
     for (size_t k = 0; k < sizeof msz / sizeof msz[0]; k++) {
         unsigned lg = msz[k];
         if (lg > max_log) break;
-        if (quick && lg != max_log) continue;
+        if (quick) {
+            int want = !logs && lg == max_log;
+            for (const char *q = logs; q && *q;) {
+                char *e;
+                long v = strtol(q, &e, 10);
+                if (e == q) break;
+                want |= v == (long)lg;
+                q = e + (*e != 0);
+            }
+            if (!want) continue;
+        }
         size_t n = (size_t)1 << lg;
         int mr = lg >= 26 ? 3 : reps;
-        float ms[100];
-        DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL), "warm-up");
-        for (int r = 0; r < mr; r++) {
-            DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
-            DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL), "msm");
-            DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+        if (getenv("CZ_BENCH_MSM_REPS")) mr = atoi(getenv("CZ_BENCH_MSM_REPS"));
+        if (mr < 1 || mr > 50) mr = 3;
+        float ms[4][50];
+        for (int r = -1; r < mr; r++) {   /* r = -1: warm-up */
+            for (int v = 0; v < nv; v++) { /* interleaved: drift hits every variant alike */
+                char buf[128];
+                snprintf(buf, sizeof buf, "%.127s", var[v]);
+                for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                    char *eq = strchr(t, '=');
+                    if (eq) *eq = 0, setenv(t, eq + 1, 1);
+                }
+                float x = 0;
+                DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+                DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL), "msm");
+                DIE_IF(cz_gpu_timer_stop(tm, NULL, &x), "timer");
+                if (r >= 0) ms[v][r] = x;
+                snprintf(buf, sizeof buf, "%.127s", var[v]);
+                for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                    char *eq = strchr(t, '=');
+                    if (eq) *eq = 0, unsetenv(t);
+                }
+            }
         }
-        double med = median_ms(ms, mr);
-        tl += snprintf(table + tl, cap - tl, "| G1 MSM (median of %d) | 2^%u | %.3f | %.3f | %.1f | %.2f |\n", mr, lg, med, ms[0],
-                       sp_msm[k], med / sp_msm[k]);
+        for (int v = 0; v < nv; v++) {
+            double med = median_ms(ms[v], mr);
+            tl += snprintf(table + tl, cap - tl, "| G1 MSM%s%s (median of %d) | 2^%u | %.3f | %.3f | %.1f | %.2f |\n",
+                           v ? " with " : "", var[v], mr, lg, med, ms[v][0], sp_msm[k], med / sp_msm[k]);
+        }
     }
     cz_gpu_timer_destroy(tm);
     cz_gpu_free(d_bases);
@@ -459,7 +514,7 @@ int main(int argc, char **argv) {
         return failures ? 1 : 0;
     }
     if (getenv("CZ_BENCH_G1_ONLY")) {
-        char t[2048];
+        char t[8192]; /* up to 5 sizes x 4 variants of the MSM */
         size_t l = snprintf(t, sizeof t, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
         g1_bench(t, l, sizeof t, max_log, seed, reps);
         printf("\n%s\n", t);
