@@ -3,8 +3,16 @@
  * additions with Montgomery's batch-inversion trick, then xyzz sums. Uses msm_impl.cuh's kernels and
  * helpers (baa_terms / baa_sum / baa_block_excl / baa_inv, the previous rounds baa_run, block_sum).
  *
- * Fused rounds (the default; CZ_GPU_BA_FUSED=0 selects msm_impl.cuh's baa_run, one forward pass, one
- * inversion and one backward pass per round over the whole array, for A/B). Thread t of T owns the
+ * Default: msm_impl.cuh's rounds (baa_run: per round a forward pass, one inversion and a backward pass
+ * over the whole array, strided pairs). CZ_GPU_BA_FUSED=1: the fused rounds below, correct (checked
+ * like the default) but SLOWER as built: measured on the H200 at 90db338 (G1 2^26 ~50 %: 13.4 ms against
+ * 12.1 ms; 100 %: 25.3 against 23.4; G2 2^24 ~50 %: 22.9 against 12.7) because the fused pass holds the
+ * previous output point and the next round's running product besides the pair (202 registers, 246 with
+ * the prefetch, so one 256-thread block per SM: 8 warps against the old backward pass's 16 at 128
+ * registers), and the G2 instantiation spills (255 registers + ~1.5 KB). Capping at 128 registers
+ * (CZ_GPU_BA_MINB=2) spills and is slower still (18.8 ms). Kept for A/B and as the base for a
+ * lower-register version (the one memory pass per round is the saving to keep).
+ * Fused rounds: thread t of T owns the
  * positions i*T + t (i = 0 .. K-1) of every round's array, so a warp's accesses stay coalesced, and
  * round r's pair i is (local 2i, local 2i+1) of the SAME thread, its result local i of round r+1. So a
  * thread's outputs of round r are exactly its inputs of round r+1, and the backward pass of round r can
@@ -266,8 +274,8 @@ static int baf_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned nparts, const cz_d
 }
 
 /* r_xyzz: host pointer to one xyzz point (the host's cz_g*_xyzz layout); g_ba: 8 scratch buffers
- * (4..7 for the affine rounds). CZ_GPU_BA_XYZZ=1 selects the xyzz-only summation, CZ_GPU_BA_FUSED=0 the
- * previous affine rounds (msm_impl.cuh's baa_run); both for A/B. */
+ * (4..7 for the affine rounds). CZ_GPU_BA_XYZZ=1 selects the xyzz-only summation, CZ_GPU_BA_FUSED=1 the
+ * fused rounds (baf_run); both for A/B; the default is msm_impl.cuh's baa_run. */
 template <class F>
 static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
     typedef cz_dxyzz<F> P;
@@ -317,7 +325,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         uint32_t tot = 0; /* the rounds are sized on the host */
         CZ_CUDA(cudaMemcpyAsync(&tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
         CZ_CUDA(cudaStreamSynchronize(st));
-        if (env_size("CZ_GPU_BA_FUSED", 1, 0, 1)) {
+        if (env_size("CZ_GPU_BA_FUSED", 0, 0, 1)) {
             rc = baf_run<F>(g_ba, part, nparts, (const cz_daff<F> *)d_bases, idx, tot, st);
             cnt_parts = nparts;
         } else {
@@ -333,9 +341,9 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
 }
 
 /* Upper bound of the device scratch one batch addition of n points keeps (ba_run: index list, counts,
- * partial sums; with rounds, the fused rounds' buffers at the defaults: CZ_GPU_BA_CHUNK_LOG = 25, q = 8,
- * up to 512 blocks; without, at the smallest chunk fit_chunk falls back to, 2^16), for the prover's
- * memory accounting. */
+ * partial sums; with rounds, their buffers at CZ_GPU_BA_CHUNK_LOG = 25: the fused rounds' (q = 8, up to
+ * 512 blocks), which also bound the default rounds' (0.75 points + 0.5 products per chunk position);
+ * rounds = 0: at the smallest chunk fit_chunk falls back to, 2^16), for the prover's memory accounting. */
 template <class F>
 static size_t ba_scratch_bytes(size_t n, int rounds) {
     const size_t nw = (n + 63) / 64, chunk = (size_t)1 << (rounds ? 25 : 16), m = n < chunk ? n : chunk;

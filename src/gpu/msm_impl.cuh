@@ -7,8 +7,8 @@
  * then rounds of pairwise additions in affine coordinates with one field inversion per round for the
  * whole grid (Montgomery's trick; ~6 products per addition instead of 10) while more than 2^20 points
  * are left, then every thread sums a strided share of the rest (xyzz += affine); warp/block/grid tree
- * sums finish on the device. These are the previous rounds (CZ_GPU_BA_FUSED=0); ba_run and the default
- * fused rounds are in ba_impl.cuh. CZ_GPU_BA_XYZZ=1: the xyzz summation alone.
+ * sums finish on the device. These rounds are the default; ba_run and the fused rounds
+ * (CZ_GPU_BA_FUSED=1, slower as built) are in ba_impl.cuh. CZ_GPU_BA_XYZZ=1: the xyzz summation alone.
  *
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its

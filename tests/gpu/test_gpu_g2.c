@@ -33,10 +33,10 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
 }
 
 /* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums
- * at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the previous
- * rounds; so the G2 affine rounds are checked at small sizes, not only timed at 2^24 */
+ * at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the default
+ * rounds from one point on; so the G2 affine rounds are checked at small sizes, not only timed at 2^24 */
 static const char *const ba_modes[][4] = {
-    {NULL, NULL, NULL, NULL}, {"1", NULL, NULL, NULL}, {"1", "1", NULL, "0"}, {"1", "1", NULL, "1"}, {"1", NULL, "0", NULL},
+    {NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL}, {"1", "1", "1", "0"}, {"1", "1", "1", "1"}, {"1", NULL, "0", NULL},
 };
 #define N_BA_MODES 5
 static const char *const ba_knobs[4] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF"};
