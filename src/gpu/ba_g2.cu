@@ -1,7 +1,7 @@
 /* G2 0/1 batch addition on the device: the G2 batch-addition instantiation of msm_impl.cuh, in its own
  * translation unit so it compiles beside the MSM one (msm_g2.cu, which also releases this scratch). */
 #include "gpu/g2.cuh"
-#include "gpu/msm_impl.cuh"
+#include "gpu/ba_impl.cuh"
 
 static scratch g_ba[CZ_GPU_SCRATCH_DEVICES][8];
 
@@ -16,3 +16,7 @@ extern "C" int cz_gpu_g2_batch_add_xyzz_(void *r_xyzz, const void *d_bases, cons
     int dev, rc = scratch_device(&dev);
     return rc ? rc : ba_run<cz_dfp2>(g_ba[dev], r_xyzz, d_bases, d_bitmap, n, stream);
 }
+
+/* the scratch one batch addition of n points keeps on the device, with the affine rounds at their default
+ * chunk or at the smallest (the prover's memory accounting) */
+extern "C" size_t cz_gpu_g2_ba_scratch_bytes_(size_t n, int rounds) { return ba_scratch_bytes<cz_dfp2>(n, rounds); }

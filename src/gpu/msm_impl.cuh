@@ -7,7 +7,8 @@
  * then rounds of pairwise additions in affine coordinates with one field inversion per round for the
  * whole grid (Montgomery's trick; ~6 products per addition instead of 10) while more than 2^20 points
  * are left, then every thread sums a strided share of the rest (xyzz += affine); warp/block/grid tree
- * sums finish on the device. CZ_GPU_BA_XYZZ=1: the xyzz summation alone (the previous path).
+ * sums finish on the device. These rounds are the default; ba_run and the fused rounds
+ * (CZ_GPU_BA_FUSED=1, slower as built) are in ba_impl.cuh. CZ_GPU_BA_XYZZ=1: the xyzz summation alone.
  *
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
@@ -426,64 +427,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     return 0;
 }
 
-/* r_xyzz: host pointer to one xyzz point (the host's cz_g*_xyzz layout); g_ba: 8 scratch buffers
- * (4..7 for the affine rounds). CZ_GPU_BA_XYZZ=1 selects the previous xyzz-only summation. */
-template <class F>
-static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
-    typedef cz_dxyzz<F> P;
-    cudaStream_t st = (cudaStream_t)stream;
-    if (n == 0) {
-        memset(r_xyzz, 0, sizeof(P));
-        return 0;
-    }
-    if (n >= ((size_t)1 << 32)) return cz_error(CZ_ERANGE, "batch add of %zu points (max 2^32-1)", n);
-    const size_t nw = (n + 63) / 64;
-    /* exactly one wave of resident blocks: every thread gets the same share, so none waits on a tail */
-    int per_sm = 0, bt = BA_THREADS;
-    if (getenv("CZ_GPU_BA_THREADS")) { /* benchmark knob: 32..256 in steps of 32 */
-        bt = atoi(getenv("CZ_GPU_BA_THREADS"));
-        if (bt < 32 || bt > RED_THREADS || bt % 32) bt = BA_THREADS;
-    }
-    /* benchmark knob CZ_GPU_BA_MINB=2 (G1 only): registers capped for two 256-thread blocks per SM */
-    const bool minb2 = std::is_same<F, cz_dfp>::value && getenv("CZ_GPU_BA_MINB") && atoi(getenv("CZ_GPU_BA_MINB")) == 2;
-    auto kern = ba_sum<F>;
-    if constexpr (std::is_same<F, cz_dfp>::value) {
-        if (minb2) kern = ba_sum<F, CZ_MINB2>;
-    }
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, bt, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
-    const int blocks = sm_count() * per_sm;
-    uint32_t *cnt = nullptr, *offs = nullptr, *idx = nullptr;
-    P *part = nullptr;
-    size_t temp_bytes = 0;
-    cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (int)(nw + 1), st);
-    void *temp = nullptr;
-    int rc = scratch_get(g_ba[0], 2 * (nw + 1) * sizeof(uint32_t), (void **)&cnt);
-    if (!rc) rc = scratch_get(g_ba[1], n * sizeof(uint32_t), (void **)&idx);
-    if (!rc) rc = scratch_get(g_ba[2], (blocks + 1) * sizeof(P), (void **)&part);
-    if (!rc) rc = scratch_get(g_ba[3], temp_bytes + 16, &temp);
-    if (rc) return rc;
-    offs = cnt + nw + 1;
-    ba_popc<<<(unsigned)((nw + 1 + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, cnt);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
-    ba_scatter<<<(unsigned)((nw + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
-    CZ_CUDA_LAUNCHED();
-    if (getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1) {
-        kern<<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);
-        CZ_CUDA_LAUNCHED();
-    } else {
-        uint32_t tot = 0; /* the rounds are sized on the host */
-        CZ_CUDA(cudaMemcpyAsync(&tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
-        CZ_CUDA(cudaStreamSynchronize(st));
-        rc = baa_run<F>(g_ba, part, (unsigned)blocks, (const cz_daff<F> *)d_bases, idx, tot, st);
-        if (rc) return rc;
-    }
-    sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + blocks, part, blocks, 0);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaMemcpyAsync(r_xyzz, part + blocks, sizeof(P), cudaMemcpyDeviceToHost, st));
-    CZ_CUDA(cudaStreamSynchronize(st));
-    return 0;
-}
+/* ba_run (bitmap -> index list -> rounds or xyzz sums) is in ba_impl.cuh with the fused rounds. */
 
 /* ---- MSM ---- */
 #define MSM_CHUNK 64 /* buckets per thread in the bucket combination */

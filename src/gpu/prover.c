@@ -1,9 +1,10 @@
 /* GPU partition prover: creation with resident params and matrices, memory accounting, destruction
  * (gpu_prover.h; start() is in prover_run.c, synthetic circuits in prover_synth.c).
  * Every device allocation goes through one accountant (cz_gpu_prover_dalloc_): the limit is the free memory
- * at creation minus a safety margin, and the lazily grown MSM / batch-add scratch of msm.cu is reserved
- * up front (work_reserve), so a prover that does not fit fails at creation with CZ_ENOMEM and the
- * sizes, not in the middle of a proof. */
+ * at creation minus a safety margin, and the lazily grown MSM / batch-add scratch (G1 and G2, the
+ * affine rounds' buffers included) is reserved up front (work_reserve; its adaptive parts drop to their
+ * floor, work_min, when the full reserve does not fit), so a prover that does not fit fails at creation
+ * with CZ_ENOMEM and the sizes, not in the middle of a proof. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,19 +35,46 @@ double cz_gpu_now_ms_(void) {
 }
 
 /* ---- memory accounting ---- */
-/* Upper bound of msm.cu's scratch for an MSM of N points (its window choice, +10 %). */
-static size_t msm_scratch_est(size_t N) {
+/* Upper bound of msm.cu's / msm_g2.cu's scratch for an MSM of N points without the affine bucket rounds
+ * (their window choice, +10 %), point = bytes of one xyzz bucket (192 G1, 384 G2): the floor the MSM
+ * falls back to when memory is short. With aff, what the MSM itself says it takes at full size
+ * (cz_gpu_g1_msm_scratch_bytes: the affine rounds one chunk per window, ~13 GB more at 2^27), +10 %. */
+static size_t msm_scratch_est(size_t N, size_t point, int aff) {
+    if (aff) {
+        const size_t b = point == 192 ? cz_gpu_g1_msm_scratch_bytes(N) : cz_gpu_g2_msm_scratch_bytes(N);
+        return b + b / 10;
+    }
     size_t c = N < ((size_t)1 << 14) ? 8 : N < ((size_t)1 << 25) ? 16 : 20, W = (256 + c - 1) / c, nb = (size_t)1 << (c - 1);
-    size_t b = N * 32 + 3 * N * 4 + W * N * 4 + 2 * W * (nb + 1) * 4 + W * nb * 192 + (W * (nb / 64) + W) * 192 +
+    size_t b = N * 32 + 3 * N * 4 + W * N * 4 + 2 * W * (nb + 1) * 4 + W * nb * point + (W * (nb / 64) + W) * point +
                N * 8 + ((size_t)1 << 20);
     return b + b / 10;
 }
-static size_t ba_scratch_est(size_t N) { return N * 4 + N / 8 + ((size_t)4 << 20); }
+
+/* Everything the MSMs and batch additions of one partition keep on the device between calls: G1 MSM (the
+ * largest is H's), G1 batch add (the longest query), and with B_G2 on the device its MSM and batch add.
+ * full = 0: the adaptive parts at their floor (the G1 MSM without its affine rounds, round chunks of 2^16). */
+static size_t work_est(size_t msm_n, size_t maxlen, size_t b_len, int full) {
+    size_t w = msm_scratch_est(msm_n, 192, full) + cz_gpu_g1_ba_scratch_bytes_(maxlen, full);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    if (b_len) w += msm_scratch_est(b_len, 384, 0) + cz_gpu_g2_ba_scratch_bytes_(b_len, full);
+#else
+    (void)b_len;
+#endif
+    return w;
+}
+
+/* 1 if bytes more fit beside what is allocated and the scratch reserve; the reserve drops to its floor
+ * when only that fits (the adaptive scratch then sizes itself to what is left at call time). */
+static int fits(cz_gpu_prover *pr, size_t bytes) {
+    if (pr->used + bytes + pr->work_reserve > pr->limit && pr->used + bytes + pr->work_min <= pr->limit)
+        pr->work_reserve = pr->work_min;
+    return pr->used + bytes + pr->work_reserve <= pr->limit;
+}
 
 int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what) {
     cz_gpu_prover *pr = ctx;
     *ptr = NULL;
-    if (pr->used + bytes + pr->work_reserve > pr->limit)
+    if (!fits(pr, bytes))
         return cz_error(CZ_ENOMEM,
                         "GPU prover: %s (%.2f GiB) does not fit: %.2f GiB allocated + %.2f GiB MSM working set, "
                         "limit %.2f GiB (free memory minus the safety margin)",
@@ -84,7 +112,8 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
     size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
-    pr->work_reserve = msm_scratch_est(msm_n) + ba_scratch_est(maxlen);
+    pr->work_reserve = work_est(msm_n, maxlen, pr->len[Q_B], 1);
+    pr->work_min = work_est(msm_n, maxlen, pr->len[Q_B], 0);
     const size_t words = (maxlen + 63) / 64, groups = 2 * words;
     int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
@@ -92,6 +121,18 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, 64 * (size_t)maxlen + 4096, "tail scalars and bases");
+#ifdef CZ_GPU_HAVE_G2_MSM
+    /* B_G2 beside L and A: B's bitmap and offsets (len/8 + len/16 bytes) and a tail area of 32 B per B
+     * position (a tail up to ~14 % of B with its 224 B per point; PoRep's is ~1.3 %, the tests' 10 %);
+     * optional (only if it fits) */
+    if (!rc && pr->len[Q_B] && !pr->d_g2buf) {
+        const size_t lb = pr->len[Q_B], cap = 2 * ((lb + 63) / 64 + 2) * 8 + 2 * (2 * ((lb + 63) / 64) + 2) * 4 + 32 * lb + 4096;
+        if (cz_gpu_prover_dalloc_(pr, (void **)&pr->d_g2buf, cap, "B_G2 side buffers") == 0) pr->g2buf_cap = cap;
+        else pr->d_g2buf = NULL; /* B_G2 then runs after L and A, as before */
+        if (!rc) rc = cz_gpu_stream_create_(&pr->st2);
+        if (!rc) rc = cz_gpu_event_create_(&pr->ev_b);
+    }
+#endif
     return rc;
 }
 
@@ -129,8 +170,8 @@ static int check_fit(const cz_gpu_prover *pr, size_t matrices, size_t bases, siz
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
     size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
-    size_t work = (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * maxlen + 4096 + maxlen / 2 + msm_scratch_est(msm_n) +
-                  ba_scratch_est(maxlen);
+    size_t work = (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * maxlen + 4096 + maxlen / 2 +
+                  work_est(msm_n, maxlen, pr->len[Q_B], 0);
     size_t need = matrices + bases + maps + work;
     if (need > pr->limit)
         return cz_error(CZ_ENOMEM,
@@ -148,7 +189,7 @@ static int upload_bases(cz_gpu_prover *pr, cz_g1_affine **d, const cz_g1_affine 
 
 static int upload_csr(cz_gpu_prover *pr, cz_gpu_csr **m, const cz_csr *h) {
     size_t b = cz_gpu_csr_bytes(h->rows, cz_r1cs_nnz(h));
-    if (pr->used + b + pr->work_reserve > pr->limit) return cz_error(CZ_ENOMEM, "GPU prover: matrices do not fit");
+    if (!fits(pr, b)) return cz_error(CZ_ENOMEM, "GPU prover: matrices do not fit");
     int rc = cz_gpu_csr_upload(m, h);
     if (!rc) pr->used += b;
     return rc;
@@ -252,6 +293,9 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_free(pr->d_ones);
     cz_gpu_free(pr->d_cnt);
     cz_gpu_free(pr->d_tail);
+    cz_gpu_free(pr->d_g2buf);
+    cz_gpu_event_destroy_(pr->ev_b);
+    cz_gpu_stream_destroy_(pr->st2);
     cz_gpu_free(pr->scan_temp);
     cz_gpu_ntt_destroy(pr->plan);
     cz_gpu_event_destroy_(pr->ev_up);

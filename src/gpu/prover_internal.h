@@ -26,6 +26,8 @@ int cz_gpu_htod_async_(void *dst, const void *src, size_t bytes, void *s);
 int cz_gpu_dtoh_async_(void *dst, const void *src, size_t bytes, void *s);
 int cz_gpu_memset_async_(void *d, int v, size_t bytes, void *s);
 int cz_gpu_dtod_(void *dst, const void *src, size_t bytes);
+/* device -> device copy ordered on stream s (prover_kern.cu) */
+int cz_gpu_dtod_async_s_(void *dst, const void *src, size_t bytes, void *s);
 /* 1 when p is page-locked (cudaMallocHost or registered), else 0. */
 int cz_gpu_host_is_pinned_(const void *p);
 /* Pins [p, p+bytes) for DMA; *ok = 0 (and no error) when the driver refuses. */

@@ -165,3 +165,8 @@ extern "C" int cz_gpu_iota_(uint32_t *map, size_t n, void *s) {
     CZ_CUDA_LAUNCHED();
     return 0;
 }
+
+extern "C" int cz_gpu_dtod_async_s_(void *dst, const void *src, size_t bytes, void *s) {
+    if (bytes) CZ_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
+    return 0;
+}

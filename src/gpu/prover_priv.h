@@ -39,7 +39,17 @@ struct cz_gpu_prover {
     size_t scan_cap;
     cz_gpu_ntt *plan;
     void *st, *st_up, *ev_up;
-    size_t limit, used, work_reserve;
+    /* B_G2 beside L and A (prover_run.c): its own stream, an event after B's classification, and one buffer
+     * for private copies of B's bitmap and tail offsets plus a tail area (g2buf_cap bytes in all; NULL when
+     * it did not fit: B_G2 then runs after the G1 queries as before) */
+    void *st2, *ev_b;
+    uint8_t *d_g2buf;
+    size_t g2buf_cap;
+    /* work_reserve: MSM / batch-add scratch counted as used; work_min: the same with the adaptive parts (the
+     * MSM's affine bucket rounds, the batch add's round chunks) at their floor, what the reserve drops to
+     * when an allocation would not fit beside the full one (those parts then size themselves to the free
+     * memory at call time, keeping 2 GiB free) */
+    size_t limit, used, work_reserve, work_min;
 };
 
 
@@ -48,6 +58,10 @@ double cz_gpu_now_ms_(void);
 int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what);
 /* Streams, limit (free memory minus margin; 0 = default); *out is set even on failure (destroy it). */
 int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin);
+/* Device scratch that one G1 / G2 batch addition of n points keeps (ba.cu, ba_g2.cu); rounds = 0: with the
+ * affine rounds' chunk at its floor (what it shrinks to when device memory is short). */
+size_t cz_gpu_g1_ba_scratch_bytes_(size_t n, int rounds);
+size_t cz_gpu_g2_ba_scratch_bytes_(size_t n, int rounds);
 /* Reserves msm.cu's scratch and allocates the per-partition buffers (len[] must be set). */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
 /* A and B_G1 index maps from device density bitmaps (A aux, B inputs, B aux). */

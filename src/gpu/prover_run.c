@@ -222,6 +222,19 @@ static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *a
     return upload_parts(pr, 2, dst, src, bytes, 1);
 }
 
+/* Query q's 0/1 classification into d_ones / d_cnt (offsets at d_cnt + groups + 1), *tail = the count of
+ * values outside {0, 1}; the compute stream is synchronised. */
+static int classify(cz_gpu_prover *pr, int q, uint32_t *tail) {
+    const uint64_t len = pr->len[q], base = q == Q_L ? pr->ni : 0;
+    const size_t groups = 2 * ((len + 63) / 64);
+    uint32_t *offs = pr->d_cnt + groups + 1;
+    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, pr->d_map[q], base, len, pr->st);
+    if (!rc) rc = cz_gpu_scan_u32_(offs, pr->d_cnt, groups + 1, &pr->scan_temp, &pr->scan_cap, pr->st);
+    if (!rc) rc = cz_gpu_dtoh_async_(tail, offs + groups, 4, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    return rc;
+}
+
 /* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. */
 static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stats *st) {
     const uint64_t len = pr->len[q], base = q == Q_L ? pr->ni : 0;
@@ -231,10 +244,7 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
     const size_t groups = 2 * ((len + 63) / 64);
     uint32_t *offs = pr->d_cnt + groups + 1, tail = 0;
     double t0 = cz_gpu_now_ms_();
-    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, map, base, len, pr->st);
-    if (!rc) rc = cz_gpu_scan_u32_(offs, pr->d_cnt, groups + 1, &pr->scan_temp, &pr->scan_cap, pr->st);
-    if (!rc) rc = cz_gpu_dtoh_async_(&tail, offs + groups, 4, pr->st);
-    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    int rc = classify(pr, q, &tail);
     if (rc) return rc;
     st->tail[q] = tail;
     st->dtoh_bytes += 4;
@@ -269,30 +279,78 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
 }
 
 #ifdef CZ_GPU_HAVE_G2_MSM
-/* B_G2 on the device, right after run_query(Q_B): d_ones and the offsets still hold B's classification.
- * 0/1 split when the tail with its 192-byte bases fits the tail buffer, else one full MSM. */
-static int run_b_g2(cz_gpu_prover *pr, cz_g2_jac *ans, cz_gpu_prove_stats *st) {
-    const uint64_t len = pr->len[Q_B], tail = st->tail[Q_B];
-    const size_t groups = 2 * ((len + 63) / 64), cap = 64 * (size_t)pr->len[Q_B] + 4096;
-    const uint32_t *offs = pr->d_cnt + groups + 1;
+/* B_G2 on the device on stream sm, from B's classification: ones (bitmap) and offs (tail offsets; its
+ * [groups] entry = tail), a tail area tbuf of cap bytes. 0/1 split when the tail with its 192-byte bases
+ * fits, else one full MSM (its scalars gathered into tbuf, which must then hold 32 B per B position). */
+static int b_g2_on(const cz_gpu_prover *pr, cz_g2_jac *ans, const uint32_t *ones, const uint32_t *offs, uint8_t *tbuf,
+                   size_t cap, uint64_t tail, int full, void *sm) {
+    const uint64_t len = pr->len[Q_B];
     cz_g2_jac_set_infinity(ans);
     if (!len) return 0;
     const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
     int rc;
-    if (!st->full_msm[Q_B] && sc_bytes + (size_t)tail * sizeof(cz_g2_affine) <= cap) {
+    if (!full && sc_bytes + (size_t)tail * sizeof(cz_g2_affine) <= cap) {
         cz_g2_jac ba, tm;
-        cz_fr *tsc = (cz_fr *)pr->d_tail;
-        cz_g2_affine *tb = (cz_g2_affine *)(pr->d_tail + sc_bytes);
-        rc = cz_gpu_g2_batch_add(&ba, pr->d_b2, (const uint64_t *)pr->d_ones, len, pr->st);
-        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, pr->d_map[Q_B], 0, len, pr->d_b2, sizeof(cz_g2_affine),
-                                            offs, pr->st);
-        if (!rc) rc = cz_gpu_g2_msm(&tm, tb, tsc, tail, pr->st);
+        cz_fr *tsc = (cz_fr *)tbuf;
+        cz_g2_affine *tb = (cz_g2_affine *)(tbuf + sc_bytes);
+        rc = cz_gpu_g2_batch_add(&ba, pr->d_b2, (const uint64_t *)ones, len, sm);
+        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, pr->d_map[Q_B], 0, len, pr->d_b2, sizeof(cz_g2_affine), offs, sm);
+        if (!rc) rc = cz_gpu_g2_msm(&tm, tb, tsc, tail, sm);
         if (!rc) cz_g2_jac_add(ans, &ba, &tm);
         return rc;
     }
-    rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, pr->d_map[Q_B], 0, len, pr->st);
-    if (!rc) rc = cz_gpu_g2_msm(ans, pr->d_b2, (const cz_fr *)pr->d_tail, len, pr->st);
+    rc = cz_gpu_gather_scalars_((cz_fr *)tbuf, pr->d_w, pr->d_map[Q_B], 0, len, sm);
+    if (!rc) rc = cz_gpu_g2_msm(ans, pr->d_b2, (const cz_fr *)tbuf, len, sm);
     return rc;
+}
+
+/* B_G2 after the G1 queries, on the compute stream: d_ones and the offsets still hold B's classification
+ * (run_query(Q_B) ran last), the tail buffer is free. */
+static int run_b_g2(cz_gpu_prover *pr, cz_g2_jac *ans, cz_gpu_prove_stats *st) {
+    const size_t groups = 2 * ((pr->len[Q_B] + 63) / 64), cap = 64 * (size_t)pr->len[Q_B] + 4096;
+    return b_g2_on(pr, ans, pr->d_ones, pr->d_cnt + groups + 1, pr->d_tail, cap, st->tail[Q_B], st->full_msm[Q_B], pr->st);
+}
+
+/* B_G2 beside L and A: a thread of its own drives stream st2 (the G1 / G2 calls wait on their stream
+ * on the host), from private copies of B's bitmap and offsets taken on the compute stream right after
+ * B's classification; the G1 and G2 MSM / batch-add scratch are separate, so the two never share a buffer. */
+typedef struct {
+    const cz_gpu_prover *pr;
+    uint64_t tail;
+    cz_g2_jac r;
+    int rc;
+    double ms;
+} g2_dev_job;
+
+static void *g2_dev_thread(void *arg) {
+    g2_dev_job *j = arg;
+    const cz_gpu_prover *pr = j->pr;
+    double t0 = cz_gpu_now_ms_();
+    const size_t lb = pr->len[Q_B], words = (lb + 63) / 64, groups = 2 * words;
+    const size_t bm_bytes = 2 * (words + 2) * 8, offs_bytes = 2 * (groups + 2) * 4, head = (bm_bytes + offs_bytes + 255) & ~(size_t)255;
+    uint32_t *ones = (uint32_t *)pr->d_g2buf, *offs = (uint32_t *)(pr->d_g2buf + bm_bytes);
+    j->rc = cz_gpu_set_device(pr->device);
+    if (!j->rc) j->rc = b_g2_on(pr, &j->r, ones, offs, pr->d_g2buf + head, pr->g2buf_cap - head, j->tail, 0, pr->st2);
+    j->ms = cz_gpu_now_ms_() - t0;
+    return NULL;
+}
+
+/* Starts B_G2 beside the G1 queries when its tail fits the side buffer (after run_query(Q_B)); 1 if started. */
+static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_gpu_prove_stats *st) {
+    const size_t lb = pr->len[Q_B], words = (lb + 63) / 64, groups = 2 * words;
+    const size_t bm_bytes = 2 * (words + 2) * 8, offs_bytes = 2 * (groups + 2) * 4, head = (bm_bytes + offs_bytes + 255) & ~(size_t)255;
+    const uint64_t tail = st->tail[Q_B];
+    if (!pr->d_g2buf || !pr->st2 || !lb || st->full_msm[Q_B] || getenv("CZ_GPU_PROVER_G2_SEQ")) return 0;
+    if (head + (((size_t)tail * 32 + 255) & ~(size_t)255) + (size_t)tail * sizeof(cz_g2_affine) > pr->g2buf_cap) return 0;
+    /* copies on the compute stream (after the classification), then st2 waits for them */
+    int rc = cz_gpu_dtod_async_s_(pr->d_g2buf, pr->d_ones, (groups + 2) * 4, pr->st);
+    if (!rc) rc = cz_gpu_dtod_async_s_(pr->d_g2buf + bm_bytes, pr->d_cnt + groups + 1, (groups + 1) * 4, pr->st);
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_b, pr->st);
+    if (!rc) rc = cz_gpu_stream_wait_(pr->st2, pr->ev_b);
+    if (rc) return 0; /* the sequential path still works */
+    memset(j, 0, sizeof *j);
+    j->pr = pr, j->tail = tail;
+    return pthread_create(th, NULL, g2_dev_thread, j) == 0;
 }
 #endif
 
@@ -315,15 +373,38 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - 1, pr->st);
     st->h_msm_ms = cz_gpu_now_ms_() - t;
     st->dtoh_bytes += 32 * 192;
+#ifdef CZ_GPU_HAVE_G2_MSM
+    /* B first: its classification feeds B_G2, which then runs beside L and A on its own stream */
+    const int want_g2 = pr->p || pr->d_b2; /* real params, or a synthetic prover's device B_G2 */
+    g2_dev_job g2j;
+    pthread_t g2th;
+    int g2_started = 0;
+    double tg = 0;
+    if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st);
+    if (!rc && want_g2) {
+        tg = cz_gpu_now_ms_();
+        g2_started = start_b_g2(pr, &g2j, &g2th, st);
+    }
+    if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st);
+    if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st);
+    if (g2_started) {
+        pthread_join(g2th, NULL);
+        if (!rc) rc = g2j.rc;
+        out->b2_ans = g2j.r;
+        st->b_g2_cpu_ms = g2j.ms; /* beside L and A: overlaps their batch_add / tail times */
+    } else if (!rc && want_g2) {
+        /* sequential: B_G2 after the G1 queries; d_ones / offsets must hold B's classification again */
+        uint32_t tb = 0;
+        if (!rc && pr->len[Q_B]) rc = classify(pr, Q_B, &tb); /* same tail as st->tail[Q_B] */
+        tg = cz_gpu_now_ms_();
+        if (!rc) rc = run_b_g2(pr, &out->b2_ans, st);
+        st->b_g2_cpu_ms = cz_gpu_now_ms_() - tg; /* on the device in this build */
+    }
+    (void)tg;
+#else
     if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st);
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st);
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st);
-#ifdef CZ_GPU_HAVE_G2_MSM
-    if (!rc && (pr->p || pr->d_b2)) { /* real params, or a synthetic prover's device B_G2 */
-        double tg = cz_gpu_now_ms_();
-        rc = run_b_g2(pr, &out->b2_ans, st);
-        st->b_g2_cpu_ms = cz_gpu_now_ms_() - tg; /* on the device in this build */
-    }
 #endif
     st->gpu_total_ms = cz_gpu_now_ms_() - t0;
     return rc;

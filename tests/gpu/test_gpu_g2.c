@@ -4,8 +4,8 @@
  * all scalars zero, all bases infinity, one base repeated with one scalar everywhere (every addition in
  * a bucket is a doubling), all scalars r-1. Bitmaps at ~50 %, all ones, all zeros, lengths that are
  * not a multiple of 64; P and -P alternating, P, -P, 2P and infinity mixed. Every MSM under four bucket
- * modes (default, xyzz, affine rounds per window, in chunks). Results poisoned before each call. Exits 77
- * (skipped) without a GPU. */
+ * modes (default, xyzz, affine rounds per window, in chunks), the batch addition under five knob settings
+ * (ba_modes). Results poisoned before each call. Exits 77 (skipped) without a GPU. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,16 +44,37 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
 }
 
+/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums
+ * at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the default
+ * rounds from one point on; so the G2 affine rounds are checked at small sizes, not only timed at 2^24 */
+static const char *const ba_modes[][4] = {
+    {NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL}, {"1", "1", "1", "0"}, {"1", "1", "1", "1"}, {"1", NULL, "0", NULL},
+};
+#define N_BA_MODES 5
+static const char *const ba_knobs[4] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF"};
+
+static void ba_mode(int k) {
+    for (int i = 0; i < 4; i++) {
+        if (ba_modes[k][i]) setenv(ba_knobs[i], ba_modes[k][i], 1);
+        else unsetenv(ba_knobs[i]);
+    }
+}
+
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;
     CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
     CHECK(cz_gpu_memcpy_htod(d_bm, bm, nw * sizeof *bm) == 0);
     cz_g2_jac cpu, gpu;
     cz_g2_batch_add(&cpu, bases, bm, n, 0);
-    memset(&gpu, 0xa5, sizeof gpu);
-    int rc = cz_gpu_g2_batch_add(&gpu, d_bases, d_bm, n, NULL);
-    CHECK_MSG(rc == 0, "g2 batch add %zu (%s): %s", n, what, cz_error_message());
-    CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 batch add of %zu points (%s) differs from the CPU", n, what);
+    for (int k = 0; k < N_BA_MODES; k++) {
+        ba_mode(k);
+        memset(&gpu, 0xa5, sizeof gpu);
+        int rc = cz_gpu_g2_batch_add(&gpu, d_bases, d_bm, n, NULL);
+        CHECK_MSG(rc == 0, "g2 batch add %zu (%s, mode %d): %s", n, what, k, cz_error_message());
+        CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 batch add of %zu points (%s, mode %d) differs from the CPU", n,
+                  what, k);
+    }
+    ba_mode(0);
 }
 
 int main(void) {
@@ -117,6 +138,21 @@ int main(void) {
     check_msm(bases, sc, n, "one base, one scalar");
     for (size_t w = 0; w < n / 64; w++) bm[w] = ~(uint64_t)0;
     check_ba(bases, bm, n, "one base repeated");
+    { /* P, -P, 2P and infinity at random: doublings, cancellations and infinity operands in every round */
+        cz_g2_affine p = pool[1], np, p2;
+        cz_g2_affine_neg(&np, &p);
+        cz_g2_jac j;
+        cz_g2_jac_from_affine(&j, &p);
+        cz_g2_jac_double(&j, &j);
+        cz_g2_to_affine(&p2, &j);
+        for (size_t i = 0; i < n + 37; i++) {
+            unsigned r = cz_rng_next(&rng) & 3;
+            if (r == 3) memset(&bases[i], 0, sizeof bases[i]);
+            else bases[i] = r == 0 ? p : r == 1 ? np : p2;
+        }
+        for (size_t w = 0; w < n / 64 + 1; w++) bm[w] = cz_rng_next(&rng) | 0x5555555555555555ull;
+        check_ba(bases, bm, n + 37, "P, -P, 2P, infinity");
+    }
     for (size_t i = 0; i < n; i++) bases[i] = pool[1 + cz_rng_next(&rng) % (POOL - 1)], sc[i] = m1;
     check_msm(bases, sc, n, "all scalars r-1");
     /* P and -P alternating with one scalar: every first-round affine pair cancels; then P, -P, 2P and

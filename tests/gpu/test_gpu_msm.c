@@ -1,9 +1,9 @@
 /* GPU G1 MSM and 0/1 batch addition against the CPU (src/ec/msm.c) on fresh random data, 2^10..2^20:
  * random subgroup points from a pool (repeats exercise the doubling paths), some infinity bases,
  * random scalars with 0, 1 and r-1 mixed in; bitmaps at ~50 %, all ones, all zeros and lengths that
- * are not a multiple of 64. The batch addition runs under three settings of its knobs: the default
- * (affine rounds only above 2^20 selected points, so here the xyzz tail), affine rounds down to one
- * point, and affine rounds in chunks of 2^14 down to 3 points (odd counts, several chunks); then the
+ * are not a multiple of 64. The batch addition runs under eight settings of its knobs (ba_modes: the
+ * default xyzz sums at these sizes, the fused rounds with q = 8, 2, 1, with and without prefetch, in
+ * chunks of 2^14 down to 3 points, and the previous rounds); then the
  * exceptional cases of the affine rounds on purpose: one point everywhere (every pair a doubling, at
  * every level), P and -P alternating (every pair cancels), halves that cancel only in later rounds,
  * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none.
@@ -22,15 +22,25 @@
 
 static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal(a, b); }
 
-/* knob settings of the batch addition: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_CHUNK_LOG}, NULL = unset */
-static const char *const ba_modes[][2] = {{NULL, NULL}, {"1", NULL}, {"3", "14"}};
-#define N_BA_MODES 3
+/* knob settings of the batch addition: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_CHUNK_LOG, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED,
+ * CZ_GPU_BA_PF}, NULL = unset: the default (affine rounds only above 2^20 selected points, so here the
+ * xyzz sums), fused rounds (CZ_GPU_BA_FUSED=1) down to the smallest sizes (q = 8, and q = 1 for the most
+ * rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds (baa_run)
+ * alike */
+static const char *const ba_modes[][5] = {
+    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL}, {"3", "14", NULL, "1", NULL},
+    {"1", NULL, "1", "1", "0"},     {"1", NULL, "1", "1", "1"},   {"1", NULL, "2", "1", "0"},
+    {"1", NULL, NULL, "0", NULL},   {"3", "14", NULL, "0", NULL},
+};
+#define N_BA_MODES 8
+static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
+                                        "CZ_GPU_BA_PF"};
 
 static void ba_mode(int k) {
-    if (ba_modes[k][0]) setenv("CZ_GPU_BA_AFF_MIN", ba_modes[k][0], 1);
-    else unsetenv("CZ_GPU_BA_AFF_MIN");
-    if (ba_modes[k][1]) setenv("CZ_GPU_BA_CHUNK_LOG", ba_modes[k][1], 1);
-    else unsetenv("CZ_GPU_BA_CHUNK_LOG");
+    for (int i = 0; i < 5; i++) {
+        if (ba_modes[k][i]) setenv(ba_knobs[i], ba_modes[k][i], 1);
+        else unsetenv(ba_knobs[i]);
+    }
 }
 
 /* MSM bucket accumulation: xyzz per bucket (default), affine rounds over whole windows, affine rounds

@@ -11,11 +11,13 @@
  * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks unless
  * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone) for quick A/B
  * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
- * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels).
+ * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels);
+ * CZ_BENCH_BA_ONLY (the batch additions alone, checked, then timed under each CZ_BENCH_BA_VARIANTS).
  * G1 MSM A/B in one process: CZ_BENCH_MSM_LOGS="24 26 27" (the MSM sizes timed with CZ_BENCH_G1_ONLY; default
  * the largest), CZ_BENCH_NO_BA (no batch-add timings), CZ_BENCH_MSM_REPS (default 3 from 2^26),
  * CZ_BENCH_MSM_AB="VAR=V,VAR=V;VAR=V" (up to 3 variants, each MSM size timed again under each, e.g.
  * "CZ_GPU_MSM_AFF_CHUNK_LOG=26,CZ_GPU_MSM_OVERLAP=0" for the previous defaults; reps interleaved). */
+#define _POSIX_C_SOURCE 200809L /* setenv, strtok_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,6 +491,118 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
     return tl;
 }
 
+/* ---- CZ_BENCH_BA_ONLY: the batch additions alone (G1 2^26 ~50 % and 100 %, G2 2^24 ~50 %), checked
+ * against the CPU first (G1 2^24 ~50 %: 2^23 points, G2 2^22 ~50 %: 2^21 points, both above the 2^20 where
+ * the affine rounds start) unless CZ_BENCH_BA_NOCHECK, then timed under each variant of
+ * CZ_BENCH_BA_VARIANTS ("A;B;...", each a space-separated list of NAME=VALUE of the CZ_GPU_BA_* knobs,
+ * "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
+static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF",  "CZ_GPU_BA_Q",    "CZ_GPU_BA_MINB",
+                                            "CZ_GPU_BA_XYZZ",  "CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG"};
+
+static void ba_variant(const char *v) {
+    for (size_t i = 0; i < sizeof ba_knob_names / sizeof ba_knob_names[0]; i++) unsetenv(ba_knob_names[i]);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) continue;
+        *eq = 0;
+        setenv(tok, eq + 1, 1);
+    }
+}
+
+static void ba_bench(uint64_t seed, int reps) {
+    const unsigned lg1 = 26, lg2 = 24;
+    const size_t n1 = (size_t)1 << lg1, n2 = (size_t)1 << lg2;
+    cz_g1_affine *pool1 = g1_pool(seed);
+    cz_g2_affine *pool2 = malloc(G2_POOL * sizeof *pool2);
+#pragma omp parallel
+    {
+        cz_rng r;
+        cz_rng_seed(&r, seed ^ (0x7f4a7c159e3779b9ull * (uint64_t)(omp_get_thread_num() + 1)));
+#pragma omp for schedule(static)
+        for (unsigned i = 0; i < G2_POOL; i++) cz_g2_random(&pool2[i], &r);
+    }
+    void *d1, *d2;
+    cz_fr *ds1, *ds2;
+    uint64_t *dbm1, *dbm2, *bm1, *bm2;
+    bench_inputs(&d1, &ds1, &dbm1, &bm1, pool1, G1_POOL, sizeof(cz_g1_affine), n1, seed + 7, seed + 9);
+    bench_inputs(&d2, &ds2, &dbm2, &bm2, pool2, G2_POOL, sizeof(cz_g2_affine), n2, seed + 17, seed + 19);
+    cz_gpu_free(ds1);
+    cz_gpu_free(ds2);
+    uint64_t *dones;
+    DIE_IF(cz_gpu_malloc((void **)&dones, (n1 / 64 + 1) * 8), "malloc");
+    uint64_t *ones = malloc((n1 / 64 + 1) * 8);
+    memset(ones, 0xff, (n1 / 64 + 1) * 8);
+    DIE_IF(cz_gpu_memcpy_htod(dones, ones, (n1 / 64 + 1) * 8), "bitmap");
+    free(ones);
+    const char *vs = getenv("CZ_BENCH_BA_VARIANTS") ? getenv("CZ_BENCH_BA_VARIANTS") : "-";
+    if (!getenv("CZ_BENCH_BA_NOCHECK")) {
+        char vb[1024];
+        snprintf(vb, sizeof vb, "%s", vs);
+        const size_t c1 = (size_t)1 << 24, c2 = (size_t)1 << 22;
+        cz_g1_affine *hb1 = malloc(c1 * sizeof *hb1);
+        cz_g2_affine *hb2 = malloc(c2 * sizeof *hb2);
+        for (size_t i = 0; i < c1; i++) hb1[i] = pool1[i % G1_POOL];
+        for (size_t i = 0; i < c2; i++) hb2[i] = pool2[i % G2_POOL];
+        cz_g1_jac cpu1, gpu1;
+        cz_g2_jac cpu2, gpu2;
+        time_t t0 = time(NULL);
+        cz_g1_batch_add(&cpu1, hb1, bm1, c1, 0);
+        cz_g2_batch_add(&cpu2, hb2, bm2, c2, 0);
+        printf("CPU batch adds for the checks: %ld s\n", (long)(time(NULL) - t0));
+        for (char *save = NULL, *v = strtok_r(vb, ";", &save); v; v = strtok_r(NULL, ";", &save)) {
+            ba_variant(v);
+            memset(&gpu1, 0xa5, sizeof gpu1);
+            memset(&gpu2, 0xa5, sizeof gpu2);
+            DIE_IF(cz_gpu_g1_batch_add(&gpu1, d1, dbm1, c1, NULL), "g1 batch add");
+            DIE_IF(cz_gpu_g2_batch_add(&gpu2, d2, dbm2, c2, NULL), "g2 batch add");
+            int ok1 = cz_g1_jac_equal(&cpu1, &gpu1), ok2 = cz_g2_jac_equal(&cpu2, &gpu2);
+            printf("check [%s] G1 batch add 2^24 ~50%%: %s, G2 batch add 2^22 ~50%%: %s\n", v, ok1 ? "ok" : "FAIL",
+                   ok2 ? "ok" : "FAIL");
+            failures += !ok1 + !ok2;
+        }
+        free(hb1);
+        free(hb2);
+    }
+    char vb[1024];
+    snprintf(vb, sizeof vb, "%s", vs);
+    cz_gpu_timer *tm;
+    DIE_IF(cz_gpu_timer_create(&tm), "timer");
+    printf("\n| variant | G1 2^26 ~50%% ms | G1 2^26 100%% ms | G2 2^24 ~50%% ms | G1 ~50%% / sppark 17.1 |\n|---|---|---|---|---|\n");
+    for (char *save = NULL, *v = strtok_r(vb, ";", &save); v; v = strtok_r(NULL, ";", &save)) {
+        ba_variant(v);
+        double med[3];
+        for (int k = 0; k < 3; k++) {
+            float ms[100];
+            cz_g1_jac g1;
+            cz_g2_jac g2;
+            for (int r = -1; r < reps; r++) {
+                if (r >= 0) DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+                if (k < 2) DIE_IF(cz_gpu_g1_batch_add(&g1, d1, k ? dones : dbm1, n1, NULL), "g1 batch add");
+                else DIE_IF(cz_gpu_g2_batch_add(&g2, d2, dbm2, n2, NULL), "g2 batch add");
+                if (r >= 0) DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+            }
+            med[k] = median_ms(ms, reps);
+        }
+        printf("| %s | %.3f | %.3f | %.3f | %.2f |\n", v, med[0], med[1], med[2], med[0] / 17.1);
+        fflush(stdout);
+    }
+    printf("(median of %d runs after 1 warm-up, CUDA events)\n", reps);
+    cz_gpu_timer_destroy(tm);
+    cz_gpu_free(d1);
+    cz_gpu_free(d2);
+    cz_gpu_free(dbm1);
+    cz_gpu_free(dbm2);
+    cz_gpu_free(dones);
+    cz_gpu_g1_release_scratch();
+    cz_gpu_g2_release_scratch();
+    free(bm1);
+    free(bm2);
+    free(pool1);
+    free(pool2);
+}
+
 int main(int argc, char **argv) {
     unsigned max_log = argc > 1 ? (unsigned)atoi(argv[1]) : 27;
     int reps = getenv("CZ_BENCH_REPS") ? atoi(getenv("CZ_BENCH_REPS")) : 7;
@@ -506,6 +620,10 @@ int main(int argc, char **argv) {
     cz_rng_seed(&rng, seed);
     printf("seed: 0x%016llx\n", (unsigned long long)seed);
 
+    if (getenv("CZ_BENCH_BA_ONLY")) {
+        ba_bench(seed, reps);
+        return failures ? 1 : 0;
+    }
     if (getenv("CZ_BENCH_G2_ONLY")) { /* G2 check at 2^18 and timings only (A/B of the batch-add paths) */
         char t[2048];
         size_t l = snprintf(t, sizeof t, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
