@@ -522,8 +522,9 @@ int main(int argc, char **argv) {
         check_vs_cpu(max_log, 3, seed + 201);
         check_round_trip(max_log, seed ^ 0x5eed);
     }
-    if (max_log >= 24) check_kernels(24, seed + 400);
-    if (max_log > 24) check_kernels(max_log, seed + 500);
+    const char *kern = getenv("CZ_GPU_NTT_KERNEL"); /* an A/B run of kernel 0 skips the comparison */
+    if (max_log >= 24 && !(kern && kern[0] == '0')) check_kernels(24, seed + 400);
+    if (max_log > 24 && !(kern && kern[0] == '0')) check_kernels(max_log, seed + 500);
 
     static const unsigned sizes[] = {16, 20, 22, 24, 26, 27, 28};
     char table[8192];
