@@ -23,6 +23,8 @@
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
 #include <stdlib.h>
 
+#include <cuda_pipeline.h>
+
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
@@ -37,7 +39,8 @@ struct cz_gpu_ntt {
     cz_dfr *tables;                                            /* device, CZ_NTT_T_TOTAL elements */
     cz_dfr *direct;                                            /* device, forward then inverse, dsize each */
     size_t dsize;
-    int kern; /* pass kernel: 1 = registers + warp shuffles (default), 0 = shared-memory stages (A/B) */
+    int kern; /* pass kernel: 1 = registers + warp shuffles (default), 0 = shared-memory stages, 2 = 1 with
+               * register caps, 3 = 1 with the next loads in flight (A/B knobs, CZ_GPU_NTT_KERNEL) */
 };
 
 static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
@@ -292,38 +295,45 @@ static CZ_DEV void shfl_dit(cz_dfr &x, cz_dfr &y, unsigned w, unsigned l, uint4 
     }
 }
 
+/* Where sub-problem q of a pass lives: elements base + (a << m), a < 2^K; L = its residue (twiddle index). */
+struct shfl_sub {
+    size_t L, base;
+    bool live; /* dead sub-problems (past the end) still take part in barriers and shuffles */
+};
+template <int K>
+static CZ_DEV shfl_sub shfl_locate(const pass_args &p, size_t q) {
+    const unsigned m = p.log_n - p.s0 - K;
+    shfl_sub s;
+    s.live = q < ((size_t)1 << (p.log_n - K));
+    s.L = q & (((size_t)1 << m) - 1);
+    s.base = ((q >> m) << (m + K)) + s.L;
+    return s;
+}
+/* position of the element a thread loads as x (r = 0) or y (r = 1) */
 template <int K, int MODE>
-__global__ void __launch_bounds__(shfl_shape<K>::THREADS) ntt_pass_shfl(const pass_args p) {
-    constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F;
-    __shared__ uint4 sh[F > 0 ? (2 * S) << K : 1];
+static CZ_DEV unsigned shfl_in_pos(unsigned w, unsigned l, unsigned r) {
+    return MODE == PASS_DIT ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
+}
+/* the factors on the loads (coset power by position, DIT four-step twiddle) */
+template <int K, int MODE>
+static CZ_DEV void shfl_in_fix(cz_dfr &x, const pass_args &p, const shfl_sub &s, unsigned a) {
+    const unsigned m = p.log_n - p.s0 - K;
+    if (p.pre_lo) x = x * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)(s.base + ((size_t)a << m)));
+    if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(x, s.L, a, p);
+}
+
+/* Everything after the loads: the stages (both halves for the fused pass), the factors on the stores, stores. */
+template <int K, int MODE>
+static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &s, unsigned w, unsigned l, uint4 *pl) {
+    constexpr int F = shfl_shape<K>::F;
     const unsigned log_n = p.log_n;
     const unsigned m = log_n - p.s0 - K;
-    const size_t nsub = (size_t)1 << (log_n - K);
-    const unsigned sb = threadIdx.x / H, t = threadIdx.x % H, w = t >> 5, l = t & 31;
-    const size_t q = (size_t)blockIdx.x * S + sb;
-    const bool live = q < nsub; /* dead sub-problems still take part in barriers and shuffles */
-    const size_t L = q & (((size_t)1 << m) - 1);
-    const size_t base = ((q >> m) << (m + K)) + L;
-    uint4 *pl = sh + (F > 0 ? (size_t)sb << (K + 1) : 0);
-
-    cz_dfr v[2];
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        const unsigned a = MODE == PASS_DIT ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
-        const size_t idx = base + ((size_t)a << m);
-        v[r] = cz_dfr::zero();
-        if (live) {
-            v[r] = cz_ld(p.d + idx);
-            if (p.pre_lo) v[r] = v[r] * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)idx);
-            if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(v[r], L, a, p);
-        }
-    }
     if (MODE == PASS_DIT) shfl_dit<K>(v[0], v[1], w, l, pl, p.inner);
     else shfl_dif<K>(v[0], v[1], w, l, pl, p.inner);
     if (MODE == PASS_FUSED) {
 #pragma unroll
         for (int r = 0; r < 2; r++) {
-            const size_t idx = base + pos_b_end(w, l, r); /* m == 0 */
+            const size_t idx = s.base + pos_b_end(w, l, r); /* m == 0 */
             const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
             v[r] = v[r] * tw_pow(p.post_lo, p.post_hi, e);
         }
@@ -333,14 +343,94 @@ __global__ void __launch_bounds__(shfl_shape<K>::THREADS) ntt_pass_shfl(const pa
 #pragma unroll
     for (int r = 0; r < 2; r++) {
         const unsigned a = MODE == PASS_DIF ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
-        const size_t idx = base + ((size_t)a << m);
+        const size_t idx = s.base + ((size_t)a << m);
         cz_dfr x = v[r];
-        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x, L, a, p);
+        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x, s.L, a, p);
         if (MODE != PASS_FUSED && p.post_lo) {
             const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
             x = x * tw_pow(p.post_lo, p.post_hi, e);
         }
-        if (live) cz_st(p.d + idx, x);
+        if (s.live) cz_st(p.d + idx, x);
+    }
+}
+
+/* TIGHT (kernel 2, an A/B knob): register caps for more resident warps, 40 per SM for the DIF/DIT passes
+ * of 256 threads (51 registers), 32 for the fused pass (64); kernel 1 leaves ptxas free (58-62 and 78-88). */
+template <int K, int MODE, bool TIGHT>
+__global__ void __launch_bounds__(shfl_shape<K>::THREADS,
+                                  !TIGHT ? 1 : shfl_shape<K>::THREADS > 256 ? 2 : MODE == PASS_FUSED ? 4 : 5)
+    ntt_pass_shfl(const pass_args p) {
+    constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F;
+    __shared__ uint4 sh[F > 0 ? (2 * S) << K : 1];
+    const unsigned sb = threadIdx.x / H, t = threadIdx.x % H, w = t >> 5, l = t & 31;
+    const shfl_sub s = shfl_locate<K>(p, (size_t)blockIdx.x * S + sb);
+    const unsigned m = p.log_n - p.s0 - K;
+    cz_dfr v[2];
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const unsigned a = shfl_in_pos<K, MODE>(w, l, r);
+        v[r] = cz_dfr::zero();
+        if (s.live) {
+            v[r] = cz_ld(p.d + s.base + ((size_t)a << m));
+            shfl_in_fix<K, MODE>(v[r], p, s, a);
+        }
+    }
+    shfl_finish<K, MODE>(v, p, s, w, l, sh + (F > 0 ? (size_t)sb << (K + 1) : 0));
+}
+
+/* Kernel 3 (A/B knob): kernel 1 with each block doing CZ_NTT_PF_ITER groups of sub-problems (group g, then
+ * g + gridDim.x, ...) and the loads of the next group in flight (cp.async into a per-thread, double-buffered
+ * staging area of shared memory) while the current one is transformed: a block's global-load latency is no
+ * longer dead time for it. The staging slots are private to a thread, so they need no barrier. */
+#define CZ_NTT_PF_ITER 8
+template <int K>
+struct pf_shape {
+    static constexpr int T = shfl_shape<K>::THREADS;
+    static constexpr int STAGE = 2 * 2 * 2 * T; /* uint4 slots: buffer x element x half x thread */
+};
+template <int K, int MODE>
+static CZ_DEV void pf_issue(uint4 *stage, int buf, const pass_args &p, const shfl_sub &s, unsigned w, unsigned l) {
+    constexpr int T = pf_shape<K>::T;
+    const unsigned m = p.log_n - p.s0 - K;
+    if (!s.live) return;
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const uint4 *src = reinterpret_cast<const uint4 *>(p.d + s.base + ((size_t)shfl_in_pos<K, MODE>(w, l, r) << m));
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            __pipeline_memcpy_async(stage + ((buf * 2 + r) * 2 + h) * T + threadIdx.x, src + h, sizeof(uint4));
+    }
+}
+
+template <int K, int MODE>
+__global__ void __launch_bounds__(shfl_shape<K>::THREADS) ntt_pass_pf(const pass_args p) {
+    constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F, T = pf_shape<K>::T;
+    __shared__ uint4 sh[(F > 0 ? (2 * S) << K : 0) + pf_shape<K>::STAGE];
+    uint4 *stage = sh + (F > 0 ? (2 * S) << K : 0);
+    uint4 *pl = sh + (F > 0 ? (size_t)(threadIdx.x / H) << (K + 1) : 0);
+    const unsigned sb = threadIdx.x / H, t = threadIdx.x % H, w = t >> 5, l = t & 31;
+    shfl_sub s = shfl_locate<K>(p, (size_t)blockIdx.x * S + sb);
+    pf_issue<K, MODE>(stage, 0, p, s, w, l);
+    __pipeline_commit();
+    for (int it = 0; it < CZ_NTT_PF_ITER; it++) {
+        const size_t g = blockIdx.x + (size_t)it * gridDim.x;
+        const shfl_sub sn = shfl_locate<K>(p, (g + gridDim.x) * S + sb);
+        if (it + 1 < CZ_NTT_PF_ITER) pf_issue<K, MODE>(stage, (it + 1) & 1, p, sn, w, l);
+        __pipeline_commit();
+        __pipeline_wait_prior(1); /* this thread's copies for group g have landed */
+        cz_dfr v[2];
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const uint4 lo = stage[(((it & 1) * 2 + r) * 2) * T + threadIdx.x];
+            const uint4 hi = stage[(((it & 1) * 2 + r) * 2 + 1) * T + threadIdx.x];
+            v[r].v[0] = lo.x, v[r].v[1] = lo.y, v[r].v[2] = lo.z, v[r].v[3] = lo.w;
+            v[r].v[4] = hi.x, v[r].v[5] = hi.y, v[r].v[6] = hi.z, v[r].v[7] = hi.w;
+            if (s.live) shfl_in_fix<K, MODE>(v[r], p, s, shfl_in_pos<K, MODE>(w, l, r));
+            else v[r] = cz_dfr::zero();
+        }
+        shfl_finish<K, MODE>(v, p, s, w, l, pl);
+        if constexpr (F > 0) __syncthreads(); /* the next group's exchange reuses the shared planes */
+        s = sn;
     }
 }
 
@@ -378,7 +468,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     if (!rc) {
         p->log_n = log_n;
         const char *kv = getenv("CZ_GPU_NTT_KERNEL");
-        p->kern = kv && kv[0] == '0' ? 0 : 1;
+        p->kern = kv && kv[0] >= '0' && kv[0] <= '3' ? kv[0] - '0' : 1;
         /* passes of near-equal size, at most 10 stages each, the larger ones first */
         p->np = (log_n + 9) / 10;
         unsigned s0 = 0;
@@ -423,9 +513,19 @@ template <int K, int MODE>
 static int launch_pass(const pass_args &a, int kern, cudaStream_t st) {
     const size_t nsub = (size_t)1 << (a.log_n - K);
     if constexpr (K >= 6) {
-        if (kern == 1) {
+        if (kern >= 1) {
             const unsigned blocks = (unsigned)((nsub + shfl_shape<K>::S - 1) / shfl_shape<K>::S);
-            ntt_pass_shfl<K, MODE><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            bool done = false;
+            if constexpr (K <= 9) { /* K = 10 would need 96 KiB of shared memory: kernel 1 there */
+                if (kern == 3) {
+                    const unsigned pf_blocks = (blocks + CZ_NTT_PF_ITER - 1) / CZ_NTT_PF_ITER;
+                    ntt_pass_pf<K, MODE><<<pf_blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+                    done = true;
+                }
+            }
+            if (done) {
+            } else if (kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            else ntt_pass_shfl<K, MODE, false><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
             CZ_CUDA_LAUNCHED();
             return 0;
         }

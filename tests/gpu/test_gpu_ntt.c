@@ -3,8 +3,9 @@
  * element of every output compared (and against src/poly's cz_ntt_*), host receive buffers poisoned before each readback; round trips
  * and edge inputs (zeros, all r-1). Also the H pipeline (cz_gpu_groth16_h: its order-agnostic DIF/DIT
  * transforms and the permuting pointwise step) against the same steps on the CPU, at sizes that cover one,
- * two and three passes. Both pass kernels (CZ_GPU_NTT_KERNEL=1, registers + warp shuffles, the default; 0, the
- * shared-memory stages) are checked the same way on the same data. Exits 77 (skipped) without a GPU. */
+ * two and three passes. Every pass kernel (CZ_GPU_NTT_KERNEL=1, registers + warp shuffles, the default; 0, the
+ * shared-memory stages; 2, 1 with register caps; 3, 1 with prefetched loads) is checked the same way on the same
+ * data. Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,10 @@
 #include "testutil.h"
 
 /* A plan with pass kernel kern (the plan reads CZ_GPU_NTT_KERNEL when it is created). */
+#define NKERN 4
 static int plan_kern(cz_gpu_ntt **plan, unsigned log_n, int kern) {
-    setenv("CZ_GPU_NTT_KERNEL", kern ? "1" : "0", 1);
+    char v[2] = {(char)('0' + kern), 0};
+    setenv("CZ_GPU_NTT_KERNEL", v, 1);
     return cz_gpu_ntt_create(plan, log_n);
 }
 
@@ -38,16 +41,20 @@ static int gpu_ntt(cz_fr *out, const cz_fr *in, unsigned log_n, int kind, cz_gpu
  * the textbook NTT, against cz_gpu_groth16_h on fresh random a, b, c. */
 static void check_h(unsigned log_n, cz_rng *rng) {
     size_t n = (size_t)1 << log_n, first;
-    cz_fr *v[3], *out[2] = {malloc(n * sizeof(cz_fr)), malloc(n * sizeof(cz_fr))}, *d[3] = {NULL, NULL, NULL};
-    cz_gpu_ntt *plan[2] = {NULL, NULL};
-    int rc = plan_kern(&plan[0], log_n, 0);
-    if (!rc) rc = plan_kern(&plan[1], log_n, 1);
+    cz_fr *v[3], *out[NKERN], *d[3] = {NULL, NULL, NULL};
+    cz_gpu_ntt *plan[NKERN];
+    int rc = 0;
+    for (int kern = 0; kern < NKERN; kern++) {
+        out[kern] = malloc(n * sizeof(cz_fr));
+        plan[kern] = NULL;
+        if (!rc) rc = plan_kern(&plan[kern], log_n, kern);
+    }
     for (int k = 0; k < 3; k++) {
         v[k] = malloc(n * sizeof(cz_fr));
         for (size_t i = 0; i < n; i++) cz_fr_random(&v[k][i], rng);
         if (!rc) rc = cz_gpu_malloc((void **)&d[k], n * sizeof(cz_fr));
     }
-    for (int kern = 0; kern < 2; kern++) {
+    for (int kern = 0; kern < NKERN; kern++) {
         for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_memcpy_htod(d[k], v[k], n * sizeof(cz_fr));
         if (!rc) rc = cz_gpu_groth16_h(plan[kern], log_n, d[0], d[1], d[2], NULL);
         if (!rc) rc = cz_gpu_sync();
@@ -69,7 +76,7 @@ static void check_h(unsigned log_n, cz_rng *rng) {
         cz_fr_mul(&v[0][i], &t, &zinv);
     }
     ref_ntt(v[0], log_n, 3);
-    for (int kern = 0; kern < 2; kern++) {
+    for (int kern = 0; kern < NKERN; kern++) {
         size_t bad = ref_count_diff(out[kern], v[0], n, &first);
         CHECK_MSG(bad == 0, "GPU H 2^%u kernel %d: %zu of %zu differ, first at %zu", log_n, kern, bad, n, first);
         cz_gpu_ntt_destroy(plan[kern]);
@@ -113,9 +120,10 @@ int main(void) {
         cz_fr *in = malloc(n * sizeof(cz_fr)), *ref = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr));
         cz_fr *back = malloc(n * sizeof(cz_fr));
         cz_fr *d = NULL;
-        cz_gpu_ntt *plan = NULL, *plan0 = NULL; /* kernel 1 (default), kernel 0 */
-        int rc = plan_kern(&plan, log_n, 1);
-        if (!rc) rc = plan_kern(&plan0, log_n, 0);
+        cz_gpu_ntt *plans[NKERN] = {NULL}, *plan; /* plan: kernel 1, the default */
+        int rc = 0;
+        for (int kern = 0; kern < NKERN && !rc; kern++) rc = plan_kern(&plans[kern], log_n, kern);
+        plan = plans[1];
         if (!rc) rc = cz_gpu_malloc((void **)&d, n * sizeof(cz_fr));
         CHECK_MSG(rc == 0, "setup 2^%u: %s", log_n, cz_error_message());
         if (rc) break;
@@ -127,10 +135,13 @@ int main(void) {
             CHECK(gpu_ntt(out, in, log_n, kind, plan, d) == 0);
             bad = ref_count_diff(out, ref, n, &first);
             CHECK_MSG(bad == 0, "GPU %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n, first);
-            CHECK(gpu_ntt(back, in, log_n, kind, plan0, d) == 0);
-            bad = ref_count_diff(back, ref, n, &first);
-            CHECK_MSG(bad == 0, "GPU kernel 0 %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n,
-                      first);
+            for (int kern = 0; kern < NKERN; kern++) {
+                if (kern == 1) continue;
+                CHECK(gpu_ntt(back, in, log_n, kind, plans[kern], d) == 0);
+                bad = ref_count_diff(back, ref, n, &first);
+                CHECK_MSG(bad == 0, "GPU kernel %d %s 2^%u: %zu of %zu differ, first at %zu", kern, kind_name[kind], log_n,
+                          bad, n, first);
+            }
             /* and the project's CPU NTT (src/poly) gives the same bytes */
             memcpy(ref, in, n * sizeof(cz_fr));
             CHECK(cpu_ntt(ref, log_n, kind) == 0);
@@ -158,8 +169,7 @@ int main(void) {
         }
         printf("2^%u checked\n", log_n);
         cz_gpu_free(d);
-        cz_gpu_ntt_destroy(plan);
-        cz_gpu_ntt_destroy(plan0);
+        for (int kern = 0; kern < NKERN; kern++) cz_gpu_ntt_destroy(plans[kern]);
         free(in);
         free(ref);
         free(out);
