@@ -8,9 +8,14 @@
  * the passes in reverse order, each with its twiddle on the loads and Cooley-Tukey butterflies in
  * reverse stage order) takes bit-reversed order to natural order: F*P = (P*F)^T, F symmetric.
  *
- * Inside a pass each thread does one butterfly per stage through shared memory. (Tried and measured
- * slower on the H200: 8 elements per thread in registers, 3 stages per shared exchange, 128 threads per
- * block: 2^27 forward 58.8 ms against 53.0 for this kernel; commit 26f2663 of branch gpuntt.)
+ * Inside a pass (kernel 2, the default; ntt_pass_shfl) each thread holds two elements in registers and does
+ * one butterfly per stage; the pair moves between stages by warp shuffles, with one exchange through
+ * shared memory per pass (K >= 6; smaller passes use kernel 0, ntt_pass: one butterfly per thread per stage
+ * through shared memory, selectable for all K with CZ_GPU_NTT_KERNEL=0). Tried and measured slower on the
+ * H200: 8 elements per thread in registers (commit 26f2663 of branch gpuntt: 58.8 ms at 2^27 against 53.0
+ * for kernel 0), and the next sub-problem's loads in flight through cp.async in a loop of 8 per block
+ * (commit b9f20d6 of branch ntt4: 51.2 ms against 48.7 for kernel 1; 48 KiB of shared memory per block,
+ * 64 registers).
  *
  * Twiddles: omega^e for any e < 2^28 is one product of two 2^14-entry tables; the second pass of a
  * three-pass transform instead reads a direct table (2^18 entries at 2^27: one load, no product).
@@ -22,8 +27,6 @@
  * pass and the coset forward's first pass work on the same contiguous blocks and run as one kernel.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
 #include <stdlib.h>
-
-#include <cuda_pipeline.h>
 
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
@@ -39,8 +42,8 @@ struct cz_gpu_ntt {
     cz_dfr *tables;                                            /* device, CZ_NTT_T_TOTAL elements */
     cz_dfr *direct;                                            /* device, forward then inverse, dsize each */
     size_t dsize;
-    int kern; /* pass kernel: 1 = registers + warp shuffles (default), 0 = shared-memory stages, 2 = 1 with
-               * register caps, 3 = 1 with the next loads in flight (A/B knobs, CZ_GPU_NTT_KERNEL) */
+    int kern; /* pass kernel (CZ_GPU_NTT_KERNEL): 2 = registers + warp shuffles with register caps (default),
+               * 1 = the same without caps, 0 = shared-memory stages (A/B knobs) */
 };
 
 static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
@@ -162,7 +165,7 @@ __global__ void __launch_bounds__(pass_shape<K>::THREADS) ntt_pass(const pass_ar
     }
 }
 
-/* The same pass with the butterflies in registers (kernel 1, K = 6..10; the default). Each thread holds two
+/* The same pass with the butterflies in registers (kernels 1 and 2, K = 6..10). Each thread holds two
  * elements x, y of its sub-problem whose positions differ in the stage's pair bit; the other position bits
  * are the lane (5 bits), the warp within the sub-problem (F = K - 6 bits) and nothing else. A warp thus
  * owns 6 position bits and does the stages of those bits alone: between two stages it moves the pair bit
@@ -354,8 +357,10 @@ static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &
     }
 }
 
-/* TIGHT (kernel 2, an A/B knob): register caps for more resident warps, 40 per SM for the DIF/DIT passes
- * of 256 threads (51 registers), 32 for the fused pass (64); kernel 1 leaves ptxas free (58-62 and 78-88). */
+/* TIGHT (kernel 2, the default): register caps for more resident warps, 40 per SM for the DIF/DIT passes of
+ * 256 threads (ptxas: 48 registers, 40-80 bytes of spills), 32 for the fused pass (64); kernel 1 leaves ptxas
+ * free (58-68 and 80-90 registers). Measured on the H200 (docs/perf.md, branch ntt4): kernel 2 is 1.7 % faster
+ * at 2^27 and 2.2 % on the H pipeline; more warps hide the serial carry chains better than the spills cost. */
 template <int K, int MODE, bool TIGHT>
 __global__ void __launch_bounds__(shfl_shape<K>::THREADS,
                                   !TIGHT ? 1 : shfl_shape<K>::THREADS > 256 ? 2 : MODE == PASS_FUSED ? 4 : 5)
@@ -376,62 +381,6 @@ __global__ void __launch_bounds__(shfl_shape<K>::THREADS,
         }
     }
     shfl_finish<K, MODE>(v, p, s, w, l, sh + (F > 0 ? (size_t)sb << (K + 1) : 0));
-}
-
-/* Kernel 3 (A/B knob): kernel 1 with each block doing CZ_NTT_PF_ITER groups of sub-problems (group g, then
- * g + gridDim.x, ...) and the loads of the next group in flight (cp.async into a per-thread, double-buffered
- * staging area of shared memory) while the current one is transformed: a block's global-load latency is no
- * longer dead time for it. The staging slots are private to a thread, so they need no barrier. */
-#define CZ_NTT_PF_ITER 8
-template <int K>
-struct pf_shape {
-    static constexpr int T = shfl_shape<K>::THREADS;
-    static constexpr int STAGE = 2 * 2 * 2 * T; /* uint4 slots: buffer x element x half x thread */
-};
-template <int K, int MODE>
-static CZ_DEV void pf_issue(uint4 *stage, int buf, const pass_args &p, const shfl_sub &s, unsigned w, unsigned l) {
-    constexpr int T = pf_shape<K>::T;
-    const unsigned m = p.log_n - p.s0 - K;
-    if (!s.live) return;
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-        const uint4 *src = reinterpret_cast<const uint4 *>(p.d + s.base + ((size_t)shfl_in_pos<K, MODE>(w, l, r) << m));
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-            __pipeline_memcpy_async(stage + ((buf * 2 + r) * 2 + h) * T + threadIdx.x, src + h, sizeof(uint4));
-    }
-}
-
-template <int K, int MODE>
-__global__ void __launch_bounds__(shfl_shape<K>::THREADS) ntt_pass_pf(const pass_args p) {
-    constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F, T = pf_shape<K>::T;
-    __shared__ uint4 sh[(F > 0 ? (2 * S) << K : 0) + pf_shape<K>::STAGE];
-    uint4 *stage = sh + (F > 0 ? (2 * S) << K : 0);
-    uint4 *pl = sh + (F > 0 ? (size_t)(threadIdx.x / H) << (K + 1) : 0);
-    const unsigned sb = threadIdx.x / H, t = threadIdx.x % H, w = t >> 5, l = t & 31;
-    shfl_sub s = shfl_locate<K>(p, (size_t)blockIdx.x * S + sb);
-    pf_issue<K, MODE>(stage, 0, p, s, w, l);
-    __pipeline_commit();
-    for (int it = 0; it < CZ_NTT_PF_ITER; it++) {
-        const size_t g = blockIdx.x + (size_t)it * gridDim.x;
-        const shfl_sub sn = shfl_locate<K>(p, (g + gridDim.x) * S + sb);
-        if (it + 1 < CZ_NTT_PF_ITER) pf_issue<K, MODE>(stage, (it + 1) & 1, p, sn, w, l);
-        __pipeline_commit();
-        __pipeline_wait_prior(1); /* this thread's copies for group g have landed */
-        cz_dfr v[2];
-#pragma unroll
-        for (int r = 0; r < 2; r++) {
-            const uint4 lo = stage[(((it & 1) * 2 + r) * 2) * T + threadIdx.x];
-            const uint4 hi = stage[(((it & 1) * 2 + r) * 2 + 1) * T + threadIdx.x];
-            v[r].v[0] = lo.x, v[r].v[1] = lo.y, v[r].v[2] = lo.z, v[r].v[3] = lo.w;
-            v[r].v[4] = hi.x, v[r].v[5] = hi.y, v[r].v[6] = hi.z, v[r].v[7] = hi.w;
-            if (s.live) shfl_in_fix<K, MODE>(v[r], p, s, shfl_in_pos<K, MODE>(w, l, r));
-            else v[r] = cz_dfr::zero();
-        }
-        shfl_finish<K, MODE>(v, p, s, w, l, pl);
-        if constexpr (F > 0) __syncthreads(); /* the next group's exchange reuses the shared planes */
-        s = sn;
-    }
 }
 
 /* Bit-reversal permutation in place; mode 0: no scaling, 1: times c[0], 2: times lo/hi power table. */
@@ -468,7 +417,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     if (!rc) {
         p->log_n = log_n;
         const char *kv = getenv("CZ_GPU_NTT_KERNEL");
-        p->kern = kv && kv[0] >= '0' && kv[0] <= '3' ? kv[0] - '0' : 1;
+        p->kern = kv && kv[0] >= '0' && kv[0] <= '2' ? kv[0] - '0' : 2;
         /* passes of near-equal size, at most 10 stages each, the larger ones first */
         p->np = (log_n + 9) / 10;
         unsigned s0 = 0;
@@ -515,16 +464,7 @@ static int launch_pass(const pass_args &a, int kern, cudaStream_t st) {
     if constexpr (K >= 6) {
         if (kern >= 1) {
             const unsigned blocks = (unsigned)((nsub + shfl_shape<K>::S - 1) / shfl_shape<K>::S);
-            bool done = false;
-            if constexpr (K <= 9) { /* K = 10 would need 96 KiB of shared memory: kernel 1 there */
-                if (kern == 3) {
-                    const unsigned pf_blocks = (blocks + CZ_NTT_PF_ITER - 1) / CZ_NTT_PF_ITER;
-                    ntt_pass_pf<K, MODE><<<pf_blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
-                    done = true;
-                }
-            }
-            if (done) {
-            } else if (kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            if (kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
             else ntt_pass_shfl<K, MODE, false><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
             CZ_CUDA_LAUNCHED();
             return 0;
