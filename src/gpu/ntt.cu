@@ -8,9 +8,14 @@
  * the passes in reverse order, each with its twiddle on the loads and Cooley-Tukey butterflies in
  * reverse stage order) takes bit-reversed order to natural order: F*P = (P*F)^T, F symmetric.
  *
- * Inside a pass each thread does one butterfly per stage through shared memory. (Tried and measured
- * slower on the H200: 8 elements per thread in registers, 3 stages per shared exchange, 128 threads per
- * block: 2^27 forward 58.8 ms against 53.0 for this kernel; commit 26f2663 of branch gpuntt.)
+ * Inside a pass (kernel 2, the default; ntt_pass_shfl) each thread holds two elements in registers and does
+ * one butterfly per stage; the pair moves between stages by warp shuffles, with one exchange through
+ * shared memory per pass (K >= 6; smaller passes use kernel 0, ntt_pass: one butterfly per thread per stage
+ * through shared memory, selectable for all K with CZ_GPU_NTT_KERNEL=0). Tried and measured slower on the
+ * H200: 8 elements per thread in registers (commit 26f2663 of branch gpuntt: 58.8 ms at 2^27 against 53.0
+ * for kernel 0), and the next sub-problem's loads in flight through cp.async in a loop of 8 per block
+ * (commit b9f20d6 of branch ntt4: 51.2 ms against 48.7 for kernel 1; 48 KiB of shared memory per block,
+ * 64 registers).
  *
  * Twiddles: omega^e for any e < 2^28 is one product of two 2^14-entry tables; the second pass of a
  * three-pass transform instead reads a direct table (2^18 entries at 2^27: one load, no product).
@@ -37,6 +42,8 @@ struct cz_gpu_ntt {
     cz_dfr *tables;                                            /* device, CZ_NTT_T_TOTAL elements */
     cz_dfr *direct;                                            /* device, forward then inverse, dsize each */
     size_t dsize;
+    int kern; /* pass kernel (CZ_GPU_NTT_KERNEL): 2 = registers + warp shuffles with register caps (default),
+               * 1 = the same without caps, 0 = shared-memory stages (A/B knobs) */
 };
 
 static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
@@ -158,6 +165,224 @@ __global__ void __launch_bounds__(pass_shape<K>::THREADS) ntt_pass(const pass_ar
     }
 }
 
+/* The same pass with the butterflies in registers (kernels 1 and 2, K = 6..10). Each thread holds two
+ * elements x, y of its sub-problem whose positions differ in the stage's pair bit; the other position bits
+ * are the lane (5 bits), the warp within the sub-problem (F = K - 6 bits) and nothing else. A warp thus
+ * owns 6 position bits and does the stages of those bits alone: between two stages it moves the pair bit
+ * to the next lower (DIF) or higher (DIT) bit with one warp shuffle per word, each thread trading the
+ * element its partner needs (sppark's shfl_bfly idea, written afresh here). The other F stages need one
+ * exchange through shared memory with one barrier (two for the fused pass), against K exchanges and
+ * K + 1 barriers for kernel 0, whose shared-memory traffic (4 element accesses per butterfly) rivalled
+ * the Montgomery products. Layouts (w = warp in the sub-problem, l = lane, r = 0 for x, 1 for y):
+ *   A_init = w | l << F | r << (K-1)          first DIF stage (pair bit K-1), last DIT stage
+ *   A_end  = w | r << F | l << (F+1)          after the DIF stages of bits K-1..F (pair bit F)
+ *   B_start = l_lo | r << (F-1) | l_hi << F | w << 6   (l_lo = low F-1 lane bits)
+ *   B_end  = r | l << 1 | w << 6              after the last DIF stage (pair bit 0); = A_end for F = 0
+ * (checked against kernel 0's network in a model of warps, lanes and shuffles before it ran on a GPU). */
+template <int K>
+struct shfl_shape {
+    static constexpr int F = K - 6;                              /* stages through shared memory */
+    static constexpr int H = 1 << (K - 1);                       /* threads per sub-problem */
+    static constexpr int THREADS = H > 256 ? H : 256;
+    static constexpr int S = THREADS / H;                        /* sub-problems per block */
+};
+
+template <int K>
+static CZ_DEV unsigned pos_a_init(unsigned w, unsigned l, unsigned r) {
+    return w | l << (K - 6) | r << (K - 1);
+}
+template <int K>
+static CZ_DEV unsigned pos_a_end(unsigned w, unsigned l, unsigned r) {
+    return w | r << (K - 6) | l << (K - 5);
+}
+template <int K>
+static CZ_DEV unsigned pos_b_start(unsigned w, unsigned l, unsigned r) {
+    constexpr int FB = K > 6 ? K - 7 : 0; /* F - 1; only used for F > 0 */
+    return (l & ((1u << FB) - 1)) | r << FB | (l >> FB) << (FB + 1) | w << 6;
+}
+static CZ_DEV unsigned pos_b_end(unsigned w, unsigned l, unsigned r) { return r | l << 1 | w << 6; }
+
+/* Element e of a sub-problem lives at index swz(e) of two planes of 16-byte halves: the 8 lanes of each
+ * quarter-warp then hit 8 different bank groups in both exchange patterns, for every F = 1..4 (the XOR
+ * mask was found by exhaustive search over the layouts above; it only touches e's low 3 bits, triangularly,
+ * so it is a bijection). */
+static CZ_DEV unsigned swz(unsigned e) { return e ^ (((e >> 1) ^ (e >> 4) ^ (e >> 5)) & 7); }
+template <int K>
+static CZ_DEV void sh_put(uint4 *pl, unsigned e, const cz_dfr &x) {
+    const unsigned s = swz(e);
+    pl[s] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    pl[s + (1u << K)] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+}
+template <int K>
+static CZ_DEV cz_dfr sh_get(const uint4 *pl, unsigned e) {
+    const unsigned s = swz(e);
+    const uint4 a = pl[s], b = pl[s + (1u << K)];
+    cz_dfr x;
+    x.v[0] = a.x, x.v[1] = a.y, x.v[2] = a.z, x.v[3] = a.w;
+    x.v[4] = b.x, x.v[5] = b.y, x.v[6] = b.z, x.v[7] = b.w;
+    return x;
+}
+
+/* Moves the pair bit to the position bit that lane bit j stands for (and that one to lane bit j): the
+ * thread whose lane bit j is c keeps the element whose pair bit is c and trades the other with lane ^ 2^j.
+ * The same operation in both directions. */
+static CZ_DEV void swap_lane(cz_dfr &x, cz_dfr &y, unsigned l, int j) {
+    const bool c = (l >> j) & 1;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const uint32_t r = __shfl_xor_sync(0xffffffffu, c ? x.v[k] : y.v[k], 1u << j);
+        if (c) x.v[k] = r;
+        else y.v[k] = r;
+    }
+}
+
+/* One butterfly of the stage with pair bit p; low = the position bits of x below p (twiddle index). */
+template <int K, bool DIT>
+static CZ_DEV void bfly(cz_dfr &x, cz_dfr &y, unsigned low, int p, const cz_dfr *inner) {
+    const cz_dfr *w = inner + ((low << (K - 1 - p)) << (CZ_GPU_INNER_LOG - K));
+    if (DIT) {
+        if (low) y = y * cz_ld(w);
+        const cz_dfr u = x;
+        x = u + y;
+        y = u - y;
+    } else {
+        const cz_dfr t = x - y;
+        x = x + y;
+        y = low ? t * cz_ld(w) : t;
+    }
+}
+
+/* DIF stages K-1..0: registers in A_init on entry, B_end on exit. */
+template <int K>
+static CZ_DEV void shfl_dif(cz_dfr &x, cz_dfr &y, unsigned w, unsigned l, uint4 *pl, const cz_dfr *inner) {
+    constexpr int F = K - 6;
+#pragma unroll
+    for (int p = K - 1; p >= F; p--) {
+        bfly<K, false>(x, y, w | ((l & ((1u << (p - F)) - 1)) << F), p, inner);
+        if (p > F) swap_lane(x, y, l, p - 1 - F);
+    }
+    if constexpr (F > 0) {
+        sh_put<K>(pl, pos_a_end<K>(w, l, 0), x);
+        sh_put<K>(pl, pos_a_end<K>(w, l, 1), y);
+        __syncthreads();
+        x = sh_get<K>(pl, pos_b_start<K>(w, l, 0));
+        y = sh_get<K>(pl, pos_b_start<K>(w, l, 1));
+#pragma unroll
+        for (int p = F - 1; p >= 0; p--) {
+            bfly<K, false>(x, y, l & ((1u << p) - 1), p, inner);
+            if (p > 0) swap_lane(x, y, l, p - 1);
+        }
+    }
+}
+
+/* DIT stages 0..K-1 (the transpose): registers in B_end on entry, A_init on exit. */
+template <int K>
+static CZ_DEV void shfl_dit(cz_dfr &x, cz_dfr &y, unsigned w, unsigned l, uint4 *pl, const cz_dfr *inner) {
+    constexpr int F = K - 6;
+    if constexpr (F > 0) {
+#pragma unroll
+        for (int p = 0; p < F; p++) {
+            bfly<K, true>(x, y, l & ((1u << p) - 1), p, inner);
+            if (p < F - 1) swap_lane(x, y, l, p);
+        }
+        sh_put<K>(pl, pos_b_start<K>(w, l, 0), x);
+        sh_put<K>(pl, pos_b_start<K>(w, l, 1), y);
+        __syncthreads();
+        x = sh_get<K>(pl, pos_a_end<K>(w, l, 0));
+        y = sh_get<K>(pl, pos_a_end<K>(w, l, 1));
+    }
+#pragma unroll
+    for (int p = F; p < K; p++) {
+        bfly<K, true>(x, y, w | ((l & ((1u << (p - F)) - 1)) << F), p, inner);
+        if (p < K - 1) swap_lane(x, y, l, p - F);
+    }
+}
+
+/* Where sub-problem q of a pass lives: elements base + (a << m), a < 2^K; L = its residue (twiddle index). */
+struct shfl_sub {
+    size_t L, base;
+    bool live; /* dead sub-problems (past the end) still take part in barriers and shuffles */
+};
+template <int K>
+static CZ_DEV shfl_sub shfl_locate(const pass_args &p, size_t q) {
+    const unsigned m = p.log_n - p.s0 - K;
+    shfl_sub s;
+    s.live = q < ((size_t)1 << (p.log_n - K));
+    s.L = q & (((size_t)1 << m) - 1);
+    s.base = ((q >> m) << (m + K)) + s.L;
+    return s;
+}
+/* position of the element a thread loads as x (r = 0) or y (r = 1) */
+template <int K, int MODE>
+static CZ_DEV unsigned shfl_in_pos(unsigned w, unsigned l, unsigned r) {
+    return MODE == PASS_DIT ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
+}
+/* the factors on the loads (coset power by position, DIT four-step twiddle) */
+template <int K, int MODE>
+static CZ_DEV void shfl_in_fix(cz_dfr &x, const pass_args &p, const shfl_sub &s, unsigned a) {
+    const unsigned m = p.log_n - p.s0 - K;
+    if (p.pre_lo) x = x * tw_pow(p.pre_lo, p.pre_hi, (uint32_t)(s.base + ((size_t)a << m)));
+    if (MODE == PASS_DIT && m > 0) pass_twiddle<K>(x, s.L, a, p);
+}
+
+/* Everything after the loads: the stages (both halves for the fused pass), the factors on the stores, stores. */
+template <int K, int MODE>
+static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &s, unsigned w, unsigned l, uint4 *pl) {
+    constexpr int F = shfl_shape<K>::F;
+    const unsigned log_n = p.log_n;
+    const unsigned m = log_n - p.s0 - K;
+    if (MODE == PASS_DIT) shfl_dit<K>(v[0], v[1], w, l, pl, p.inner);
+    else shfl_dif<K>(v[0], v[1], w, l, pl, p.inner);
+    if (MODE == PASS_FUSED) {
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const size_t idx = s.base + pos_b_end(w, l, r); /* m == 0 */
+            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
+            v[r] = v[r] * tw_pow(p.post_lo, p.post_hi, e);
+        }
+        if constexpr (F > 0) __syncthreads(); /* the DIT exchange reuses the shared planes */
+        shfl_dit<K>(v[0], v[1], w, l, pl, p.inner2);
+    }
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const unsigned a = MODE == PASS_DIF ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
+        const size_t idx = s.base + ((size_t)a << m);
+        cz_dfr x = v[r];
+        if (MODE == PASS_DIF && m > 0) pass_twiddle<K>(x, s.L, a, p);
+        if (MODE != PASS_FUSED && p.post_lo) {
+            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
+            x = x * tw_pow(p.post_lo, p.post_hi, e);
+        }
+        if (s.live) cz_st(p.d + idx, x);
+    }
+}
+
+/* TIGHT (kernel 2, the default): register caps for more resident warps, 40 per SM for the DIF/DIT passes of
+ * 256 threads (ptxas: 48 registers, 40-80 bytes of spills), 32 for the fused pass (64); kernel 1 leaves ptxas
+ * free (58-68 and 80-90 registers). Measured on the H200 (docs/perf.md, branch ntt4): kernel 2 is 1.7 % faster
+ * at 2^27 and 2.2 % on the H pipeline; more warps hide the serial carry chains better than the spills cost. */
+template <int K, int MODE, bool TIGHT>
+__global__ void __launch_bounds__(shfl_shape<K>::THREADS,
+                                  !TIGHT ? 1 : shfl_shape<K>::THREADS > 256 ? 2 : MODE == PASS_FUSED ? 4 : 5)
+    ntt_pass_shfl(const pass_args p) {
+    constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F;
+    __shared__ uint4 sh[F > 0 ? (2 * S) << K : 1];
+    const unsigned sb = threadIdx.x / H, t = threadIdx.x % H, w = t >> 5, l = t & 31;
+    const shfl_sub s = shfl_locate<K>(p, (size_t)blockIdx.x * S + sb);
+    const unsigned m = p.log_n - p.s0 - K;
+    cz_dfr v[2];
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const unsigned a = shfl_in_pos<K, MODE>(w, l, r);
+        v[r] = cz_dfr::zero();
+        if (s.live) {
+            v[r] = cz_ld(p.d + s.base + ((size_t)a << m));
+            shfl_in_fix<K, MODE>(v[r], p, s, a);
+        }
+    }
+    shfl_finish<K, MODE>(v, p, s, w, l, sh + (F > 0 ? (size_t)sb << (K + 1) : 0));
+}
+
 /* Bit-reversal permutation in place; mode 0: no scaling, 1: times c[0], 2: times lo/hi power table. */
 __global__ void ntt_bitrev_scale(cz_dfr *d, unsigned log_n, int mode, const cz_dfr *c, const cz_dfr *lo,
                                  const cz_dfr *hi) {
@@ -191,6 +416,8 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     }
     if (!rc) {
         p->log_n = log_n;
+        const char *kv = getenv("CZ_GPU_NTT_KERNEL");
+        p->kern = kv && kv[0] >= '0' && kv[0] <= '2' ? kv[0] - '0' : 2;
         /* passes of near-equal size, at most 10 stages each, the larger ones first */
         p->np = (log_n + 9) / 10;
         unsigned s0 = 0;
@@ -232,8 +459,17 @@ extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
 }
 
 template <int K, int MODE>
-static int launch_pass(const pass_args &a, cudaStream_t st) {
+static int launch_pass(const pass_args &a, int kern, cudaStream_t st) {
     const size_t nsub = (size_t)1 << (a.log_n - K);
+    if constexpr (K >= 6) {
+        if (kern >= 1) {
+            const unsigned blocks = (unsigned)((nsub + shfl_shape<K>::S - 1) / shfl_shape<K>::S);
+            if (kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            else ntt_pass_shfl<K, MODE, false><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            CZ_CUDA_LAUNCHED();
+            return 0;
+        }
+    }
     const unsigned blocks = (unsigned)((nsub + pass_shape<K>::S - 1) / pass_shape<K>::S);
     ntt_pass<K, MODE><<<blocks, pass_shape<K>::THREADS, 0, st>>>(a);
     CZ_CUDA_LAUNCHED();
@@ -241,9 +477,9 @@ static int launch_pass(const pass_args &a, cudaStream_t st) {
 }
 
 template <int MODE>
-static int launch_k(unsigned K, const pass_args &a, cudaStream_t st) {
+static int launch_k(unsigned K, const pass_args &a, int kern, cudaStream_t st) {
     switch (K) {
-#define CZ_PASS(k_) case k_: return launch_pass<k_, MODE>(a, st);
+#define CZ_PASS(k_) case k_: return launch_pass<k_, MODE>(a, kern, st);
         CZ_PASS(1) CZ_PASS(2) CZ_PASS(3) CZ_PASS(4) CZ_PASS(5)
         CZ_PASS(6) CZ_PASS(7) CZ_PASS(8) CZ_PASS(9) CZ_PASS(10)
 #undef CZ_PASS
@@ -269,9 +505,9 @@ static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool i
     a.pre_lo = pre_lo, a.pre_hi = pre_hi;
     a.post_lo = post_lo, a.post_hi = post_hi;
     switch (mode) {
-    case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, st);
-    case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, st);
-    default: return launch_k<PASS_FUSED>(p->K[k], a, st);
+    case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, p->kern, st);
+    case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, p->kern, st);
+    default: return launch_k<PASS_FUSED>(p->K[k], a, p->kern, st);
     }
 }
 

@@ -3,7 +3,9 @@
  * element of every output compared (and against src/poly's cz_ntt_*), host receive buffers poisoned before each readback; round trips
  * and edge inputs (zeros, all r-1). Also the H pipeline (cz_gpu_groth16_h: its order-agnostic DIF/DIT
  * transforms and the permuting pointwise step) against the same steps on the CPU, at sizes that cover one,
- * two and three passes. Exits 77 (skipped) without a GPU. */
+ * two and three passes. Every pass kernel (CZ_GPU_NTT_KERNEL=2, registers + warp shuffles with register caps,
+ * the default; 1, the same without caps; 0, the shared-memory stages) is checked the same way on the same
+ * data. Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,14 @@
 #include "gpu/gpu.h"
 #include "gpu_ref.h"
 #include "testutil.h"
+
+/* A plan with pass kernel kern (the plan reads CZ_GPU_NTT_KERNEL when it is created). */
+#define NKERN 3
+static int plan_kern(cz_gpu_ntt **plan, unsigned log_n, int kern) {
+    char v[2] = {(char)('0' + kern), 0};
+    setenv("CZ_GPU_NTT_KERNEL", v, 1);
+    return cz_gpu_ntt_create(plan, log_n);
+}
 
 static const char *kind_name[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
 
@@ -31,20 +41,27 @@ static int gpu_ntt(cz_fr *out, const cz_fr *in, unsigned log_n, int kind, cz_gpu
  * the textbook NTT, against cz_gpu_groth16_h on fresh random a, b, c. */
 static void check_h(unsigned log_n, cz_rng *rng) {
     size_t n = (size_t)1 << log_n, first;
-    cz_fr *v[3], *out = malloc(n * sizeof(cz_fr)), *d[3] = {NULL, NULL, NULL};
-    cz_gpu_ntt *plan = NULL;
-    int rc = cz_gpu_ntt_create(&plan, log_n);
+    cz_fr *v[3], *out[NKERN], *d[3] = {NULL, NULL, NULL};
+    cz_gpu_ntt *plan[NKERN];
+    int rc = 0;
+    for (int kern = 0; kern < NKERN; kern++) {
+        out[kern] = malloc(n * sizeof(cz_fr));
+        plan[kern] = NULL;
+        if (!rc) rc = plan_kern(&plan[kern], log_n, kern);
+    }
     for (int k = 0; k < 3; k++) {
         v[k] = malloc(n * sizeof(cz_fr));
         for (size_t i = 0; i < n; i++) cz_fr_random(&v[k][i], rng);
         if (!rc) rc = cz_gpu_malloc((void **)&d[k], n * sizeof(cz_fr));
-        if (!rc) rc = cz_gpu_memcpy_htod(d[k], v[k], n * sizeof(cz_fr));
     }
-    if (!rc) rc = cz_gpu_groth16_h(plan, log_n, d[0], d[1], d[2], NULL);
-    if (!rc) rc = cz_gpu_sync();
-    memset(out, 0xa5, n * sizeof(cz_fr));
-    if (!rc) rc = cz_gpu_memcpy_dtoh(out, d[0], n * sizeof(cz_fr));
-    CHECK_MSG(rc == 0, "GPU H 2^%u: %s", log_n, cz_error_message());
+    for (int kern = 0; kern < NKERN; kern++) {
+        for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_memcpy_htod(d[k], v[k], n * sizeof(cz_fr));
+        if (!rc) rc = cz_gpu_groth16_h(plan[kern], log_n, d[0], d[1], d[2], NULL);
+        if (!rc) rc = cz_gpu_sync();
+        memset(out[kern], 0xa5, n * sizeof(cz_fr));
+        if (!rc) rc = cz_gpu_memcpy_dtoh(out[kern], d[0], n * sizeof(cz_fr));
+        CHECK_MSG(rc == 0, "GPU H 2^%u kernel %d: %s", log_n, kern, cz_error_message());
+    }
     cz_fr g = {CZ_FR_GENERATOR_MONT}, z = g, zinv, t;
     for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&z, &z);
     cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
@@ -59,14 +76,16 @@ static void check_h(unsigned log_n, cz_rng *rng) {
         cz_fr_mul(&v[0][i], &t, &zinv);
     }
     ref_ntt(v[0], log_n, 3);
-    size_t bad = ref_count_diff(out, v[0], n, &first);
-    CHECK_MSG(bad == 0, "GPU H 2^%u: %zu of %zu differ, first at %zu", log_n, bad, n, first);
+    for (int kern = 0; kern < NKERN; kern++) {
+        size_t bad = ref_count_diff(out[kern], v[0], n, &first);
+        CHECK_MSG(bad == 0, "GPU H 2^%u kernel %d: %zu of %zu differ, first at %zu", log_n, kern, bad, n, first);
+        cz_gpu_ntt_destroy(plan[kern]);
+        free(out[kern]);
+    }
     for (int k = 0; k < 3; k++) {
         cz_gpu_free(d[k]);
         free(v[k]);
     }
-    cz_gpu_ntt_destroy(plan);
-    free(out);
 }
 
 int main(void) {
@@ -101,8 +120,10 @@ int main(void) {
         cz_fr *in = malloc(n * sizeof(cz_fr)), *ref = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr));
         cz_fr *back = malloc(n * sizeof(cz_fr));
         cz_fr *d = NULL;
-        cz_gpu_ntt *plan = NULL;
-        int rc = cz_gpu_ntt_create(&plan, log_n);
+        cz_gpu_ntt *plans[NKERN] = {NULL}, *plan; /* plan: kernel 2, the default */
+        int rc = 0;
+        for (int kern = 0; kern < NKERN && !rc; kern++) rc = plan_kern(&plans[kern], log_n, kern);
+        plan = plans[2];
         if (!rc) rc = cz_gpu_malloc((void **)&d, n * sizeof(cz_fr));
         CHECK_MSG(rc == 0, "setup 2^%u: %s", log_n, cz_error_message());
         if (rc) break;
@@ -114,6 +135,13 @@ int main(void) {
             CHECK(gpu_ntt(out, in, log_n, kind, plan, d) == 0);
             bad = ref_count_diff(out, ref, n, &first);
             CHECK_MSG(bad == 0, "GPU %s 2^%u: %zu of %zu differ, first at %zu", kind_name[kind], log_n, bad, n, first);
+            for (int kern = 0; kern < NKERN; kern++) {
+                if (kern == 2) continue;
+                CHECK(gpu_ntt(back, in, log_n, kind, plans[kern], d) == 0);
+                bad = ref_count_diff(back, ref, n, &first);
+                CHECK_MSG(bad == 0, "GPU kernel %d %s 2^%u: %zu of %zu differ, first at %zu", kern, kind_name[kind], log_n,
+                          bad, n, first);
+            }
             /* and the project's CPU NTT (src/poly) gives the same bytes */
             memcpy(ref, in, n * sizeof(cz_fr));
             CHECK(cpu_ntt(ref, log_n, kind) == 0);
@@ -141,7 +169,7 @@ int main(void) {
         }
         printf("2^%u checked\n", log_n);
         cz_gpu_free(d);
-        cz_gpu_ntt_destroy(plan);
+        for (int kern = 0; kern < NKERN; kern++) cz_gpu_ntt_destroy(plans[kern]);
         free(in);
         free(ref);
         free(out);

@@ -9,7 +9,9 @@
  * Usage: cz_bench_gpu [max_log_n (27)]
  * Environment: CZ_BENCH_REPS; CZ_BENCH_NO_G1 / CZ_BENCH_NO_G2 skip those parts; CZ_BENCH_NTT_ONLY (products
  * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks unless
- * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone) for quick A/B
+ * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone), CZ_GPU_NTT_KERNEL=0 / 1 (the old NTT pass kernel /
+ * the default kernel 2 without register caps; a run of kernel 1 or 2 also compares it with kernel 0 at 2^24
+ * and the largest size, every kind and H, element by element), for quick A/B
  * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
  * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels);
  * CZ_BENCH_BA_ONLY (the batch additions alone, checked, then timed under each CZ_BENCH_BA_VARIANTS).
@@ -99,6 +101,45 @@ static void check_round_trip(unsigned log_n, uint64_t seed) {
     cz_gpu_ntt_destroy(plan);
     free(in);
     free(out);
+}
+
+/* The selected pass kernel (CZ_GPU_NTT_KERNEL, default 2: registers + shuffles) against kernel 0 (shared-memory
+ * stages, checked against the CPU at 2^27 by earlier entries of docs/perf.md) at 2^log_n, every kind, every
+ * element, fresh device-random input; also the H pipeline. GPU against GPU, so it is cheap enough for
+ * CZ_BENCH_NTT_ONLY runs. */
+static void check_kernels(unsigned log_n, uint64_t seed) {
+    size_t n = (size_t)1 << log_n, bytes = n * sizeof(cz_fr), first;
+    cz_gpu_ntt *plan[2];
+    const char *old = getenv("CZ_GPU_NTT_KERNEL");
+    char keep[8] = "";
+    if (old) snprintf(keep, sizeof keep, "%s", old);
+    DIE_IF(cz_gpu_ntt_create(&plan[1], log_n), "plan");
+    setenv("CZ_GPU_NTT_KERNEL", "0", 1);
+    DIE_IF(cz_gpu_ntt_create(&plan[0], log_n), "plan");
+    if (old) setenv("CZ_GPU_NTT_KERNEL", keep, 1);
+    else unsetenv("CZ_GPU_NTT_KERNEL");
+    cz_fr *d[3], *out[2];
+    for (int k = 0; k < 3; k++) DIE_IF(cz_gpu_malloc((void **)&d[k], bytes), "malloc");
+    for (int k = 0; k < 2; k++) DIE_IF((out[k] = malloc(bytes)) == NULL, "host malloc");
+    for (int kind = 0; kind < 5; kind++) { /* 4 = the H pipeline */
+        for (int k = 0; k < 2; k++) {
+            for (int v = 0; v < (kind == 4 ? 3 : 1); v++) DIE_IF(cz_gpu_fr_random(d[v], n, seed + 10 * kind + v), "random");
+            if (kind == 4) DIE_IF(cz_gpu_groth16_h(plan[k], log_n, d[0], d[1], d[2], NULL), "h");
+            else DIE_IF(cz_gpu_ntt_run(plan[k], d[0], (cz_gpu_ntt_kind)kind, NULL), "ntt");
+            DIE_IF(cz_gpu_sync(), "sync");
+            memset(out[k], 0xa5, bytes);
+            DIE_IF(cz_gpu_memcpy_dtoh(out[k], d[0], bytes), "dtoh");
+        }
+        size_t bad = ref_count_diff(out[1], out[0], n, &first);
+        printf("check %-9s 2^%u kernel %s vs kernel 0: %s (%zu of %zu differ)\n", kind < 4 ? kind_name[kind] : "H",
+               log_n, old ? keep : "2", bad ? "FAIL" : "ok", bad, n);
+        if (bad) failures++;
+    }
+    for (int k = 0; k < 3; k++) cz_gpu_free(d[k]);
+    for (int k = 0; k < 2; k++) {
+        free(out[k]);
+        cz_gpu_ntt_destroy(plan[k]);
+    }
 }
 
 /* The H pipeline the old way: natural-order API transforms around the natural pointwise step. */
@@ -655,6 +696,9 @@ int main(int argc, char **argv) {
         check_vs_cpu(max_log, 3, seed + 201);
         check_round_trip(max_log, seed ^ 0x5eed);
     }
+    const char *kern = getenv("CZ_GPU_NTT_KERNEL"); /* an A/B run of kernel 0 skips the comparison */
+    if (max_log >= 24 && !(kern && kern[0] == '0')) check_kernels(24, seed + 400);
+    if (max_log > 24 && !(kern && kern[0] == '0')) check_kernels(max_log, seed + 500);
 
     static const unsigned sizes[] = {16, 20, 22, 24, 26, 27, 28};
     char table[8192];
