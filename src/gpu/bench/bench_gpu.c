@@ -459,10 +459,7 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
 
 /* ---- G2: pool of random points tiled; check vs the CPU at 2^chk, time MSM up to 2^24 ---- */
 #define G2_POOL (1u << 12)
-static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
-    unsigned top = max_log < 24 ? max_log : 24, chk_log = top < 18 ? top : 18;
-    size_t nmax = (size_t)1 << top, nchk = (size_t)1 << chk_log;
-    time_t t0 = time(NULL);
+static cz_g2_affine *g2_pool(uint64_t seed) {
     cz_g2_affine *pool = malloc(G2_POOL * sizeof *pool);
 #pragma omp parallel
     {
@@ -471,6 +468,14 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
 #pragma omp for schedule(static)
         for (unsigned i = 0; i < G2_POOL; i++) cz_g2_random(&pool[i], &r);
     }
+    return pool;
+}
+
+static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
+    unsigned top = max_log < 24 ? max_log : 24, chk_log = top < 18 ? top : 18;
+    size_t nmax = (size_t)1 << top, nchk = (size_t)1 << chk_log;
+    time_t t0 = time(NULL);
+    cz_g2_affine *pool = g2_pool(seed);
     printf("G2 pool of %u random points: %ld s\n", G2_POOL, (long)(time(NULL) - t0));
     cz_g2_affine *d_bases;
     cz_fr *d_sc;
@@ -556,14 +561,7 @@ static void ba_bench(uint64_t seed, int reps) {
     const unsigned lg1 = 26, lg2 = 24;
     const size_t n1 = (size_t)1 << lg1, n2 = (size_t)1 << lg2;
     cz_g1_affine *pool1 = g1_pool(seed);
-    cz_g2_affine *pool2 = malloc(G2_POOL * sizeof *pool2);
-#pragma omp parallel
-    {
-        cz_rng r;
-        cz_rng_seed(&r, seed ^ (0x7f4a7c159e3779b9ull * (uint64_t)(omp_get_thread_num() + 1)));
-#pragma omp for schedule(static)
-        for (unsigned i = 0; i < G2_POOL; i++) cz_g2_random(&pool2[i], &r);
-    }
+    cz_g2_affine *pool2 = g2_pool(seed);
     void *d1, *d2;
     cz_fr *ds1, *ds2;
     uint64_t *dbm1, *dbm2, *bm1, *bm2;
