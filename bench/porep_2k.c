@@ -3,13 +3,14 @@
  * under CZ_FIXTURES_DIR, else a synthetic one). Prints each phase's time.
  * Usage: cz_bench_porep_2k [path/to/2KiB.json | synth] */
 #include "filecoin/synth.h"
+#include "../tests/testutil.h"
 #include "../tests/unit/porep_g16_run.h"
 
 int main(int argc, char **argv) {
     cz_porep_params p;
     if (cz_porep_params_for(&p, 2048)) return 1;
     char path[1024];
-    const char *src = argc > 1 ? argv[1] : pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json");
+    const char *src = argc > 1 ? argv[1] : cz_test_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json");
     cz_c1 c1;
     int rc = src && strcmp(src, "synth") ? cz_c1_load(&c1, src) : cz_porep_synthetic_c1(&c1, 2048, 1, 42);
     if (rc) {

@@ -29,6 +29,24 @@ int cz_test_finish(void) {
     return cz_test_failed ? 1 : 0;
 }
 
+char *cz_test_fixture_path(char *path, size_t cap, const char *rel) {
+    const char *dirs[2] = {getenv("CZ_FIXTURES_DIR"), "/work/shared/fixtures/real"};
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i] || !*dirs[i]) continue;
+        snprintf(path, cap, "%s/%s", dirs[i], rel);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            fclose(f);
+            return path;
+        }
+    }
+    return NULL;
+}
+
+char *cz_test_read_fixture(const char *rel, char *path, size_t cap, size_t *len) {
+    return cz_test_fixture_path(path, cap, rel) ? cz_test_read_file(path, len) : NULL;
+}
+
 char *cz_test_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;

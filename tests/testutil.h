@@ -42,6 +42,12 @@ int cz_test_finish(void);
 /* The whole file at path, NUL-terminated, in a malloc'd buffer (NULL if it cannot be read); *len (if not
  * NULL) gets its size. */
 char *cz_test_read_file(const char *path, size_t *len);
+/* A real fixture, read in place: rel under $CZ_FIXTURES_DIR (the shared fixtures/real folder; ctest sets it)
+ * or /work/shared/fixtures/real. Returns path (cap bytes) when the file exists there, NULL when it does not
+ * (path then holds the last path tried, for the caller's "skipped" message). */
+char *cz_test_fixture_path(char *path, size_t cap, const char *rel);
+/* cz_test_read_file of that fixture (NULL when absent). */
+char *cz_test_read_fixture(const char *rel, char *path, size_t cap, size_t *len);
 /* Hex helpers for tests and tools. */
 void cz_hex_encode(char *out, const uint8_t *in, size_t n);
 int cz_hex_decode(uint8_t *out, size_t n, const char *in);

@@ -114,12 +114,9 @@ static int prove(const cz_config *cfg, const cz_submit *s, const char *what) {
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
-    const char *env = getenv("CZ_FIXTURES_DIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/ipfs-force-community+gpuproxy/2KiB.json",
-             env && *env ? env : "/work/shared/fixtures/real");
     size_t len = 0;
-    char *json = cz_test_read_file(path, &len);
+    char *json = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &len);
     cz_c1 c1;
     const char *what = "gpuproxy 2KiB.json";
     if (!json) {

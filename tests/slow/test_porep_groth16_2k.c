@@ -31,7 +31,7 @@ int main(void) {
     memset(c1, 0, sizeof c1);
     int have[2] = {0, 0};
     char path[1024];
-    if (pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")) {
+    if (cz_test_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")) {
         rc = cz_c1_load(&c1[0], path);
         CHECK_MSG(rc == 0, "%s: %s", path, cz_error_message());
         have[0] = rc == 0;

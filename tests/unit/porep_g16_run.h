@@ -95,21 +95,4 @@ static int pg_verify(const cz_groth16_pvk *pvk, const cz_groth16_proof *proof, c
     return rc;
 }
 
-/* The fixture file rel under $CZ_FIXTURES_DIR (the fixtures/real folder; tests/CMakeLists.txt sets it) or
- * /work/shared/fixtures/real; writes the path tried last. */
-static char *pg_fixture_path(char *out, size_t cap, const char *rel) {
-    const char *env = getenv("CZ_FIXTURES_DIR");
-    const char *dirs[2] = {env, "/work/shared/fixtures/real"};
-    for (int i = 0; i < 2; i++) {
-        if (!dirs[i] || !*dirs[i]) continue;
-        snprintf(out, cap, "%s/%s", dirs[i], rel);
-        FILE *f = fopen(out, "rb");
-        if (f) {
-            fclose(f);
-            return out;
-        }
-    }
-    return NULL;
-}
-
 #endif

@@ -14,12 +14,10 @@
 #include "r1cs/r1cs.h"
 #include "testutil.h"
 
-/* $CZ_FIXTURES_DIR/rel read whole (NULL if absent). */
+/* The fixture rel read whole (NULL if absent). */
 static uint8_t *pc_fixture(const char *rel, size_t *len) {
-    const char *dir = getenv("CZ_FIXTURES_DIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "../shared/fixtures/real", rel);
-    return (uint8_t *)cz_test_read_file(path, len);
+    return (uint8_t *)cz_test_read_fixture(rel, path, sizeof path, len);
 }
 
 /* Synthesizes sectors into a record|witness cs, checks all rows and that the public inputs equal

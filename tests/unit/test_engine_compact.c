@@ -273,12 +273,9 @@ static void porep_hooks(cz_rng *rng) {
         free(json);
         cz_c1_free(&c1);
     }
-    const char *env = getenv("CZ_FIXTURES_DIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/ipfs-force-community+gpuproxy/2KiB.json",
-             env && *env ? env : "/work/shared/fixtures/real");
     size_t len = 0;
-    char *json = cz_test_read_file(path, &len);
+    char *json = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &len);
     if (json && cz_c1_parse(&c1, json, len) == 0) {
         porep_partition("gpuproxy 2KiB.json", &c1, json, len, rng, &r);
         cz_c1_free(&c1);

@@ -37,11 +37,8 @@ static uint8_t *json_hex(const char *json, const char *key, size_t *len) {
 }
 
 int main(void) {
-    const char *dir = getenv("CZ_FIXTURES_DIR");
     char path[512];
-    snprintf(path, sizeof path, "%s/eigerco+polka-storage/own-setup-2KiB-porep-vk-proof.json",
-             dir && *dir ? dir : "/work/shared/fixtures/real");
-    char *json = cz_test_read_file(path, NULL);
+    char *json = cz_test_read_fixture("eigerco+polka-storage/own-setup-2KiB-porep-vk-proof.json", path, sizeof path, NULL);
     if (!json) {
         printf("fixture %s not found: nothing checked\n", path);
         return cz_test_finish();

@@ -19,19 +19,10 @@
 #include "testutil.h"
 #include "util/json.h"
 
-/* The fixture, from $CZ_FIXTURES_DIR or the shared folder next to the checkout. */
+/* The fixture, read in place (testutil: $CZ_FIXTURES_DIR or the shared folder). */
 static char *load_fixture(size_t *len) {
-    const char *rel = "ipfs-force-community+gpuproxy/2KiB.json";
-    const char *env = getenv("CZ_FIXTURES_DIR"); /* the fixtures/real folder (tests/CMakeLists.txt sets it) */
     char path[1024];
-    const char *dirs[] = {env, "/work/shared/fixtures/real"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        if (!dirs[i]) continue;
-        snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
-        char *b = cz_test_read_file(path, len);
-        if (b) return b;
-    }
-    return NULL;
+    return cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, len);
 }
 
 static void test_graph_primitives(void) {

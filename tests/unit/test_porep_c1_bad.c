@@ -91,8 +91,7 @@ int main(void) {
     cz_test_rng(&rng);
     char path[1024];
     size_t wlen;
-    char *wrapper = pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")
-                        ? cz_test_read_file(path, &wlen) : NULL;
+    char *wrapper = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &wlen);
     if (!wrapper) {
         printf("2KiB.json fixture not found (set CZ_FIXTURES_DIR): check skipped, nothing tested\n");
         return cz_test_finish();

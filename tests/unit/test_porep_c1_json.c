@@ -80,8 +80,7 @@ int main(void) {
     base64(&rng);
     char path[1024];
     size_t wlen;
-    char *wrapper = pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")
-                        ? cz_test_read_file(path, &wlen) : NULL;
+    char *wrapper = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &wlen);
     if (wrapper) {
         cz_json j;
         char *b64 = NULL;

@@ -143,7 +143,7 @@ int main(void) {
     cz_wcompact_init(&cw); /* reused across all of them, as a prover would */
     cz_c1 c1;
     char path[1024];
-    if (pg_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")) {
+    if (cz_test_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json")) {
         CHECK_MSG(cz_c1_load(&c1, path) == 0, "%s", cz_error_message());
         compare("real 2 KiB C1", &c1, 0, &cw, &r);
         cz_c1_free(&c1);

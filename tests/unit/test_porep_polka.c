@@ -56,11 +56,8 @@ static int verify_record(const cz_groth16_pvk *pvk, const record *r, const uint8
 }
 
 int main(void) {
-    const char *dir = getenv("CZ_FIXTURES_DIR");
     char path[512];
-    snprintf(path, sizeof path, "%s/eigerco+polka-storage/own-setup-2KiB-porep-vk-proof.json",
-             dir && *dir ? dir : "/work/shared/fixtures/real");
-    char *json = cz_test_read_file(path, NULL);
+    char *json = cz_test_read_fixture("eigerco+polka-storage/own-setup-2KiB-porep-vk-proof.json", path, sizeof path, NULL);
     if (!json) {
         printf("fixture %s not found (set CZ_FIXTURES_DIR): check skipped, nothing verified\n", path);
         return cz_test_finish();

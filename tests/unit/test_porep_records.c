@@ -18,27 +18,9 @@
 #include "util/json.h"
 
 static char *load(size_t *len) {
-    const char *rel = "real/filecoin-project+rust-fil-proofs/seal_regression_records-v16.json";
-    const char *env = getenv("CZ_FIXTURES_DIR");
-    const char *dirs[] = {env, "../shared/fixtures", "../../shared/fixtures", "../../../shared/fixtures",
-                          "/work/shared/fixtures", "shared/fixtures"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        if (!dirs[i]) continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *b = malloc((size_t)n + 1);
-        size_t got = fread(b, 1, (size_t)n, f);
-        fclose(f);
-        b[got] = 0;
-        *len = got;
-        return b;
-    }
-    return NULL;
+    char path[1024];
+    return cz_test_read_fixture("filecoin-project+rust-fil-proofs/seal_regression_records-v16.json", path, sizeof path,
+                                len);
 }
 
 static int b32(const cz_json *j, int64_t t, uint8_t out[32]) {

@@ -274,18 +274,13 @@ static void srs_manager(void) {
  * prepare parses and verifies it, the witness of partition 0 carries exactly the public inputs that
  * public_inputs derives from the C1's public values; a request naming another size is refused. */
 static void porep_hooks(void) {
-    const char *dir = getenv("CZ_FIXTURES_DIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/ipfs-force-community+gpuproxy/2KiB.json",
-             dir && *dir ? dir : "/work/shared/fixtures/real");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    size_t n = 0;
+    char *buf = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &n);
+    if (!buf) {
         printf("%s not found: real PoRep hook checks skipped\n", path);
         return;
     }
-    static char buf[1 << 18];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
     const cz_circuit *c = cz_circuit_find("porep-2k"), *c8 = cz_circuit_find("porep-8m");
     cz_submit s = {0};
     s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = 5;
@@ -293,7 +288,10 @@ static void porep_hooks(void) {
     void *st = NULL;
     int rc = c->prepare(c, &s, &st);
     CHECK_MSG(rc == 0, "prepare: %s", cz_error_message());
-    if (rc) return;
+    if (rc) {
+        free(buf);
+        return;
+    }
     cz_fr *in, *aux, pub[39];
     uint64_t ni, na;
     CHECK(c->synthesize(c, st, 0, &in, &ni, &aux, &na) == 0 && ni == 40 && na == 2685673);
@@ -311,6 +309,7 @@ static void porep_hooks(void) {
     s.vanilla_len = n / 2;
     s.registered_proof = 5, s.sector_size = 2048;
     CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "vanilla_proof: "));
+    free(buf);
 }
 
 /* The GPU seam: gpus.backend against providers with and without devices / an init. */
