@@ -308,8 +308,8 @@ int cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len)
     if (len && in[len - 1] == '=') pad++;
     if (len > 1 && in[len - 2] == '=') pad++;
     size_t n = len / 4 * 3 - pad;
-    uint8_t *o = malloc(n ? n : 1);
-    if (!o) return cz_error(CZ_ENOMEM, "base64: out of memory");
+    uint8_t *o = out ? malloc(n ? n : 1) : NULL; /* out NULL: check only */
+    if (out && !o) return cz_error(CZ_ENOMEM, "base64: out of memory");
     size_t k = 0;
     for (size_t i = 0; i < len; i += 4) {
         int v[4];
@@ -323,14 +323,14 @@ int cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len)
         }
         uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
         uint8_t b[3] = {(uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w};
-        for (int q = 0; q < 3 && k < n; q++) o[k++] = b[q];
+        for (int q = 0; q < 3 && k < n && o; q++) o[k++] = b[q];
         /* non-canonical trailing bits are rejected */
         if (i + 4 == len && pad && (w & (pad == 1 ? 0xffu : 0xffffu))) {
             free(o);
             return cz_error(CZ_EFORMAT, "base64: non-zero padding bits");
         }
     }
-    *out = o;
+    if (out) *out = o;
     *out_len = n;
     return 0;
 }

@@ -48,7 +48,8 @@ int cz_json_streq(const cz_json *j, int64_t t, const char *s);
 int cz_json_string(const cz_json *j, int64_t t, char **out, size_t *len);
 
 /* Standard base64 (RFC 4648, padding required when the length is not a multiple of 4; whitespace
- * rejected). *out is malloc'ed. 0, CZ_EFORMAT or CZ_ENOMEM. */
+ * rejected). *out is malloc'ed; out NULL only checks (*out_len still gets the decoded length). 0,
+ * CZ_EFORMAT or CZ_ENOMEM. */
 int cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len);
 /* Standard base64 with padding: writes cz_base64_encoded_len(n) characters and a NUL to out. */
 size_t cz_base64_encoded_len(size_t n);

@@ -76,6 +76,14 @@ static void test_json_basics(void) {
     CHECK(cz_base64_decode("aGVsbG9=", 8, &o, &n) == CZ_EFORMAT); /* non-zero padding bits */
     CHECK(cz_base64_decode("aGV$bG8=", 8, &o, &n) == CZ_EFORMAT);
     CHECK(cz_base64_decode("aGVsbG8", 7, &o, &n) == CZ_EFORMAT);
+    /* check only (out NULL, the server's API-edge check): the same verdicts, the decoded length */
+    n = 0;
+    CHECK(cz_base64_decode("aGVsbG8=", 8, NULL, &n) == 0 && n == 5);
+    CHECK(cz_base64_decode("aGVsbA==", 8, NULL, &n) == 0 && n == 4);
+    CHECK(cz_base64_decode("aGVsbG9=", 8, NULL, &n) == CZ_EFORMAT);
+    CHECK(cz_base64_decode("aGV$bG8=", 8, NULL, &n) == CZ_EFORMAT);
+    CHECK(cz_base64_decode("aG=sbG8=", 8, NULL, &n) == CZ_EFORMAT); /* padding inside */
+    CHECK(cz_base64_decode("aGVsbG8", 7, NULL, &n) == CZ_EFORMAT);
     /* C1 envelopes: a bad base64 payload, a C1 without its fields, not an object */
     cz_c1 c1;
     const char *w1 = "{\"SectorNum\":0,\"Phase1Out\":\"@@@@\"}";
