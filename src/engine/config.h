@@ -23,6 +23,7 @@ typedef struct {
     int devices[CZ_CONFIG_MAX_DEVICES]; /* gpus.devices; ndevices 0 = all */
     int ndevices;
     uint32_t gpu_threads, gpu_workers_per_device;
+    uint32_t gpu_max_resident; /* gpus.max_resident_circuits (ours): provers kept per GPU, 0 = the backend's 8 */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
     bool sort_by_type;
