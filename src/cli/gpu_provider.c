@@ -54,6 +54,8 @@ static int p_describe(cz_backend *b, int device, cz_gpu_info *out) {
     if (!rc) rc = cz_gpu_describe(out->name, sizeof out->name);
     if (!rc) rc = cz_gpu_mem_info(&fr, &tot);
     out->vram_total = tot, out->vram_free = fr;
+    uint64_t dropped;
+    cz_backend_gpu_residency(ords[device], &out->resident_circuits, &out->circuit_uploads, &dropped);
     return rc;
 }
 

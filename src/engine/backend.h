@@ -24,6 +24,8 @@
 typedef struct {
     char name[160]; /* cz_gpu_describe: "NVIDIA H200, 132 SMs, 139.8 GiB, sm_90" */
     uint64_t vram_total, vram_free;
+    int resident_circuits;    /* provers (SRS bases + matrices) resident on the device now */
+    uint64_t circuit_uploads; /* provers built there (each uploads a circuit's SRS and matrices) */
 } cz_gpu_info;
 
 typedef struct cz_backend {

@@ -967,6 +967,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
             if (e->be.describe && !e->be.describe(&e->be, d, &gi)) {
                 snprintf(g->name, sizeof g->name, "%s", gi.name);
                 g->vram_total = gi.vram_total, g->vram_free = gi.vram_free;
+                g->resident_circuits = gi.resident_circuits, g->circuit_uploads = gi.circuit_uploads;
             } else {
                 snprintf(g->name, sizeof g->name, "GPU %d", g->ordinal);
             }
@@ -1066,6 +1067,16 @@ char *cz_engine_metrics(cz_engine *e) {
         for (size_t i = 0; i < st.n_gpus; i++)
             fprintf(f, "cuzk_gpu_vram_free_bytes{ordinal=\"%d\"} %llu\n", st.gpus[i].ordinal,
                     (unsigned long long)st.gpus[i].vram_free);
+        fprintf(f, "# HELP cuzk_gpu_resident_circuits Circuits (SRS bases and matrices) resident on the GPU.\n"
+                   "# TYPE cuzk_gpu_resident_circuits gauge\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_resident_circuits{ordinal=\"%d\"} %d\n", st.gpus[i].ordinal,
+                    st.gpus[i].resident_circuits);
+        fprintf(f, "# HELP cuzk_gpu_circuit_uploads_total Circuits uploaded to the GPU (a switch that did not find its "
+                   "circuit resident).\n# TYPE cuzk_gpu_circuit_uploads_total counter\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_circuit_uploads_total{ordinal=\"%d\"} %llu\n", st.gpus[i].ordinal,
+                    (unsigned long long)st.gpus[i].circuit_uploads);
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);

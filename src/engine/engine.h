@@ -102,6 +102,8 @@ typedef struct {
     int ordinal; /* CUDA ordinal */
     char name[160];
     uint64_t vram_total, vram_free;
+    int resident_circuits;    /* cz_gpu_info's */
+    uint64_t circuit_uploads;
 } cz_gpu_status;
 
 typedef struct {

@@ -78,9 +78,11 @@ char *cz_status_json(cz_engine *e) {
     json_object_set_new(root, "gpu_workers", ws);
     json_t *gj = json_array(); /* ours: the devices the backend proves on (empty for the CPU backend) */
     for (size_t i = 0; i < st.n_gpus; i++)
-        json_array_append_new(gj, json_pack("{s:i,s:s,s:I,s:I}", "ordinal", st.gpus[i].ordinal, "name",
+        json_array_append_new(gj, json_pack("{s:i,s:s,s:I,s:I,s:i,s:I}", "ordinal", st.gpus[i].ordinal, "name",
                                             st.gpus[i].name, "vram_total_bytes", (json_int_t)st.gpus[i].vram_total,
-                                            "vram_free_bytes", (json_int_t)st.gpus[i].vram_free));
+                                            "vram_free_bytes", (json_int_t)st.gpus[i].vram_free, "resident_circuits",
+                                            st.gpus[i].resident_circuits, "circuit_uploads",
+                                            (json_int_t)st.gpus[i].circuit_uploads));
     json_object_set_new(root, "gpus", gj);
     json_t *srs = json_array();
     for (size_t i = 0; i < st.n_srs; i++)

@@ -320,6 +320,7 @@ static int fake_describe(cz_backend *b, int dev, cz_gpu_info *out) {
     (void)b;
     snprintf(out->name, sizeof out->name, "Fake \"GPU\" %d", fake_ords[dev]);
     out->vram_total = 80ull << 30, out->vram_free = (uint64_t)(10 + dev) << 30;
+    out->resident_circuits = 1 + dev, out->circuit_uploads = 7 + (uint64_t)dev;
     return 0;
 }
 static int fake_gpu_init(cz_backend *b, const cz_config *cfg, int nthreads) {
@@ -363,14 +364,17 @@ static void backend_selection(void) {
     CHECK(cz_engine_status_get(e, &st) == 0 && !strcmp(st.backend, "fake-gpu") && st.n_workers == 4);
     /* the devices by CUDA ordinal, workers 0,1 on device 0 (ordinal 3) and 2,3 on device 1 (ordinal 5) */
     CHECK(st.n_gpus == 2 && st.gpus[0].ordinal == 3 && st.gpus[1].ordinal == 5 &&
-          !strcmp(st.gpus[1].name, "Fake \"GPU\" 5") && st.gpus[1].vram_free == 11ull << 30);
+          !strcmp(st.gpus[1].name, "Fake \"GPU\" 5") && st.gpus[1].vram_free == 11ull << 30 &&
+          st.gpus[1].resident_circuits == 2 && st.gpus[0].circuit_uploads == 7);
     CHECK(st.workers[1].gpu_ordinal == 3 && st.workers[1].device == 0 && st.workers[2].gpu_ordinal == 5 &&
           st.workers[3].device == 1);
     cz_engine_status_free(&st);
     char *mt = cz_engine_metrics(e);
     CHECK(mt && strstr(mt, "cuzk_gpu_devices 2\n") &&
           strstr(mt, "cuzk_gpu_info{ordinal=\"5\",name=\"Fake \\\"GPU\\\" 5\"} 1\n") &&
-          strstr(mt, "cuzk_gpu_vram_free_bytes{ordinal=\"3\"} 10737418240\n"));
+          strstr(mt, "cuzk_gpu_vram_free_bytes{ordinal=\"3\"} 10737418240\n") &&
+          strstr(mt, "cuzk_gpu_resident_circuits{ordinal=\"5\"} 2\n") &&
+          strstr(mt, "cuzk_gpu_circuit_uploads_total{ordinal=\"3\"} 7\n"));
     free(mt);
     cz_submit sb = {0};
     sb.request_id = "gpu-seam", sb.kind = CZ_KIND_POREP, sb.sector_size = 2048;
