@@ -14,6 +14,7 @@
 #include "cz_error.h"
 #include "ec/msm.h"
 #include "gpu/gpu.h"
+#include "gpu_knobs.h"
 #include "testutil.h"
 
 #define POOL 256
@@ -30,18 +31,15 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     /* bucket accumulation: the size's default, xyzz per bucket, affine rounds over whole windows, affine
      * rounds in chunks of 2^12 sorted positions (several chunks per window) */
     static const char *const modes[][2] = {{NULL, NULL}, {"0", NULL}, {"1", NULL}, {"1", "12"}};
+    static const char *const knobs[2] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG"};
     for (int k = 0; k < 4; k++) {
-        if (modes[k][0]) setenv("CZ_GPU_MSM_AFF", modes[k][0], 1);
-        else unsetenv("CZ_GPU_MSM_AFF");
-        if (modes[k][1]) setenv("CZ_GPU_MSM_AFF_CHUNK_LOG", modes[k][1], 1);
-        else unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
+        set_knobs(knobs, modes[k], 2);
         memset(&gpu, 0xa5, sizeof gpu);
         int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
         CHECK_MSG(rc == 0, "g2 msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
         CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
     }
-    unsetenv("CZ_GPU_MSM_AFF");
-    unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
+    set_knobs(knobs, modes[0], 2);
 }
 
 /* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums
@@ -53,12 +51,7 @@ static const char *const ba_modes[][4] = {
 #define N_BA_MODES 5
 static const char *const ba_knobs[4] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF"};
 
-static void ba_mode(int k) {
-    for (int i = 0; i < 4; i++) {
-        if (ba_modes[k][i]) setenv(ba_knobs[i], ba_modes[k][i], 1);
-        else unsetenv(ba_knobs[i]);
-    }
-}
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 4); }
 
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;

@@ -16,6 +16,7 @@
 #include "cz_error.h"
 #include "ec/msm.h"
 #include "gpu/gpu.h"
+#include "gpu_knobs.h"
 #include "testutil.h"
 
 #define POOL 512
@@ -36,24 +37,16 @@ static const char *const ba_modes[][5] = {
 static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
                                         "CZ_GPU_BA_PF"};
 
-static void ba_mode(int k) {
-    for (int i = 0; i < 5; i++) {
-        if (ba_modes[k][i]) setenv(ba_knobs[i], ba_modes[k][i], 1);
-        else unsetenv(ba_knobs[i]);
-    }
-}
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
 
 /* MSM bucket accumulation: xyzz per bucket (default), affine rounds over whole windows, affine rounds
  * in chunks of 2^16 sorted positions: {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG} */
 static const char *const msm_modes[][2] = {{NULL, NULL}, {"1", NULL}, {"1", "16"}};
 #define N_MSM_MODES 3
 
-static void msm_mode(int k) {
-    if (msm_modes[k][0]) setenv("CZ_GPU_MSM_AFF", msm_modes[k][0], 1);
-    else unsetenv("CZ_GPU_MSM_AFF");
-    if (msm_modes[k][1]) setenv("CZ_GPU_MSM_AFF_CHUNK_LOG", msm_modes[k][1], 1);
-    else unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
-}
+static const char *const msm_knobs[2] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG"};
+
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 2); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {

@@ -1,0 +1,15 @@
+/* The GPU tests run every kernel path by setting the library's environment knobs (CZ_GPU_*) between calls:
+ * one setting = a value per knob name, NULL = unset (the library's default). */
+#ifndef CZ_TESTS_GPU_KNOBS_H
+#define CZ_TESTS_GPU_KNOBS_H
+
+#include <stdlib.h>
+
+static void set_knobs(const char *const *names, const char *const *vals, int n) {
+    for (int i = 0; i < n; i++) {
+        if (vals[i]) setenv(names[i], vals[i], 1);
+        else unsetenv(names[i]);
+    }
+}
+
+#endif
