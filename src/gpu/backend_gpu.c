@@ -119,7 +119,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                     margin = w > margin ? w : margin;
                 }
             if (margin && !cz_gpu_set_device(dev) && !cz_gpu_mem_info(&fr, &tot))
-                margin += ((size_t)1 << 30) + tot / 50; /* cz_gpu_prover_create's own margin */
+                margin += cz_gpu_prover_default_margin(tot);
             else
                 margin = 0;
             cz_gpu_lock(dev);

@@ -53,6 +53,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr);
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
 /* The part of it not allocated yet: the device's shared MSM / batch-add scratch, grown on first use. */
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr);
+/* The margin create() leaves free when given 0: 1 GiB + 2 % of a device of total bytes. */
+size_t cz_gpu_prover_default_margin(size_t total);
 
 /* The heavy part of a proof. inputs[0] must be ONE; witness buffers from cz_gpu_host_alloc upload at
  * full speed (others are registered for the copy or copied through staging). stats may be NULL.

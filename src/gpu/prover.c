@@ -98,7 +98,7 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
         free(pr);
         return rc;
     }
-    if (!margin) margin = ((size_t)1 << 30) + tot / 50;
+    if (!margin) margin = cz_gpu_prover_default_margin(tot);
     pr->limit = fr > margin ? fr - margin : 0;
     if (!rc) rc = cz_gpu_stream_create_(&pr->st);
     if (!rc) rc = cz_gpu_stream_create_(&pr->st_up);
@@ -275,6 +275,7 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr) { return pr->work_reserve; }
+size_t cz_gpu_prover_default_margin(size_t total) { return ((size_t)1 << 30) + total / 50; }
 
 void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     if (!pr) return;

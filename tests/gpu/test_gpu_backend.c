@@ -161,7 +161,7 @@ int main(void) {
     const size_t need_c = fr0 - lo; /* device bytes C's creation counts (no margin) */
     CHECK(prove(&a) == 0); /* A resident, the scratch grown */
     CHECK(cz_gpu_mem_info(&fr1, &tot) == 0);
-    const size_t gap = fr0 > fr1 ? fr0 - fr1 : 0, margin = ((size_t)1 << 30) + tot / 50; /* create's default */
+    const size_t gap = fr0 > fr1 ? fr0 - fr1 : 0, margin = cz_gpu_prover_default_margin(tot);
     CHECK_MSG(gap >= ((size_t)8 << 20), "A holds only %zu bytes of the device", gap);
     /* C alone needs need_c + margin free; leave that minus half of A's footprint: C fits once A is gone, not
      * beside it (where A's scratch reserve is added to the margin) */
