@@ -11,7 +11,7 @@
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     mkdir -p "$3"
-    cp "$2"/tests/test_gpu_* "$2"/src/gpu/cz_bench_gpu "$2"/src/gpu/cz_bench_prover "$3"/ && rm -f "$3"/*.cs.log
+    cp "$2"/tests/test_gpu_* "$2"/src/gpu/cz_bench_gpu "$2"/src/gpu/cz_bench_prover "$3"/
     git -C "$(dirname "$0")/.." rev-parse --short HEAD >"$3/COMMIT"
     du -sh "$3"
     exit 0
@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,te
 t0=$(date +%s)
 if [ -n "${BIN_DIR:-}" ]; then
   echo "== prebuilt binaries from $BIN_DIR (commit $(cat "$BIN_DIR/COMMIT" 2>/dev/null))"
-  TESTS=$(ls "$BIN_DIR"/test_gpu_* | grep -v '\.log$')
+  TESTS=$(ls "$BIN_DIR"/test_gpu_*)
   BENCHD=$BIN_DIR
 else
   cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCZ_ENABLE_CUDA=ON -DCZ_ENABLE_SERVER=OFF \
