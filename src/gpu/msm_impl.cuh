@@ -407,14 +407,26 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
         const A *cur = bases;
         const uint32_t *ci = idx + off;
         int which = 0;
+        /* CZ_GPU_BA_PROFILE: per-round kernel times of the first chunk on stderr */
+        const bool rp = first && getenv("CZ_GPU_BA_PROFILE") != nullptr;
+        cudaEvent_t rev[3 * 40 + 2];
+        unsigned nr = 0;
+        if (rp) {
+            for (int i = 0; i < 3 * 40 + 2; i++) cudaEventCreate(&rev[i]);
+            cudaEventRecord(rev[0], st);
+        }
         while (m > amin) {
             A *out = which ? bufb : bufa;
             baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
             CZ_CUDA_LAUNCHED();
+            if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
             baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
             CZ_CUDA_LAUNCHED();
+            if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 2], st);
             baa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, cur, ci, m, pref, ex, binv);
             CZ_CUDA_LAUNCHED();
+            if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 3], st);
+            nr++;
             cur = out;
             ci = nullptr;
             m = (m + 1) / 2;
@@ -422,6 +434,23 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
         }
         baa_tail<F><<<tb, RED_THREADS, 0, st>>>(part, cur, ci, m, !first);
         CZ_CUDA_LAUNCHED();
+        if (rp) {
+            const unsigned k = nr < 40 ? nr : 40;
+            cudaEventRecord(rev[3 * k + 1], st);
+            cudaEventSynchronize(rev[3 * k + 1]);
+            fprintf(stderr, "ba rounds tot=%zu chunk=%zu G=%u (fwd/inv/bwd ms):", tot, chunk, G);
+            for (unsigned r = 0; r < k; r++) {
+                float a = 0, b = 0, c = 0;
+                cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
+                cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
+                cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
+                fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
+            }
+            float t = 0;
+            cudaEventElapsedTime(&t, rev[3 * k], rev[3 * k + 1]);
+            fprintf(stderr, " | tail %.3f ms (%zu points)\n", t, m);
+            for (int i = 0; i < 3 * 40 + 2; i++) cudaEventDestroy(rev[i]);
+        }
         first = false;
     }
     return 0;
@@ -727,6 +756,12 @@ static size_t msa_first_chunk(size_t n) {
     return ch;
 }
 
+/* CZ_GPU_MSM_PROFILE level (0 when unset; "1" or any other value is 1, "2" adds per-round kernel times) */
+static int prof_level() {
+    const char *e = getenv("CZ_GPU_MSM_PROFILE");
+    return e ? (atoi(e) >= 2 ? 2 : 1) : 0;
+}
+
 /* All windows' buckets by affine rounds, window by window as the side stream's sort delivers them:
  * window w may start once ev_win[w] has fired (its sorted list, bounds and longest run hmx[w], on the
  * host). g: 4 scratch buffers (g[0] is the caller's). The chunk is sized from free device memory with
@@ -786,21 +821,31 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
         rd.nseg = nb;
         rd.split = w == W - 1 ? split : 0;
         rd.ch = cww;
+        /* CZ_GPU_MSM_PROFILE=2: per-round kernel times of the middle window's first chunk on stderr */
+        const bool rprof = w == W / 2 && prof_level() >= 2;
+        cudaEvent_t rev[3 * 32 + 1];
+        if (rprof)
+            for (unsigned i = 0; i <= 3 * R && i < 3 * 32 + 1; i++) cudaEventCreate(&rev[i]);
         for (size_t c0 = 0; c0 < n; c0 += cww) {
             rd.c0 = c0;
             msa_src<F> src;
             src.in = bases;
             src.srt = sorted + (size_t)w * n;
             src.base = c0;
+            const bool rp = rprof && c0 == 0 && R <= 32;
+            if (rp) cudaEventRecord(rev[0], st);
             for (unsigned r = 0; r < R; r++) {
                 rd.r = r;
                 A *out = bufs[r & 1];
                 msa_fwd<F><<<G, BAA_THREADS, 0, st>>>(src, rd, pref, ex, btot);
                 CZ_CUDA_LAUNCHED();
+                if (rp) cudaEventRecord(rev[3 * r + 1], st);
                 baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
                 CZ_CUDA_LAUNCHED();
+                if (rp) cudaEventRecord(rev[3 * r + 2], st);
                 msa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, src, rd, pref, ex, binv);
                 CZ_CUDA_LAUNCHED();
+                if (rp) cudaEventRecord(rev[3 * r + 3], st);
                 src.in = out;
                 src.srt = nullptr;
                 src.base = 0;
@@ -809,6 +854,22 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
             msa_fin<F><<<(nb + 255) / 256, 256, 0, st>>>(bucket + (size_t)w * nb, src, rd);
             CZ_CUDA_LAUNCHED();
         }
+        if (rprof && R <= 32) {
+            cudaEventSynchronize(rev[3 * R]);
+            float tf = 0, ti = 0, tb = 0;
+            fprintf(stderr, "msa rounds w=%u n=%zu chunk=%zu G=%u T=%u R=%u (fwd/inv/bwd ms):", w, n, cww, G, T, R);
+            for (unsigned r = 0; r < R; r++) {
+                float a = 0, b = 0, c = 0;
+                cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
+                cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
+                cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
+                fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
+                tf += a, ti += b, tb += c;
+            }
+            fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f\n", tf, ti, tb);
+        }
+        if (rprof)
+            for (unsigned i = 0; i <= 3 * R && i < 3 * 32 + 1; i++) cudaEventDestroy(rev[i]);
     }
     return 0;
 }
