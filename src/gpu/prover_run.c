@@ -187,11 +187,15 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
     const size_t nw = (pr->na + 63) / 64, bm = nw * 8, doff = (2 * bm + 255) & ~(size_t)255;
-    if (doff + w->n_dense * sizeof(cz_fr) > 64 * (size_t)maxlen + 4096)
+    /* streamed: the tail buffer is chunk-sized; a, b, c (3 n >= 3 na values, written by the SpMV after the
+     * expansion on the same stream) hold the compact form instead */
+    uint8_t *area = pr->streamed ? (uint8_t *)pr->d_abc : pr->d_tail;
+    const size_t cap = pr->streamed ? 3 * pr->n * sizeof(cz_fr) : 64 * (size_t)maxlen + 4096;
+    if (doff + w->n_dense * sizeof(cz_fr) > cap)
         return cz_error(CZ_ERANGE, "GPU prover: compact witness of %llu dense values does not fit the tail buffer",
                         (unsigned long long)w->n_dense);
-    uint64_t *d_isb = (uint64_t *)pr->d_tail, *d_bit = (uint64_t *)(pr->d_tail + bm);
-    cz_fr *d_dense = (cz_fr *)(pr->d_tail + doff);
+    uint64_t *d_isb = (uint64_t *)area, *d_bit = (uint64_t *)(area + bm);
+    cz_fr *d_dense = (cz_fr *)(area + doff);
     void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
     const void *const src[4] = {inputs, w->is_bit, w->bit, w->dense};
     const size_t bytes[4] = {pr->ni * sizeof(cz_fr), pr->na ? bm : 0, pr->na ? bm : 0, w->n_dense * sizeof(cz_fr)};
@@ -224,15 +228,18 @@ static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *a
 
 /* Query q's 0/1 classification into d_ones / d_cnt (offsets at d_cnt + groups + 1), *tail = the count of
  * values outside {0, 1}; the compute stream is synchronised. */
-static int classify(cz_gpu_prover *pr, int q, uint32_t *tail) {
-    const uint64_t len = pr->len[q], base = q == Q_L ? pr->ni : 0;
+static int classify_range(cz_gpu_prover *pr, const uint32_t *map, uint64_t base, uint64_t len, uint32_t *tail) {
     const size_t groups = 2 * ((len + 63) / 64);
     uint32_t *offs = pr->d_cnt + groups + 1;
-    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, pr->d_map[q], base, len, pr->st);
+    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, map, base, len, pr->st);
     if (!rc) rc = cz_gpu_scan_u32_(offs, pr->d_cnt, groups + 1, &pr->scan_temp, &pr->scan_cap, pr->st);
     if (!rc) rc = cz_gpu_dtoh_async_(tail, offs + groups, 4, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     return rc;
+}
+
+static int classify(cz_gpu_prover *pr, int q, uint32_t *tail) {
+    return classify_range(pr, pr->d_map[q], q == Q_L ? pr->ni : 0, pr->len[q], tail);
 }
 
 /* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. */
@@ -354,6 +361,168 @@ static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_
 }
 #endif
 
+/* ---- streamed bases (prover.c chose the chunks): the chunk sequence H, B_G1, L, A, B_G2 flows through two
+ * device staging buffers; chunk k+1 uploads on st_up while chunk k computes on st (each chunk's device calls
+ * return when their result is on the host, so a released buffer's upload and compute are over). ---- */
+static const size_t sq_el[SQ_N] = {sizeof(cz_g1_affine), sizeof(cz_g1_affine), sizeof(cz_g1_affine),
+                                   sizeof(cz_g1_affine), sizeof(cz_g2_affine)};
+
+static uint64_t sq_len(const cz_gpu_prover *pr, int i) {
+    if (!pr->h_src[i]) return 0;
+    return i == SQ_H ? pr->n - 1 : i == SQ_L ? pr->len[Q_L] : i == SQ_A ? pr->len[Q_A] : pr->len[Q_B];
+}
+
+/* Issues chunk uploads while a staging buffer is free. A pageable source goes through the buffer's pinned
+ * host twin (its previous upload is over: that chunk was released). */
+static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    int rc = 0;
+    while (!rc && pr->s_issued - pr->s_taken < 2) {
+        while (pr->s_q < SQ_N && pr->s_k >= sq_len(pr, pr->s_q)) pr->s_q++, pr->s_k = 0;
+        if (pr->s_q >= SQ_N) break;
+        const int q = pr->s_q, b = (int)(pr->s_issued & 1);
+        const uint64_t cap = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - pr->s_k;
+        const uint64_t m = left < cap ? left : cap;
+        const size_t bytes = m * sq_el[q];
+        const void *src = (const uint8_t *)pr->h_src[q] + pr->s_k * sq_el[q];
+        if (pr->h_stage[b]) {
+            memcpy(pr->h_stage[b], src, bytes);
+            src = pr->h_stage[b];
+        }
+        rc = cz_gpu_stream_wait_(pr->st_up, pr->ev_fr[b]);
+        if (!rc) rc = cz_gpu_htod_async_(pr->d_stage[b], src, bytes, pr->st_up);
+        if (!rc) rc = cz_gpu_event_record_(pr->ev_ld[b], pr->st_up);
+        pr->ss[b].q = q, pr->ss[b].k0 = pr->s_k, pr->ss[b].m = m;
+        pr->s_issued++, pr->s_k += m;
+        st->htod_bytes += bytes, st->chunks++;
+    }
+    return rc;
+}
+
+/* Starts the sequence (before the SpMV: the first two chunks land while a, b, c and H are computed). */
+static int stream_begin(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    int rc = 0;
+    if (pr->s_issued != pr->s_taken) rc = cz_gpu_stream_sync_(pr->st_up); /* a failed start left uploads */
+    pr->s_q = 0, pr->s_k = 0, pr->s_issued = pr->s_taken = 0;
+    st->streamed = 1;
+    return rc ? rc : stream_issue(pr, st);
+}
+
+/* The next chunk (it must belong to sequence entry q): the compute stream waits for its upload. */
+static int stream_take(cz_gpu_prover *pr, int q, uint64_t *k0, uint64_t *m, const void **bases) {
+    const int b = (int)(pr->s_taken & 1);
+    if (pr->s_taken >= pr->s_issued || pr->ss[b].q != q)
+        return cz_error(CZ_EINVAL, "GPU prover: streamed chunk %llu of part %d not uploaded", (unsigned long long)pr->s_taken, q);
+    *k0 = pr->ss[b].k0, *m = pr->ss[b].m, *bases = pr->d_stage[b];
+    return cz_gpu_stream_wait_(pr->st, pr->ev_ld[b]);
+}
+
+/* Done with the chunk taken last: its buffer is free for the upload after the next. */
+static int stream_release(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    int rc = cz_gpu_event_record_(pr->ev_fr[pr->s_taken & 1], pr->st);
+    pr->s_taken++;
+    return rc ? rc : stream_issue(pr, st);
+}
+
+/* One chunk [k0, k0 + m) of a query (witness index map[k], or base + k without a map) over its staged bases:
+ * the 0/1 split (batch addition + MSM over the chunk's other scalars) or, when more than half of the chunk
+ * is "other", one MSM over the chunk. The sum over the chunks is the query's (the split is per chunk).
+ * g2: B_G2 (G2 bases and results). */
+static int stream_chunk(cz_gpu_prover *pr, int g2, const uint32_t *map, uint64_t base, uint64_t k0, uint64_t m,
+                        const void *bases, void *acc, uint64_t *tail_sum, int *full, cz_gpu_prove_stats *st) {
+    const uint32_t *cmap = map ? map + k0 : NULL;
+    const uint64_t cbase = map ? 0 : base + k0;
+    const size_t groups = 2 * ((m + 63) / 64), el = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
+    const size_t cap = 64 * (size_t)pr->chunk1 + 4096;
+    uint32_t *offs = pr->d_cnt + groups + 1, tail = 0;
+    double t0 = cz_gpu_now_ms_();
+    int rc = classify_range(pr, cmap, cbase, m, &tail);
+    if (rc) return rc;
+    *tail_sum += tail;
+    st->dtoh_bytes += 4;
+    const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
+    cz_g1_jac g1[2], t1;
+    cz_g2_jac g2r[2], t2;
+    cz_fr *tsc = (cz_fr *)pr->d_tail;
+    if (2 * (uint64_t)tail <= m && sc_bytes + (size_t)tail * el <= cap) {
+        void *tb = pr->d_tail + sc_bytes;
+        const uint64_t *ones = (const uint64_t *)pr->d_ones;
+        rc = g2 ? cz_gpu_g2_batch_add(&g2r[0], bases, ones, m, pr->st) : cz_gpu_g1_batch_add(&g1[0], bases, ones, m, pr->st);
+        double t1_ = cz_gpu_now_ms_();
+        if (!g2) st->batch_add_ms += t1_ - t0;
+        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, cmap, cbase, m, bases, el, offs, pr->st);
+        if (!rc) rc = g2 ? cz_gpu_g2_msm(&g2r[1], tb, tsc, tail, pr->st) : cz_gpu_g1_msm(&g1[1], tb, tsc, tail, pr->st);
+        if (!g2) st->tail_msm_ms += cz_gpu_now_ms_() - t1_;
+        st->dtoh_bytes += g2 ? 384 + 32 * 384 : 192 + 32 * 192;
+    } else { /* one MSM over the chunk; its scalars gathered into the tail buffer (32 B per position) */
+        const cz_fr *sc = pr->d_w + cbase;
+        if (cmap) {
+            rc = cz_gpu_gather_scalars_(tsc, pr->d_w, cmap, 0, m, pr->st);
+            sc = tsc;
+        }
+        double t1_ = cz_gpu_now_ms_();
+        if (!g2) st->batch_add_ms += t1_ - t0;
+        cz_g1_jac_set_infinity(&g1[0]);
+        cz_g2_jac_set_infinity(&g2r[0]);
+        if (!rc) rc = g2 ? cz_gpu_g2_msm(&g2r[1], bases, sc, m, pr->st) : cz_gpu_g1_msm(&g1[1], bases, sc, m, pr->st);
+        if (!g2) st->tail_msm_ms += cz_gpu_now_ms_() - t1_;
+        st->dtoh_bytes += g2 ? 32 * 384 : 32 * 192;
+        *full = 1;
+    }
+    if (rc) return rc;
+    if (g2) {
+        cz_g2_jac_add(&t2, &g2r[0], &g2r[1]);
+        g2r[0] = *(cz_g2_jac *)acc;
+        cz_g2_jac_add((cz_g2_jac *)acc, &g2r[0], &t2);
+    } else {
+        cz_g1_jac_add(&t1, &g1[0], &g1[1]);
+        g1[0] = *(cz_g1_jac *)acc;
+        cz_g1_jac_add((cz_g1_jac *)acc, &g1[0], &t1);
+    }
+    return 0;
+}
+
+/* H, B_G1, L, A and B_G2 over the streamed chunks (the first two were issued by stream_begin). */
+static int run_streamed(cz_gpu_prover *pr, cz_groth16_pending *out, cz_gpu_prove_stats *st) {
+    const cz_fr *a = pr->d_abc;
+    uint64_t k0 = 0, m = 0, done;
+    const void *bases = NULL;
+    cz_g1_jac r, t;
+    int rc = 0;
+    double t0 = cz_gpu_now_ms_();
+    cz_g1_jac_set_infinity(&out->h_msm);
+    for (done = 0; !rc && done < sq_len(pr, SQ_H); done += m) {
+        rc = stream_take(pr, SQ_H, &k0, &m, &bases);
+        if (!rc) rc = cz_gpu_g1_msm(&r, bases, a + k0, m, pr->st);
+        if (!rc) t = out->h_msm, cz_g1_jac_add(&out->h_msm, &t, &r);
+        st->dtoh_bytes += 32 * 192;
+        if (!rc) rc = stream_release(pr, st);
+    }
+    st->h_msm_ms = cz_gpu_now_ms_() - t0;
+    static const int order[3] = {SQ_B, SQ_L, SQ_A}, qof[3] = {Q_B, Q_L, Q_A};
+    cz_g1_jac *ans[3] = {&out->b1_ans, &out->l_msm, &out->a_ans};
+    for (int i = 0; i < 3; i++) {
+        const int q = qof[i];
+        cz_g1_jac_set_infinity(ans[i]);
+        for (done = 0; !rc && done < sq_len(pr, order[i]); done += m) {
+            rc = stream_take(pr, order[i], &k0, &m, &bases);
+            if (!rc) rc = stream_chunk(pr, 0, pr->d_map[q], q == Q_L ? pr->ni : 0, k0, m, bases, ans[i], &st->tail[q],
+                                       &st->full_msm[q], st);
+            if (!rc) rc = stream_release(pr, st);
+        }
+    }
+    t0 = cz_gpu_now_ms_();
+    cz_g2_jac_set_infinity(&out->b2_ans);
+    uint64_t tail2 = 0;
+    int full2 = 0;
+    for (done = 0; !rc && done < sq_len(pr, SQ_B2); done += m) {
+        rc = stream_take(pr, SQ_B2, &k0, &m, &bases);
+        if (!rc) rc = stream_chunk(pr, 1, pr->d_map[Q_B], 0, k0, m, bases, &out->b2_ans, &tail2, &full2, st);
+        if (!rc) rc = stream_release(pr, st);
+    }
+    st->b_g2_cpu_ms = cz_gpu_now_ms_() - t0; /* on the device, after the G1 queries */
+    return rc;
+}
+
 static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *inputs, const cz_fr *aux,
                       const cz_wcompact *caux, cz_gpu_prove_stats *st) {
     double t0 = cz_gpu_now_ms_(), t;
@@ -361,6 +530,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = caux ? upload_compact(pr, inputs, caux) : upload_witness(pr, inputs, aux);
     st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
     t = cz_gpu_now_ms_(), st->upload_ms = t - t0; /* the expansion, if any, is queued and lands in spmv_ms */
+    if (!rc && pr->streamed) rc = stream_begin(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
     for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
@@ -370,6 +540,11 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+    if (pr->streamed) {
+        if (!rc) rc = run_streamed(pr, out, st);
+        st->gpu_total_ms = cz_gpu_now_ms_() - t0;
+        return rc;
+    }
     if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - 1, pr->st);
     st->h_msm_ms = cz_gpu_now_ms_() - t;
     st->dtoh_bytes += 32 * 192;
@@ -438,7 +613,7 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     out->b2_ans = job.r;
     stats->b_g2_cpu_ms = job.ms;
 #else
-    if (!pr->p && !pr->d_b2) out->b2_ans = job.r; /* no B_G2 at all: infinity */
+    if (!pr->p && !pr->d_b2 && !pr->streamed) out->b2_ans = job.r; /* no B_G2 at all: infinity */
 #endif
     return rc;
 }
