@@ -6,7 +6,8 @@
  * work; with CZ_GPU_HAVE_G2_MSM (prover_priv.h), once cz_gpu_g2_msm / cz_gpu_g2_batch_add land, it runs on
  * the device with the split instead. finish() is the CPU's cz_groth16_prove_finish.
  * One prover per circuit and GPU (the engine backend keeps several resident); start() holds that GPU's
- * lock (cz_gpu_lock) for its device region. */
+ * lock (cz_gpu_lock) for its device region. When the bases do not fit, the prover streams them from host
+ * memory per partition (cz_gpu_prover_create_mode below). */
 #ifndef CZ_GPU_PROVER_H
 #define CZ_GPU_PROVER_H
 

@@ -4,7 +4,10 @@
  * at creation minus a safety margin, and the lazily grown MSM / batch-add scratch (G1 and G2, the
  * affine rounds' buffers included) is reserved up front (work_reserve; its adaptive parts drop to their
  * floor, work_min, when the full reserve does not fit), so a prover that does not fit fails at creation
- * with CZ_ENOMEM and the sizes, not in the middle of a proof. */
+ * with CZ_ENOMEM and the sizes, not in the middle of a proof.
+ * When everything but the bases fits, create() builds a streamed-bases prover instead (gpu_prover.h): the
+ * chunk size is the largest (a whole query, halved down to 2^16 points) whose staging buffers, tail buffer and
+ * MSM scratch fit beside the matrices, maps and witness buffers. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +419,7 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
         cz_gpu_event_destroy_(pr->ev_fr[i]);
         cz_gpu_host_free(pr->h_stage[i]);
     }
+    free(pr->sched);
     for (int i = 0; i < SQ_N; i++) {
         if (pr->h_reg[i]) cz_gpu_host_unregister_((void *)pr->h_src[i]);
         if (pr->h_own) cz_gpu_host_free((void *)pr->h_src[i]);

@@ -56,23 +56,24 @@ struct cz_gpu_prover {
      * device staging buffers of stage_bytes (d_stage), double-buffered on st_up: ev_ld[i] = buffer i
      * loaded, ev_fr[i] = the compute stream is done with it. h_reg[i]: registered here (unregistered in
      * destroy); h_stage: two pinned host buffers that pageable sources are copied through when the driver
-     * refuses to page-lock them. The chunk sequence runs H, B_G1, L, A, B_G2 (s_q, s_k: the next chunk to
-     * upload; s_issued / s_taken: chunks uploaded / consumed, so buffer = count & 1; ss: what each holds). */
+     * refuses to page-lock them. sched: the chunk order (n_sched entries, built on the first start): one
+     * query chunk, then H and query chunks alternately (L, A, B_G1, B_G2 in turn), the rest after, so the long
+     * H MSMs hide the uploads of the query chunks, whose batch additions are shorter than their uploads;
+     * s_issued / s_taken: chunks uploaded / consumed this start (buffer = count & 1). */
     int streamed, h_own, h_reg[5];
     const void *h_src[5];
     uint64_t chunk1, chunk2;
     size_t stage_bytes;
     uint8_t *d_stage[2];
     void *h_stage[2], *ev_ld[2], *ev_fr[2];
-    int s_q;
-    uint64_t s_k, s_issued, s_taken;
-    struct { int q; uint64_t k0, m; } ss[2];
+    struct cz_gpu_chunk_ { int q; uint64_t k0, m; } *sched;
+    uint64_t n_sched, s_issued, s_taken;
     /* figures create() computed (bytes): the resident need, the streamed need with the chosen staging, and
      * with the smallest chunks (cz_gpu_prover_needs) */
     size_t need_resident, need_streamed, need_streamed_min;
 };
 
-/* The streamed chunk sequence: H, B_G1, L, A, B_G2 (index into h_src / h_reg). */
+/* The streamed parts (index into h_src / h_reg). */
 enum { SQ_H = 0, SQ_B = 1, SQ_L = 2, SQ_A = 3, SQ_B2 = 4, SQ_N = 5 };
 
 

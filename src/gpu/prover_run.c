@@ -1,6 +1,6 @@
 /* GPU partition prover, start(): witness upload (or prefetched; or a compact witness expanded on the device),
  * SpMV, H pipeline, H MSM, the 0/1 split of L, A, B_G1 on the device, and B_G2 on the CPU alongside
- * (gpu_prover.h). */
+ * (gpu_prover.h); with streamed bases, H and the queries chunk by chunk from the staging buffers. */
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -361,9 +361,9 @@ static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_
 }
 #endif
 
-/* ---- streamed bases (prover.c chose the chunks): the chunk sequence H, B_G1, L, A, B_G2 flows through two
- * device staging buffers; chunk k+1 uploads on st_up while chunk k computes on st (each chunk's device calls
- * return when their result is on the host, so a released buffer's upload and compute are over). ---- */
+/* ---- streamed bases (prover.c chose the chunks): the chunk schedule flows through two device staging
+ * buffers; chunk k+1 uploads on st_up while chunk k computes on st (each chunk's device calls return when
+ * their result is on the host, so a released buffer's upload and compute are over). ---- */
 static const size_t sq_el[SQ_N] = {sizeof(cz_g1_affine), sizeof(cz_g1_affine), sizeof(cz_g1_affine),
                                    sizeof(cz_g1_affine), sizeof(cz_g2_affine)};
 
@@ -372,18 +372,45 @@ static uint64_t sq_len(const cz_gpu_prover *pr, int i) {
     return i == SQ_H ? pr->n - 1 : i == SQ_L ? pr->len[Q_L] : i == SQ_A ? pr->len[Q_A] : pr->len[Q_B];
 }
 
+/* The chunk order (see prover_priv.h): a query chunk first (it and the first H chunk load during the SpMV and
+ * the H pipeline), then an H chunk and a query chunk alternately, then what is left. */
+static int build_schedule(cz_gpu_prover *pr) {
+    static const int qorder[4] = {SQ_L, SQ_A, SQ_B, SQ_B2};
+    uint64_t total = 0;
+    for (int i = 0; i < SQ_N; i++) {
+        const uint64_t c = i == SQ_B2 ? pr->chunk2 : pr->chunk1;
+        total += (sq_len(pr, i) + c - 1) / c;
+    }
+    pr->sched = malloc((total + 1) * sizeof *pr->sched);
+    if (!pr->sched) return cz_error(CZ_ENOMEM, "GPU prover: chunk schedule of %llu", (unsigned long long)total);
+    uint64_t hk = 0, qk = 0, n = 0;
+    int qi = 0;
+    for (int turn = 0; n < total; turn ^= 1) {
+        const int h_left = hk < sq_len(pr, SQ_H);
+        while (qi < 4 && qk >= sq_len(pr, qorder[qi])) qi++, qk = 0;
+        int q;
+        if (turn == 1 && h_left) q = SQ_H; /* odd turns: H while it lasts */
+        else if (qi < 4) q = qorder[qi];
+        else if (h_left) q = SQ_H;
+        else break; /* not reached: total counts every chunk */
+        uint64_t *k = q == SQ_H ? &hk : &qk;
+        const uint64_t c = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - *k;
+        pr->sched[n].q = q, pr->sched[n].k0 = *k, pr->sched[n].m = left < c ? left : c;
+        *k += pr->sched[n++].m;
+    }
+    pr->n_sched = n;
+    return 0;
+}
+
 /* Issues chunk uploads while a staging buffer is free. A pageable source goes through the buffer's pinned
  * host twin (its previous upload is over: that chunk was released). */
 static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
     int rc = 0;
-    while (!rc && pr->s_issued - pr->s_taken < 2) {
-        while (pr->s_q < SQ_N && pr->s_k >= sq_len(pr, pr->s_q)) pr->s_q++, pr->s_k = 0;
-        if (pr->s_q >= SQ_N) break;
-        const int q = pr->s_q, b = (int)(pr->s_issued & 1);
-        const uint64_t cap = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - pr->s_k;
-        const uint64_t m = left < cap ? left : cap;
-        const size_t bytes = m * sq_el[q];
-        const void *src = (const uint8_t *)pr->h_src[q] + pr->s_k * sq_el[q];
+    while (!rc && pr->s_issued - pr->s_taken < 2 && pr->s_issued < pr->n_sched) {
+        const struct cz_gpu_chunk_ *c = &pr->sched[pr->s_issued];
+        const int b = (int)(pr->s_issued & 1);
+        const size_t bytes = c->m * sq_el[c->q];
+        const void *src = (const uint8_t *)pr->h_src[c->q] + c->k0 * sq_el[c->q];
         if (pr->h_stage[b]) {
             memcpy(pr->h_stage[b], src, bytes);
             src = pr->h_stage[b];
@@ -391,8 +418,7 @@ static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
         rc = cz_gpu_stream_wait_(pr->st_up, pr->ev_fr[b]);
         if (!rc) rc = cz_gpu_htod_async_(pr->d_stage[b], src, bytes, pr->st_up);
         if (!rc) rc = cz_gpu_event_record_(pr->ev_ld[b], pr->st_up);
-        pr->ss[b].q = q, pr->ss[b].k0 = pr->s_k, pr->ss[b].m = m;
-        pr->s_issued++, pr->s_k += m;
+        pr->s_issued++;
         st->htod_bytes += bytes, st->chunks++;
     }
     return rc;
@@ -402,17 +428,18 @@ static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
 static int stream_begin(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
     int rc = 0;
     if (pr->s_issued != pr->s_taken) rc = cz_gpu_stream_sync_(pr->st_up); /* a failed start left uploads */
-    pr->s_q = 0, pr->s_k = 0, pr->s_issued = pr->s_taken = 0;
+    if (!rc && !pr->sched) rc = build_schedule(pr);
+    pr->s_issued = pr->s_taken = 0;
     st->streamed = 1;
     return rc ? rc : stream_issue(pr, st);
 }
 
-/* The next chunk (it must belong to sequence entry q): the compute stream waits for its upload. */
-static int stream_take(cz_gpu_prover *pr, int q, uint64_t *k0, uint64_t *m, const void **bases) {
+/* The next chunk: the compute stream waits for its upload. */
+static int stream_take(cz_gpu_prover *pr, const struct cz_gpu_chunk_ **c, const void **bases) {
     const int b = (int)(pr->s_taken & 1);
-    if (pr->s_taken >= pr->s_issued || pr->ss[b].q != q)
-        return cz_error(CZ_EINVAL, "GPU prover: streamed chunk %llu of part %d not uploaded", (unsigned long long)pr->s_taken, q);
-    *k0 = pr->ss[b].k0, *m = pr->ss[b].m, *bases = pr->d_stage[b];
+    if (pr->s_taken >= pr->s_issued)
+        return cz_error(CZ_EINVAL, "GPU prover: streamed chunk %llu not uploaded", (unsigned long long)pr->s_taken);
+    *c = &pr->sched[pr->s_taken], *bases = pr->d_stage[b];
     return cz_gpu_stream_wait_(pr->st, pr->ev_ld[b]);
 }
 
@@ -481,45 +508,40 @@ static int stream_chunk(cz_gpu_prover *pr, int g2, const uint32_t *map, uint64_t
     return 0;
 }
 
-/* H, B_G1, L, A and B_G2 over the streamed chunks (the first two were issued by stream_begin). */
+/* H, L, A, B_G1 and B_G2 over the streamed chunks in schedule order (the first two were issued by
+ * stream_begin). Each part's time includes its chunks' waits for their uploads. */
 static int run_streamed(cz_gpu_prover *pr, cz_groth16_pending *out, cz_gpu_prove_stats *st) {
-    const cz_fr *a = pr->d_abc;
-    uint64_t k0 = 0, m = 0, done;
-    const void *bases = NULL;
-    cz_g1_jac r, t;
-    int rc = 0;
-    double t0 = cz_gpu_now_ms_();
     cz_g1_jac_set_infinity(&out->h_msm);
-    for (done = 0; !rc && done < sq_len(pr, SQ_H); done += m) {
-        rc = stream_take(pr, SQ_H, &k0, &m, &bases);
-        if (!rc) rc = cz_gpu_g1_msm(&r, bases, a + k0, m, pr->st);
-        if (!rc) t = out->h_msm, cz_g1_jac_add(&out->h_msm, &t, &r);
-        st->dtoh_bytes += 32 * 192;
-        if (!rc) rc = stream_release(pr, st);
-    }
-    st->h_msm_ms = cz_gpu_now_ms_() - t0;
-    static const int order[3] = {SQ_B, SQ_L, SQ_A}, qof[3] = {Q_B, Q_L, Q_A};
-    cz_g1_jac *ans[3] = {&out->b1_ans, &out->l_msm, &out->a_ans};
-    for (int i = 0; i < 3; i++) {
-        const int q = qof[i];
-        cz_g1_jac_set_infinity(ans[i]);
-        for (done = 0; !rc && done < sq_len(pr, order[i]); done += m) {
-            rc = stream_take(pr, order[i], &k0, &m, &bases);
-            if (!rc) rc = stream_chunk(pr, 0, pr->d_map[q], q == Q_L ? pr->ni : 0, k0, m, bases, ans[i], &st->tail[q],
-                                       &st->full_msm[q], st);
-            if (!rc) rc = stream_release(pr, st);
-        }
-    }
-    t0 = cz_gpu_now_ms_();
+    cz_g1_jac_set_infinity(&out->l_msm);
+    cz_g1_jac_set_infinity(&out->a_ans);
+    cz_g1_jac_set_infinity(&out->b1_ans);
     cz_g2_jac_set_infinity(&out->b2_ans);
+    cz_g1_jac *ans[SQ_N] = {&out->h_msm, &out->b1_ans, &out->l_msm, &out->a_ans, NULL};
+    static const int qof[SQ_N] = {-1, Q_B, Q_L, Q_A, Q_B};
     uint64_t tail2 = 0;
-    int full2 = 0;
-    for (done = 0; !rc && done < sq_len(pr, SQ_B2); done += m) {
-        rc = stream_take(pr, SQ_B2, &k0, &m, &bases);
-        if (!rc) rc = stream_chunk(pr, 1, pr->d_map[Q_B], 0, k0, m, bases, &out->b2_ans, &tail2, &full2, st);
+    int full2 = 0, rc = 0;
+    for (uint64_t i = 0; !rc && i < pr->n_sched; i++) {
+        const struct cz_gpu_chunk_ *c = NULL;
+        const void *bases = NULL;
+        const double t0 = cz_gpu_now_ms_();
+        rc = stream_take(pr, &c, &bases);
+        if (rc) break;
+        const int q = qof[c->q];
+        if (c->q == SQ_H) {
+            cz_g1_jac r, t;
+            rc = cz_gpu_g1_msm(&r, bases, pr->d_abc + c->k0, c->m, pr->st);
+            if (!rc) t = out->h_msm, cz_g1_jac_add(&out->h_msm, &t, &r);
+            st->dtoh_bytes += 32 * 192;
+            st->h_msm_ms += cz_gpu_now_ms_() - t0;
+        } else if (c->q == SQ_B2) {
+            rc = stream_chunk(pr, 1, pr->d_map[Q_B], 0, c->k0, c->m, bases, &out->b2_ans, &tail2, &full2, st);
+            st->b_g2_cpu_ms += cz_gpu_now_ms_() - t0; /* on the device */
+        } else {
+            rc = stream_chunk(pr, 0, pr->d_map[q], q == Q_L ? pr->ni : 0, c->k0, c->m, bases, ans[c->q], &st->tail[q],
+                              &st->full_msm[q], st);
+        }
         if (!rc) rc = stream_release(pr, st);
     }
-    st->b_g2_cpu_ms = cz_gpu_now_ms_() - t0; /* on the device, after the G1 queries */
     return rc;
 }
 
