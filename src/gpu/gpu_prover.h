@@ -129,7 +129,8 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
 
 /* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
  * the given device with a prover cached per device for its (params, r1cs) (several circuits resident as
- * long as they fit; the least recently used idle one makes room); finish() is the CPU's.
+ * long as they fit; the least recently used idle one makes room; streamed bases only for a circuit that does
+ * not fit resident even alone on the device); finish() is the CPU's.
  * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers (and zeroes the counts). */
 struct cz_backend;
 void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
