@@ -10,7 +10,11 @@
  * matrix sizes), so params freed by an SRS eviction and another circuit's loaded at the same address never
  * reuse stale device bases (such a prover is dropped when idle). Creation and destruction hold the device
  * lock (cz_gpu_lock), which start() holds for its device region: the MSM scratch that a destruction frees
- * is shared by the device's provers. */
+ * is shared by the device's provers.
+ * Streamed bases (gpu_prover.h): a new pair is created resident-only while other provers are resident, so
+ * idle ones are evicted first; only when it is alone on the device (nothing left to evict) may it fall back
+ * to streaming its bases from host memory. A streamed prover is a resident like any other (its device bytes
+ * are the non-base part) and stays streamed until evicted. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,8 +126,12 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 margin += cz_gpu_prover_default_margin(tot);
             else
                 margin = 0;
+            /* resident only while idle residents could make room; streamed bases only when it cannot fit
+             * even alone (streaming the PoRep bases every partition costs more than evicting an idle
+             * WindowPoSt prover) */
             cz_gpu_lock(dev);
-            rc = cz_gpu_prover_create(&free_slot->pr, dev, p, r, margin);
+            rc = cz_gpu_prover_create_mode(&free_slot->pr, dev, p, r, margin,
+                                           resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO);
             cz_gpu_unlock(dev);
             if (!rc) {
                 free_slot->p = p, free_slot->r = r, free_slot->fp = fp;

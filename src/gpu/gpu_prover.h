@@ -6,7 +6,8 @@
  * work; with CZ_GPU_HAVE_G2_MSM (prover_priv.h), once cz_gpu_g2_msm / cz_gpu_g2_batch_add land, it runs on
  * the device with the split instead. finish() is the CPU's cz_groth16_prove_finish.
  * One prover per circuit and GPU (the engine backend keeps several resident); start() holds that GPU's
- * lock (cz_gpu_lock) for its device region. */
+ * lock (cz_gpu_lock) for its device region. When the bases do not fit, the prover streams them from host
+ * memory per partition (cz_gpu_prover_create_mode below). */
 #ifndef CZ_GPU_PROVER_H
 #define CZ_GPU_PROVER_H
 
@@ -35,7 +36,9 @@ typedef struct {
     uint64_t htod_bytes, dtoh_bytes;
     uint64_t tail[3];    /* L, A, B_G1: number of scalars outside {0,1} */
     uint64_t ones[3];    /* number of scalars equal to 1 */
-    int full_msm[3];     /* 1 where the query took one full MSM instead of the split */
+    int full_msm[3];     /* 1 where the query took one full MSM instead of the split (streamed: in some chunk) */
+    int streamed;        /* 1: bases streamed from host memory (their bytes are in htod_bytes) */
+    uint64_t chunks;     /* streamed: chunks uploaded */
 } cz_gpu_prove_stats;
 
 /* Locks for the device regions of several users of one GPU (engine, provers): dev < 64. */
@@ -48,6 +51,25 @@ void cz_gpu_unlock(int dev);
  * a message with the sizes when the resident data plus the per-partition working set do not fit. */
 int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                          size_t margin_bytes);
+
+/* Residency modes. AUTO (what create() does): everything resident when it fits, else "streamed bases": the
+ * matrices, maps and working set on the device, the bases (H, L, A, B_G1, B_G2) in host memory, page-locked
+ * once (cudaHostRegister; unregistered by destroy; staged through pinned buffers if the driver refuses) and
+ * uploaded per proof in chunks, double-buffered on the upload stream (the chunk k+1 upload overlaps chunk k's
+ * MSM / batch add). RESIDENT: never stream (CZ_ENOMEM instead). STREAMED: always stream.
+ * Knobs (tests, benches): CZ_GPU_PROVER_STREAM=1 forces streamed (=0 forbids it), CZ_GPU_MEM_LIMIT_MB caps the
+ * usable device memory, CZ_GPU_PROVER_CHUNK = G1 points per chunk (G2: half; default: from the memory left,
+ * a whole query when it fits), CZ_GPU_PROVER_NOPIN=1 skips page-locking (the pinned staging path).
+ * CZ_ENOMEM names the resident and the streamed needs when neither fits. */
+enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
+int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                              size_t margin_bytes, int mode);
+/* 1 when the prover streams its bases. */
+int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
+/* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
+ * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
+ * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */
+void cz_gpu_prover_needs(const cz_gpu_prover *pr, size_t *resident, size_t *streamed, size_t *streamed_min);
 void cz_gpu_prover_destroy(cz_gpu_prover *pr);
 /* Device bytes the prover holds or needs for its working set (the figure create() checks). */
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
@@ -87,6 +109,7 @@ typedef struct {
     unsigned a_w_lo, a_w_frac, b_w_lo, b_w_frac, c_w_lo, c_w_frac; /* row weight lo + (frac/1000) */
     unsigned b_stride;  /* B uses one aux column in b_stride */
     unsigned coeff_one; /* per mille of coefficients equal to 1 */
+    int streamed;       /* 1: bases in pinned host memory, streamed per proof (as cz_gpu_prover_create_mode) */
 } cz_gpu_synth_shape;
 int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,
                                    size_t margin_bytes);
@@ -106,7 +129,8 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
 
 /* Engine backend (backend_gpu.c; the struct is src/engine/backend.h's cz_backend): start() proves on
  * the given device with a prover cached per device for its (params, r1cs) (several circuits resident as
- * long as they fit; the least recently used idle one makes room); finish() is the CPU's.
+ * long as they fit; the least recently used idle one makes room; streamed bases only for a circuit that does
+ * not fit resident even alone on the device); finish() is the CPU's.
  * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers (and zeroes the counts). */
 struct cz_backend;
 void cz_backend_gpu_init(struct cz_backend *b, int nthreads);

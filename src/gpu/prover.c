@@ -4,7 +4,10 @@
  * at creation minus a safety margin, and the lazily grown MSM / batch-add scratch (G1 and G2, the
  * affine rounds' buffers included) is reserved up front (work_reserve; its adaptive parts drop to their
  * floor, work_min, when the full reserve does not fit), so a prover that does not fit fails at creation
- * with CZ_ENOMEM and the sizes, not in the middle of a proof. */
+ * with CZ_ENOMEM and the sizes, not in the middle of a proof.
+ * When everything but the bases fits, create() builds a streamed-bases prover instead (gpu_prover.h): the
+ * chunk size is the largest (a whole query, halved down to 2^16 points) whose staging buffers, tail buffer and
+ * MSM scratch fit beside the matrices, maps and witness buffers. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +103,9 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     }
     if (!margin) margin = cz_gpu_prover_default_margin(tot);
     pr->limit = fr > margin ? fr - margin : 0;
+    /* tests and benches: behave as a smaller card (CZ_GPU_MEM_LIMIT_MB caps the usable memory) */
+    const char *lim = getenv("CZ_GPU_MEM_LIMIT_MB");
+    if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 20 < pr->limit) pr->limit = (size_t)atoll(lim) << 20;
     if (!rc) rc = cz_gpu_stream_create_(&pr->st);
     if (!rc) rc = cz_gpu_stream_create_(&pr->st_up);
     if (!rc) rc = cz_gpu_event_create_(&pr->ev_up);
@@ -111,16 +117,27 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
-    size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
-    pr->work_reserve = work_est(msm_n, maxlen, pr->len[Q_B], 1);
-    pr->work_min = work_est(msm_n, maxlen, pr->len[Q_B], 0);
+    size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
+    size_t tail_bytes = 64 * (size_t)maxlen + 4096;
+    if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
+        msm_n = ba_n = pr->chunk1, g2_n = pr->len[Q_B] ? pr->chunk2 : 0;
+        tail_bytes = 64 * (size_t)pr->chunk1 + 4096;
+    }
+    pr->work_reserve = work_est(msm_n, ba_n, g2_n, 1);
+    pr->work_min = work_est(msm_n, ba_n, g2_n, 0);
     const size_t words = (maxlen + 63) / 64, groups = 2 * words;
     int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, 3 * pr->n * sizeof(cz_fr), "a, b, c");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, 64 * (size_t)maxlen + 4096, "tail scalars and bases");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
+    for (int i = 0; i < 2 && pr->streamed && !rc; i++) {
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_stage[i], pr->stage_bytes, "base staging buffer");
+        if (!rc) rc = cz_gpu_event_create_(&pr->ev_ld[i]);
+        if (!rc) rc = cz_gpu_event_create_(&pr->ev_fr[i]);
+    }
+    if (pr->streamed) return rc; /* B_G2 runs after the G1 queries, from the staging buffers */
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B_G2 beside L and A: B's bitmap and offsets (len/8 + len/16 bytes) and a tail area of 32 B per B
      * position (a tail up to ~14 % of B with its 224 B per point; PoRep's is ~1.3 %, the tests' 10 %);
@@ -165,20 +182,91 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
     return rc;
 }
 
-/* Fails with CZ_ENOMEM, naming the parts, when the whole prover cannot fit. */
-static int check_fit(const cz_gpu_prover *pr, size_t matrices, size_t bases, size_t maps) {
+static uint64_t max_len(const cz_gpu_prover *pr) {
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
-    size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
-    size_t work = (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * maxlen + 4096 + maxlen / 2 +
-                  work_est(msm_n, maxlen, pr->len[Q_B], 0);
-    size_t need = matrices + bases + maps + work;
+    return maxlen;
+}
+
+/* Per-partition device bytes beside the matrices, maps and bases: witness, a/b/c, bitmap and counts, the
+ * tail buffer and the MSM / batch-add scratch at its floor (full = 0), for MSMs of msm_n points, G1 batch
+ * additions and tails of ba_n, G2 ones of g2_n. */
+static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n) {
+    const uint64_t maxlen = max_len(pr);
+    return (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
+           work_est(msm_n, ba_n, g2_n, 0);
+}
+
+/* Everything resident; *work gets the per-partition part. */
+static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
+    const uint64_t maxlen = max_len(pr);
+    const size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
+    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B]);
+    return fixed + bases + *work;
+}
+
+/* Streamed with chunks of c1 G1 points (c2 = c1 / 2 G2 points, both clipped to the longest query): the
+ * same without the bases, plus two staging buffers of *stage bytes. */
+static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, uint64_t *c2, size_t *stage) {
+    *c2 = c1 / 2 ? c1 / 2 : 1;
+    if (*c2 > pr->len[Q_B]) *c2 = pr->len[Q_B];
+    *stage = c1 * sizeof(cz_g1_affine) > *c2 * sizeof(cz_g2_affine) ? c1 * sizeof(cz_g1_affine) : *c2 * sizeof(cz_g2_affine);
+    return fixed + 2 * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0);
+}
+
+int cz_gpu_prover_stream_knob_(void) {
+    const char *e = getenv("CZ_GPU_PROVER_STREAM");
+    return e && *e ? atoi(e) != 0 : -1;
+}
+
+/* The chunk: CZ_GPU_PROVER_CHUNK, else the longest G1 query (all of it in one chunk) halved until it fits,
+ * down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant). */
+int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
+    uint64_t g1max = max_len(pr), c2;
+    if (pr->n - 1 > g1max) g1max = pr->n - 1;
+    if (!g1max) g1max = 1;
+    const uint64_t floor = g1max < ((uint64_t)1 << 16) ? g1max : (uint64_t)1 << 16;
+    const char *e = getenv("CZ_GPU_PROVER_CHUNK");
+    const uint64_t knob = e ? strtoull(e, NULL, 10) : 0;
+    uint64_t c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
+    size_t stage, need = stream_need(pr, fixed, c1, &c2, &stage), work;
+    if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
+    while (!knob && need > pr->limit && c1 > floor) {
+        c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
+        c1 = c1 < floor ? floor : c1;
+        need = stream_need(pr, fixed, c1, &c2, &stage);
+    }
+    size_t st_min;
+    pr->need_streamed = need;
+    pr->need_streamed_min = stream_need(pr, fixed, knob ? c1 : floor, &c2, &st_min);
+    need = stream_need(pr, fixed, c1, &c2, &stage); /* c2 and stage of the chosen chunk */
     if (need > pr->limit)
         return cz_error(CZ_ENOMEM,
-                        "GPU prover does not fit on device %d: needs %.2f GiB (bases %.2f, matrices %.2f, maps %.2f, "
-                        "per-partition working set %.2f) but %.2f GiB is usable (free memory minus the margin)",
-                        pr->device, need / GIB, bases / GIB, matrices / GIB, maps / GIB, work / GIB, pr->limit / GIB);
+                        "GPU prover does not fit on device %d, resident or streamed: resident needs %.2f GiB (bases "
+                        "%.2f GiB), streamed needs %.2f GiB without the bases (matrices and maps %.2f, staging 2 x "
+                        "%.3f, per-partition working set %.2f, chunks of %llu G1 points) but %.2f GiB is usable "
+                        "(free memory minus the margin)",
+                        pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, stage / GIB,
+                        (need - fixed - 2 * stage) / GIB, (unsigned long long)c1, pr->limit / GIB);
+    pr->streamed = 1, pr->chunk1 = c1, pr->chunk2 = c2 ? c2 : 1, pr->stage_bytes = stage;
     return 0;
+}
+
+/* Page-locks the host bases once (those the driver refuses, and all with CZ_GPU_PROVER_NOPIN=1, go through
+ * two pinned staging buffers instead); memory already page-locked (e.g. by a prover on another GPU) is
+ * used as is. */
+static int pin_host_bases(cz_gpu_prover *pr) {
+    const size_t el[SQ_N] = {96, 96, 96, 96, 192};
+    const uint64_t len[SQ_N] = {pr->n - 1, pr->len[Q_B], pr->len[Q_L], pr->len[Q_A], pr->len[Q_B]};
+    const char *e = getenv("CZ_GPU_PROVER_NOPIN");
+    int stage = e && atoi(e) != 0, rc = 0;
+    for (int i = 0; i < SQ_N && !rc && !stage; i++) {
+        if (!len[i] || cz_gpu_host_is_pinned_(pr->h_src[i])) continue;
+        rc = cz_gpu_host_register_((void *)pr->h_src[i], len[i] * el[i], &pr->h_reg[i]);
+        if (!pr->h_reg[i]) stage = 1;
+    }
+    for (int i = 0; i < 2 && !rc && stage; i++) rc = cz_gpu_host_alloc(&pr->h_stage[i], pr->stage_bytes);
+    return rc;
 }
 
 static int upload_bases(cz_gpu_prover *pr, cz_g1_affine **d, const cz_g1_affine *h, size_t n, const char *what) {
@@ -204,6 +292,11 @@ static int upload_bits(uint64_t **d, const uint64_t *h, size_t nbits) {
 
 int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                          size_t margin_bytes) {
+    return cz_gpu_prover_create_mode(out, device, p, r, margin_bytes, CZ_GPU_PROVER_AUTO);
+}
+
+int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                              size_t margin_bytes, int mode) {
     *out = NULL;
     cz_domain d;
     int rc = cz_domain_for_size(&d, r->num_rows);
@@ -229,15 +322,33 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
 #ifdef CZ_GPU_HAVE_G2_MSM
     bases += p->b_len * sizeof(cz_g2_affine);
 #endif
-    if (!rc) rc = check_fit(pr, mat, bases, (p->a_len + p->b_len + 2) * 4);
+    /* resident when it fits (or asked), else streamed bases (or asked); the knob overrides both ways */
+    const int knob = cz_gpu_prover_stream_knob_();
+    if (knob == 1) mode = CZ_GPU_PROVER_STREAMED;
+    if (knob == 0 && mode == CZ_GPU_PROVER_AUTO) mode = CZ_GPU_PROVER_RESIDENT;
+    const size_t maps = (p->a_len + p->b_len + 2) * 4;
+    size_t work;
+    pr->need_resident = resident_need(pr, mat + maps, bases, &work);
+    const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
+    if (!rc && !stream && pr->need_resident > pr->limit)
+        rc = cz_error(CZ_ENOMEM,
+                      "GPU prover does not fit on device %d: needs %.2f GiB (bases %.2f, matrices %.2f, maps %.2f, "
+                      "per-partition working set %.2f) but %.2f GiB is usable (free memory minus the margin)",
+                      pr->device, pr->need_resident / GIB, bases / GIB, mat / GIB, maps / GIB, work / GIB, pr->limit / GIB);
+    if (!rc && stream) {
+        pr->h_src[SQ_H] = p->h, pr->h_src[SQ_L] = p->l, pr->h_src[SQ_A] = p->a, pr->h_src[SQ_B] = p->b_g1;
+        pr->h_src[SQ_B2] = p->b_g2;
+        rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
+    }
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
-    if (!rc) rc = upload_bases(pr, &pr->d_h, p->h, p->h_len, "H query");
-    if (!rc) rc = upload_bases(pr, &pr->d_q[Q_L], p->l, p->l_len, "L query");
-    if (!rc) rc = upload_bases(pr, &pr->d_q[Q_A], p->a, p->a_len, "A query");
-    if (!rc) rc = upload_bases(pr, &pr->d_q[Q_B], p->b_g1, p->b_len, "B_G1 query");
+    if (!rc && stream) rc = pin_host_bases(pr);
+    if (!rc && !stream) rc = upload_bases(pr, &pr->d_h, p->h, p->h_len, "H query");
+    if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_L], p->l, p->l_len, "L query");
+    if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_A], p->a, p->a_len, "A query");
+    if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_B], p->b_g1, p->b_len, "B_G1 query");
 #ifdef CZ_GPU_HAVE_G2_MSM
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, p->b_len * sizeof(cz_g2_affine), "B_G2 query");
-    if (!rc && p->b_len) rc = cz_gpu_memcpy_htod(pr->d_b2, p->b_g2, p->b_len * sizeof(cz_g2_affine));
+    if (!rc && !stream) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, p->b_len * sizeof(cz_g2_affine), "B_G2 query");
+    if (!rc && !stream && p->b_len) rc = cz_gpu_memcpy_htod(pr->d_b2, p->b_g2, p->b_len * sizeof(cz_g2_affine));
 #endif
     if (!rc) rc = upload_csr(pr, &pr->m[0], &r->a);
     if (!rc) rc = upload_csr(pr, &pr->m[1], &r->b);
@@ -274,12 +385,19 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 }
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
+int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
+void cz_gpu_prover_needs(const cz_gpu_prover *pr, size_t *resident, size_t *streamed, size_t *streamed_min) {
+    if (resident) *resident = pr->need_resident;
+    if (streamed) *streamed = pr->need_streamed;
+    if (streamed_min) *streamed_min = pr->need_streamed_min;
+}
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr) { return pr->work_reserve; }
 size_t cz_gpu_prover_default_margin(size_t total) { return ((size_t)1 << 30) + total / 50; }
 
 void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     if (!pr) return;
     cz_gpu_set_device(pr->device);
+    if (pr->streamed) cz_gpu_stream_sync_(pr->st_up); /* a failed start may leave chunk uploads queued */
     cz_gpu_free(pr->d_h);
     cz_gpu_free(pr->d_b2);
     for (int q = 0; q < 3; q++) {
@@ -295,6 +413,17 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_free(pr->d_cnt);
     cz_gpu_free(pr->d_tail);
     cz_gpu_free(pr->d_g2buf);
+    for (int i = 0; i < 2; i++) {
+        cz_gpu_free(pr->d_stage[i]);
+        cz_gpu_event_destroy_(pr->ev_ld[i]);
+        cz_gpu_event_destroy_(pr->ev_fr[i]);
+        cz_gpu_host_free(pr->h_stage[i]);
+    }
+    free(pr->sched);
+    for (int i = 0; i < SQ_N; i++) {
+        if (pr->h_reg[i]) cz_gpu_host_unregister_((void *)pr->h_src[i]);
+        if (pr->h_own) cz_gpu_host_free((void *)pr->h_src[i]);
+    }
     cz_gpu_event_destroy_(pr->ev_b);
     cz_gpu_stream_destroy_(pr->st2);
     cz_gpu_free(pr->scan_temp);

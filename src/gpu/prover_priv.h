@@ -50,7 +50,31 @@ struct cz_gpu_prover {
      * when an allocation would not fit beside the full one (those parts then size themselves to the free
      * memory at call time, keeping 2 GiB free) */
     size_t limit, used, work_reserve, work_min;
+    /* Streamed bases (prover.c, prover_run.c; issue 4 item 5): when only the non-base part fits, the H, L, A,
+     * B_G1 and B_G2 points stay in host memory (h_src: the params' arrays, or a synthetic prover's pinned
+     * copies, owned when h_own) and cross PCIe per proof in chunks of chunk1 G1 / chunk2 G2 points into two
+     * device staging buffers of stage_bytes (d_stage), double-buffered on st_up: ev_ld[i] = buffer i
+     * loaded, ev_fr[i] = the compute stream is done with it. h_reg[i]: registered here (unregistered in
+     * destroy); h_stage: two pinned host buffers that pageable sources are copied through when the driver
+     * refuses to page-lock them. sched: the chunk order (n_sched entries, built on the first start): one
+     * query chunk, then H and query chunks alternately (L, A, B_G1, B_G2 in turn), the rest after, so the long
+     * H MSMs hide the uploads of the query chunks, whose batch additions are shorter than their uploads;
+     * s_issued / s_taken: chunks uploaded / consumed this start (buffer = count & 1). */
+    int streamed, h_own, h_reg[5];
+    const void *h_src[5];
+    uint64_t chunk1, chunk2;
+    size_t stage_bytes;
+    uint8_t *d_stage[2];
+    void *h_stage[2], *ev_ld[2], *ev_fr[2];
+    struct cz_gpu_chunk_ { int q; uint64_t k0, m; } *sched;
+    uint64_t n_sched, s_issued, s_taken;
+    /* figures create() computed (bytes): the resident need, the streamed need with the chosen staging, and
+     * with the smallest chunks (cz_gpu_prover_needs) */
+    size_t need_resident, need_streamed, need_streamed_min;
 };
+
+/* The streamed parts (index into h_src / h_reg). */
+enum { SQ_H = 0, SQ_B = 1, SQ_L = 2, SQ_A = 3, SQ_B2 = 4, SQ_N = 5 };
 
 
 double cz_gpu_now_ms_(void);
@@ -64,6 +88,12 @@ size_t cz_gpu_g1_ba_scratch_bytes_(size_t n, int rounds);
 size_t cz_gpu_g2_ba_scratch_bytes_(size_t n, int rounds);
 /* Reserves msm.cu's scratch and allocates the per-partition buffers (len[] must be set). */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
+/* Streamed mode (prover.c): picks the staging size from the memory left beside `fixed` bytes (matrices and
+ * maps), sets chunk1 / chunk2 / stage_bytes and the need_* figures; CZ_ENOMEM (message with the sizes) when
+ * even the smallest chunks do not fit. bases: device bytes of all bases (for the message). */
+int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
+/* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
+int cz_gpu_prover_stream_knob_(void);
 /* A and B_G1 index maps from device density bitmaps (A aux, B inputs, B aux). */
 int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const uint64_t *d_b_in,
                               const uint64_t *d_b_aux, uint64_t *a_len, uint64_t *b_len);

@@ -1,6 +1,6 @@
 /* GPU partition prover, start(): witness upload (or prefetched; or a compact witness expanded on the device),
  * SpMV, H pipeline, H MSM, the 0/1 split of L, A, B_G1 on the device, and B_G2 on the CPU alongside
- * (gpu_prover.h). */
+ * (gpu_prover.h); with streamed bases, H and the queries chunk by chunk from the staging buffers. */
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -187,11 +187,15 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
     const size_t nw = (pr->na + 63) / 64, bm = nw * 8, doff = (2 * bm + 255) & ~(size_t)255;
-    if (doff + w->n_dense * sizeof(cz_fr) > 64 * (size_t)maxlen + 4096)
+    /* streamed: the tail buffer is chunk-sized; a, b, c (3 n >= 3 na values, written by the SpMV after the
+     * expansion on the same stream) hold the compact form instead */
+    uint8_t *area = pr->streamed ? (uint8_t *)pr->d_abc : pr->d_tail;
+    const size_t cap = pr->streamed ? 3 * pr->n * sizeof(cz_fr) : 64 * (size_t)maxlen + 4096;
+    if (doff + w->n_dense * sizeof(cz_fr) > cap)
         return cz_error(CZ_ERANGE, "GPU prover: compact witness of %llu dense values does not fit the tail buffer",
                         (unsigned long long)w->n_dense);
-    uint64_t *d_isb = (uint64_t *)pr->d_tail, *d_bit = (uint64_t *)(pr->d_tail + bm);
-    cz_fr *d_dense = (cz_fr *)(pr->d_tail + doff);
+    uint64_t *d_isb = (uint64_t *)area, *d_bit = (uint64_t *)(area + bm);
+    cz_fr *d_dense = (cz_fr *)(area + doff);
     void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
     const void *const src[4] = {inputs, w->is_bit, w->bit, w->dense};
     const size_t bytes[4] = {pr->ni * sizeof(cz_fr), pr->na ? bm : 0, pr->na ? bm : 0, w->n_dense * sizeof(cz_fr)};
@@ -224,15 +228,18 @@ static int upload_witness(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *a
 
 /* Query q's 0/1 classification into d_ones / d_cnt (offsets at d_cnt + groups + 1), *tail = the count of
  * values outside {0, 1}; the compute stream is synchronised. */
-static int classify(cz_gpu_prover *pr, int q, uint32_t *tail) {
-    const uint64_t len = pr->len[q], base = q == Q_L ? pr->ni : 0;
+static int classify_range(cz_gpu_prover *pr, const uint32_t *map, uint64_t base, uint64_t len, uint32_t *tail) {
     const size_t groups = 2 * ((len + 63) / 64);
     uint32_t *offs = pr->d_cnt + groups + 1;
-    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, pr->d_map[q], base, len, pr->st);
+    int rc = cz_gpu_split_classify_(pr->d_ones, pr->d_cnt, pr->d_w, map, base, len, pr->st);
     if (!rc) rc = cz_gpu_scan_u32_(offs, pr->d_cnt, groups + 1, &pr->scan_temp, &pr->scan_cap, pr->st);
     if (!rc) rc = cz_gpu_dtoh_async_(tail, offs + groups, 4, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     return rc;
+}
+
+static int classify(cz_gpu_prover *pr, int q, uint32_t *tail) {
+    return classify_range(pr, pr->d_map[q], q == Q_L ? pr->ni : 0, pr->len[q], tail);
 }
 
 /* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. */
@@ -354,6 +361,190 @@ static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_
 }
 #endif
 
+/* ---- streamed bases (prover.c chose the chunks): the chunk schedule flows through two device staging
+ * buffers; chunk k+1 uploads on st_up while chunk k computes on st (each chunk's device calls return when
+ * their result is on the host, so a released buffer's upload and compute are over). ---- */
+static const size_t sq_el[SQ_N] = {sizeof(cz_g1_affine), sizeof(cz_g1_affine), sizeof(cz_g1_affine),
+                                   sizeof(cz_g1_affine), sizeof(cz_g2_affine)};
+
+static uint64_t sq_len(const cz_gpu_prover *pr, int i) {
+    if (!pr->h_src[i]) return 0;
+    return i == SQ_H ? pr->n - 1 : i == SQ_L ? pr->len[Q_L] : i == SQ_A ? pr->len[Q_A] : pr->len[Q_B];
+}
+
+/* The chunk order (see prover_priv.h): a query chunk first (it and the first H chunk load during the SpMV and
+ * the H pipeline), then an H chunk and a query chunk alternately, then what is left. */
+static int build_schedule(cz_gpu_prover *pr) {
+    static const int qorder[4] = {SQ_L, SQ_A, SQ_B, SQ_B2};
+    uint64_t total = 0;
+    for (int i = 0; i < SQ_N; i++) {
+        const uint64_t c = i == SQ_B2 ? pr->chunk2 : pr->chunk1;
+        total += (sq_len(pr, i) + c - 1) / c;
+    }
+    pr->sched = malloc((total + 1) * sizeof *pr->sched);
+    if (!pr->sched) return cz_error(CZ_ENOMEM, "GPU prover: chunk schedule of %llu", (unsigned long long)total);
+    uint64_t hk = 0, qk = 0, n = 0;
+    int qi = 0;
+    for (int turn = 0; n < total; turn ^= 1) {
+        const int h_left = hk < sq_len(pr, SQ_H);
+        while (qi < 4 && qk >= sq_len(pr, qorder[qi])) qi++, qk = 0;
+        int q;
+        if (turn == 1 && h_left) q = SQ_H; /* odd turns: H while it lasts */
+        else if (qi < 4) q = qorder[qi];
+        else if (h_left) q = SQ_H;
+        else break; /* not reached: total counts every chunk */
+        uint64_t *k = q == SQ_H ? &hk : &qk;
+        const uint64_t c = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - *k;
+        pr->sched[n].q = q, pr->sched[n].k0 = *k, pr->sched[n].m = left < c ? left : c;
+        *k += pr->sched[n++].m;
+    }
+    pr->n_sched = n;
+    return 0;
+}
+
+/* Issues chunk uploads while a staging buffer is free. A pageable source goes through the buffer's pinned
+ * host twin (its previous upload is over: that chunk was released). */
+static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    int rc = 0;
+    while (!rc && pr->s_issued - pr->s_taken < 2 && pr->s_issued < pr->n_sched) {
+        const struct cz_gpu_chunk_ *c = &pr->sched[pr->s_issued];
+        const int b = (int)(pr->s_issued & 1);
+        const size_t bytes = c->m * sq_el[c->q];
+        const void *src = (const uint8_t *)pr->h_src[c->q] + c->k0 * sq_el[c->q];
+        if (pr->h_stage[b]) {
+            memcpy(pr->h_stage[b], src, bytes);
+            src = pr->h_stage[b];
+        }
+        rc = cz_gpu_stream_wait_(pr->st_up, pr->ev_fr[b]);
+        if (!rc) rc = cz_gpu_htod_async_(pr->d_stage[b], src, bytes, pr->st_up);
+        if (!rc) rc = cz_gpu_event_record_(pr->ev_ld[b], pr->st_up);
+        pr->s_issued++;
+        st->htod_bytes += bytes, st->chunks++;
+    }
+    return rc;
+}
+
+/* Starts the sequence (before the SpMV: the first two chunks land while a, b, c and H are computed). */
+static int stream_begin(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    int rc = 0;
+    if (pr->s_issued != pr->s_taken) rc = cz_gpu_stream_sync_(pr->st_up); /* a failed start left uploads */
+    if (!rc && !pr->sched) rc = build_schedule(pr);
+    pr->s_issued = pr->s_taken = 0;
+    st->streamed = 1;
+    return rc ? rc : stream_issue(pr, st);
+}
+
+/* The next chunk: the compute stream waits for its upload. */
+static int stream_take(cz_gpu_prover *pr, const struct cz_gpu_chunk_ **c, const void **bases) {
+    const int b = (int)(pr->s_taken & 1);
+    if (pr->s_taken >= pr->s_issued)
+        return cz_error(CZ_EINVAL, "GPU prover: streamed chunk %llu not uploaded", (unsigned long long)pr->s_taken);
+    *c = &pr->sched[pr->s_taken], *bases = pr->d_stage[b];
+    return cz_gpu_stream_wait_(pr->st, pr->ev_ld[b]);
+}
+
+/* Done with the chunk taken last: its buffer is free for the upload after the next. */
+static int stream_release(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    int rc = cz_gpu_event_record_(pr->ev_fr[pr->s_taken & 1], pr->st);
+    pr->s_taken++;
+    return rc ? rc : stream_issue(pr, st);
+}
+
+/* One chunk [k0, k0 + m) of a query (witness index map[k], or base + k without a map) over its staged bases:
+ * the 0/1 split (batch addition + MSM over the chunk's other scalars) or, when more than half of the chunk
+ * is "other", one MSM over the chunk. The sum over the chunks is the query's (the split is per chunk).
+ * g2: B_G2 (G2 bases and results). */
+static int stream_chunk(cz_gpu_prover *pr, int g2, const uint32_t *map, uint64_t base, uint64_t k0, uint64_t m,
+                        const void *bases, void *acc, uint64_t *tail_sum, int *full, cz_gpu_prove_stats *st) {
+    const uint32_t *cmap = map ? map + k0 : NULL;
+    const uint64_t cbase = map ? 0 : base + k0;
+    const size_t groups = 2 * ((m + 63) / 64), el = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
+    const size_t cap = 64 * (size_t)pr->chunk1 + 4096;
+    uint32_t *offs = pr->d_cnt + groups + 1, tail = 0;
+    double t0 = cz_gpu_now_ms_();
+    int rc = classify_range(pr, cmap, cbase, m, &tail);
+    if (rc) return rc;
+    *tail_sum += tail;
+    st->dtoh_bytes += 4;
+    const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
+    cz_g1_jac g1[2], t1;
+    cz_g2_jac g2r[2], t2;
+    cz_fr *tsc = (cz_fr *)pr->d_tail;
+    if (2 * (uint64_t)tail <= m && sc_bytes + (size_t)tail * el <= cap) {
+        void *tb = pr->d_tail + sc_bytes;
+        const uint64_t *ones = (const uint64_t *)pr->d_ones;
+        rc = g2 ? cz_gpu_g2_batch_add(&g2r[0], bases, ones, m, pr->st) : cz_gpu_g1_batch_add(&g1[0], bases, ones, m, pr->st);
+        double t1_ = cz_gpu_now_ms_();
+        if (!g2) st->batch_add_ms += t1_ - t0;
+        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, cmap, cbase, m, bases, el, offs, pr->st);
+        if (!rc) rc = g2 ? cz_gpu_g2_msm(&g2r[1], tb, tsc, tail, pr->st) : cz_gpu_g1_msm(&g1[1], tb, tsc, tail, pr->st);
+        if (!g2) st->tail_msm_ms += cz_gpu_now_ms_() - t1_;
+        st->dtoh_bytes += g2 ? 384 + 32 * 384 : 192 + 32 * 192;
+    } else { /* one MSM over the chunk; its scalars gathered into the tail buffer (32 B per position) */
+        const cz_fr *sc = pr->d_w + cbase;
+        if (cmap) {
+            rc = cz_gpu_gather_scalars_(tsc, pr->d_w, cmap, 0, m, pr->st);
+            sc = tsc;
+        }
+        double t1_ = cz_gpu_now_ms_();
+        if (!g2) st->batch_add_ms += t1_ - t0;
+        cz_g1_jac_set_infinity(&g1[0]);
+        cz_g2_jac_set_infinity(&g2r[0]);
+        if (!rc) rc = g2 ? cz_gpu_g2_msm(&g2r[1], bases, sc, m, pr->st) : cz_gpu_g1_msm(&g1[1], bases, sc, m, pr->st);
+        if (!g2) st->tail_msm_ms += cz_gpu_now_ms_() - t1_;
+        st->dtoh_bytes += g2 ? 32 * 384 : 32 * 192;
+        *full = 1;
+    }
+    if (rc) return rc;
+    if (g2) {
+        cz_g2_jac_add(&t2, &g2r[0], &g2r[1]);
+        g2r[0] = *(cz_g2_jac *)acc;
+        cz_g2_jac_add((cz_g2_jac *)acc, &g2r[0], &t2);
+    } else {
+        cz_g1_jac_add(&t1, &g1[0], &g1[1]);
+        g1[0] = *(cz_g1_jac *)acc;
+        cz_g1_jac_add((cz_g1_jac *)acc, &g1[0], &t1);
+    }
+    return 0;
+}
+
+/* H, L, A, B_G1 and B_G2 over the streamed chunks in schedule order (the first two were issued by
+ * stream_begin). Each part's time includes its chunks' waits for their uploads. */
+static int run_streamed(cz_gpu_prover *pr, cz_groth16_pending *out, cz_gpu_prove_stats *st) {
+    cz_g1_jac_set_infinity(&out->h_msm);
+    cz_g1_jac_set_infinity(&out->l_msm);
+    cz_g1_jac_set_infinity(&out->a_ans);
+    cz_g1_jac_set_infinity(&out->b1_ans);
+    cz_g2_jac_set_infinity(&out->b2_ans);
+    cz_g1_jac *ans[SQ_N] = {&out->h_msm, &out->b1_ans, &out->l_msm, &out->a_ans, NULL};
+    static const int qof[SQ_N] = {-1, Q_B, Q_L, Q_A, Q_B};
+    uint64_t tail2 = 0;
+    int full2 = 0, rc = 0;
+    for (uint64_t i = 0; !rc && i < pr->n_sched; i++) {
+        const struct cz_gpu_chunk_ *c = NULL;
+        const void *bases = NULL;
+        const double t0 = cz_gpu_now_ms_();
+        rc = stream_take(pr, &c, &bases);
+        if (rc) break;
+        const int q = qof[c->q];
+        if (c->q == SQ_H) {
+            cz_g1_jac r, t;
+            rc = cz_gpu_g1_msm(&r, bases, pr->d_abc + c->k0, c->m, pr->st);
+            if (!rc) t = out->h_msm, cz_g1_jac_add(&out->h_msm, &t, &r);
+            st->dtoh_bytes += 32 * 192;
+            st->h_msm_ms += cz_gpu_now_ms_() - t0;
+        } else if (c->q == SQ_B2) {
+            rc = stream_chunk(pr, 1, pr->d_map[Q_B], 0, c->k0, c->m, bases, &out->b2_ans, &tail2, &full2, st);
+            st->b_g2_cpu_ms += cz_gpu_now_ms_() - t0; /* on the device */
+        } else {
+            rc = stream_chunk(pr, 0, pr->d_map[q], q == Q_L ? pr->ni : 0, c->k0, c->m, bases, ans[c->q], &st->tail[q],
+                              &st->full_msm[q], st);
+        }
+        if (!rc) rc = stream_release(pr, st);
+    }
+    return rc;
+}
+
 static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *inputs, const cz_fr *aux,
                       const cz_wcompact *caux, cz_gpu_prove_stats *st) {
     double t0 = cz_gpu_now_ms_(), t;
@@ -361,6 +552,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = caux ? upload_compact(pr, inputs, caux) : upload_witness(pr, inputs, aux);
     st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
     t = cz_gpu_now_ms_(), st->upload_ms = t - t0; /* the expansion, if any, is queued and lands in spmv_ms */
+    if (!rc && pr->streamed) rc = stream_begin(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
     for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
@@ -370,6 +562,11 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+    if (pr->streamed) {
+        if (!rc) rc = run_streamed(pr, out, st);
+        st->gpu_total_ms = cz_gpu_now_ms_() - t0;
+        return rc;
+    }
     if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - 1, pr->st);
     st->h_msm_ms = cz_gpu_now_ms_() - t;
     st->dtoh_bytes += 32 * 192;
@@ -438,7 +635,7 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     out->b2_ans = job.r;
     stats->b_g2_cpu_ms = job.ms;
 #else
-    if (!pr->p && !pr->d_b2) out->b2_ans = job.r; /* no B_G2 at all: infinity */
+    if (!pr->p && !pr->d_b2 && !pr->streamed) out->b2_ans = job.r; /* no B_G2 at all: infinity */
 #endif
     return rc;
 }

@@ -7,6 +7,33 @@
 #include "gpu/prover_internal.h"
 #include "gpu/prover_priv.h"
 
+/* Streamed synthetic prover: plan the chunks beside the matrices and maps, allocate the working set, then
+ * generate each base array chunk by chunk in a staging buffer and download it into pinned host memory
+ * (owned by the prover). */
+static int synth_streamed(cz_gpu_prover *pr, uint64_t seed) {
+    const uint64_t len[SQ_N] = {pr->n - 1, pr->len[Q_B], pr->len[Q_L], pr->len[Q_A], pr->len[Q_B]};
+    const size_t el[SQ_N] = {96, 96, 96, 96, 192};
+    size_t bases = 0;
+    for (int i = 0; i < SQ_N; i++) bases += len[i] * el[i];
+    int rc = cz_gpu_prover_plan_stream_(pr, pr->used, bases);
+    if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
+    pr->h_own = 1;
+    for (int i = 0; i < SQ_N && !rc; i++) {
+        void *h = NULL;
+        rc = cz_gpu_host_alloc(&h, len[i] * el[i]);
+        pr->h_src[i] = h;
+        const uint64_t per = pr->stage_bytes / 96; /* G1-sized records per staging buffer */
+        const uint64_t recs = len[i] * (el[i] / 96);
+        for (uint64_t k = 0; k < recs && !rc; k += per) {
+            const uint64_t m = recs - k < per ? recs - k : per;
+            rc = cz_gpu_synth_points_(pr->d_stage[0], m, seed ^ (0x7777 * (i + 1)) ^ (k << 20), pr->st);
+            if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+            if (!rc) rc = cz_gpu_memcpy_dtoh((uint8_t *)h + k * 96, pr->d_stage[0], m * 96);
+        }
+    }
+    return rc;
+}
+
 int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,
                                    size_t margin_bytes) {
     *out = NULL;
@@ -20,7 +47,8 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     if (!pr) return rc;
     pr->ni = ni, pr->na = na, pr->rows = rows, pr->n = n, pr->log_n = s->log_n;
     pr->len[Q_L] = na, pr->len[Q_A] = pr->len[Q_B] = ni + na; /* upper bounds until the maps exist */
-    if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
+    /* streamed: the working set is sized from the chunks, chosen once the matrices and maps exist */
+    if (!rc && !s->streamed) rc = cz_gpu_prover_alloc_working_(pr);
     struct {
         int kind;
         unsigned lo, frac, in_w;
@@ -56,10 +84,18 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     if (!rc) rc = cz_gpu_memcpy_dtoh(pr->syn_r.b_input_density, bits[1], ((ni + 63) / 64) * 8);
     if (!rc) rc = cz_gpu_memcpy_dtoh(pr->syn_r.b_aux_density, bits[2], ((na + 63) / 64) * 8);
     for (int k = 0; k < 3; k++) cz_gpu_free(bits[k]);
-    if (!rc) {
-        pr->len[Q_A] = a_len, pr->len[Q_B] = b_len;
-        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, (n - 1) * sizeof(cz_g1_affine), "H query");
+    if (!rc) pr->len[Q_A] = a_len, pr->len[Q_B] = b_len;
+    if (!rc && s->streamed) rc = synth_streamed(pr, seed);
+    if (!rc && s->streamed) {
+        rc = cz_gpu_stream_sync_(pr->st);
+        if (rc) {
+            cz_gpu_prover_destroy(pr);
+            return rc;
+        }
+        *out = pr;
+        return 0;
     }
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, (n - 1) * sizeof(cz_g1_affine), "H query");
     for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], pr->len[q] * sizeof(cz_g1_affine), "query");
     if (!rc) rc = cz_gpu_synth_points_(pr->d_h, n - 1, seed ^ 0x1111, pr->st);
     for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_synth_points_(pr->d_q[q], pr->len[q], seed ^ (0x2222 * (q + 1)), pr->st);

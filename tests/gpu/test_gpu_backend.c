@@ -153,7 +153,8 @@ int main(void) {
     while (hi - lo > ((size_t)1 << 20)) {
         const size_t mid = lo + (hi - lo) / 2;
         cz_gpu_prover *pc = NULL;
-        if (cz_gpu_prover_create(&pc, 0, &c.p, &c.c.r, mid) == 0) lo = mid;
+        /* resident only: in AUTO mode a short device would give a streamed prover, which needs less */
+        if (cz_gpu_prover_create_mode(&pc, 0, &c.p, &c.c.r, mid, CZ_GPU_PROVER_RESIDENT) == 0) lo = mid;
         else hi = mid;
         cz_gpu_prover_destroy(pc);
     }

@@ -11,7 +11,12 @@
  * ones plus a G2 tail MSM; its time is its own column (b_g2_ms) and part of gpu_total. --compact: the witness goes in compact form
  * (cz_gpu_prover_start_compact: bitmaps + non-bit values uploaded, expanded on the device; the expansion is
  * timed inside spmv_ms), built once on the host from the same witness; the pipelined pair is then skipped
- * (the prefetch is for dense witnesses). Usage: cz_bench_prover [--compact] [log_n ...] (default 24) */
+ * (the prefetch is for dense witnesses). --stream: the bases stay in pinned host memory and cross PCIe per
+ * partition in double-buffered chunks (streamed mode; chunks from the memory left, CZ_GPU_MEM_LIMIT_MB caps it
+ * to mimic a smaller card; htod_MB then includes the bases); --both: each size resident, then streamed, in the
+ * same run. The streamed prover's device needs (non-base part) are printed; a streamed prover that does not
+ * fit prints the CZ_ENOMEM message with the sizes and the run goes on.
+ * Usage: cz_bench_prover [--compact] [--stream | --both] [log_n ...] (default 24) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +56,11 @@ int main(int argc, char **argv) {
     if (mix && sscanf(mix, "%u %u", &p0, &p1) != 2) p0 = 450, p1 = 450;
     printf("witness mix: aux 0 %.1f %%, 1 %.1f %%, other %.1f %%\n", p0 / 10.0, p1 / 10.0, (1000 - p0 - p1) / 10.0);
     unsigned logs[16], nl = 0;
-    int compact = 0;
+    int compact = 0, modes = 1; /* 1 resident, 2 streamed, 3 both */
     for (int i = 1; i < argc && nl < 16; i++) {
         if (!strcmp(argv[i], "--compact")) compact = 1;
+        else if (!strcmp(argv[i], "--stream")) modes = 2;
+        else if (!strcmp(argv[i], "--both")) modes = 3;
         else logs[nl++] = (unsigned)atoi(argv[i]);
     }
     printf("witness upload: %s\n", compact ? "compact (bitmaps + non-bit values, expanded on the device)" : "dense");
@@ -61,8 +68,9 @@ int main(int argc, char **argv) {
     printf("%-5s %-11s %-9s %-9s %-9s %-9s %-9s %-13s %-12s %-9s %-11s %-12s %-8s %s\n", "log_n", "constraints", "upload_ms",
            "spmv_ms", "ntt_ms", "hmsm_ms", "ntt_msm_h_ms", "batch_add_ms", "tail_msm_ms", "b_g2_ms", "gpu_total_ms", "htod_MB",
            "dtoh_KB", "tails L/A/B");
-    for (unsigned li = 0; li < nl; li++) {
-        const unsigned k = logs[li];
+    for (unsigned run = 0; run < 2 * nl; run++) {
+        const unsigned k = logs[run / 2], streamed = run & 1;
+        if (!(modes & (1 << streamed))) continue;
         const double f = (double)((uint64_t)1 << k) / (double)((uint64_t)1 << 27);
         cz_gpu_synth_shape s = {0};
         s.log_n = k;
@@ -72,9 +80,21 @@ int main(int argc, char **argv) {
         s.a_w_lo = 2, s.a_w_frac = 375, s.b_w_lo = 1, s.b_w_frac = 0, s.c_w_lo = 2, s.c_w_frac = 170;
         s.b_stride = 4;
         s.coeff_one = 900;
+        s.streamed = (int)streamed;
         double t0 = now_s();
         cz_gpu_prover *pr;
-        DIE_IF(cz_gpu_prover_create_synthetic(&pr, 0, &s, 0x5eed + k, 0), "synthetic prover");
+        if (cz_gpu_prover_create_synthetic(&pr, 0, &s, 0x5eed + k, 0)) {
+            if (!streamed) DIE_IF(1, "synthetic prover");
+            printf("2^%u streamed: %s\n", k, cz_error_message());
+            continue;
+        }
+        if (streamed) {
+            size_t need, need_min;
+            cz_gpu_prover_needs(pr, NULL, &need, &need_min);
+            printf("2^%u streamed: device %.2f GiB held; non-base need %.2f GiB with the chunks chosen, %.2f GiB "
+                   "with the smallest (2^16 points)\n",
+                   k, cz_gpu_prover_device_bytes(pr) / 1073741824.0, need / 1073741824.0, need_min / 1073741824.0);
+        }
         uint64_t ni, na, a_len, b_len, nnz[3];
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
         cz_fr *w;
@@ -99,13 +119,13 @@ int main(int argc, char **argv) {
             cz_gpu_prove_stats st;
             if (compact) DIE_IF(cz_gpu_prover_start_compact(&pd, pr, w, &cw, 0, &st), "start_compact");
             else DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start");
-            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s\n", k,
+            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
                    st.htod_bytes / 1e6, st.dtoh_bytes / 1e3, (unsigned long long)st.tail[0],
                    (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
                    st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
-                   r == 0 ? " (warm-up)" : "");
+                   st.streamed ? " streamed" : "", r == 0 ? " (warm-up)" : "");
             fflush(stdout);
         }
         cz_wcompact_free(&cw);

@@ -1,0 +1,292 @@
+/* The GPU prover's streamed-bases mode (bases in host memory, uploaded per proof in double-buffered chunks;
+ * issue 4 item 5) on fresh random circuits (row counts not powers of two):
+ *  - for chunk sizes 37 (domains up to 1024), 64, random 65..264, about a third of the domain, and the default
+ *    (a whole query per chunk), with a bit-heavy witness (0/1 split per chunk) and a mostly random one (one
+ *    MSM per chunk: the full-MSM path): every pending term equals the CPU prover's and the resident GPU
+ *    prover's, the proof bytes for the same r, s are equal, the proof verifies; stats say streamed, the
+ *    chunk count is the sum of ceil(len / chunk) over H, B_G1, L, A (G1 chunk) and B_G2 (half the G1 chunk),
+ *    and htod_bytes = the witness + every base byte;
+ *  - one size with CZ_GPU_PROVER_NOPIN=1 (pageable bases staged through pinned buffers);
+ *  - a compact-witness start and a prefetched (set_next) dense start on a streamed prover equal the CPU's;
+ *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
+ *    streamed mode by itself (and the engine backend proves with it: the proof verifies); below the streamed
+ *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM.
+ * CZ_TEST_GPU_MAX_N caps the domain (compute-sanitizer runs). Exits 77 (skipped) without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_prover.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "groth16/verify.h"
+#include "gpu_circuit.h"
+#include "testutil.h"
+
+static cz_rng rng;
+static int streamed_runs, full_chunks, split_chunks;
+
+static int jac_all_equal(const cz_groth16_pending *x, const cz_groth16_pending *y) {
+    return cz_g1_jac_equal(&x->h_msm, &y->h_msm) && cz_g1_jac_equal(&x->l_msm, &y->l_msm) &&
+           cz_g1_jac_equal(&x->a_ans, &y->a_ans) && cz_g1_jac_equal(&x->b1_ans, &y->b1_ans) &&
+           cz_g2_jac_equal(&x->b2_ans, &y->b2_ans);
+}
+
+static void proof_bytes(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_pending *pd, const cz_groth16_params *p,
+                        const cz_fr *r, const cz_fr *s) {
+    cz_groth16_proof pf;
+    memset(out, 0, CZ_GROTH16_PROOF_BYTES);
+    CHECK(cz_groth16_prove_finish(&pf, pd, &p->vk, r, s) == 0);
+    cz_groth16_proof_encode(out, &pf);
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+typedef struct {
+    circuit tc;
+    cz_groth16_params p;
+    cz_groth16_pvk pvk;
+    cz_wcompact cw;
+    cz_groth16_pending pc; /* CPU */
+    cz_fr r, s;
+    uint8_t bc[CZ_GROTH16_PROOF_BYTES];
+    uint64_t n; /* domain */
+} keyed;
+
+static int make(keyed *k, size_t pub, size_t nfree, size_t nc, unsigned p0, unsigned p1) {
+    memset(k, 0, sizeof *k);
+    if (build(&rng, &k->tc, pub, nfree, nc, cz_rng_next(&rng), p0, p1)) return -1;
+    cz_groth16_toxic tox;
+    cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
+    if (cz_groth16_setup(&k->p, &k->tc.r, &tox, 0) || cz_groth16_pvk_init(&k->pvk, &k->p.vk)) return -1;
+    cz_wcompact_init(&k->cw);
+    if (cz_wcompact_from_dense(&k->cw, k->tc.aux, k->tc.na)) return -1;
+    cz_fr_random(&k->r, &rng);
+    cz_fr_random(&k->s, &rng);
+    if (cz_groth16_prove_start(&k->pc, &k->p, &k->tc.r, k->tc.inputs, k->tc.aux, 0)) return -1;
+    proof_bytes(k->bc, &k->pc, &k->p, &k->r, &k->s);
+    k->n = k->p.h_len + 1;
+    return 0;
+}
+
+static void unmake(keyed *k) {
+    cz_groth16_pvk_free(&k->pvk);
+    cz_groth16_params_free(&k->p);
+    cz_wcompact_free(&k->cw);
+    circuit_free(&k->tc);
+}
+
+/* pending pd (from prover gp, stats st) against the CPU's: terms, proof bytes, verification */
+static void check_pending(const keyed *k, const cz_groth16_pending *pd, const char *what) {
+    CHECK_MSG(jac_all_equal(&k->pc, pd), "%s: pending differs from the CPU's (H %d L %d A %d B1 %d B2 %d)", what,
+              cz_g1_jac_equal(&k->pc.h_msm, &pd->h_msm), cz_g1_jac_equal(&k->pc.l_msm, &pd->l_msm),
+              cz_g1_jac_equal(&k->pc.a_ans, &pd->a_ans), cz_g1_jac_equal(&k->pc.b1_ans, &pd->b1_ans),
+              cz_g2_jac_equal(&k->pc.b2_ans, &pd->b2_ans));
+    uint8_t bg[CZ_GROTH16_PROOF_BYTES];
+    proof_bytes(bg, pd, &k->p, &k->r, &k->s);
+    CHECK_MSG(memcmp(bg, k->bc, sizeof bg) == 0, "%s: proof bytes differ from the CPU's", what);
+    CHECK_MSG(cz_groth16_verify_bytes(&k->pvk, bg, k->tc.inputs + 1, k->tc.ni - 1) == 0, "%s: proof does not verify",
+              what);
+}
+
+static void set_chunk(uint64_t c1) {
+    char b[32];
+    if (!c1) {
+        unsetenv("CZ_GPU_PROVER_CHUNK");
+        return;
+    }
+    snprintf(b, sizeof b, "%llu", (unsigned long long)c1);
+    setenv("CZ_GPU_PROVER_CHUNK", b, 1);
+}
+
+/* One streamed prover with G1 chunks of c1 (0: its own choice) against the CPU and resident pendings. */
+static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64_t c1, int nopin, int extra,
+                          const char *mix) {
+    set_chunk(c1);
+    if (nopin) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
+    cz_gpu_prover *gp = NULL;
+    int rc = cz_gpu_prover_create_mode(&gp, 0, &k->p, &k->tc.r, 0, CZ_GPU_PROVER_STREAMED);
+    unsetenv("CZ_GPU_PROVER_NOPIN");
+    char what[160];
+    snprintf(what, sizeof what, "%s rows %llu chunk %llu%s", mix, (unsigned long long)k->tc.r.num_rows,
+             (unsigned long long)c1, nopin ? " nopin" : "");
+    CHECK_MSG(rc == 0, "%s: create: %s", what, cz_error_message());
+    if (rc) return;
+    CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "%s: not streamed", what);
+    cz_groth16_pending pd;
+    cz_gpu_prove_stats st;
+    memset(&pd, 0xa5, sizeof pd);
+    rc = cz_gpu_prover_start(&pd, gp, k->tc.inputs, k->tc.aux, 0, &st);
+    CHECK_MSG(rc == 0, "%s: start: %s", what, cz_error_message());
+    if (!rc) {
+        check_pending(k, &pd, what);
+        CHECK_MSG(jac_all_equal(pres, &pd), "%s: pending differs from the resident GPU prover's", what);
+        CHECK_MSG(st.streamed == 1, "%s: stats do not say streamed", what);
+        const uint64_t ni = k->tc.ni, na = k->tc.na, la = k->p.a_len, lb = k->p.b_len, h = k->n - 1;
+        uint64_t g1 = h > na ? h : na;
+        g1 = la > g1 ? la : g1;
+        g1 = lb > g1 ? lb : g1;
+        const uint64_t e1 = c1 && c1 < g1 ? c1 : g1, e2 = e1 / 2 ? e1 / 2 : 1;
+        const uint64_t chunks = ceil_div(h, e1) + ceil_div(lb, e1) + ceil_div(na, e1) + ceil_div(la, e1) + ceil_div(lb, e2);
+        CHECK_MSG(c1 == 0 || st.chunks == chunks, "%s: %llu chunks, want %llu", what, (unsigned long long)st.chunks,
+                  (unsigned long long)chunks);
+        const uint64_t bytes = 32 * (ni + na) + 96 * (h + lb + na + la) + 192 * lb;
+        CHECK_MSG(st.htod_bytes == bytes, "%s: htod %llu B, want %llu", what, (unsigned long long)st.htod_bytes,
+                  (unsigned long long)bytes);
+        for (int q = 0; q < 3; q++) st.full_msm[q] ? full_chunks++ : split_chunks++;
+        streamed_runs++;
+        printf("%s: ok (%llu chunks, %.1f KB up, tails L/A/B %llu/%llu/%llu, full %d%d%d)\n", what,
+               (unsigned long long)st.chunks, st.htod_bytes / 1e3, (unsigned long long)st.tail[0],
+               (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.full_msm[0], st.full_msm[1],
+               st.full_msm[2]);
+    }
+    if (extra && !rc) { /* compact witness, then a dense start whose witness was prefetched during it */
+        cz_groth16_pending pk, pf;
+        memset(&pk, 0x5a, sizeof pk);
+        memset(&pf, 0x3c, sizeof pf);
+        CHECK(cz_gpu_prover_set_next(gp, k->tc.inputs, k->tc.aux) == 0);
+        rc = cz_gpu_prover_start_compact(&pk, gp, k->tc.inputs, &k->cw, 0, NULL);
+        CHECK_MSG(rc == 0, "%s: compact start: %s", what, cz_error_message());
+        if (!rc) check_pending(k, &pk, "streamed, compact witness");
+        CHECK(cz_gpu_prover_set_next(gp, k->tc.inputs, k->tc.aux) == 0);
+        rc = cz_gpu_prover_start(&pf, gp, k->tc.inputs, k->tc.aux, 0, NULL); /* prefetches for itself: unused */
+        if (!rc) rc = cz_gpu_prover_start(&pf, gp, k->tc.inputs, k->tc.aux, 0, NULL); /* ... used here */
+        CHECK_MSG(rc == 0, "%s: prefetched start: %s", what, cz_error_message());
+        if (!rc) check_pending(k, &pf, "streamed, prefetched witness");
+    }
+    cz_gpu_prover_destroy(gp);
+    set_chunk(0);
+}
+
+static void test_circuit(size_t pub, size_t nfree, size_t nc, unsigned p0, unsigned p1, const char *mix) {
+    keyed k;
+    int rc = make(&k, pub, nfree, nc, p0, p1);
+    CHECK_MSG(rc == 0, "%s: circuit: %s", mix, cz_error_message());
+    if (rc) return;
+    cz_gpu_prover *gp = NULL;
+    cz_groth16_pending pres;
+    memset(&pres, 0xa5, sizeof pres);
+    rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_RESIDENT);
+    CHECK_MSG(rc == 0, "resident create: %s", cz_error_message());
+    if (!rc) {
+        CHECK(cz_gpu_prover_is_streamed(gp) == 0);
+        rc = cz_gpu_prover_start(&pres, gp, k.tc.inputs, k.tc.aux, 0, NULL);
+        CHECK_MSG(rc == 0, "resident start: %s", cz_error_message());
+        if (!rc) check_pending(&k, &pres, "resident");
+    }
+    cz_gpu_prover_destroy(gp);
+    if (!rc) {
+        if (k.n <= 1024) test_streamed(&k, &pres, 37, 0, 0, mix);
+        test_streamed(&k, &pres, 64, 0, 1, mix);
+        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 1, 0, mix);
+        test_streamed(&k, &pres, k.n / 3 + 1, 0, 0, mix);
+        test_streamed(&k, &pres, 0, 0, 0, mix);
+    }
+    unmake(&k);
+}
+
+static void set_limit_mb(size_t mb) {
+    char b[32];
+    snprintf(b, sizeof b, "%zu", mb);
+    setenv("CZ_GPU_MEM_LIMIT_MB", b, 1);
+}
+
+/* Memory limits: create() picks streamed by itself between the two needs; CZ_ENOMEM below. */
+static void test_limits(size_t pub, size_t nfree, size_t nc) {
+    keyed k;
+    int rc = make(&k, pub, nfree, nc, 45, 45);
+    CHECK_MSG(rc == 0, "limits: circuit: %s", cz_error_message());
+    if (rc) return;
+    set_chunk(256);
+    cz_gpu_prover *gp = NULL;
+    size_t res = 0, str = 0, smin = 0;
+    rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+    CHECK_MSG(rc == 0, "limits: streamed create: %s", cz_error_message());
+    if (!rc) cz_gpu_prover_needs(gp, &res, &str, &smin);
+    cz_gpu_prover_destroy(gp);
+    gp = NULL;
+    printf("needs: resident %.2f MB, streamed %.2f MB (smallest chunks %.2f MB)\n", res / 1048576.0, str / 1048576.0,
+           smin / 1048576.0);
+    CHECK_MSG(res > 0 && str > 0 && smin > 0 && smin <= str, "needs not computed (%zu %zu %zu)", res, str, smin);
+    const size_t MB = (size_t)1 << 20;
+    if (!rc && res > str + 2 * MB) {
+        set_limit_mb((res + str) / 2 / MB);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0); /* AUTO */
+        CHECK_MSG(rc == 0, "limit between the needs: create: %s", cz_error_message());
+        if (!rc) {
+            CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "limit between the needs: not streamed");
+            CHECK_MSG(cz_gpu_prover_device_bytes(gp) <= (res + str) / 2, "streamed prover holds %zu B over the limit",
+                      cz_gpu_prover_device_bytes(gp));
+            cz_groth16_pending pd;
+            cz_gpu_prove_stats st;
+            rc = cz_gpu_prover_start(&pd, gp, k.tc.inputs, k.tc.aux, 0, &st);
+            CHECK_MSG(rc == 0, "auto-streamed start: %s", cz_error_message());
+            if (!rc) check_pending(&k, &pd, "auto-streamed");
+            CHECK(st.streamed == 1);
+        }
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_RESIDENT);
+        CHECK_MSG(rc == CZ_ENOMEM && !gp, "resident-only below the resident need: %d", rc);
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        /* the engine backend alone on the device: streams rather than fails */
+        cz_backend be;
+        cz_backend_gpu_init(&be, 0);
+        void *pend = NULL;
+        uint8_t proof[CZ_GROTH16_PROOF_BYTES];
+        rc = be.start(&be, 0, &k.p, &k.tc.r, k.tc.inputs, k.tc.aux, &pend);
+        CHECK_MSG(rc == 0, "backend start under the limit: %s", cz_error_message());
+        if (!rc) CHECK(be.finish(&be, pend, &k.p.vk, proof) == 0);
+        CHECK_MSG(!rc && cz_groth16_verify_bytes(&k.pvk, proof, k.tc.inputs + 1, k.tc.ni - 1) == 0,
+                  "backend streamed proof does not verify");
+        int resident = 0;
+        uint64_t created = 0, evicted = 0;
+        cz_backend_gpu_residency(0, &resident, &created, &evicted);
+        CHECK_MSG(resident == 1 && created == 1, "backend residency %d / %llu", resident, (unsigned long long)created);
+        cz_backend_gpu_release();
+        printf("limit %zu MB: streamed chosen by create(), backend proof verifies\n", (res + str) / 2 / MB);
+    } else {
+        printf("limits: resident and streamed needs too close for a MB limit between them (skipped)\n");
+    }
+    if (smin >= 2 * MB) {
+        set_limit_mb(smin / MB - 1);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit below the streamed need: %d", rc);
+        CHECK_MSG(strstr(cz_error_message(), "streamed") && strstr(cz_error_message(), "resident"),
+                  "ENOMEM message names both needs: %s", cz_error_message());
+        printf("ENOMEM message: %s\n", cz_error_message());
+        cz_gpu_prover_destroy(gp);
+    }
+    unsetenv("CZ_GPU_MEM_LIMIT_MB");
+    set_chunk(0);
+    unmake(&k);
+}
+
+int main(void) {
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    cz_test_rng(&rng);
+    unsetenv("CZ_GPU_PROVER_STREAM");
+    const char *cap = getenv("CZ_TEST_GPU_MAX_N");
+    const size_t max_n = cap ? (size_t)strtoull(cap, NULL, 0) : (size_t)1 << 16;
+    /* (pub, free, constraints): rows = pub + 1 + constraints, never a power of two here */
+    static const size_t shapes[][3] = {{1, 2, 3}, {2, 64, 130}, {4, 100, 900}, {3, 700, 3000}, {8, 3000, 30000}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const size_t *sh = shapes[si];
+        if (sh[2] + sh[0] + 1 > max_n) continue;
+        test_circuit(sh[0], sh[1], sh[2], 45, 45, "bit-heavy");
+        test_circuit(sh[0], sh[1], sh[2], 5, 5, "mostly random");
+    }
+    const size_t nc = max_n < 60000 ? max_n / 2 : 30000;
+    test_limits(8, nc / 10, nc); /* fewer free variables than constraints: every one is constrained */
+    CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,
+              "both chunk paths must run (runs %d, full %d, split %d)", streamed_runs, full_chunks, split_chunks);
+    cz_gpu_g1_release_scratch();
+    return cz_test_finish();
+}
