@@ -14,9 +14,11 @@
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
  * run of the sorted list (the top window's few, long runs are cut into parts, one thread each, so
  * any window width keeps the threads balanced), or, from 2^24 points, the runs are halved by
- * rounds of affine pair additions (msa_run, the batch addition's trick per window, one chunk per window
- * when free memory allows); the sort runs window by window on a low-priority side stream while the
- * buckets of the sorted windows accumulate on a high-priority one (msm_streams); buckets are combined
+ * rounds of affine pair additions: the batch addition's flat pairing over the window's sorted list
+ * (msf_window, the default: a pair across two runs flushes the last point of one into its bucket) or
+ * per bucket segment (msa_run, CZ_GPU_MSM_FLAT=0), one chunk per window when free memory allows; the
+ * sort runs window by window on a low-priority side stream while the buckets of the sorted windows
+ * accumulate on a high-priority one (msm_streams); buckets are combined
  * with chunked running sums (sum k*B_k per chunk plus
  * (lo-1)*S by double-and-add), chunk results are tree-summed per window, and the host does the final
  * Horner over the windows (a few hundred point operations). */
@@ -874,6 +876,225 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
     return 0;
 }
 
+/* ---- Flat affine rounds (CZ_GPU_MSM_FLAT, the default from 2^24): the pairing of the batch addition over a
+ * window's sorted list. Round r pairs positions (2j, 2j+1) of its array; a pair inside one bucket's run is
+ * added (out[j] = A[2j] + A[2j+1]), a pair across two runs keeps A[2j+1] (out[j]) and flushes A[2j], the last
+ * point of its run, into its xyzz bucket (through a list: one flush per bucket and round at most, so the
+ * bucket updates never race); an odd last point is flushed too, so the next array has floor(m/2). Consecutive threads take consecutive pairs, so every load and store is
+ * coalesced (the per-segment rounds above give each thread its own bucket's run: ~2x slower per pair on the
+ * H200). A run of L points keeps at most ceil(L/2) (its pairs, plus its first point when that was the second
+ * of a crossing pair), so after ceil(log2(longest run)) rounds each bucket has
+ * at most one point left, which msf_fin adds to its bucket. Chunks of the list are independent (a run cut
+ * by a chunk border just leaves two points), so any chunk size works. */
+template <class F>
+struct msf_src {
+    const cz_daff<F> *in;
+    const uint32_t *srt; /* round 0: sorted entries (index | sign << 31); later null */
+    const uint32_t *key; /* bucket + 1 per position */
+    CZ_DEV cz_daff<F> ld(size_t pos) const {
+        if (srt) {
+            const uint32_t v = srt[pos];
+            cz_daff<F> p = cz_ec_ld_aff(in + (v & 0x7fffffffu));
+            if (v >> 31) p.y = p.y.neg();
+            return p;
+        }
+        return cz_ec_ld_aff(in + pos);
+    }
+    CZ_DEV const F *px(size_t pos) const { return &(in + (srt ? (srt[pos] & 0x7fffffffu) : pos))->x; }
+};
+
+template <class F>
+static __global__ void __launch_bounds__(BAA_THREADS) msf_fwd(msf_src<F> src, size_t m, F *pref, F *ex, F *btot) {
+    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    F acc = F::one();
+    for (size_t j = t; j < m / 2; j += T) {
+        if (src.key[2 * j] != src.key[2 * j + 1]) continue; /* across two runs: no addition */
+        const F x1 = cz_ld(src.px(2 * j)), x2 = cz_ld(src.px(2 * j + 1));
+        F d = x2 - x1;
+        if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
+            const cz_daff<F> A = src.ld(2 * j), B = src.ld(2 * j + 1);
+            const int k = baa_kind(A, B);
+            d = k == 0 ? d : k == 1 ? A.y.dbl() : F::one();
+        }
+        cz_st(pref + j, acc);
+        acc = acc * d;
+    }
+    F e, x;
+    baa_block_excl(acc, e, x);
+    cz_st(ex + t, e * x);
+    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+}
+
+/* MINB 2 for G1: 128 registers, two blocks per SM (unbounded it takes 132, one block) */
+template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
+static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(cz_daff<F> *out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
+                                                               unsigned *fcnt, msf_src<F> src, size_t m, const F *pref,
+                                                               const F *ex, const F *binv) {
+    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t npair = m / 2;
+    if (t == 0 && (m & 1)) { /* the odd last point ends its run: flushed like the first of a crossing pair */
+        const unsigned q = atomicAdd(fcnt, 1u);
+        baa_st_aff(fl + q, src.ld(m - 1));
+        fk[q] = src.key[m - 1];
+    }
+    if (t >= npair) return;
+    F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
+    for (size_t j = t + (npair - 1 - t) / T * T;; j -= T) {
+        const uint32_t ka = src.key[2 * j], kb = src.key[2 * j + 1];
+        if (ka == kb) {
+            const cz_daff<F> a = src.ld(2 * j), b = src.ld(2 * j + 1);
+            F d, num;
+            const int k = baa_terms(a, b, d, num);
+            const F dinv = inv * cz_ld(pref + j);
+            inv = inv * d;
+            baa_st_aff(out + j, baa_sum(a, b, k, num, dinv));
+        } else {
+            baa_st_aff(out + j, src.ld(2 * j + 1));
+            const unsigned q = atomicAdd(fcnt, 1u);
+            baa_st_aff(fl + q, src.ld(2 * j));
+            fk[q] = ka;
+        }
+        kout[j] = kb;
+        if (j < T) break;
+    }
+}
+
+/* bucket[key - 1] += the flushed point (one per bucket in a round) */
+template <class F>
+static __global__ void msf_flush(cz_dxyzz<F> *bucket, const cz_daff<F> *fl, const uint32_t *fk, const unsigned *fcnt) {
+    const unsigned cnt = *fcnt;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += gridDim.x * blockDim.x) {
+        cz_dxyzz<F> *b = bucket + (fk[i] - 1);
+        cz_ec_st(b, cz_ec_add_aff_inl(cz_ec_ld(b), cz_ec_ld_aff(fl + i)));
+    }
+}
+
+/* the rounds done, every position holds the last point of its bucket in this chunk */
+template <class F>
+static __global__ void msf_fin(cz_dxyzz<F> *bucket, msf_src<F> src, size_t m) {
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (size_t)gridDim.x * blockDim.x) {
+        cz_dxyzz<F> *b = bucket + (src.key[j] - 1);
+        cz_ec_st(b, cz_ec_add_aff_inl(cz_ec_ld(b), src.ld(j)));
+    }
+}
+
+/* bytes of the flat rounds' scratch for chunks of cw positions, nb buckets, G blocks */
+template <class F>
+static size_t msf_need(size_t cw, unsigned nb, unsigned G) {
+    const size_t z0 = cw / 2 + 2, z1 = cw / 4 + 2, T = (size_t)G * BAA_THREADS;
+    return (z0 + z1 + nb + 2) * (sizeof(cz_daff<F>) + 4) + (cw / 2 + 1 + T + 2 * (size_t)G) * sizeof(F) + 64 * 4;
+}
+
+static bool msm_flat() {
+    const char *e = getenv("CZ_GPU_MSM_FLAT");
+    return !e || atoi(e) != 0;
+}
+
+template <class F>
+static unsigned msf_blocks() {
+    int per_sm = 0, per_sm_f = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msf_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
+        per_sm_f < per_sm)
+        per_sm = per_sm_f;
+    unsigned G = (unsigned)(sm_count() * per_sm);
+    return G > 512 ? 512 : G; /* baa_inv: one block of at most 512 threads */
+}
+
+/* The flat rounds' state between windows (msm_run drives the sorts: window w's keys live in one of two
+ * buffers until its rounds are done). */
+template <class F>
+struct msf_state {
+    cz_daff<F> *buf[2] = {nullptr, nullptr}, *fl = nullptr;
+    uint32_t *kb[2] = {nullptr, nullptr}, *fk = nullptr;
+    unsigned *fcnt = nullptr;
+    F *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
+    size_t cw = 0;
+    unsigned G = 0;
+};
+
+/* Sizes the chunk from free device memory (the whole window when it fits, at least 2^20 positions or the
+ * window) and takes the scratch (g: 4 buffers); 1 when it does not fit (the caller takes the xyzz path). */
+template <class F>
+static int msf_setup(scratch *g, msf_state<F> &S, size_t n, unsigned nb) {
+    typedef cz_daff<F> A;
+    S.G = msf_blocks<F>();
+    const size_t first = msa_first_chunk(n);
+    size_t lo = getenv("CZ_GPU_MSM_AFF_CHUNK_LOG") ? 1 : (size_t)1 << 20;
+    if (lo > first) lo = first;
+    const size_t ch = fit_chunk(first, lo, g[1].cap + g[2].cap + g[3].cap, [&](size_t c) { return msf_need<F>(n < c ? n : c, nb, S.G); });
+    if (!ch) return 1;
+    S.cw = n < ch ? n : ch;
+    const size_t z0 = S.cw / 2 + 2, z1 = S.cw / 4 + 2, T = (size_t)S.G * BAA_THREADS;
+    char *pb = nullptr, *kb = nullptr;
+    F *fs = nullptr;
+    int rc = scratch_get(g[1], (z0 + z1 + nb + 2) * sizeof(A), (void **)&pb);
+    if (!rc) rc = scratch_get(g[2], (z0 + z1 + nb + 2) * 4 + 64 * 4, (void **)&kb);
+    if (!rc) rc = scratch_get(g[3], (S.cw / 2 + 1 + T + 2 * (size_t)S.G) * sizeof(F), (void **)&fs);
+    if (rc) return rc;
+    S.buf[0] = (A *)pb, S.buf[1] = S.buf[0] + z0, S.fl = S.buf[1] + z1;
+    S.kb[0] = (uint32_t *)kb, S.kb[1] = S.kb[0] + z0, S.fk = S.kb[1] + z1, S.fcnt = S.fk + nb + 2;
+    S.pref = fs, S.ex = fs + S.cw / 2 + 1, S.btot = S.ex + T, S.binv = S.btot + S.G;
+    return 0;
+}
+
+/* Window w: its z zero digits first in the sorted list srt (n entries) with keys (bucket + 1), longest run
+ * mx; buckets (nb, zeroed by the caller) accumulate the chunks. On stream st. */
+template <class F>
+static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, const uint32_t *srt, const uint32_t *keys,
+                      size_t n, size_t z, unsigned mx, bool rprof, cudaStream_t st) {
+    unsigned R = 0;
+    while (mx > (1u << R)) R++;
+    const unsigned ig = (S.G + 31) / 32 * 32;
+    cudaEvent_t rev[3 * 40 + 1];
+    if (rprof)
+        for (int i = 0; i < 3 * 40 + 1; i++) cudaEventCreate(&rev[i]);
+    for (size_t c0 = z; c0 < n; c0 += S.cw) {
+        size_t m = n - c0 < S.cw ? n - c0 : S.cw;
+        msf_src<F> src;
+        src.in = bases, src.srt = srt + c0, src.key = keys + c0;
+        const bool rp = rprof && c0 == z && R <= 40;
+        if (rp) cudaEventRecord(rev[0], st);
+        CZ_CUDA(cudaMemsetAsync(S.fcnt, 0, 40 * sizeof(unsigned), st));
+        for (unsigned r = 0; r < R && m > 1; r++) {
+            cz_daff<F> *out = S.buf[r & 1];
+            uint32_t *kout = S.kb[r & 1];
+            msf_fwd<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
+            CZ_CUDA_LAUNCHED();
+            if (rp) cudaEventRecord(rev[3 * r + 1], st);
+            baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
+            CZ_CUDA_LAUNCHED();
+            if (rp) cudaEventRecord(rev[3 * r + 2], st);
+            msf_bwd<F><<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.binv);
+            CZ_CUDA_LAUNCHED();
+            msf_flush<F><<<4 * sm_count(), 128, 0, st>>>(bucket, S.fl, S.fk, S.fcnt + r);
+            CZ_CUDA_LAUNCHED();
+            if (rp) cudaEventRecord(rev[3 * r + 3], st);
+            src.in = out, src.srt = nullptr, src.key = kout;
+            m /= 2;
+        }
+        msf_fin<F><<<(unsigned)((m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096), 256, 0, st>>>(bucket, src, m);
+        CZ_CUDA_LAUNCHED();
+        if (rp) {
+            cudaEventSynchronize(rev[3 * R]);
+            float tf = 0, ti = 0, tb = 0;
+            fprintf(stderr, "msf rounds n=%zu zero=%zu chunk=%zu G=%u R=%u (fwd/inv/bwd+flush ms):", n, z, S.cw, S.G, R);
+            for (unsigned r = 0; r < R; r++) {
+                float a = 0, b = 0, c = 0;
+                cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
+                cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
+                cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
+                fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
+                tf += a, ti += b, tb += c;
+            }
+            fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f\n", tf, ti, tb);
+        }
+    }
+    if (rprof)
+        for (int i = 0; i < 3 * 40 + 1; i++) cudaEventDestroy(rev[i]);
+    return 0;
+}
+
 /* One thread per (window, chunk of MSM_CHUNK buckets): sum over the chunk of k * B_k. */
 template <class F>
 static __global__ void __launch_bounds__(128) msm_combine(cz_dxyzz<F> *out, const cz_dxyzz<F> *bucket, unsigned nb,
@@ -975,7 +1196,7 @@ struct msm_streams {
     bool ok = false;
     cudaStream_t work = nullptr, sort = nullptr;
     cudaEvent_t ev_in = nullptr, ev_done = nullptr, ev_win[32];
-    unsigned *hmx = nullptr;
+    unsigned *hmx = nullptr, *hz = nullptr; /* page-locked: longest run and zero digits per window */
 };
 static msm_streams g_msm_streams[CZ_GPU_SCRATCH_DEVICES];
 
@@ -992,7 +1213,8 @@ static int msm_streams_get(msm_streams **out) {
         CZ_CUDA(cudaEventCreateWithFlags(&s.ev_in, cudaEventDisableTiming));
         CZ_CUDA(cudaEventCreateWithFlags(&s.ev_done, cudaEventDisableTiming));
         for (int i = 0; i < 32; i++) CZ_CUDA(cudaEventCreateWithFlags(&s.ev_win[i], cudaEventDisableTiming));
-        CZ_CUDA(cudaMallocHost(&s.hmx, 32 * sizeof(unsigned)));
+        CZ_CUDA(cudaMallocHost(&s.hmx, 64 * sizeof(unsigned)));
+        s.hz = s.hmx + 32;
         s.ok = true;
     }
     *out = &s;
@@ -1029,6 +1251,10 @@ static size_t msm_scratch_bytes(size_t n) {
                temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
     {
         if (!msm_affine<F>(n)) return b;
+        if (msm_flat()) {
+            const size_t first = msa_first_chunk(n), cw = n < first ? n : first;
+            return b + n * sizeof(uint32_t) + 32 * sizeof(unsigned) + msf_need<F>(cw, nb, msf_blocks<F>());
+        }
         unsigned T, G;
         msa_grid<F>(nb, &T, &G);
         const size_t first = msa_first_chunk(n), cw = n < first ? n : first;
@@ -1068,8 +1294,10 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     void *temp = nullptr;
     const unsigned nch = nb / MSM_CHUNK;
     bool aff = msm_affine<F>(n);
+    /* flat rounds: window w's sorted keys stay in key2s[w & 1] until its rounds are done */
+    bool flat = aff && msm_flat();
     rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
-    if (!rc) rc = scratch_get(g_msm[1], 3 * n * sizeof(uint32_t), (void **)&key);
+    if (!rc) rc = scratch_get(g_msm[1], (flat ? 4 : 3) * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
     if (!rc) rc = scratch_get(g_msm[3], 2 * (size_t)W * (nb + 1) * sizeof(uint32_t), (void **)&start);
     if (!rc) rc = scratch_get(g_msm[4], (size_t)W * nb * sizeof(P), (void **)&bucket);
@@ -1092,29 +1320,66 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_in, 0));
     prof.mark("start");
     /* the sort stream: window by window, digits, sort, run bounds (and for the affine rounds the
-     * window's longest run, to the host); ev_win[w] when window w is ready */
+     * window's longest run, to the host); ev_win[w] when window w is ready. The flat rounds read the
+     * sorted keys, so their sorts alternate between two key buffers and run at most two windows ahead
+     * (enqueued by the window loop below). */
     if (aff) CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), ss));
-    for (unsigned w = 0; w < W; w++) {
-        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1);
+    uint32_t *key2s[2] = {key2, flat ? key + 3 * n : key2};
+    auto sort_window = [&](unsigned w) -> int {
+        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1), *k2 = flat ? key2s[w & 1] : key2;
         msm_digits<<<g, 256, 0, ss>>>(key, val, sc, n, w, c);
         CZ_CUDA_LAUNCHED();
-        CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, key2, val, sorted + (size_t)w * n, (int)n, 0,
-                                                (int)c, ss));
-        msm_bounds<<<g, 256, 0, ss>>>(key2, n, sw, ew);
+        CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, k2, val, sorted + (size_t)w * n, (int)n, 0, (int)c, ss));
+        msm_bounds<<<g, 256, 0, ss>>>(k2, n, sw, ew);
         CZ_CUDA_LAUNCHED();
         if (aff) {
-            msa_maxlen<<<(nb + 255) / 256, 256, 0, ss>>>(mx + w, sw, ew, nb, 1, w == W - 1 ? split : 0);
+            msa_maxlen<<<(nb + 255) / 256, 256, 0, ss>>>(mx + w, sw, ew, nb, 1, w == W - 1 && !flat ? split : 0);
             CZ_CUDA_LAUNCHED();
             CZ_CUDA(cudaMemcpyAsync(ms->hmx + w, mx + w, sizeof(unsigned), cudaMemcpyDeviceToHost, ss));
+            CZ_CUDA(cudaMemcpyAsync(ms->hz + w, ew, sizeof(unsigned), cudaMemcpyDeviceToHost, ss)); /* end of key 0 */
         }
         CZ_CUDA(cudaEventRecord(ms->ev_win[w], ss));
-    }
-    prof.mark_side("sorted", ss);
+        return 0;
+    };
+    unsigned sorted_w = 0; /* windows whose sort is enqueued */
+    for (; sorted_w < (flat ? (W < 2 ? W : 2) : W); sorted_w++)
+        if ((rc = sort_window(sorted_w))) return rc;
+    if (!flat) prof.mark_side("sorted", ss);
+    bool split_done = false; /* the flat rounds write the top window's buckets whole */
     const bool overlap = !(getenv("CZ_GPU_MSM_OVERLAP") && atoi(getenv("CZ_GPU_MSM_OVERLAP")) == 0);
     CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[overlap ? 0 : W - 1], 0));
     prof.mark("sort");
-    /* bucket accumulation: affine rounds (G1 from 2^26 points, msm_affine), else xyzz per bucket */
-    if (aff) {
+    /* bucket accumulation: flat affine rounds (default), affine rounds per segment (CZ_GPU_MSM_FLAT=0),
+     * both from 2^24 points (msm_affine), else xyzz per bucket */
+    if (flat) {
+        msf_state<F> S;
+        rc = msf_setup<F>(g_msm + 8, S, n, nb);
+        if (rc == 0) {
+            CZ_CUDA(cudaMemsetAsync(bucket, 0, (size_t)W * nb * sizeof(P), ws)); /* infinity */
+            for (unsigned w = 0; w < W && !rc; w++) {
+                CZ_CUDA(cudaEventSynchronize(ms->ev_win[w]));
+                CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[w], 0));
+                rc = msf_window<F>(S, bucket + (size_t)w * nb, (const cz_daff<F> *)d_bases, sorted + (size_t)w * n, key2s[w & 1],
+                                   n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, ws);
+                if (!rc && sorted_w < W) { /* window w + 2 reuses window w's key buffer once its rounds are done */
+                    CZ_CUDA(cudaEventRecord(ms->ev_in, ws));
+                    CZ_CUDA(cudaStreamWaitEvent(ss, ms->ev_in, 0));
+                    rc = sort_window(sorted_w++);
+                }
+            }
+            if (rc) return rc;
+            prof.mark_side("sorted", ss);
+            split_done = true;
+        } else if (rc == 1) {
+            flat = false, aff = false; /* no room: the xyzz path over every window */
+            for (; sorted_w < W; sorted_w++)
+                if ((rc = sort_window(sorted_w))) return rc;
+            prof.mark_side("sorted", ss);
+        } else {
+            return rc;
+        }
+    }
+    if (aff && !flat) {
         rc = msa_run<F>(g_msm + 8, bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split, ws, ms->ev_win,
                         ms->hmx);
         if (rc == 1) aff = false; /* no room for its scratch: the xyzz path (rewrites every bucket) */
@@ -1132,7 +1397,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         CZ_CUDA_LAUNCHED();
     }
     prof.mark("accumulate");
-    if (split) {
+    if (split && !split_done) {
         /* top window: 2^tb buckets of 2^split parts each -> the first 2^tb slots, the rest infinity */
         P *tw = bucket + (size_t)(W - 1) * nb;
         const size_t ntop = (size_t)1 << tb;

@@ -28,18 +28,20 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
     cz_g2_jac cpu, gpu;
     cz_g2_msm(&cpu, bases, sc, n, 0);
-    /* bucket accumulation: the size's default, xyzz per bucket, affine rounds over whole windows, affine
-     * rounds in chunks of 2^12 sorted positions (several chunks per window) */
-    static const char *const modes[][2] = {{NULL, NULL}, {"0", NULL}, {"1", NULL}, {"1", "12"}};
-    static const char *const knobs[2] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG"};
-    for (int k = 0; k < 4; k++) {
-        set_knobs(knobs, modes[k], 2);
+    /* bucket accumulation: the size's default, xyzz per bucket, flat affine rounds over whole windows and
+     * in chunks of 2^12 sorted positions (several chunks per window), the per-segment affine rounds
+     * (CZ_GPU_MSM_FLAT=0) likewise */
+    static const char *const modes[][3] = {{NULL, NULL, NULL}, {"0", NULL, NULL}, {"1", NULL, NULL},
+                                           {"1", "12", NULL},   {"1", NULL, "0"},  {"1", "12", "0"}};
+    static const char *const knobs[3] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT"};
+    for (int k = 0; k < 6; k++) {
+        set_knobs(knobs, modes[k], 3);
         memset(&gpu, 0xa5, sizeof gpu);
         int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
         CHECK_MSG(rc == 0, "g2 msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
         CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
     }
-    set_knobs(knobs, modes[0], 2);
+    set_knobs(knobs, modes[0], 3);
 }
 
 /* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums

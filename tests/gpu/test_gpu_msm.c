@@ -39,14 +39,17 @@ static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LO
 
 static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
 
-/* MSM bucket accumulation: xyzz per bucket (default), affine rounds over whole windows, affine rounds
- * in chunks of 2^16 sorted positions: {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG} */
-static const char *const msm_modes[][2] = {{NULL, NULL}, {"1", NULL}, {"1", "16"}};
-#define N_MSM_MODES 3
+/* MSM bucket accumulation: the size's default (xyzz per bucket below 2^24), the flat affine rounds over
+ * whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk borders), the
+ * per-segment affine rounds (CZ_GPU_MSM_FLAT=0) over whole windows and in chunks of 2^16:
+ * {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT} */
+static const char *const msm_modes[][3] = {{NULL, NULL, NULL}, {"1", NULL, NULL}, {"1", "16", NULL},
+                                           {"1", "10", NULL},   {"1", NULL, "0"},  {"1", "16", "0"}};
+#define N_MSM_MODES 6
 
-static const char *const msm_knobs[2] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG"};
+static const char *const msm_knobs[3] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT"};
 
-static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 2); }
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 3); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {
@@ -194,16 +197,23 @@ int main(void) {
          * P and -P with one scalar (cancels), all bases infinity, four bases and four scalars at random,
          * random bases with scalars that differ only in their low 8 bits (window 0's runs are short, every
          * later window piles all points into one or two buckets: the affine rounds, sized from window
-         * 0, must shrink their chunk or regrow their buffers for the later windows) */
+         * 0, must shrink their chunk or regrow their buffers for the later windows), scalars below 2^40 */
         cz_fr k1, ks[4];
         cz_fr_random(&k1, &rng);
         for (int q = 0; q < 4; q++) cz_fr_random(&ks[q], &rng);
         uint64_t hi[4];
         cz_fr_to_raw(hi, &k1);
         hi[3] &= 0x0fffffffffffffffULL; /* below r whatever the low byte */
-        for (int pat = 0; pat < 5; pat++) {
+        for (int pat = 0; pat < 6; pat++) {
             for (size_t i = 0; i < n; i++) {
                 switch (pat) {
+                case 5: { /* scalars below 2^40: the upper windows are all zero digits (an empty list after
+                           * the zeros), the middle ones partly */
+                    uint64_t v[4] = {cz_rng_next(&rng) & 0xffffffffffULL, 0, 0, 0};
+                    bases[i] = pool[cz_rng_next(&rng) % POOL];
+                    CHECK(cz_fr_from_raw(&sc[i], v) == 0);
+                    break;
+                }
                 case 0: bases[i] = p; sc[i] = k1; break;
                 case 1: bases[i] = i & 1 ? np : p; sc[i] = k1; break;
                 case 2: bases[i] = inf; sc[i] = ks[cz_rng_next(&rng) & 3]; break;
