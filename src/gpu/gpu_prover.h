@@ -37,9 +37,14 @@ typedef struct {
     uint64_t tail[3];    /* L, A, B_G1: number of scalars outside {0,1} */
     uint64_t ones[3];    /* number of scalars equal to 1 */
     int full_msm[3];     /* 1 where the query took one full MSM instead of the split (streamed: in some chunk) */
-    int streamed;        /* 1: bases streamed from host memory (their bytes are in htod_bytes) */
+    int streamed;        /* 1: a streamed-bases prover (the streamed parts' bytes are in htod_bytes) */
     uint64_t chunks;     /* streamed: chunks uploaded */
+    unsigned streamed_parts; /* streamed: CZ_GPU_PART_* bits of the parts that crossed PCIe (the rest is kept) */
+    int stages;          /* streamed: staging buffers in the ring */
 } cz_gpu_prove_stats;
+
+/* The base arrays of a prover (bits of cz_gpu_prove_stats.streamed_parts and CZ_GPU_PROVER_KEEP). */
+enum { CZ_GPU_PART_H = 1, CZ_GPU_PART_B_G1 = 2, CZ_GPU_PART_L = 4, CZ_GPU_PART_A = 8, CZ_GPU_PART_B_G2 = 16 };
 
 /* Locks for the device regions of several users of one GPU (engine, provers): dev < 64. */
 void cz_gpu_lock(int dev);
@@ -53,19 +58,28 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
                          size_t margin_bytes);
 
 /* Residency modes. AUTO (what create() does): everything resident when it fits, else "streamed bases": the
- * matrices, maps and working set on the device, the bases (H, L, A, B_G1, B_G2) in host memory, page-locked
- * once (cudaHostRegister; unregistered by destroy; staged through pinned buffers if the driver refuses) and
- * uploaded per proof in chunks, double-buffered on the upload stream (the chunk k+1 upload overlaps chunk k's
- * MSM / batch add). RESIDENT: never stream (CZ_ENOMEM instead). STREAMED: always stream.
+ * matrices, maps and working set on the device, and of the bases (H, L, A, B_G1, B_G2) those that fit beside
+ * them and the staging kept on the device (B_G2, B_G1, A, L, H in that order, whole parts), the rest in host
+ * memory, page-locked once (cudaHostRegister; unregistered by destroy; staged through pinned buffers if the
+ * driver refuses) and uploaded per proof in chunks through a ring of staging buffers on the upload stream
+ * (uploads run up to `stages` chunks ahead of the MSMs / batch additions). RESIDENT: never stream (CZ_ENOMEM
+ * instead). STREAMED: always the streamed layout (with plenty of memory every part may be kept: chunked but
+ * nothing crosses PCIe).
  * Knobs (tests, benches): CZ_GPU_PROVER_STREAM=1 forces streamed (=0 forbids it), CZ_GPU_MEM_LIMIT_MB caps the
  * usable device memory, CZ_GPU_PROVER_CHUNK = G1 points per chunk (G2: half; default: from the memory left,
- * a whole query when it fits), CZ_GPU_PROVER_NOPIN=1 skips page-locking (the pinned staging path).
+ * a whole query when it fits), CZ_GPU_PROVER_STAGES = staging buffers (2..4; default 3, or 2 when 3 of the
+ * smallest chunks do not fit), CZ_GPU_PROVER_KEEP = CZ_GPU_PART_* mask of the parts to keep on the device
+ * (0: stream all, the session-5 behaviour; default: by memory), CZ_GPU_PROVER_NOPIN=1 skips page-locking
+ * (the pinned staging path).
  * CZ_ENOMEM names the resident and the streamed needs when neither fits. */
 enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                               size_t margin_bytes, int mode);
 /* 1 when the prover streams its bases. */
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
+/* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts
+ * (all 0 for a resident prover). Any pointer may be NULL. */
+void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept);
 /* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
  * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
  * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */

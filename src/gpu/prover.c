@@ -6,8 +6,9 @@
  * floor, work_min, when the full reserve does not fit), so a prover that does not fit fails at creation
  * with CZ_ENOMEM and the sizes, not in the middle of a proof.
  * When everything but the bases fits, create() builds a streamed-bases prover instead (gpu_prover.h): the
- * chunk size is the largest (a whole query, halved down to 2^16 points) whose staging buffers, tail buffer and
- * MSM scratch fit beside the matrices, maps and witness buffers. */
+ * chunk size is the largest (a whole query, halved down to 2^16 points) whose ring of staging buffers, tail
+ * buffer and MSM scratch fit beside the matrices, maps and witness buffers; whole base arrays are then kept
+ * on the device in what is left (plan_keep). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +133,7 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
-    for (int i = 0; i < 2 && pr->streamed && !rc; i++) {
+    for (int i = 0; i < pr->stages && pr->streamed && !rc; i++) {
         rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_stage[i], pr->stage_bytes, "base staging buffer");
         if (!rc) rc = cz_gpu_event_create_(&pr->ev_ld[i]);
         if (!rc) rc = cz_gpu_event_create_(&pr->ev_fr[i]);
@@ -189,29 +190,54 @@ static uint64_t max_len(const cz_gpu_prover *pr) {
 }
 
 /* Per-partition device bytes beside the matrices, maps and bases: witness, a/b/c, bitmap and counts, the
- * tail buffer and the MSM / batch-add scratch at its floor (full = 0), for MSMs of msm_n points, G1 batch
- * additions and tails of ba_n, G2 ones of g2_n. */
-static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n) {
+ * tail buffer and the MSM / batch-add scratch at its floor (full = 0) or in full (1), for MSMs of msm_n
+ * points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
+static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full) {
     const uint64_t maxlen = max_len(pr);
     return (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
-           work_est(msm_n, ba_n, g2_n, 0);
+           work_est(msm_n, ba_n, g2_n, full);
 }
 
 /* Everything resident; *work gets the per-partition part. */
 static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
     const uint64_t maxlen = max_len(pr);
     const size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
-    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B]);
+    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0);
     return fixed + bases + *work;
 }
 
 /* Streamed with chunks of c1 G1 points (c2 = c1 / 2 G2 points, both clipped to the longest query): the
- * same without the bases, plus two staging buffers of *stage bytes. */
-static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, uint64_t *c2, size_t *stage) {
+ * same without the bases, plus k staging buffers of *stage bytes; full: the MSM scratch in full. */
+static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, int k, uint64_t *c2, size_t *stage,
+                          int full) {
     *c2 = c1 / 2 ? c1 / 2 : 1;
     if (*c2 > pr->len[Q_B]) *c2 = pr->len[Q_B];
     *stage = c1 * sizeof(cz_g1_affine) > *c2 * sizeof(cz_g2_affine) ? c1 * sizeof(cz_g1_affine) : *c2 * sizeof(cz_g2_affine);
-    return fixed + 2 * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0);
+    return fixed + (size_t)k * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0, full);
+}
+
+uint64_t cz_gpu_prover_part_len_(const cz_gpu_prover *pr, int i) {
+    return i == SQ_H ? pr->n - 1 : i == SQ_L ? pr->len[Q_L] : i == SQ_A ? pr->len[Q_A] : pr->len[Q_B];
+}
+size_t cz_gpu_prover_part_el_(int i) { return i == SQ_B2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine); }
+void *cz_gpu_prover_part_dev_(const cz_gpu_prover *pr, int i) {
+    return i == SQ_H ? (void *)pr->d_h : i == SQ_B2 ? (void *)pr->d_b2 : (void *)pr->d_q[i == SQ_L ? Q_L : i == SQ_A ? Q_A : Q_B];
+}
+
+/* Which parts to keep on the device in `spare` bytes: CZ_GPU_PROVER_KEEP (a CZ_GPU_PART_* mask) when set, else
+ * whole parts in the order B_G2, B_G1, A, L, H while they fit: every kept byte saves one byte of PCIe per
+ * proof, and the queries' batch additions are short next to their uploads (they stall the ring), while the
+ * long H MSM chunks hide their own uploads. */
+static unsigned plan_keep(const cz_gpu_prover *pr, size_t spare) {
+    const char *e = getenv("CZ_GPU_PROVER_KEEP");
+    if (e && *e) return (unsigned)strtoul(e, NULL, 0) & ((1u << SQ_N) - 1);
+    static const int order[SQ_N] = {SQ_B2, SQ_B, SQ_A, SQ_L, SQ_H};
+    unsigned keep = 0;
+    for (int j = 0; j < SQ_N; j++) {
+        const size_t b = cz_gpu_prover_part_len_(pr, order[j]) * cz_gpu_prover_part_el_(order[j]);
+        if (b <= spare) keep |= 1u << order[j], spare -= b;
+    }
+    return keep;
 }
 
 int cz_gpu_prover_stream_knob_(void) {
@@ -219,8 +245,11 @@ int cz_gpu_prover_stream_knob_(void) {
     return e && *e ? atoi(e) != 0 : -1;
 }
 
-/* The chunk: CZ_GPU_PROVER_CHUNK, else the longest G1 query (all of it in one chunk) halved until it fits,
- * down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant). */
+/* The chunk: CZ_GPU_PROVER_CHUNK, else the longest G1 query (all of it in one chunk) halved until the ring
+ * of staging buffers fits, down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant).
+ * Stages: CZ_GPU_PROVER_STAGES, else 3 (uploads run further ahead of the short batch additions), or 2 when
+ * even 3 of the smallest chunks do not fit. Then the parts to keep, in the memory left with the MSM
+ * scratch in full (kept bases must not push the MSMs onto their slower floor). */
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     uint64_t g1max = max_len(pr), c2;
     if (pr->n - 1 > g1max) g1max = pr->n - 1;
@@ -228,27 +257,39 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     const uint64_t floor = g1max < ((uint64_t)1 << 16) ? g1max : (uint64_t)1 << 16;
     const char *e = getenv("CZ_GPU_PROVER_CHUNK");
     const uint64_t knob = e ? strtoull(e, NULL, 10) : 0;
-    uint64_t c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
-    size_t stage, need = stream_need(pr, fixed, c1, &c2, &stage), work;
+    const char *ek = getenv("CZ_GPU_PROVER_STAGES");
+    int k = ek && *ek ? atoi(ek) : 3;
+    const int k_knob = ek && *ek;
+    k = k < 2 ? 2 : k > CZ_GPU_MAX_STAGES ? CZ_GPU_MAX_STAGES : k;
+    size_t stage, need = 0, work;
+    uint64_t c1 = 0;
     if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
-    while (!knob && need > pr->limit && c1 > floor) {
-        c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
-        c1 = c1 < floor ? floor : c1;
-        need = stream_need(pr, fixed, c1, &c2, &stage);
+    for (;; k--) {
+        c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
+        need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+        while (!knob && need > pr->limit && c1 > floor) {
+            c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
+            c1 = c1 < floor ? floor : c1;
+            need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+        }
+        if (need <= pr->limit || k_knob || k == 2) break;
     }
     size_t st_min;
     pr->need_streamed = need;
-    pr->need_streamed_min = stream_need(pr, fixed, knob ? c1 : floor, &c2, &st_min);
-    need = stream_need(pr, fixed, c1, &c2, &stage); /* c2 and stage of the chosen chunk */
+    pr->need_streamed_min = stream_need(pr, fixed, knob ? c1 : floor, 2, &c2, &st_min, 0);
+    need = stream_need(pr, fixed, c1, k, &c2, &stage, 0); /* c2 and stage of the chosen chunk */
     if (need > pr->limit)
         return cz_error(CZ_ENOMEM,
                         "GPU prover does not fit on device %d, resident or streamed: resident needs %.2f GiB (bases "
-                        "%.2f GiB), streamed needs %.2f GiB without the bases (matrices and maps %.2f, staging 2 x "
+                        "%.2f GiB), streamed needs %.2f GiB without the bases (matrices and maps %.2f, staging %d x "
                         "%.3f, per-partition working set %.2f, chunks of %llu G1 points) but %.2f GiB is usable "
                         "(free memory minus the margin)",
-                        pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, stage / GIB,
-                        (need - fixed - 2 * stage) / GIB, (unsigned long long)c1, pr->limit / GIB);
-    pr->streamed = 1, pr->chunk1 = c1, pr->chunk2 = c2 ? c2 : 1, pr->stage_bytes = stage;
+                        pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, k, stage / GIB,
+                        (need - fixed - (size_t)k * stage) / GIB, (unsigned long long)c1, pr->limit / GIB);
+    pr->streamed = 1, pr->chunk1 = c1, pr->chunk2 = c2 ? c2 : 1, pr->stage_bytes = stage, pr->stages = k;
+    /* 64 MiB of slack for what the accountant does not see (scan scratch, the NTT plan's tables) */
+    const size_t full = stream_need(pr, fixed, c1, k, &c2, &stage, 1) + ((size_t)64 << 20);
+    pr->keep = plan_keep(pr, full < pr->limit ? pr->limit - full : 0);
     return 0;
 }
 
@@ -261,11 +302,29 @@ static int pin_host_bases(cz_gpu_prover *pr) {
     const char *e = getenv("CZ_GPU_PROVER_NOPIN");
     int stage = e && atoi(e) != 0, rc = 0;
     for (int i = 0; i < SQ_N && !rc && !stage; i++) {
-        if (!len[i] || cz_gpu_host_is_pinned_(pr->h_src[i])) continue;
+        if (!len[i] || (pr->keep >> i & 1) || cz_gpu_host_is_pinned_(pr->h_src[i])) continue;
         rc = cz_gpu_host_register_((void *)pr->h_src[i], len[i] * el[i], &pr->h_reg[i]);
         if (!pr->h_reg[i]) stage = 1;
     }
-    for (int i = 0; i < 2 && !rc && stage; i++) rc = cz_gpu_host_alloc(&pr->h_stage[i], pr->stage_bytes);
+    for (int i = 0; i < pr->stages && !rc && stage; i++) rc = cz_gpu_host_alloc(&pr->h_stage[i], pr->stage_bytes);
+    return rc;
+}
+
+/* A streamed prover's kept parts onto the device (as a resident prover has them). */
+static int upload_kept(cz_gpu_prover *pr) {
+    static const char *what[SQ_N] = {"H query (kept)", "B_G1 query (kept)", "L query (kept)", "A query (kept)",
+                                     "B_G2 query (kept)"};
+    int rc = 0;
+    for (int i = 0; i < SQ_N && !rc; i++) {
+        if (!(pr->keep >> i & 1)) continue;
+        const size_t bytes = cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
+        void *d = NULL;
+        rc = cz_gpu_prover_dalloc_(pr, &d, bytes, what[i]);
+        if (!rc && bytes) rc = cz_gpu_memcpy_htod(d, pr->h_src[i], bytes);
+        if (i == SQ_H) pr->d_h = d;
+        else if (i == SQ_B2) pr->d_b2 = d;
+        else pr->d_q[i == SQ_L ? Q_L : i == SQ_A ? Q_A : Q_B] = d;
+    }
     return rc;
 }
 
@@ -342,6 +401,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     }
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
+    if (!rc && stream) rc = upload_kept(pr);
     if (!rc && !stream) rc = upload_bases(pr, &pr->d_h, p->h, p->h_len, "H query");
     if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_L], p->l, p->l_len, "L query");
     if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_A], p->a, p->a_len, "A query");
@@ -386,6 +446,11 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
+void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept) {
+    if (chunk) *chunk = pr->streamed ? pr->chunk1 : 0;
+    if (stages) *stages = pr->streamed ? pr->stages : 0;
+    if (kept) *kept = pr->streamed ? pr->keep : 0;
+}
 void cz_gpu_prover_needs(const cz_gpu_prover *pr, size_t *resident, size_t *streamed, size_t *streamed_min) {
     if (resident) *resident = pr->need_resident;
     if (streamed) *streamed = pr->need_streamed;
@@ -413,7 +478,7 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_free(pr->d_cnt);
     cz_gpu_free(pr->d_tail);
     cz_gpu_free(pr->d_g2buf);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < CZ_GPU_MAX_STAGES; i++) {
         cz_gpu_free(pr->d_stage[i]);
         cz_gpu_event_destroy_(pr->ev_ld[i]);
         cz_gpu_event_destroy_(pr->ev_fr[i]);
@@ -422,7 +487,7 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     free(pr->sched);
     for (int i = 0; i < SQ_N; i++) {
         if (pr->h_reg[i]) cz_gpu_host_unregister_((void *)pr->h_src[i]);
-        if (pr->h_own) cz_gpu_host_free((void *)pr->h_src[i]);
+        if (pr->h_own && pr->h_src[i]) cz_gpu_host_free((void *)pr->h_src[i]);
     }
     cz_gpu_event_destroy_(pr->ev_b);
     cz_gpu_stream_destroy_(pr->st2);

@@ -10,6 +10,8 @@
 #define CZ_GPU_HAVE_G2_MSM
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+/* the most staging buffers a streamed prover rings through (CZ_GPU_PROVER_STAGES) */
+#define CZ_GPU_MAX_STAGES 4
 
 enum { Q_L = 0, Q_A = 1, Q_B = 2 };
 
@@ -50,31 +52,41 @@ struct cz_gpu_prover {
      * when an allocation would not fit beside the full one (those parts then size themselves to the free
      * memory at call time, keeping 2 GiB free) */
     size_t limit, used, work_reserve, work_min;
-    /* Streamed bases (prover.c, prover_run.c; issue 4 item 5): when only the non-base part fits, the H, L, A,
-     * B_G1 and B_G2 points stay in host memory (h_src: the params' arrays, or a synthetic prover's pinned
-     * copies, owned when h_own) and cross PCIe per proof in chunks of chunk1 G1 / chunk2 G2 points into two
-     * device staging buffers of stage_bytes (d_stage), double-buffered on st_up: ev_ld[i] = buffer i
-     * loaded, ev_fr[i] = the compute stream is done with it. h_reg[i]: registered here (unregistered in
-     * destroy); h_stage: two pinned host buffers that pageable sources are copied through when the driver
-     * refuses to page-lock them. sched: the chunk order (n_sched entries, built on the first start): one
-     * query chunk, then H and query chunks alternately (L, A, B_G1, B_G2 in turn), the rest after, so the long
-     * H MSMs hide the uploads of the query chunks, whose batch additions are shorter than their uploads;
-     * s_issued / s_taken: chunks uploaded / consumed this start (buffer = count & 1). */
-    int streamed, h_own, h_reg[5];
+    /* Streamed bases (prover.c, prover_run.c; issue 4 item 5): when only the non-base part fits, the bases
+     * that do not fit beside it (H, L, A, B_G1, B_G2: h_src, the params' arrays, or a synthetic prover's
+     * pinned copies, owned when h_own) stay in host memory and cross PCIe per proof in chunks of chunk1 G1 /
+     * chunk2 G2 points through a ring of `stages` (2..CZ_GPU_MAX_STAGES) device staging buffers of
+     * stage_bytes (d_stage) on st_up: ev_ld[i] = buffer i loaded, ev_fr[i] = the compute stream is done with
+     * it. Partial residency: keep (bit SQ_i) marks the parts create() kept on the device beside the staging
+     * (d_h, d_q[], d_b2, as a resident prover has them; chosen B_G2, B_G1, A, L, H while they fit: those
+     * whose compute is short next to their upload first); their chunks run from device memory in the same
+     * schedule, uploading nothing. h_reg[i]: registered here (unregistered in destroy); h_stage: pinned
+     * host twins of the staging buffers that pageable sources are copied through when the driver refuses
+     * to page-lock them. sched: the chunk order (n_sched entries, built on the first start; u = the
+     * streamed chunk's ordinal, its buffer u % stages, -1 for a kept part's chunk): see build_schedule.
+     * s_next: the next entry to look at for an upload, s_taken: entries consumed; u_issued / u_taken:
+     * streamed chunks uploaded / consumed this start. */
+    int streamed, h_own, h_reg[5], stages;
+    unsigned keep;
     const void *h_src[5];
     uint64_t chunk1, chunk2;
     size_t stage_bytes;
-    uint8_t *d_stage[2];
-    void *h_stage[2], *ev_ld[2], *ev_fr[2];
-    struct cz_gpu_chunk_ { int q; uint64_t k0, m; } *sched;
-    uint64_t n_sched, s_issued, s_taken;
+    uint8_t *d_stage[CZ_GPU_MAX_STAGES];
+    void *h_stage[CZ_GPU_MAX_STAGES], *ev_ld[CZ_GPU_MAX_STAGES], *ev_fr[CZ_GPU_MAX_STAGES];
+    struct cz_gpu_chunk_ { int q; int64_t u; uint64_t k0, m; } *sched;
+    uint64_t n_sched, s_next, s_taken, u_issued, u_taken;
     /* figures create() computed (bytes): the resident need, the streamed need with the chosen staging, and
      * with the smallest chunks (cz_gpu_prover_needs) */
     size_t need_resident, need_streamed, need_streamed_min;
 };
 
-/* The streamed parts (index into h_src / h_reg). */
+/* The streamed parts (index into h_src / h_reg; bit 1 << SQ_i is gpu_prover.h's CZ_GPU_PART_*). */
 enum { SQ_H = 0, SQ_B = 1, SQ_L = 2, SQ_A = 3, SQ_B2 = 4, SQ_N = 5 };
+/* Points in part i and bytes per point (96 G1, 192 G2). */
+uint64_t cz_gpu_prover_part_len_(const cz_gpu_prover *pr, int i);
+size_t cz_gpu_prover_part_el_(int i);
+/* The device array of a kept part (NULL when streamed). */
+void *cz_gpu_prover_part_dev_(const cz_gpu_prover *pr, int i);
 
 
 double cz_gpu_now_ms_(void);
@@ -88,9 +100,10 @@ size_t cz_gpu_g1_ba_scratch_bytes_(size_t n, int rounds);
 size_t cz_gpu_g2_ba_scratch_bytes_(size_t n, int rounds);
 /* Reserves msm.cu's scratch and allocates the per-partition buffers (len[] must be set). */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
-/* Streamed mode (prover.c): picks the staging size from the memory left beside `fixed` bytes (matrices and
- * maps), sets chunk1 / chunk2 / stage_bytes and the need_* figures; CZ_ENOMEM (message with the sizes) when
- * even the smallest chunks do not fit. bases: device bytes of all bases (for the message). */
+/* Streamed mode (prover.c): picks the stage count, the staging size from the memory left beside `fixed`
+ * bytes (matrices and maps) and the parts to keep on the device in what is left after that; sets stages,
+ * chunk1 / chunk2 / stage_bytes, keep and the need_* figures; CZ_ENOMEM (message with the sizes) when even
+ * two stages of the smallest chunks do not fit. bases: device bytes of all bases (for the message). */
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
 int cz_gpu_prover_stream_knob_(void);

@@ -361,21 +361,23 @@ static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_
 }
 #endif
 
-/* ---- streamed bases (prover.c chose the chunks): the chunk schedule flows through two device staging
- * buffers; chunk k+1 uploads on st_up while chunk k computes on st (each chunk's device calls return when
- * their result is on the host, so a released buffer's upload and compute are over). ---- */
-static const size_t sq_el[SQ_N] = {sizeof(cz_g1_affine), sizeof(cz_g1_affine), sizeof(cz_g1_affine),
-                                   sizeof(cz_g1_affine), sizeof(cz_g2_affine)};
+/* ---- streamed bases (prover.c chose the chunks, the stages and the kept parts): the schedule's streamed
+ * chunks flow through a ring of `stages` device staging buffers; uploads run on st_up up to `stages` chunks
+ * ahead of the compute on st (each chunk's device calls return when their result is on the host, so a
+ * released buffer's upload and compute are over); kept parts' chunks read device memory and upload
+ * nothing. ---- */
+static uint64_t sq_len(const cz_gpu_prover *pr, int i) { return cz_gpu_prover_part_len_(pr, i); }
 
-static uint64_t sq_len(const cz_gpu_prover *pr, int i) {
-    if (!pr->h_src[i]) return 0;
-    return i == SQ_H ? pr->n - 1 : i == SQ_L ? pr->len[Q_L] : i == SQ_A ? pr->len[Q_A] : pr->len[Q_B];
-}
+static int sq_kept(const cz_gpu_prover *pr, int i) { return (int)(pr->keep >> i & 1); }
 
-/* The chunk order (see prover_priv.h): a query chunk first (it and the first H chunk load during the SpMV and
- * the H pipeline), then an H chunk and a query chunk alternately, then what is left. */
+/* The chunk order. The streamed chunks: a query chunk first (it and the first H chunk load during the SpMV
+ * and the H pipeline), then an H chunk and a query chunk alternately (L, A, B_G1, B_G2 in turn), the rest
+ * after, so the long H MSMs hide the uploads of the query chunks, whose batch additions are shorter than
+ * their uploads. The kept parts' chunks (same order of parts) go one after each streamed query chunk: that
+ * chunk's release starts an upload, which the kept chunk's compute then hides; the rest at the end. */
 static int build_schedule(cz_gpu_prover *pr) {
     static const int qorder[4] = {SQ_L, SQ_A, SQ_B, SQ_B2};
+    static const int korder[SQ_N] = {SQ_L, SQ_A, SQ_B, SQ_B2, SQ_H};
     uint64_t total = 0;
     for (int i = 0; i < SQ_N; i++) {
         const uint64_t c = i == SQ_B2 ? pr->chunk2 : pr->chunk1;
@@ -383,34 +385,47 @@ static int build_schedule(cz_gpu_prover *pr) {
     }
     pr->sched = malloc((total + 1) * sizeof *pr->sched);
     if (!pr->sched) return cz_error(CZ_ENOMEM, "GPU prover: chunk schedule of %llu", (unsigned long long)total);
-    uint64_t hk = 0, qk = 0, n = 0;
-    int qi = 0;
+    const uint64_t hlen = sq_kept(pr, SQ_H) ? 0 : sq_len(pr, SQ_H);
+    uint64_t hk = 0, qk = 0, n = 0, u = 0, kk = 0;
+    int qi = 0, ki = 0;
     for (int turn = 0; n < total; turn ^= 1) {
-        const int h_left = hk < sq_len(pr, SQ_H);
-        while (qi < 4 && qk >= sq_len(pr, qorder[qi])) qi++, qk = 0;
+        const int h_left = hk < hlen;
+        while (qi < 4 && (sq_kept(pr, qorder[qi]) || qk >= sq_len(pr, qorder[qi]))) qi++, qk = 0;
+        while (ki < SQ_N && (!sq_kept(pr, korder[ki]) || kk >= sq_len(pr, korder[ki]))) ki++, kk = 0;
         int q;
         if (turn == 1 && h_left) q = SQ_H; /* odd turns: H while it lasts */
         else if (qi < 4) q = qorder[qi];
         else if (h_left) q = SQ_H;
-        else break; /* not reached: total counts every chunk */
-        uint64_t *k = q == SQ_H ? &hk : &qk;
-        const uint64_t c = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - *k;
-        pr->sched[n].q = q, pr->sched[n].k0 = *k, pr->sched[n].m = left < c ? left : c;
-        *k += pr->sched[n++].m;
+        else if (ki < SQ_N) q = -1; /* only kept chunks left */
+        else break;                 /* not reached: total counts every chunk */
+        if (q >= 0) {
+            uint64_t *k = q == SQ_H ? &hk : &qk;
+            const uint64_t c = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - *k;
+            pr->sched[n].q = q, pr->sched[n].u = (int64_t)u++, pr->sched[n].k0 = *k, pr->sched[n].m = left < c ? left : c;
+            *k += pr->sched[n++].m;
+            if (q == SQ_H && qi < 4) continue; /* between H chunks only once no streamed query is left */
+        }
+        if (ki < SQ_N) { /* a kept chunk after each streamed query chunk (or alone once nothing streams) */
+            const int p = korder[ki];
+            const uint64_t c = p == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, p) - kk;
+            pr->sched[n].q = p, pr->sched[n].u = -1, pr->sched[n].k0 = kk, pr->sched[n].m = left < c ? left : c;
+            kk += pr->sched[n++].m;
+        }
     }
     pr->n_sched = n;
     return 0;
 }
 
-/* Issues chunk uploads while a staging buffer is free. A pageable source goes through the buffer's pinned
- * host twin (its previous upload is over: that chunk was released). */
+/* Issues streamed chunk uploads, in schedule order, while a staging buffer is free. A pageable source goes
+ * through the buffer's pinned host twin (its previous upload is over: that chunk was released). */
 static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
     int rc = 0;
-    while (!rc && pr->s_issued - pr->s_taken < 2 && pr->s_issued < pr->n_sched) {
-        const struct cz_gpu_chunk_ *c = &pr->sched[pr->s_issued];
-        const int b = (int)(pr->s_issued & 1);
-        const size_t bytes = c->m * sq_el[c->q];
-        const void *src = (const uint8_t *)pr->h_src[c->q] + c->k0 * sq_el[c->q];
+    while (!rc && pr->u_issued - pr->u_taken < (uint64_t)pr->stages && pr->s_next < pr->n_sched) {
+        const struct cz_gpu_chunk_ *c = &pr->sched[pr->s_next++];
+        if (c->u < 0) continue; /* kept */
+        const int b = (int)(c->u % pr->stages);
+        const size_t bytes = c->m * cz_gpu_prover_part_el_(c->q);
+        const void *src = (const uint8_t *)pr->h_src[c->q] + c->k0 * cz_gpu_prover_part_el_(c->q);
         if (pr->h_stage[b]) {
             memcpy(pr->h_stage[b], src, bytes);
             src = pr->h_stage[b];
@@ -418,35 +433,44 @@ static int stream_issue(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
         rc = cz_gpu_stream_wait_(pr->st_up, pr->ev_fr[b]);
         if (!rc) rc = cz_gpu_htod_async_(pr->d_stage[b], src, bytes, pr->st_up);
         if (!rc) rc = cz_gpu_event_record_(pr->ev_ld[b], pr->st_up);
-        pr->s_issued++;
+        pr->u_issued++;
         st->htod_bytes += bytes, st->chunks++;
+        st->streamed_parts |= 1u << c->q;
     }
     return rc;
 }
 
-/* Starts the sequence (before the SpMV: the first two chunks land while a, b, c and H are computed). */
+/* Starts the sequence (before the SpMV: the first `stages` chunks land while a, b, c and H are computed). */
 static int stream_begin(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
     int rc = 0;
-    if (pr->s_issued != pr->s_taken) rc = cz_gpu_stream_sync_(pr->st_up); /* a failed start left uploads */
+    if (pr->u_issued != pr->u_taken) rc = cz_gpu_stream_sync_(pr->st_up); /* a failed start left uploads */
     if (!rc && !pr->sched) rc = build_schedule(pr);
-    pr->s_issued = pr->s_taken = 0;
-    st->streamed = 1;
+    pr->s_next = pr->s_taken = pr->u_issued = pr->u_taken = 0;
+    st->streamed = 1, st->stages = pr->stages;
     return rc ? rc : stream_issue(pr, st);
 }
 
-/* The next chunk: the compute stream waits for its upload. */
+/* The next chunk: a kept part's device array, or a staging buffer the compute stream waits for. */
 static int stream_take(cz_gpu_prover *pr, const struct cz_gpu_chunk_ **c, const void **bases) {
-    const int b = (int)(pr->s_taken & 1);
-    if (pr->s_taken >= pr->s_issued)
-        return cz_error(CZ_EINVAL, "GPU prover: streamed chunk %llu not uploaded", (unsigned long long)pr->s_taken);
-    *c = &pr->sched[pr->s_taken], *bases = pr->d_stage[b];
+    const struct cz_gpu_chunk_ *e = &pr->sched[pr->s_taken];
+    *c = e;
+    if (e->u < 0) {
+        *bases = (const uint8_t *)cz_gpu_prover_part_dev_(pr, e->q) + e->k0 * cz_gpu_prover_part_el_(e->q);
+        return 0;
+    }
+    if ((uint64_t)e->u >= pr->u_issued)
+        return cz_error(CZ_EINVAL, "GPU prover: streamed chunk %llu not uploaded", (unsigned long long)e->u);
+    const int b = (int)(e->u % pr->stages);
+    *bases = pr->d_stage[b];
     return cz_gpu_stream_wait_(pr->st, pr->ev_ld[b]);
 }
 
-/* Done with the chunk taken last: its buffer is free for the upload after the next. */
+/* Done with the chunk taken last: a staging buffer is free for the upload `stages` chunks on. */
 static int stream_release(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
-    int rc = cz_gpu_event_record_(pr->ev_fr[pr->s_taken & 1], pr->st);
-    pr->s_taken++;
+    const struct cz_gpu_chunk_ *e = &pr->sched[pr->s_taken++];
+    if (e->u < 0) return 0;
+    int rc = cz_gpu_event_record_(pr->ev_fr[e->u % pr->stages], pr->st);
+    pr->u_taken++;
     return rc ? rc : stream_issue(pr, st);
 }
 

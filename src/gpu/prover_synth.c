@@ -7,23 +7,30 @@
 #include "gpu/prover_internal.h"
 #include "gpu/prover_priv.h"
 
-/* Streamed synthetic prover: plan the chunks beside the matrices and maps, allocate the working set, then
- * generate each base array chunk by chunk in a staging buffer and download it into pinned host memory
- * (owned by the prover). */
+/* Streamed synthetic prover: plan the chunks (and the kept parts) beside the matrices and maps, allocate the
+ * working set, then generate each kept base array on the device and each streamed one chunk by chunk in a
+ * staging buffer, downloaded into pinned host memory (owned by the prover). */
 static int synth_streamed(cz_gpu_prover *pr, uint64_t seed) {
-    const uint64_t len[SQ_N] = {pr->n - 1, pr->len[Q_B], pr->len[Q_L], pr->len[Q_A], pr->len[Q_B]};
-    const size_t el[SQ_N] = {96, 96, 96, 96, 192};
     size_t bases = 0;
-    for (int i = 0; i < SQ_N; i++) bases += len[i] * el[i];
+    for (int i = 0; i < SQ_N; i++) bases += cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
     int rc = cz_gpu_prover_plan_stream_(pr, pr->used, bases);
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     pr->h_own = 1;
     for (int i = 0; i < SQ_N && !rc; i++) {
+        const uint64_t recs = cz_gpu_prover_part_len_(pr, i) * (cz_gpu_prover_part_el_(i) / 96); /* G1-sized records */
+        if (pr->keep >> i & 1) { /* on the device, as a resident synthetic prover has it */
+            void *d = NULL;
+            rc = cz_gpu_prover_dalloc_(pr, &d, recs * 96, "kept query");
+            if (!rc) rc = cz_gpu_synth_points_(d, recs, seed ^ (0x7777 * (i + 1)), pr->st);
+            if (i == SQ_H) pr->d_h = d;
+            else if (i == SQ_B2) pr->d_b2 = d;
+            else pr->d_q[i == SQ_L ? Q_L : i == SQ_A ? Q_A : Q_B] = d;
+            continue;
+        }
         void *h = NULL;
-        rc = cz_gpu_host_alloc(&h, len[i] * el[i]);
+        rc = cz_gpu_host_alloc(&h, recs * 96);
         pr->h_src[i] = h;
-        const uint64_t per = pr->stage_bytes / 96; /* G1-sized records per staging buffer */
-        const uint64_t recs = len[i] * (el[i] / 96);
+        const uint64_t per = pr->stage_bytes / 96; /* records per staging buffer */
         for (uint64_t k = 0; k < recs && !rc; k += per) {
             const uint64_t m = recs - k < per ? recs - k : per;
             rc = cz_gpu_synth_points_(pr->d_stage[0], m, seed ^ (0x7777 * (i + 1)) ^ (k << 20), pr->st);

@@ -1,11 +1,17 @@
-/* The GPU prover's streamed-bases mode (bases in host memory, uploaded per proof in double-buffered chunks;
- * issue 4 item 5) on fresh random circuits (row counts not powers of two):
- *  - for chunk sizes 37 (domains up to 1024), 64, random 65..264, about a third of the domain, and the default
- *    (a whole query per chunk), with a bit-heavy witness (0/1 split per chunk) and a mostly random one (one
- *    MSM per chunk: the full-MSM path): every pending term equals the CPU prover's and the resident GPU
- *    prover's, the proof bytes for the same r, s are equal, the proof verifies; stats say streamed, the
- *    chunk count is the sum of ceil(len / chunk) over H, B_G1, L, A (G1 chunk) and B_G2 (half the G1 chunk),
- *    and htod_bytes = the witness + every base byte;
+/* The GPU prover's streamed-bases mode (bases in host memory, uploaded per proof in chunks through a ring of
+ * 2..4 staging buffers, the parts that fit kept on the device; issue 4 item 5) on fresh random circuits (row
+ * counts not powers of two):
+ *  - for chunk sizes 37 (domains up to 1024; 2 stages, nothing kept: the session-5 layout), 64 (3 stages,
+ *    nothing kept), random 65..264 (4 stages, a random set of kept parts), about a third of the domain (2..4
+ *    stages, another random set), and the default (a whole query per chunk, default stages, parts kept by
+ *    memory: all of them on this card), with a bit-heavy witness (0/1 split per chunk) and a mostly random one
+ *    (one MSM per chunk: the full-MSM path): every pending term equals the CPU prover's and the resident GPU
+ *    prover's, the proof bytes for the same r, s are equal, the proof verifies; stats say streamed with the
+ *    stages asked, the streamed parts are exactly those not kept, the chunk count is the sum of ceil(len /
+ *    chunk) over the streamed ones of H, B_G1, L, A (G1 chunk) and B_G2 (half the G1 chunk), and htod_bytes =
+ *    the witness + every streamed base byte (kept parts cross nothing);
+ *  - every part kept alone and every part streamed alone (the other four kept), stages 2, 3, 4 in turn, random
+ *    chunks, on one circuit;
  *  - one size with CZ_GPU_PROVER_NOPIN=1 (pageable bases staged through pinned buffers);
  *  - a compact-witness start and a prefetched (set_next) dense start on a streamed prover equal the CPU's;
  *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
@@ -44,6 +50,16 @@ static void proof_bytes(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_pe
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+static void set_int_env(const char *name, long long v) {
+    char b[32];
+    if (v < 0) {
+        unsetenv(name);
+        return;
+    }
+    snprintf(b, sizeof b, "%lld", v);
+    setenv(name, b, 1);
+}
 
 typedef struct {
     circuit tc;
@@ -102,20 +118,33 @@ static void set_chunk(uint64_t c1) {
     setenv("CZ_GPU_PROVER_CHUNK", b, 1);
 }
 
-/* One streamed prover with G1 chunks of c1 (0: its own choice) against the CPU and resident pendings. */
-static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64_t c1, int nopin, int extra,
-                          const char *mix) {
+/* One streamed prover with G1 chunks of c1 (0: its own choice), `stages` staging buffers (0: default) and the
+ * CZ_GPU_PART_* mask keep of parts kept on the device (-1: by memory) against the CPU and resident pendings. */
+static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64_t c1, int stages, int keep, int nopin,
+                          int extra, const char *mix) {
     set_chunk(c1);
+    set_int_env("CZ_GPU_PROVER_STAGES", stages ? stages : -1);
+    set_int_env("CZ_GPU_PROVER_KEEP", keep);
     if (nopin) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create_mode(&gp, 0, &k->p, &k->tc.r, 0, CZ_GPU_PROVER_STREAMED);
     unsetenv("CZ_GPU_PROVER_NOPIN");
-    char what[160];
-    snprintf(what, sizeof what, "%s rows %llu chunk %llu%s", mix, (unsigned long long)k->tc.r.num_rows,
-             (unsigned long long)c1, nopin ? " nopin" : "");
+    unsetenv("CZ_GPU_PROVER_STAGES");
+    unsetenv("CZ_GPU_PROVER_KEEP");
+    char what[200];
+    snprintf(what, sizeof what, "%s rows %llu chunk %llu stages %d keep %d%s", mix, (unsigned long long)k->tc.r.num_rows,
+             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "");
     CHECK_MSG(rc == 0, "%s: create: %s", what, cz_error_message());
     if (rc) return;
     CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "%s: not streamed", what);
+    uint64_t pchunk = 0;
+    int pstages = 0;
+    unsigned kept = 0;
+    cz_gpu_prover_stream_plan(gp, &pchunk, &pstages, &kept);
+    CHECK_MSG(pstages == (stages ? stages : 3), "%s: %d stages planned", what, pstages);
+    CHECK_MSG(keep < 0 || kept == (unsigned)keep, "%s: kept %u", what, kept);
+    /* this card holds every part of these circuits: by memory, all are kept */
+    CHECK_MSG(keep >= 0 || kept == 31, "%s: kept %u by memory, want all", what, kept);
     cz_groth16_pending pd;
     cz_gpu_prove_stats st;
     memset(&pd, 0xa5, sizeof pd);
@@ -124,21 +153,32 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
     if (!rc) {
         check_pending(k, &pd, what);
         CHECK_MSG(jac_all_equal(pres, &pd), "%s: pending differs from the resident GPU prover's", what);
-        CHECK_MSG(st.streamed == 1, "%s: stats do not say streamed", what);
+        CHECK_MSG(st.streamed == 1 && st.stages == pstages, "%s: stats say streamed %d, %d stages", what, st.streamed,
+                  st.stages);
         const uint64_t ni = k->tc.ni, na = k->tc.na, la = k->p.a_len, lb = k->p.b_len, h = k->n - 1;
         uint64_t g1 = h > na ? h : na;
         g1 = la > g1 ? la : g1;
         g1 = lb > g1 ? lb : g1;
         const uint64_t e1 = c1 && c1 < g1 ? c1 : g1, e2 = e1 / 2 ? e1 / 2 : 1;
-        const uint64_t chunks = ceil_div(h, e1) + ceil_div(lb, e1) + ceil_div(na, e1) + ceil_div(la, e1) + ceil_div(lb, e2);
-        CHECK_MSG(c1 == 0 || st.chunks == chunks, "%s: %llu chunks, want %llu", what, (unsigned long long)st.chunks,
+        CHECK_MSG(pchunk == e1, "%s: chunk %llu planned, want %llu", what, (unsigned long long)pchunk,
+                  (unsigned long long)e1);
+        /* parts in CZ_GPU_PART_* bit order: H, B_G1, L, A, B_G2 */
+        const uint64_t plen[5] = {h, lb, na, la, lb}, pel[5] = {96, 96, 96, 96, 192}, pch[5] = {e1, e1, e1, e1, e2};
+        uint64_t chunks = 0, bytes = 32 * (ni + na);
+        unsigned want_parts = 0;
+        for (int i = 0; i < 5; i++) {
+            if (kept >> i & 1) continue;
+            chunks += ceil_div(plen[i], pch[i]), bytes += pel[i] * plen[i];
+            if (plen[i]) want_parts |= 1u << i;
+        }
+        CHECK_MSG(st.chunks == chunks, "%s: %llu chunks, want %llu", what, (unsigned long long)st.chunks,
                   (unsigned long long)chunks);
-        const uint64_t bytes = 32 * (ni + na) + 96 * (h + lb + na + la) + 192 * lb;
         CHECK_MSG(st.htod_bytes == bytes, "%s: htod %llu B, want %llu", what, (unsigned long long)st.htod_bytes,
                   (unsigned long long)bytes);
+        CHECK_MSG(st.streamed_parts == want_parts, "%s: streamed parts %u, want %u", what, st.streamed_parts, want_parts);
         for (int q = 0; q < 3; q++) st.full_msm[q] ? full_chunks++ : split_chunks++;
         streamed_runs++;
-        printf("%s: ok (%llu chunks, %.1f KB up, tails L/A/B %llu/%llu/%llu, full %d%d%d)\n", what,
+        printf("%s: ok (kept %u, %llu chunks, %.1f KB up, tails L/A/B %llu/%llu/%llu, full %d%d%d)\n", what, kept,
                (unsigned long long)st.chunks, st.htod_bytes / 1e3, (unsigned long long)st.tail[0],
                (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.full_msm[0], st.full_msm[1],
                st.full_msm[2]);
@@ -179,11 +219,31 @@ static void test_circuit(size_t pub, size_t nfree, size_t nc, unsigned p0, unsig
     }
     cz_gpu_prover_destroy(gp);
     if (!rc) {
-        if (k.n <= 1024) test_streamed(&k, &pres, 37, 0, 0, mix);
-        test_streamed(&k, &pres, 64, 0, 1, mix);
-        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 1, 0, mix);
-        test_streamed(&k, &pres, k.n / 3 + 1, 0, 0, mix);
-        test_streamed(&k, &pres, 0, 0, 0, mix);
+        if (k.n <= 1024) test_streamed(&k, &pres, 37, 2, 0, 0, 0, mix);
+        test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix);
+        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 4, (int)(cz_rng_next(&rng) % 32), 1, 0, mix);
+        test_streamed(&k, &pres, k.n / 3 + 1, 2 + (int)(cz_rng_next(&rng) % 3), (int)(cz_rng_next(&rng) % 32), 0, 0, mix);
+        test_streamed(&k, &pres, 0, 0, -1, 0, 0, mix);
+    }
+    unmake(&k);
+}
+
+/* Each part kept alone, and streamed alone beside the other four kept, stages 2, 3, 4 in turn, chunks from 40
+ * to half the domain (so the kept parts' chunks and the streamed ones interleave across part borders). */
+static void test_keep_sweep(size_t pub, size_t nfree, size_t nc) {
+    keyed k;
+    int rc = make(&k, pub, nfree, nc, 45, 45);
+    CHECK_MSG(rc == 0, "keep sweep: circuit: %s", cz_error_message());
+    if (rc) return;
+    cz_gpu_prover *gp = NULL;
+    cz_groth16_pending pres;
+    rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_RESIDENT);
+    if (!rc) rc = cz_gpu_prover_start(&pres, gp, k.tc.inputs, k.tc.aux, 0, NULL);
+    CHECK_MSG(rc == 0, "keep sweep: resident: %s", cz_error_message());
+    cz_gpu_prover_destroy(gp);
+    for (int i = 0; i < 10 && !rc; i++) {
+        const int keep = i < 5 ? 1 << i : 31 ^ (1 << (i - 5));
+        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep");
     }
     unmake(&k);
 }
@@ -220,6 +280,9 @@ static void test_limits(size_t pub, size_t nfree, size_t nc) {
             CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "limit between the needs: not streamed");
             CHECK_MSG(cz_gpu_prover_device_bytes(gp) <= (res + str) / 2, "streamed prover holds %zu B over the limit",
                       cz_gpu_prover_device_bytes(gp));
+            unsigned kept = 0;
+            cz_gpu_prover_stream_plan(gp, NULL, NULL, &kept);
+            printf("limit between the needs: kept parts %u\n", kept);
             cz_groth16_pending pd;
             cz_gpu_prove_stats st;
             rc = cz_gpu_prover_start(&pd, gp, k.tc.inputs, k.tc.aux, 0, &st);
@@ -283,6 +346,7 @@ int main(void) {
         test_circuit(sh[0], sh[1], sh[2], 45, 45, "bit-heavy");
         test_circuit(sh[0], sh[1], sh[2], 5, 5, "mostly random");
     }
+    if (1024 <= max_n) test_keep_sweep(4, 100, 900);
     const size_t nc = max_n < 60000 ? max_n / 2 : 30000;
     test_limits(8, nc / 10, nc); /* fewer free variables than constraints: every one is constrained */
     CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,

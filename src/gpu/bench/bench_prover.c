@@ -11,9 +11,11 @@
  * ones plus a G2 tail MSM; its time is its own column (b_g2_ms) and part of gpu_total. --compact: the witness goes in compact form
  * (cz_gpu_prover_start_compact: bitmaps + non-bit values uploaded, expanded on the device; the expansion is
  * timed inside spmv_ms), built once on the host from the same witness; the pipelined pair is then skipped
- * (the prefetch is for dense witnesses). --stream: the bases stay in pinned host memory and cross PCIe per
- * partition in double-buffered chunks (streamed mode; chunks from the memory left, CZ_GPU_MEM_LIMIT_MB caps it
- * to mimic a smaller card; htod_MB then includes the bases); --both: each size resident, then streamed, in the
+ * (the prefetch is for dense witnesses). --stream: the bases that do not fit beside the rest stay in pinned host
+ * memory and cross PCIe per partition in chunks through a ring of staging buffers (streamed mode; chunks, stages
+ * and kept parts from the memory left, CZ_GPU_MEM_LIMIT_MB caps it to mimic a smaller card, CZ_GPU_PROVER_STAGES /
+ * CZ_GPU_PROVER_KEEP / CZ_GPU_PROVER_CHUNK override the plan; htod_MB then includes the streamed bases; the row
+ * names the streamed parts); --both: each size resident, then streamed, in the
  * same run. The streamed prover's device needs (non-base part) are printed; a streamed prover that does not
  * fit prints the CZ_ENOMEM message with the sizes and the run goes on.
  * Usage: cz_bench_prover [--compact] [--stream | --both] [log_n ...] (default 24) */
@@ -90,10 +92,17 @@ int main(int argc, char **argv) {
         }
         if (streamed) {
             size_t need, need_min;
+            uint64_t chunk;
+            int stages;
+            unsigned kept;
             cz_gpu_prover_needs(pr, NULL, &need, &need_min);
+            cz_gpu_prover_stream_plan(pr, &chunk, &stages, &kept);
             printf("2^%u streamed: device %.2f GiB held; non-base need %.2f GiB with the chunks chosen, %.2f GiB "
-                   "with the smallest (2^16 points)\n",
-                   k, cz_gpu_prover_device_bytes(pr) / 1073741824.0, need / 1073741824.0, need_min / 1073741824.0);
+                   "with the smallest (2^16 points); chunks of %llu G1 points, %d stages, kept:%s%s%s%s%s%s\n",
+                   k, cz_gpu_prover_device_bytes(pr) / 1073741824.0, need / 1073741824.0, need_min / 1073741824.0,
+                   (unsigned long long)chunk, stages, kept & CZ_GPU_PART_H ? " H" : "", kept & CZ_GPU_PART_L ? " L" : "",
+                   kept & CZ_GPU_PART_A ? " A" : "", kept & CZ_GPU_PART_B_G1 ? " B_G1" : "",
+                   kept & CZ_GPU_PART_B_G2 ? " B_G2" : "", kept ? "" : " none");
         }
         uint64_t ni, na, a_len, b_len, nnz[3];
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
@@ -119,13 +128,19 @@ int main(int argc, char **argv) {
             cz_gpu_prove_stats st;
             if (compact) DIE_IF(cz_gpu_prover_start_compact(&pd, pr, w, &cw, 0, &st), "start_compact");
             else DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start");
+            char sp[64] = "";
+            if (st.streamed)
+                snprintf(sp, sizeof sp, " streamed(%s%s%s%s%s, %d stages)", st.streamed_parts & CZ_GPU_PART_H ? "H" : "",
+                         st.streamed_parts & CZ_GPU_PART_L ? "L" : "", st.streamed_parts & CZ_GPU_PART_A ? "A" : "",
+                         st.streamed_parts & CZ_GPU_PART_B_G1 ? "B" : "", st.streamed_parts & CZ_GPU_PART_B_G2 ? "2" : "",
+                         st.stages);
             printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
                    st.htod_bytes / 1e6, st.dtoh_bytes / 1e3, (unsigned long long)st.tail[0],
                    (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
                    st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
-                   st.streamed ? " streamed" : "", r == 0 ? " (warm-up)" : "");
+                   sp, r == 0 ? " (warm-up)" : "");
             fflush(stdout);
         }
         cz_wcompact_free(&cw);
