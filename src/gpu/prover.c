@@ -247,9 +247,12 @@ int cz_gpu_prover_stream_knob_(void) {
 
 /* The chunk: CZ_GPU_PROVER_CHUNK, else the longest G1 query (all of it in one chunk) halved until the ring
  * of staging buffers fits, down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant).
- * Stages: CZ_GPU_PROVER_STAGES, else 3 (uploads run further ahead of the short batch additions), or 2 when
- * even 3 of the smallest chunks do not fit. Then the parts to keep, in the memory left with the MSM
- * scratch in full (kept bases must not push the MSMs onto their slower floor). */
+ * Stages: CZ_GPU_PROVER_STAGES, else 3 (uploads run further ahead of the short batch additions), 4 when a
+ * 4th fits at that chunk with the MSM scratch in full, or 2 when even 3 of the smallest chunks do not fit.
+ * Then the parts to keep, in the memory left with the MSM scratch in full (kept bases must not push the
+ * MSMs onto their slower floor). The order (a stage before a kept part; halving the chunk for a 3rd stage
+ * rather than keeping 2 with bigger chunks) follows a timing model of the schedule (PCIe at 35-55 GB/s,
+ * MSM and batch-add times of docs/perf.md), not a measurement yet. */
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     uint64_t g1max = max_len(pr), c2;
     if (pr->n - 1 > g1max) g1max = pr->n - 1;
@@ -286,9 +289,15 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
                         "(free memory minus the margin)",
                         pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, k, stage / GIB,
                         (need - fixed - (size_t)k * stage) / GIB, (unsigned long long)c1, pr->limit / GIB);
-    pr->streamed = 1, pr->chunk1 = c1, pr->chunk2 = c2 ? c2 : 1, pr->stage_bytes = stage, pr->stages = k;
     /* 64 MiB of slack for what the accountant does not see (scan scratch, the NTT plan's tables) */
-    const size_t full = stream_need(pr, fixed, c1, k, &c2, &stage, 1) + ((size_t)64 << 20);
+    const size_t slack = (size_t)64 << 20;
+    /* a 4th stage before any kept part when it fits at this chunk with the MSM scratch in full: the ring
+     * then hides more of the query uploads behind each H chunk */
+    if (!k_knob && k == 3 && stream_need(pr, fixed, c1, 4, &c2, &stage, 1) + slack <= pr->limit) k = 4;
+    need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+    pr->need_streamed = need;
+    pr->streamed = 1, pr->chunk1 = c1, pr->chunk2 = c2 ? c2 : 1, pr->stage_bytes = stage, pr->stages = k;
+    const size_t full = stream_need(pr, fixed, c1, k, &c2, &stage, 1) + slack;
     pr->keep = plan_keep(pr, full < pr->limit ? pr->limit - full : 0);
     return 0;
 }

@@ -371,30 +371,32 @@ static uint64_t sq_len(const cz_gpu_prover *pr, int i) { return cz_gpu_prover_pa
 static int sq_kept(const cz_gpu_prover *pr, int i) { return (int)(pr->keep >> i & 1); }
 
 /* The chunk order. The streamed chunks: a query chunk first (it and the first H chunk load during the SpMV
- * and the H pipeline), then an H chunk and a query chunk alternately (L, A, B_G1, B_G2 in turn), the rest
- * after, so the long H MSMs hide the uploads of the query chunks, whose batch additions are shorter than
- * their uploads. The kept parts' chunks (same order of parts) go one after each streamed query chunk: that
- * chunk's release starts an upload, which the kept chunk's compute then hides; the rest at the end. */
+ * and the H pipeline), then each H chunk followed by a run of query chunks (L, A, B_G1, B_G2 in turn), so the
+ * long H MSMs hide the uploads of the query chunks, whose batch additions are shorter than their uploads.
+ * The runs spread the query chunks evenly over the H chunks (ceil(left / (H chunks left + 1)) after each), so
+ * the last H chunk still has a few uploads to hide instead of all the queries' after it, but at most
+ * stages - 1 (what can upload beside an H chunk in the ring); with 2 stages H and query chunks alternate,
+ * the rest after (the session-5 order). The kept parts' chunks (same order of parts, then H) go one after each streamed query chunk: that
+ * chunk's release starts an upload, which the kept chunk's compute then hides; once no streamed query is
+ * left, one after each streamed H chunk; the rest at the end. */
 static int build_schedule(cz_gpu_prover *pr) {
     static const int qorder[4] = {SQ_L, SQ_A, SQ_B, SQ_B2};
     static const int korder[SQ_N] = {SQ_L, SQ_A, SQ_B, SQ_B2, SQ_H};
-    uint64_t total = 0;
+    uint64_t total = 0, q_left = 0, h_left = 0;
     for (int i = 0; i < SQ_N; i++) {
-        const uint64_t c = i == SQ_B2 ? pr->chunk2 : pr->chunk1;
-        total += (sq_len(pr, i) + c - 1) / c;
+        const uint64_t c = i == SQ_B2 ? pr->chunk2 : pr->chunk1, k = (sq_len(pr, i) + c - 1) / c;
+        total += k;
+        if (!sq_kept(pr, i)) *(i == SQ_H ? &h_left : &q_left) += k;
     }
     pr->sched = malloc((total + 1) * sizeof *pr->sched);
     if (!pr->sched) return cz_error(CZ_ENOMEM, "GPU prover: chunk schedule of %llu", (unsigned long long)total);
-    const uint64_t hlen = sq_kept(pr, SQ_H) ? 0 : sq_len(pr, SQ_H);
-    uint64_t hk = 0, qk = 0, n = 0, u = 0, kk = 0;
+    uint64_t hk = 0, qk = 0, n = 0, u = 0, kk = 0, run = 1;
     int qi = 0, ki = 0;
-    for (int turn = 0; n < total; turn ^= 1) {
-        const int h_left = hk < hlen;
+    while (n < total) {
         while (qi < 4 && (sq_kept(pr, qorder[qi]) || qk >= sq_len(pr, qorder[qi]))) qi++, qk = 0;
         while (ki < SQ_N && (!sq_kept(pr, korder[ki]) || kk >= sq_len(pr, korder[ki]))) ki++, kk = 0;
         int q;
-        if (turn == 1 && h_left) q = SQ_H; /* odd turns: H while it lasts */
-        else if (qi < 4) q = qorder[qi];
+        if (q_left && (run || !h_left)) q = qorder[qi];
         else if (h_left) q = SQ_H;
         else if (ki < SQ_N) q = -1; /* only kept chunks left */
         else break;                 /* not reached: total counts every chunk */
@@ -403,7 +405,15 @@ static int build_schedule(cz_gpu_prover *pr) {
             const uint64_t c = q == SQ_B2 ? pr->chunk2 : pr->chunk1, left = sq_len(pr, q) - *k;
             pr->sched[n].q = q, pr->sched[n].u = (int64_t)u++, pr->sched[n].k0 = *k, pr->sched[n].m = left < c ? left : c;
             *k += pr->sched[n++].m;
-            if (q == SQ_H && qi < 4) continue; /* between H chunks only once no streamed query is left */
+            if (q == SQ_H) {
+                h_left--;
+                run = h_left ? (q_left + h_left) / (h_left + 1) : q_left;
+                if (h_left && run > (uint64_t)pr->stages - 1) run = (uint64_t)pr->stages - 1;
+                if (q_left) continue; /* kept chunks between H chunks only once no streamed query is left */
+            } else {
+                q_left--;
+                run -= run > 0;
+            }
         }
         if (ki < SQ_N) { /* a kept chunk after each streamed query chunk (or alone once nothing streams) */
             const int p = korder[ki];
