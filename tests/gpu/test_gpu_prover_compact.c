@@ -23,6 +23,7 @@
 #include "groth16/setup.h"
 #include "groth16/verify.h"
 #include "gpu_circuit.h"
+#include "gpu_pending.h"
 #include "testutil.h"
 
 static cz_rng rng;
@@ -92,20 +93,6 @@ static void test_expand(uint64_t n, unsigned pb, int by_append) {
     cz_wcompact_free(&w);
     free(v);
     free(got);
-}
-
-static int jac_all_equal(const cz_groth16_pending *x, const cz_groth16_pending *y) {
-    return cz_g1_jac_equal(&x->h_msm, &y->h_msm) && cz_g1_jac_equal(&x->l_msm, &y->l_msm) &&
-           cz_g1_jac_equal(&x->a_ans, &y->a_ans) && cz_g1_jac_equal(&x->b1_ans, &y->b1_ans) &&
-           cz_g2_jac_equal(&x->b2_ans, &y->b2_ans);
-}
-
-static void proof_bytes(uint8_t out[CZ_GROTH16_PROOF_BYTES], const cz_groth16_pending *pd, const cz_groth16_params *p,
-                        const cz_fr *r, const cz_fr *s) {
-    cz_groth16_proof pf;
-    memset(out, 0, CZ_GROTH16_PROOF_BYTES);
-    CHECK(cz_groth16_prove_finish(&pf, pd, &p->vk, r, s) == 0);
-    cz_groth16_proof_encode(out, &pf);
 }
 
 static void test_prover(size_t pub, size_t nfree, size_t nc, unsigned p0, unsigned p1, const char *mix, int backend) {
