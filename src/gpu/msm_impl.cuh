@@ -362,6 +362,22 @@ static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
     return 0;
 }
 
+/* The profile line's tail: per round r the times between events 3r, 3r+1, 3r+2, 3r+3 (forward pass,
+ * inversion, backward pass), then their sums, no newline (waits for event 3R first). */
+static void print_round_times(cudaEvent_t *rev, unsigned R) {
+    cudaEventSynchronize(rev[3 * R]);
+    float tf = 0, ti = 0, tb = 0;
+    for (unsigned r = 0; r < R; r++) {
+        float a = 0, b = 0, c = 0;
+        cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
+        cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
+        cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
+        fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
+        tf += a, ti += b, tb += c;
+    }
+    fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f", tf, ti, tb);
+}
+
 /* Affine rounds over the tot selected indices idx[] (device), in chunks of at most 2^chunk_log points
  * (bounds the scratch: ~96 B per chunk point), each chunk reduced by rounds until at most amin points
  * are left; those are summed in xyzz into part[0..tb) (tb blocks of RED_THREADS). Knobs:
@@ -441,13 +457,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
             cudaEventRecord(rev[3 * k + 1], st);
             cudaEventSynchronize(rev[3 * k + 1]);
             fprintf(stderr, "ba rounds tot=%zu chunk=%zu G=%u (fwd/inv/bwd ms):", tot, chunk, G);
-            for (unsigned r = 0; r < k; r++) {
-                float a = 0, b = 0, c = 0;
-                cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
-                cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
-                cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
-                fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
-            }
+            print_round_times(rev, k);
             float t = 0;
             cudaEventElapsedTime(&t, rev[3 * k], rev[3 * k + 1]);
             fprintf(stderr, " | tail %.3f ms (%zu points)\n", t, m);
@@ -857,18 +867,9 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
             CZ_CUDA_LAUNCHED();
         }
         if (rprof && R <= 32) {
-            cudaEventSynchronize(rev[3 * R]);
-            float tf = 0, ti = 0, tb = 0;
             fprintf(stderr, "msa rounds w=%u n=%zu chunk=%zu G=%u T=%u R=%u (fwd/inv/bwd ms):", w, n, cww, G, T, R);
-            for (unsigned r = 0; r < R; r++) {
-                float a = 0, b = 0, c = 0;
-                cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
-                cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
-                cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
-                fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
-                tf += a, ti += b, tb += c;
-            }
-            fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f\n", tf, ti, tb);
+            print_round_times(rev, R);
+            fprintf(stderr, "\n");
         }
         if (rprof)
             for (unsigned i = 0; i <= 3 * R && i < 3 * 32 + 1; i++) cudaEventDestroy(rev[i]);
@@ -1076,18 +1077,9 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
         msf_fin<F><<<(unsigned)((m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096), 256, 0, st>>>(bucket, src, m);
         CZ_CUDA_LAUNCHED();
         if (rp) {
-            cudaEventSynchronize(rev[3 * R]);
-            float tf = 0, ti = 0, tb = 0;
             fprintf(stderr, "msf rounds n=%zu zero=%zu chunk=%zu G=%u R=%u (fwd/inv/bwd+flush ms):", n, z, S.cw, S.G, R);
-            for (unsigned r = 0; r < R; r++) {
-                float a = 0, b = 0, c = 0;
-                cudaEventElapsedTime(&a, rev[3 * r], rev[3 * r + 1]);
-                cudaEventElapsedTime(&b, rev[3 * r + 1], rev[3 * r + 2]);
-                cudaEventElapsedTime(&c, rev[3 * r + 2], rev[3 * r + 3]);
-                fprintf(stderr, " r%u %.3f/%.3f/%.3f", r, a, b, c);
-                tf += a, ti += b, tb += c;
-            }
-            fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f\n", tf, ti, tb);
+            print_round_times(rev, R);
+            fprintf(stderr, "\n");
         }
     }
     if (rprof)
