@@ -3,7 +3,7 @@
 # (correctness at 2^24+ first, then timings); the benchmark's table is printed last.
 # Usage: bash scripts/gpu-check.sh [max_log_n (27)]      env: BUILD_DIR (build-gpu), CZ_CUDA_ARCH (90),
 #   SANITIZE=1: also run every gpu test under compute-sanitizer memcheck (their sizes are small: 2^1..2^20;
-#   tests that read CZ_TEST_GPU_MAX_N stop at SANITIZE_MAX_N, default 4096),
+#   tests that read CZ_TEST_GPU_MAX_N stop at SANITIZE_MAX_N, default 4096; test_gpu_g2 at SANITIZE_MAX_N_G2, 1024),
 #   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only),
 #   BIN_DIR=dir: no build; the gpu tests (test_gpu_*) and the two benchmarks are taken from dir (built on
 #   the build machine with CUDA on, `bash scripts/gpu-check.sh --pack BUILD DIR` collects them; saves the
@@ -75,8 +75,11 @@ if [ "${SANITIZE:-0}" = 1 ]; then
     for t in $(echo "$TESTS" | grep -v _msm) $(echo "$TESTS" | grep _msm); do
       [ -x "$t" ] || { echo "== memcheck: no $t"; trc=1; continue; }
       t0=$(date +%s)
+      # G2 kernels are slow under memcheck: test_gpu_g2 at a lower cap (SANITIZE_MAX_N_G2, 1024)
+      cap=${SANITIZE_MAX_N:-4096}
+      case $t in *test_gpu_g2) cap=${SANITIZE_MAX_N_G2:-1024} ;; esac
       # memcheck: out-of-bounds / misaligned device accesses, device-side errors; the test's own checks still run
-      CZ_TEST_GPU_MAX_N=${SANITIZE_MAX_N:-4096} timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
+      CZ_TEST_GPU_MAX_N=$cap timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
       src=$?
       grep -E "ERROR SUMMARY|passed, " "$B.$(basename "$t").cs.log" | tail -2 | tr '\n' ' '
       echo "== memcheck $(basename "$t") rc=$src, $(( $(date +%s) - t0 )) s"
