@@ -114,10 +114,16 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     return rc;
 }
 
-/* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
-int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
+/* the longest of L, A, B_G1 */
+static uint64_t max_len(const cz_gpu_prover *pr) {
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
+    return maxlen;
+}
+
+/* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
+int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
+    const uint64_t maxlen = max_len(pr);
     size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
     size_t tail_bytes = 64 * (size_t)maxlen + 4096;
     if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
@@ -181,12 +187,6 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
     cz_gpu_free(ta);
     cz_gpu_free(tb);
     return rc;
-}
-
-static uint64_t max_len(const cz_gpu_prover *pr) {
-    uint64_t maxlen = pr->len[0];
-    for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
-    return maxlen;
 }
 
 /* Per-partition device bytes beside the matrices, maps and bases: witness, a/b/c, bitmap and counts, the
@@ -306,13 +306,12 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
  * two pinned staging buffers instead); memory already page-locked (e.g. by a prover on another GPU) is
  * used as is. */
 static int pin_host_bases(cz_gpu_prover *pr) {
-    const size_t el[SQ_N] = {96, 96, 96, 96, 192};
-    const uint64_t len[SQ_N] = {pr->n - 1, pr->len[Q_B], pr->len[Q_L], pr->len[Q_A], pr->len[Q_B]};
     const char *e = getenv("CZ_GPU_PROVER_NOPIN");
     int stage = e && atoi(e) != 0, rc = 0;
     for (int i = 0; i < SQ_N && !rc && !stage; i++) {
-        if (!len[i] || (pr->keep >> i & 1) || cz_gpu_host_is_pinned_(pr->h_src[i])) continue;
-        rc = cz_gpu_host_register_((void *)pr->h_src[i], len[i] * el[i], &pr->h_reg[i]);
+        const uint64_t len = cz_gpu_prover_part_len_(pr, i);
+        if (!len || (pr->keep >> i & 1) || cz_gpu_host_is_pinned_(pr->h_src[i])) continue;
+        rc = cz_gpu_host_register_((void *)pr->h_src[i], len * cz_gpu_prover_part_el_(i), &pr->h_reg[i]);
         if (!pr->h_reg[i]) stage = 1;
     }
     for (int i = 0; i < pr->stages && !rc && stage; i++) rc = cz_gpu_host_alloc(&pr->h_stage[i], pr->stage_bytes);
