@@ -93,6 +93,9 @@ int cz_gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
  * device; afterwards d_a holds the 2^log_n coefficients of h (the last is 0 for a satisfying witness)
  * and d_b, d_c are clobbered. log_n must be the plan's size. Asynchronous on stream. */
 int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, void *stream);
+/* The same with c in bit-reversed order (c[bitrev(i)] = evaluation i, as cz_gpu_csr_mul_vec_rev writes it),
+ * which saves the permutation: the partition prover's form. */
+int cz_gpu_groth16_h_crev(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev, void *stream);
 
 /* A CSR matrix resident on the device (row_ptr u64, col u32, val Fr), uploaded once. */
 typedef struct cz_gpu_csr cz_gpu_csr;
@@ -102,6 +105,8 @@ size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz);
 /* d_out[i] = <row i, w> for i < rows and 0 for rows <= i < n_out; d_w = [inputs | aux] on the device
  * (the column order of src/r1cs). Asynchronous on stream. */
 int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream);
+/* The same into bit-reversed positions: d_out[bitrev(i)] = <row i, w> (0 past the rows), i < 2^log_n. */
+int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu_csr *m, const cz_fr *d_w, void *stream);
 
 /* ---- G2 over resident affine bases (the cz_g2_affine layout, 192 B, infinity = (0,0)) ----
  * The same algorithms and contract as the G1 functions above (own scratch, one caller at a time). */

@@ -48,7 +48,19 @@ int cz_gpu_ntt_direct_(cz_fr *t, unsigned log_n, unsigned s, size_t size, int in
 enum { CZ_GPU_H_COSET_EVAL = 0, CZ_GPU_H_INV_REV_TO_NAT = 1 };
 struct cz_gpu_ntt;
 int cz_gpu_ntt_h_step_(struct cz_gpu_ntt *p, cz_fr *d_data, int step, void *stream);
-/* a[bitrev(i)] = (a[i] * b[i] - c[i]) * zinv for i < 2^log_n, in place (b, c unchanged). */
+/* The 6-NTT H pipeline (h_host.c): C needs no coset evaluations, since its coset inverse transform is
+ * its coefficients (deg C < n), and the coset inverse transform is linear:
+ *   h = coset_inverse((A B - C) / Z) = coset_inverse(A B / Z) - C_coefficients / Z.
+ *  h_c:     bit-reversed evaluations -> natural coefficients times *k (k = Z^-1 / n: the unscaled inverse
+ *           DIT passes, k on the last stores);
+ *  h_final: INV_REV_TO_NAT, then minus d_sub[i] on the last stores (d_sub = h_c's output; NULL: none). */
+int cz_gpu_h_six_(void); /* 1 unless CZ_GPU_H_SEVEN=1 */
+int cz_gpu_ntt_h_c_(struct cz_gpu_ntt *p, cz_fr *d_c, const cz_fr *k, void *stream);
+int cz_gpu_ntt_h_final_(struct cz_gpu_ntt *p, cz_fr *d_a, const cz_fr *d_sub, void *stream);
+/* In-place bit-reversal permutation of 2^log_n elements. */
+int cz_gpu_bitrev_(cz_fr *d, unsigned log_n, void *stream);
+/* a[bitrev(i)] = (a[i] * b[i] - c[i]) * zinv for i < 2^log_n, in place (b, c unchanged); c == NULL: no
+ * subtraction (the 6-NTT pipeline). */
 int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n, const cz_fr *zinv,
                             void *s);
 

@@ -41,12 +41,16 @@ __global__ void h_pointwise_rev(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, uns
     cz_dfr z;
 #pragma unroll
     for (int k = 0; k < 8; k++) z.v[k] = zinv.v[k];
-    const cz_dfr vi = (cz_ld(a + i) * cz_ld(b + i) - cz_ld(c + i)) * z;
+    cz_dfr vi = cz_ld(a + i) * cz_ld(b + i);
+    if (c) vi = vi - cz_ld(c + i);
+    vi = vi * z;
     if (i == j) {
         cz_st(a + i, vi);
         return;
     }
-    const cz_dfr vj = (cz_ld(a + j) * cz_ld(b + j) - cz_ld(c + j)) * z;
+    cz_dfr vj = cz_ld(a + j) * cz_ld(b + j);
+    if (c) vj = vj - cz_ld(c + j);
+    vj = vj * z;
     cz_st(a + i, vj);
     cz_st(a + j, vi);
 }

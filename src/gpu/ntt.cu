@@ -27,6 +27,7 @@
  * pass and the coset forward's first pass work on the same contiguous blocks and run as one kernel.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
@@ -67,7 +68,23 @@ struct pass_args {
     const cz_dfr *direct;            /* omega^(e << s0) for e < 2^(log_n - s0), or NULL */
     const cz_dfr *pre_lo, *pre_hi;   /* factor on the loads (by position), or NULL */
     const cz_dfr *post_lo, *post_hi; /* factor on the stores (fused pass: between the halves), or NULL */
+    /* DIF / DIT passes only, after the post factor: stores times the constant k (has_k), minus sub[idx]
+     * (sub != NULL); the 6-NTT H pipeline's C coefficients and their subtraction (h_host.c) */
+    const cz_dfr *sub;
+    int has_k;
+    uint32_t k[8];
 };
+
+/* The stores' constant factor and subtrahend (pass_args.has_k / sub). */
+static CZ_DEV void pass_store_fix(cz_dfr &x, const pass_args &p, size_t idx) {
+    if (p.has_k) {
+        cz_dfr k;
+#pragma unroll
+        for (int i = 0; i < 8; i++) k.v[i] = p.k[i];
+        x = x * k;
+    }
+    if (p.sub) x = x - cz_ld(p.sub + idx);
+}
 
 /* DIF: natural -> bit-reversed; DIT: the transpose; FUSED (m = 0 only): the last DIF pass of one transform,
  * the post factor, and the first DIT pass of the next one on the same contiguous block, one memory pass. */
@@ -161,6 +178,7 @@ __global__ void __launch_bounds__(pass_shape<K>::THREADS) ntt_pass(const pass_ar
             const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
             x = x * tw_pow(p.post_lo, p.post_hi, e);
         }
+        if (MODE != PASS_FUSED && live) pass_store_fix(x, p, idx);
         if (live) cz_st(p.d + idx, x);
     }
 }
@@ -353,6 +371,7 @@ static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &
             const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
             x = x * tw_pow(p.post_lo, p.post_hi, e);
         }
+        if (MODE != PASS_FUSED && s.live) pass_store_fix(x, p, idx);
         if (s.live) cz_st(p.d + idx, x);
     }
 }
@@ -487,10 +506,16 @@ static int launch_k(unsigned K, const pass_args &a, int kern, cudaStream_t st) {
     }
 }
 
+/* The stores' extras of the 6-NTT H pipeline (pass_args.sub / k), NULL / NULL for none. */
+struct pass_extra {
+    const cz_dfr *sub;
+    const cz_fr *k;
+};
+
 /* Pass k (DIF numbering) of a transform with forward or inverse roots. */
 static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool inv, const cz_dfr *pre_lo,
                     const cz_dfr *pre_hi, const cz_dfr *post_lo, const cz_dfr *post_hi, int post_rev,
-                    cudaStream_t st) {
+                    cudaStream_t st, pass_extra x = {NULL, NULL}) {
     const cz_dfr *t = p->tables;
     pass_args a;
     a.d = d;
@@ -504,6 +529,10 @@ static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool i
     a.direct = (int)k == p->dpass ? p->direct + (inv ? p->dsize : 0) : NULL;
     a.pre_lo = pre_lo, a.pre_hi = pre_hi;
     a.post_lo = post_lo, a.post_hi = post_hi;
+    a.sub = x.sub;
+    a.has_k = x.k != NULL;
+    if (x.k) memcpy(a.k, x.k, sizeof a.k);
+    else memset(a.k, 0, sizeof a.k);
     switch (mode) {
     case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, p->kern, st);
     case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, p->kern, st);
@@ -547,14 +576,41 @@ extern "C" int cz_gpu_ntt_h_step_(cz_gpu_ntt *p, cz_fr *d_data, int step, void *
         if (!rc) rc = run_pass(p, d, np - 1, PASS_FUSED, true, NULL, NULL, t + CZ_NTT_T_GN_LO, t + CZ_NTT_T_G_HI, 1, st);
         for (unsigned k = np - 1; k-- > 0 && !rc;) rc = run_pass(p, d, k, PASS_DIT, false, NULL, NULL, NULL, NULL, 0, st);
         return rc;
-    case CZ_GPU_H_INV_REV_TO_NAT: /* coefficient i times g^-i / n on the last pass's stores */
-        for (unsigned r = 0; r < np && !rc; r++) {
-            const unsigned k = np - 1 - r;
-            const bool last = r == np - 1;
-            rc = run_pass(p, d, k, PASS_DIT, true, NULL, NULL, last ? t + CZ_NTT_T_POST_LO : NULL,
-                          last ? t + CZ_NTT_T_POST_HI : NULL, 0, st);
-        }
-        return rc;
+    case CZ_GPU_H_INV_REV_TO_NAT: return cz_gpu_ntt_h_final_(p, d_data, NULL, stream);
     default: return cz_error(CZ_EINVAL, "unknown H-pipeline NTT step %d", step);
     }
+}
+
+extern "C" int cz_gpu_ntt_h_c_(cz_gpu_ntt *p, cz_fr *d_c, const cz_fr *k, void *stream) {
+    cudaStream_t st = (cudaStream_t)stream;
+    int rc = 0;
+    /* inverse DIT passes: bit-reversed evaluations -> natural coefficients (unscaled), k on the last stores */
+    for (unsigned r = 0; r < p->np && !rc; r++) {
+        const pass_extra x = {NULL, r == p->np - 1 ? k : NULL};
+        rc = run_pass(p, (cz_dfr *)d_c, p->np - 1 - r, PASS_DIT, true, NULL, NULL, NULL, NULL, 0, st, x);
+    }
+    return rc;
+}
+
+extern "C" int cz_gpu_ntt_h_final_(cz_gpu_ntt *p, cz_fr *d_a, const cz_fr *d_sub, void *stream) {
+    const cz_dfr *t = p->tables;
+    cudaStream_t st = (cudaStream_t)stream;
+    int rc = 0;
+    /* coefficient i times g^-i / n on the last pass's stores, minus d_sub[i] */
+    for (unsigned r = 0; r < p->np && !rc; r++) {
+        const bool last = r == p->np - 1;
+        const pass_extra x = {last ? (const cz_dfr *)d_sub : NULL, NULL};
+        rc = run_pass(p, (cz_dfr *)d_a, p->np - 1 - r, PASS_DIT, true, NULL, NULL, last ? t + CZ_NTT_T_POST_LO : NULL,
+                      last ? t + CZ_NTT_T_POST_HI : NULL, 0, st, x);
+    }
+    return rc;
+}
+
+extern "C" int cz_gpu_bitrev_(cz_fr *d, unsigned log_n, void *stream) {
+    if (log_n < 1 || log_n > 31) return cz_error(CZ_ERANGE, "bit reversal of 2^%u", log_n);
+    const size_t n = (size_t)1 << log_n;
+    ntt_bitrev_scale<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d, log_n, 0, NULL, NULL,
+                                                                                   NULL);
+    CZ_CUDA_LAUNCHED();
+    return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "cz_error.h"
 #include "ec/msm.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/prover_internal.h"
 #include "gpu/prover_priv.h"
 #include "gpu/wcompact_gather.h"
@@ -589,11 +590,16 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc && pr->streamed) rc = stream_begin(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
-    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
+    /* c into bit-reversed positions for the 6-NTT H pipeline (cz_gpu_groth16_h_crev) */
+    const int six = cz_gpu_h_six_() && pr->log_n >= 1;
+    for (int k = 0; k < 3 && !rc; k++)
+        rc = k == 2 && six ? cz_gpu_csr_mul_vec_rev(v[k], pr->log_n, pr->m[k], pr->d_w, pr->st)
+                           : cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
     if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->spmv_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
-    if (!rc) rc = cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
+    if (!rc) rc = six ? cz_gpu_groth16_h_crev(pr->plan, pr->log_n, a, b, c, pr->st)
+                      : cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
     if (pr->streamed) {

@@ -68,8 +68,9 @@ extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
     return rc;
 }
 
+/* log_rev > 0: row i goes to position bitrev(i) of 2^log_rev (scattered 32-byte stores, one sector each). */
 __global__ void csr_mul_vec(cz_dfr *out, size_t n_out, uint64_t rows, const uint64_t *rp, const uint32_t *col,
-                            const cz_dfr *val, const cz_dfr *w) {
+                            const cz_dfr *val, const cz_dfr *w, unsigned log_rev) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_out) return;
     cz_dfr acc = cz_dfr::zero();
@@ -80,7 +81,7 @@ __global__ void csr_mul_vec(cz_dfr *out, size_t n_out, uint64_t rows, const uint
             acc = acc + (v == one ? x : v * x);
         }
     }
-    cz_st(out + i, acc);
+    cz_st(out + (log_rev ? (size_t)(__brev((uint32_t)i) >> (32 - log_rev)) : i), acc);
 }
 
 extern "C" int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream) {
@@ -88,7 +89,19 @@ extern "C" int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *
                                          (unsigned long long)m->rows);
     if (!n_out) return 0;
     csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
-        (cz_dfr *)d_out, n_out, m->rows, m->row_ptr, m->col, m->val, (const cz_dfr *)d_w);
+        (cz_dfr *)d_out, n_out, m->rows, m->row_ptr, m->col, m->val, (const cz_dfr *)d_w, 0);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu_csr *m, const cz_fr *d_w,
+                                      void *stream) {
+    if (log_n < 1 || log_n > 31) return cz_error(CZ_ERANGE, "bit-reversed CSR product of 2^%u", log_n);
+    const size_t n_out = (size_t)1 << log_n;
+    if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
+                                         (unsigned long long)m->rows);
+    csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
+        (cz_dfr *)d_out, n_out, m->rows, m->row_ptr, m->col, m->val, (const cz_dfr *)d_w, log_n);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -38,14 +38,18 @@ static int gpu_ntt(cz_fr *out, const cz_fr *in, unsigned log_n, int kind, cz_gpu
 }
 
 /* h = coset_inverse((A*B - C) / (g^n - 1)) with A, B, C = coset_forward(inverse(a, b, c)), on the CPU with
- * the textbook NTT, against cz_gpu_groth16_h on fresh random a, b, c. */
+ * the textbook NTT, against the GPU on fresh random a, b, c, three ways per pass kernel: cz_gpu_groth16_h
+ * (6 NTTs), the same under CZ_GPU_H_SEVEN=1 (7 NTTs), and cz_gpu_groth16_h_crev with c uploaded in
+ * bit-reversed order. */
+#define NWAY 3
+static const char *const way_name[NWAY] = {"6-NTT", "7-NTT", "6-NTT, c bit-reversed"};
 static void check_h(unsigned log_n, cz_rng *rng) {
     size_t n = (size_t)1 << log_n, first;
-    cz_fr *v[3], *out[NKERN], *d[3] = {NULL, NULL, NULL};
+    cz_fr *v[3], *out[NKERN * NWAY], *crev = malloc(n * sizeof(cz_fr)), *d[3] = {NULL, NULL, NULL};
     cz_gpu_ntt *plan[NKERN];
     int rc = 0;
     for (int kern = 0; kern < NKERN; kern++) {
-        out[kern] = malloc(n * sizeof(cz_fr));
+        for (int w = 0; w < NWAY; w++) out[kern * NWAY + w] = malloc(n * sizeof(cz_fr));
         plan[kern] = NULL;
         if (!rc) rc = plan_kern(&plan[kern], log_n, kern);
     }
@@ -54,13 +58,19 @@ static void check_h(unsigned log_n, cz_rng *rng) {
         for (size_t i = 0; i < n; i++) cz_fr_random(&v[k][i], rng);
         if (!rc) rc = cz_gpu_malloc((void **)&d[k], n * sizeof(cz_fr));
     }
+    for (size_t i = 0; i < n; i++) crev[ref_bitrev(i, log_n)] = v[2][i];
     for (int kern = 0; kern < NKERN; kern++) {
-        for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_memcpy_htod(d[k], v[k], n * sizeof(cz_fr));
-        if (!rc) rc = cz_gpu_groth16_h(plan[kern], log_n, d[0], d[1], d[2], NULL);
-        if (!rc) rc = cz_gpu_sync();
-        memset(out[kern], 0xa5, n * sizeof(cz_fr));
-        if (!rc) rc = cz_gpu_memcpy_dtoh(out[kern], d[0], n * sizeof(cz_fr));
-        CHECK_MSG(rc == 0, "GPU H 2^%u kernel %d: %s", log_n, kern, cz_error_message());
+        for (int w = 0; w < NWAY; w++) {
+            for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_memcpy_htod(d[k], k == 2 && w == 2 ? crev : v[k], n * sizeof(cz_fr));
+            if (w == 1) setenv("CZ_GPU_H_SEVEN", "1", 1);
+            if (!rc) rc = w == 2 ? cz_gpu_groth16_h_crev(plan[kern], log_n, d[0], d[1], d[2], NULL)
+                                 : cz_gpu_groth16_h(plan[kern], log_n, d[0], d[1], d[2], NULL);
+            unsetenv("CZ_GPU_H_SEVEN");
+            if (!rc) rc = cz_gpu_sync();
+            memset(out[kern * NWAY + w], 0xa5, n * sizeof(cz_fr));
+            if (!rc) rc = cz_gpu_memcpy_dtoh(out[kern * NWAY + w], d[0], n * sizeof(cz_fr));
+            CHECK_MSG(rc == 0, "GPU H 2^%u kernel %d %s: %s", log_n, kern, way_name[w], cz_error_message());
+        }
     }
     cz_fr g = {CZ_FR_GENERATOR_MONT}, z = g, zinv, t;
     for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&z, &z);
@@ -77,11 +87,15 @@ static void check_h(unsigned log_n, cz_rng *rng) {
     }
     ref_ntt(v[0], log_n, 3);
     for (int kern = 0; kern < NKERN; kern++) {
-        size_t bad = ref_count_diff(out[kern], v[0], n, &first);
-        CHECK_MSG(bad == 0, "GPU H 2^%u kernel %d: %zu of %zu differ, first at %zu", log_n, kern, bad, n, first);
+        for (int w = 0; w < NWAY; w++) {
+            size_t bad = ref_count_diff(out[kern * NWAY + w], v[0], n, &first);
+            CHECK_MSG(bad == 0, "GPU H 2^%u kernel %d %s: %zu of %zu differ, first at %zu", log_n, kern, way_name[w],
+                      bad, n, first);
+            free(out[kern * NWAY + w]);
+        }
         cz_gpu_ntt_destroy(plan[kern]);
-        free(out[kern]);
     }
+    free(crev);
     for (int k = 0; k < 3; k++) {
         cz_gpu_free(d[k]);
         free(v[k]);

@@ -75,6 +75,32 @@ static void test_spmv(const circuit *tc) {
         CHECK_MSG(!rc && memcmp(gpu, cpu + k * n_out, n_out * sizeof(cz_fr)) == 0,
                   "SpMV of matrix %d (%zu rows) differs from cz_r1cs_eval (or padding not zero)", k, rows);
     }
+    /* into bit-reversed positions of 2^log_n >= rows (the 6-NTT H pipeline's c), padding zero */
+    unsigned log_n = 1;
+    while (((size_t)1 << log_n) < rows) log_n++;
+    log_n += (unsigned)(cz_rng_next(&rng) % 2);
+    const size_t nr = (size_t)1 << log_n;
+    cz_fr *rev = malloc(nr * sizeof *rev), *d_r = NULL;
+    if (!rc) rc = cz_gpu_malloc((void **)&d_r, nr * sizeof(cz_fr));
+    for (int k = 0; k < 3 && !rc; k++) {
+        cz_gpu_csr *g = NULL;
+        rc = cz_gpu_csr_upload(&g, m[k]);
+        if (!rc) rc = cz_gpu_memset(d_r, 0xa5, nr * sizeof(cz_fr));
+        if (!rc) rc = cz_gpu_csr_mul_vec_rev(d_r, log_n, g, d_w, NULL);
+        if (!rc) rc = cz_gpu_memcpy_dtoh(rev, d_r, nr * sizeof(cz_fr));
+        cz_gpu_csr_free(g);
+        CHECK_MSG(rc == 0, "spmv rev: %s", cz_error_message());
+        size_t bad = 0;
+        for (size_t i = 0; !rc && i < nr; i++) {
+            size_t j = 0;
+            for (unsigned b = 0; b < log_n; b++) j |= ((i >> b) & 1) << (log_n - 1 - b);
+            const cz_fr *want = i < rows ? &cpu[k * n_out + i] : &CZ_FR_ZERO_V;
+            bad += !cz_fr_equal(&rev[j], want);
+        }
+        CHECK_MSG(bad == 0, "bit-reversed SpMV of matrix %d (%zu rows, 2^%u): %zu of %zu differ", k, rows, log_n, bad, nr);
+    }
+    cz_gpu_free(d_r);
+    free(rev);
     cz_gpu_free(d_w);
     cz_gpu_free(d_o);
     free(cpu);
