@@ -288,6 +288,39 @@ static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_daff<F> *
     if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x); /* thread 0: e = 1 */
 }
 
+/* baa_fwd with the loads in flight (CZ_GPU_BA_FPF=1): the pair's indices two pairs ahead, its x coordinates
+ * one pair ahead, in registers (the grid is the backward pass's; MINB 2 for G1 keeps it within the
+ * backward pass's 128 registers). Same outputs as baa_fwd. */
+template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
+static __global__ void __launch_bounds__(BAA_THREADS, MINB) baa_fwd_pf(const cz_daff<F> *in, const uint32_t *idx, size_t npair,
+                                                                    F *pref, F *ex, F *btot) {
+    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    F acc = F::one(), x1 = F::zero(), x2 = F::zero();
+    const cz_daff<F> *a0 = in, *b0 = in, *a1 = in, *b1 = in;
+    if (t < npair) baa_ptrs(in, idx, t, &a0, &b0), x1 = cz_ld(&a0->x), x2 = cz_ld(&b0->x);
+    if (t + T < npair) baa_ptrs(in, idx, t + T, &a1, &b1);
+    for (size_t j = t; j < npair; j += T) {
+        F y1 = F::zero(), y2 = F::zero();
+        if (j + T < npair) y1 = cz_ld(&a1->x), y2 = cz_ld(&b1->x);
+        const cz_daff<F> *a2 = in, *b2 = in;
+        if (j + 2 * T < npair) baa_ptrs(in, idx, j + 2 * T, &a2, &b2);
+        const F d = baa_den(x1, x2, a0, b0);
+        cz_st(pref + j, acc);
+        acc = acc * d;
+        a0 = a1, b0 = b1, a1 = a2, b1 = b2;
+        x1 = y1, x2 = y2;
+    }
+    F e, x;
+    baa_block_excl(acc, e, x);
+    cz_st(ex + t, e * x);
+    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+}
+
+static bool baa_fpf() {
+    const char *e = getenv("CZ_GPU_BA_FPF");
+    return e && atoi(e) != 0;
+}
+
 /* binv[i] = btot[i]^-1, i < nb (one block, blockDim >= nb) */
 template <class F>
 static __global__ void __launch_bounds__(512) baa_inv(F *binv, const F *btot, unsigned nb) {
@@ -395,6 +428,10 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
+    const bool fpf = baa_fpf();
+    if (fpf && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd_pf<F>, BAA_THREADS, 0) == cudaSuccess &&
+        per_sm_f >= 1 && per_sm_f < per_sm)
+        per_sm = per_sm_f;
     unsigned G = (unsigned)(sm_count() * per_sm);
     if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
     const size_t T = (size_t)G * BAA_THREADS;
@@ -435,7 +472,8 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
         }
         while (m > amin) {
             A *out = which ? bufb : bufa;
-            baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
+            if (fpf) baa_fwd_pf<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
+            else baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
             CZ_CUDA_LAUNCHED();
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
             baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
@@ -926,6 +964,60 @@ static __global__ void __launch_bounds__(BAA_THREADS) msf_fwd(msf_src<F> src, si
     if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
 }
 
+/* Round r's sorted-list pair j: its keys and the two point indices (the sorted entries in round 0, else
+ * the positions); past the end, keys that differ, so nothing is added. */
+template <class F>
+static CZ_DEV void msf_idx(const msf_src<F> &src, size_t j, size_t np, uint32_t &ka, uint32_t &kb, uint32_t &ia,
+                           uint32_t &ib) {
+    ka = 0, kb = 1, ia = ib = 0;
+    if (j >= np) return;
+    ka = src.key[2 * j], kb = src.key[2 * j + 1];
+    if (src.srt) ia = src.srt[2 * j] & 0x7fffffffu, ib = src.srt[2 * j + 1] & 0x7fffffffu;
+    else ia = (uint32_t)(2 * j), ib = (uint32_t)(2 * j + 1);
+}
+
+/* msf_fwd with the loads in flight (CZ_GPU_MSF_PF=1): the keys and sorted entries two pairs ahead, the x
+ * coordinates one pair ahead, in registers, so each thread's serial chain of products does not wait for its
+ * own gathers (round 0 reads its points at random). Same outputs as msf_fwd; the grid is the backward pass's,
+ * whose occupancy (MINB) leaves it the registers. */
+template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
+static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F> src, size_t m, F *pref, F *ex, F *btot) {
+    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t np = m / 2;
+    F acc = F::one(), x1 = F::zero(), x2 = F::zero();
+    uint32_t ka0, kb0, ia, ib, ka1, kb1, ia1, ib1;
+    msf_idx(src, t, np, ka0, kb0, ia, ib);
+    msf_idx(src, t + T, np, ka1, kb1, ia1, ib1);
+    if (ka0 == kb0) x1 = cz_ld(&src.in[ia].x), x2 = cz_ld(&src.in[ib].x);
+    for (size_t j = t; j < np; j += T) {
+        F y1 = F::zero(), y2 = F::zero();
+        if (ka1 == kb1) y1 = cz_ld(&src.in[ia1].x), y2 = cz_ld(&src.in[ib1].x);
+        uint32_t ka2, kb2, ia2, ib2;
+        msf_idx(src, j + 2 * T, np, ka2, kb2, ia2, ib2);
+        if (ka0 == kb0) {
+            F d = x2 - x1;
+            if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
+                const cz_daff<F> A = src.ld(2 * j), B = src.ld(2 * j + 1);
+                const int k = baa_kind(A, B);
+                d = k == 0 ? d : k == 1 ? A.y.dbl() : F::one();
+            }
+            cz_st(pref + j, acc);
+            acc = acc * d;
+        }
+        ka0 = ka1, kb0 = kb1, ka1 = ka2, kb1 = kb2, ia1 = ia2, ib1 = ib2;
+        x1 = y1, x2 = y2;
+    }
+    F e, x;
+    baa_block_excl(acc, e, x);
+    cz_st(ex + t, e * x);
+    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+}
+
+static bool msf_pf() {
+    const char *e = getenv("CZ_GPU_MSF_PF");
+    return e && atoi(e) != 0;
+}
+
 /* MINB 2 for G1: 128 registers, two blocks per SM (unbounded it takes 132, one block) */
 template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
 static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(cz_daff<F> *out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
@@ -998,6 +1090,9 @@ static unsigned msf_blocks() {
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
+    if (msf_pf() && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd_pf<F>, BAA_THREADS, 0) == cudaSuccess &&
+        per_sm_f >= 1 && per_sm_f < per_sm)
+        per_sm = per_sm_f;
     unsigned G = (unsigned)(sm_count() * per_sm);
     return G > 512 ? 512 : G; /* baa_inv: one block of at most 512 threads */
 }
@@ -1047,6 +1142,7 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
     unsigned R = 0;
     while (mx > (1u << R)) R++;
     const unsigned ig = (S.G + 31) / 32 * 32;
+    const bool pf = msf_pf();
     cudaEvent_t rev[3 * 40 + 1];
     if (rprof)
         for (int i = 0; i < 3 * 40 + 1; i++) cudaEventCreate(&rev[i]);
@@ -1060,7 +1156,8 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
         for (unsigned r = 0; r < R && m > 1; r++) {
             cz_daff<F> *out = S.buf[r & 1];
             uint32_t *kout = S.kb[r & 1];
-            msf_fwd<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
+            if (pf) msf_fwd_pf<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
+            else msf_fwd<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 1], st);
             baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
