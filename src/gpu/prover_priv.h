@@ -87,6 +87,13 @@ uint64_t cz_gpu_prover_part_len_(const cz_gpu_prover *pr, int i);
 size_t cz_gpu_prover_part_el_(int i);
 /* The device array of a kept part (NULL when streamed). */
 void *cz_gpu_prover_part_dev_(const cz_gpu_prover *pr, int i);
+/* The streamed-bases schedule (prover_sched.c), one start at a time: begin builds the chunk order on the
+ * first start and issues the first uploads; take hands out the next chunk's bases (a staging buffer the
+ * compute stream then waits for, or a kept part's device array); release, once the compute is done with
+ * it, frees its staging buffer for the next upload. */
+int cz_gpu_prover_stream_begin_(cz_gpu_prover *pr, cz_gpu_prove_stats *st);
+int cz_gpu_prover_stream_take_(cz_gpu_prover *pr, const struct cz_gpu_chunk_ **c, const void **bases);
+int cz_gpu_prover_stream_release_(cz_gpu_prover *pr, cz_gpu_prove_stats *st);
 
 
 double cz_gpu_now_ms_(void);
