@@ -181,6 +181,19 @@ typedef struct {
     uint8_t *host[SQ_N], *dev[SQ_N], *cover[SQ_N];
 } arrays;
 
+/* Every buffer is a view ending at the end of one malloc'd block of POOL bytes, allocated once: no
+ * allocation per layout (fast under ASan), and reading or writing past a buffer's end still hits the
+ * block's redzone. */
+enum { POOL = 320 * 192, NPOOL = 3 * SQ_N + 2 * MAXS };
+static uint8_t *pool[NPOOL];
+static void *view(int i, size_t bytes) {
+    if (bytes > POOL) {
+        fprintf(stderr, "layout needs %zu bytes, the pool has %d\n", bytes, POOL);
+        exit(1);
+    }
+    return pool[i] + POOL - bytes;
+}
+
 static uint64_t ring_want(uint64_t streamed_total, int stages) {
     const uint64_t left = streamed_total - M.released;
     return left < (uint64_t)stages ? left : (uint64_t)stages;
@@ -200,7 +213,7 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
             want_streamed += k, want_bytes += plen(l, i) * EL[i];
             if (plen(l, i)) want_parts |= 1u << i;
         }
-        memset(a->cover[i], 0, plen(l, i) + 1);
+        memset(a->cover[i], 0, plen(l, i));
     }
     M.uploads = M.released = M.up_bytes = 0;
     M.calls = 0, M.fail_at = mode == RUN_FAIL ? (long)arg : 0, M.failed = 0;
@@ -304,14 +317,14 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
     /* the planner's staging size: a chunk of either kind fits (exact, so an overflow is an ASan report) */
     pr.stage_bytes = l->chunk1 * 96 > l->chunk2 * 192 ? l->chunk1 * 96 : l->chunk2 * 192;
     for (int b = 0; b < l->stages; b++) {
-        pr.d_stage[b] = malloc(pr.stage_bytes);
-        if (l->pageable) pr.h_stage[b] = malloc(pr.stage_bytes);
+        pr.d_stage[b] = view(3 * SQ_N + b, pr.stage_bytes);
+        if (l->pageable) pr.h_stage[b] = view(3 * SQ_N + MAXS + b, pr.stage_bytes);
         pr.ev_ld[b] = &M.ld[b], pr.ev_fr[b] = &M.fr[b];
     }
     arrays a;
     for (int i = 0; i < SQ_N; i++) {
         const size_t bytes = plen(l, i) * EL[i];
-        a.host[i] = malloc(bytes + 1), a.dev[i] = malloc(bytes + 1), a.cover[i] = malloc(plen(l, i) + 1);
+        a.host[i] = view(i, bytes), a.dev[i] = view(SQ_N + i, bytes), a.cover[i] = view(2 * SQ_N + i, plen(l, i));
         cz_rng_bytes(&rng, a.host[i], bytes);
         for (size_t j = 0; j < bytes; j++) a.dev[i][j] = a.host[i][j] ^ 0x5a; /* the device copy differs */
         pr.h_src[i] = a.host[i];
@@ -336,8 +349,6 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
         if (mode == RUN_FULL && !full) bad("start %d did not run to its end", s);
         CHECK_MSG(M.bad == bad0, "%s: start %d (mode %d, %llu)", M.desc, s, mode, (unsigned long long)arg);
     }
-    for (int b = 0; b < l->stages; b++) free(pr.d_stage[b]), free(pr.h_stage[b]);
-    for (int i = 0; i < SQ_N; i++) free(a.host[i]), free(a.dev[i]), free(a.cover[i]);
     free(pr.sched);
 }
 
@@ -386,7 +397,8 @@ static void run2(const layout *l) { /* two full starts */
 
 int main(void) {
     cz_test_rng(&rng);
-    const int nrand = getenv("CZ_SCHED_LAYOUTS") ? atoi(getenv("CZ_SCHED_LAYOUTS")) : 4000;
+    for (int i = 0; i < NPOOL; i++) pool[i] = malloc(POOL);
+    const int nrand = getenv("CZ_SCHED_LAYOUTS") ? atoi(getenv("CZ_SCHED_LAYOUTS")) : 5000;
     /* fixed shapes (fresh bases), each with 2..4 stages, pinned and pageable */
     for (int stages = 2; stages <= MAXS; stages++)
         for (int pg = 0; pg < 2; pg++) {
@@ -431,5 +443,6 @@ int main(void) {
         run_layout(&l, 3, modes, NULL);
     }
     printf("%d random layouts\n", nrand);
+    for (int i = 0; i < NPOOL; i++) free(pool[i]);
     return cz_test_finish();
 }
