@@ -35,6 +35,25 @@
 
 enum { UP = 0, CP = 1, MAXS = CZ_GPU_MAX_STAGES };
 
+/* A prover layout, and its parts as the test sees them (independently of prover_sched.c). */
+static const size_t EL[SQ_N] = {96, 96, 96, 96, 192}; /* H, B_G1, L, A: G1 affine; B_G2: G2 affine */
+
+typedef struct {
+    uint64_t n, len[3], chunk1, chunk2;
+    int stages, pageable;
+    unsigned keep;
+} layout;
+
+static uint64_t plen(const layout *l, int i) {
+    switch (i) {
+    case SQ_H: return l->n - 1;
+    case SQ_L: return l->len[Q_L];
+    case SQ_A: return l->len[Q_A];
+    default: return l->len[Q_B]; /* B_G1 and B_G2 */
+    }
+}
+static uint64_t pchunk(const layout *l, int i) { return i == SQ_B2 ? l->chunk2 : l->chunk1; }
+
 typedef struct {
     int recorded, stream;
     uint64_t pos; /* work items of its stream it captured */
@@ -43,6 +62,7 @@ typedef struct {
 /* The model: two streams as queues of work items, in the order the host enqueued them. */
 typedef struct {
     cz_gpu_prover *pr;
+    const layout *lay;
     int stream_id[2]; /* their addresses are the stream handles */
     model_event ld[MAXS], fr[MAXS];
     uint64_t ops[2];   /* items enqueued on each stream */
@@ -139,11 +159,14 @@ int model_htod(void *dst, const void *src, size_t bytes, void *s) {
         int q = -1;
         for (int i = 0; i < SQ_N; i++) {
             const uint8_t *h = pr->h_src[i];
-            const size_t n = cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
+            const size_t n = plen(M.lay, i) * EL[i];
             if ((const uint8_t *)src >= h && (const uint8_t *)src + bytes <= h + n) q = i;
         }
-        if (q < 0) bad("upload from memory that is no streamed part's bases");
-        else if (pr->keep >> q & 1) bad("upload of a kept part (%d)", q);
+        if (q < 0) {
+            bad("upload from memory that is no streamed part's bases");
+            return 0; /* not copied: it may not be memory at all */
+        }
+        if (pr->keep >> q & 1) bad("upload of a kept part (%d)", q);
         else if (pr->h_stage[0]) bad("pageable bases uploaded without their host twin");
     }
     if (M.uploads + 1 - M.released > (uint64_t)pr->stages)
@@ -159,23 +182,6 @@ int model_htod(void *dst, const void *src, size_t bytes, void *s) {
 }
 
 /* ---- one prover layout ---- */
-static const size_t EL[SQ_N] = {96, 96, 96, 96, 192}; /* H, B_G1, L, A: G1 affine; B_G2: G2 affine */
-
-typedef struct {
-    uint64_t n, len[3], chunk1, chunk2;
-    int stages, pageable;
-    unsigned keep;
-} layout;
-
-static uint64_t plen(const layout *l, int i) {
-    switch (i) {
-    case SQ_H: return l->n - 1;
-    case SQ_L: return l->len[Q_L];
-    case SQ_A: return l->len[Q_A];
-    default: return l->len[Q_B]; /* B_G1 and B_G2 */
-    }
-}
-static uint64_t pchunk(const layout *l, int i) { return i == SQ_B2 ? l->chunk2 : l->chunk1; }
 
 typedef struct {
     uint8_t *host[SQ_N], *dev[SQ_N], *cover[SQ_N];
@@ -305,7 +311,7 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
     cz_gpu_prover pr;
     memset(&pr, 0, sizeof pr);
     memset(&M, 0, offsetof(model, bad)); /* fresh streams and events */
-    M.pr = &pr;
+    M.pr = &pr, M.lay = l;
     snprintf(M.desc, sizeof M.desc, "n %llu L %llu A %llu B %llu chunk1 %llu chunk2 %llu stages %d keep %#x %s",
              (unsigned long long)l->n, (unsigned long long)l->len[Q_L], (unsigned long long)l->len[Q_A],
              (unsigned long long)l->len[Q_B], (unsigned long long)l->chunk1, (unsigned long long)l->chunk2,
@@ -332,6 +338,11 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
     pr.d_h = (cz_g1_affine *)a.dev[SQ_H], pr.d_b2 = (cz_g2_affine *)a.dev[SQ_B2];
     pr.d_q[Q_L] = (cz_g1_affine *)a.dev[SQ_L], pr.d_q[Q_A] = (cz_g1_affine *)a.dev[SQ_A];
     pr.d_q[Q_B] = (cz_g1_affine *)a.dev[SQ_B];
+    int parts_ok = 1; /* the part helpers prover.c and prover_run.c share with the schedule */
+    for (int i = 0; i < SQ_N; i++)
+        parts_ok &= cz_gpu_prover_part_len_(&pr, i) == plen(l, i) && cz_gpu_prover_part_el_(i) == EL[i] &&
+                    cz_gpu_prover_part_dev_(&pr, i) == a.dev[i];
+    CHECK_MSG(parts_ok, "%s: a part's length, point size or device array", M.desc);
     uint64_t streamed = 0, total = 0;
     for (int i = 0; i < SQ_N; i++) {
         const uint64_t k = (plen(l, i) + pchunk(l, i) - 1) / pchunk(l, i);
