@@ -81,6 +81,7 @@ typedef struct {
 static model M;
 
 static cz_rng rng;
+static unsigned long n_starts[3]; /* starts that ran in full, were abandoned, failed (RUN_* order) */
 static uint64_t rnd(uint64_t n) { return n ? cz_rng_next(&rng) % n : 0; }
 
 static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -358,6 +359,7 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
         const unsigned long bad0 = M.bad;
         const int full = one_start(&pr, l, &a, mode, arg);
         if (mode == RUN_FULL && !full) bad("start %d did not run to its end", s);
+        n_starts[full ? RUN_FULL : M.failed ? RUN_FAIL : RUN_ABANDON]++;
         CHECK_MSG(M.bad == bad0, "%s: start %d (mode %d, %llu)", M.desc, s, mode, (unsigned long long)arg);
     }
     free(pr.sched);
@@ -442,7 +444,10 @@ int main(void) {
             for (unsigned keep = 0; keep < (1u << SQ_N); keep += 9)
                 for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++) {
                     f.keep = keep;
+                    const unsigned long early = n_starts[RUN_FAIL] + n_starts[RUN_ABANDON];
                     run_layout(&f, rs[r].modes[1] ? 3 : 2, rs[r].modes, rs[r].args);
+                    if (!keep) /* all streamed: each failure / stop point is reached */
+                        CHECK(n_starts[RUN_FAIL] + n_starts[RUN_ABANDON] - early == (rs[r].modes[1] ? 2u : 1u));
                 }
         }
     /* random layouts, three starts each (the first two full, failing or abandoned at random) */
@@ -453,7 +458,10 @@ int main(void) {
         random_modes(modes, 2);
         run_layout(&l, 3, modes, NULL);
     }
-    printf("%d random layouts\n", nrand);
+    /* the restarts were exercised: some starts did fail or stop early */
+    CHECK(n_starts[RUN_FAIL] > 100 && n_starts[RUN_ABANDON] > 100);
+    printf("%d random layouts; starts: %lu in full, %lu abandoned with uploads in flight, %lu failed\n", nrand,
+           n_starts[RUN_FULL], n_starts[RUN_ABANDON], n_starts[RUN_FAIL]);
     for (int i = 0; i < NPOOL; i++) free(pool[i]);
     return cz_test_finish();
 }
