@@ -53,7 +53,7 @@ struct cz_gpu_prover {
      * when an allocation would not fit beside the full one (those parts then size themselves to the free
      * memory at call time, keeping 2 GiB free) */
     size_t limit, used, work_reserve, work_min;
-    /* Streamed bases (prover.c, prover_sched.c, prover_run.c; issue 4 item 5): when only the non-base part fits, the bases
+    /* Streamed bases (prover.c, prover_run.c; issue 4 item 5): when only the non-base part fits, the bases
      * that do not fit beside it (H, L, A, B_G1, B_G2: h_src, the params' arrays, or a synthetic prover's
      * pinned copies, owned when h_own) stay in host memory and cross PCIe per proof in chunks of chunk1 G1 /
      * chunk2 G2 points through a ring of `stages` (2..CZ_GPU_MAX_STAGES) device staging buffers of
@@ -64,7 +64,7 @@ struct cz_gpu_prover {
      * schedule, uploading nothing. h_reg[i]: registered here (unregistered in destroy); h_stage: pinned
      * host twins of the staging buffers that pageable sources are copied through when the driver refuses
      * to page-lock them. sched: the chunk order (n_sched entries, built on the first start; u = the
-     * streamed chunk's ordinal, its buffer u % stages, -1 for a kept part's chunk): see build_schedule (prover_sched.c).
+     * streamed chunk's ordinal, its buffer u % stages, -1 for a kept part's chunk): see prover_sched.c.
      * s_next: the next entry to look at for an upload, s_taken: entries consumed; u_issued / u_taken:
      * streamed chunks uploaded / consumed this start. */
     int streamed, h_own, h_reg[5], stages;

@@ -145,7 +145,8 @@ int model_htod(void *dst, const void *src, size_t bytes, void *s) {
     const int b = buf_of(dst);
     if (stream_of(s) != UP) bad("upload on the compute stream");
     if (b < 0 || bytes == 0 || bytes > pr->stage_bytes) {
-        bad("upload of %zu bytes into %s", bytes, b < 0 ? "memory that is no staging buffer" : "a staging buffer");
+        bad("upload of %zu bytes into %s", bytes,
+            b < 0 ? "memory that is no staging buffer" : "a staging buffer");
         return 0;
     }
     /* the checks before the injected failure: the host twin was already overwritten */
@@ -167,8 +168,10 @@ int model_htod(void *dst, const void *src, size_t bytes, void *s) {
             bad("upload from memory that is no streamed part's bases");
             return 0; /* not copied: it may not be memory at all */
         }
-        if (pr->keep >> q & 1) bad("upload of a kept part (%d)", q);
-        else if (pr->h_stage[0]) bad("pageable bases uploaded without their host twin");
+        if (pr->keep >> q & 1)
+            bad("upload of a kept part (%d)", q);
+        else if (pr->h_stage[0])
+            bad("pageable bases uploaded without their host twin");
     }
     if (M.uploads + 1 - M.released > (uint64_t)pr->stages)
         bad("ring overrun: %llu uploads ahead of the releases, %d stages",
@@ -231,16 +234,20 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
         if (!M.failed || rc != CZ_EDEVICE) bad("stream_begin: %d (%s)", rc, cz_error_message());
         return 0;
     }
-    if (pr->n_sched != want_total) bad("schedule of %llu chunks, want %llu", (unsigned long long)pr->n_sched, (unsigned long long)want_total);
+    if (pr->n_sched != want_total)
+        bad("schedule of %llu chunks, want %llu", (unsigned long long)pr->n_sched,
+            (unsigned long long)want_total);
     if (!M.failed && M.uploads != ring_want(want_streamed, l->stages))
-        bad("stream_begin issued %llu uploads, want %llu", (unsigned long long)M.uploads, (unsigned long long)ring_want(want_streamed, l->stages));
+        bad("stream_begin issued %llu uploads, want %llu", (unsigned long long)M.uploads,
+            (unsigned long long)ring_want(want_streamed, l->stages));
     for (uint64_t i = 0; i < pr->n_sched && i < want_total; i++) {
         if (mode == RUN_ABANDON && i + 1 == arg) return 0; /* the rest left in flight */
         const struct cz_gpu_chunk_ *c = NULL;
         const void *bases = NULL;
         rc = cz_gpu_prover_stream_take_(pr, &c, &bases);
         if (rc) {
-            if (!M.failed || rc != CZ_EDEVICE) bad("take %llu: %d (%s)", (unsigned long long)i, rc, cz_error_message());
+            if (!M.failed || rc != CZ_EDEVICE)
+                bad("take %llu: %d (%s)", (unsigned long long)i, rc, cz_error_message());
             return 0;
         }
         const int q = c->q;
@@ -251,24 +258,28 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
         const int kept = l->keep >> q & 1;
         const uint64_t len = plen(l, q), el = EL[q];
         if (c->m == 0 || c->m > pchunk(l, q) || c->k0 > len || c->m > len - c->k0) {
-            bad("chunk %llu of part %d: [%llu, +%llu) of %llu points, chunk size %llu", (unsigned long long)i, q,
-                (unsigned long long)c->k0, (unsigned long long)c->m, (unsigned long long)len,
+            bad("chunk %llu of part %d: [%llu, +%llu) of %llu points, chunk size %llu", (unsigned long long)i,
+                q, (unsigned long long)c->k0, (unsigned long long)c->m, (unsigned long long)len,
                 (unsigned long long)pchunk(l, q));
             return 0;
         }
-        if ((c->u < 0) != kept) bad("part %d: %s chunk marked %s", q, kept ? "kept" : "streamed", c->u < 0 ? "kept" : "streamed");
+        if ((c->u < 0) != kept)
+            bad("part %d: %s chunk marked %s", q, kept ? "kept" : "streamed", c->u < 0 ? "kept" : "streamed");
         const int b = buf_of(bases);
         if (kept) {
-            if (bases != a->dev[q] + c->k0 * el) bad("kept part %d chunk at k0 %llu does not read its device array", q, (unsigned long long)c->k0);
-            else if (memcmp(bases, a->dev[q] + c->k0 * el, c->m * el)) bad("kept chunk bytes");
+            if (bases != a->dev[q] + c->k0 * el)
+                bad("kept part %d chunk at k0 %llu does not read its device array", q,
+                    (unsigned long long)c->k0);
+            else if (memcmp(bases, a->dev[q] + c->k0 * el, c->m * el))
+                bad("kept chunk bytes");
         } else if (b < 0) {
             bad("streamed part %d chunk not in a staging buffer", q);
         } else {
             if (!M.loaded[b] || M.loaded[b] > M.after[CP])
                 bad("compute reads staging buffer %d before the upload that wrote it", b);
             if (memcmp(bases, a->host[q] + c->k0 * el, c->m * el))
-                bad("part %d chunk [%llu, +%llu) in staging buffer %d: wrong bytes", q, (unsigned long long)c->k0,
-                    (unsigned long long)c->m, b);
+                bad("part %d chunk [%llu, +%llu) in staging buffer %d: wrong bytes", q,
+                    (unsigned long long)c->k0, (unsigned long long)c->m, b);
         }
         for (uint64_t k = c->k0; k < c->k0 + c->m; k++) a->cover[q][k]++;
         /* the chunk's compute: a work item of the compute stream, done on the host when it returns */
@@ -278,12 +289,14 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
         if (!kept) M.released++;
         rc = cz_gpu_prover_stream_release_(pr, &st);
         if (rc) {
-            if (!M.failed || rc != CZ_EDEVICE) bad("release %llu: %d (%s)", (unsigned long long)i, rc, cz_error_message());
+            if (!M.failed || rc != CZ_EDEVICE)
+                bad("release %llu: %d (%s)", (unsigned long long)i, rc, cz_error_message());
             return 0;
         }
         if (M.uploads - M.released != ring_want(want_streamed, l->stages))
-            bad("after chunk %llu: %llu uploads in flight, want %llu (the ring kept full)", (unsigned long long)i,
-                (unsigned long long)(M.uploads - M.released), (unsigned long long)ring_want(want_streamed, l->stages));
+            bad("after chunk %llu: %llu uploads in flight, want %llu (the ring kept full)",
+                (unsigned long long)i, (unsigned long long)(M.uploads - M.released),
+                (unsigned long long)ring_want(want_streamed, l->stages));
     }
     if (M.failed) bad("an injected failure was not reported");
     for (int i = 0; i < SQ_N; i++)
@@ -293,13 +306,14 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
                 break;
             }
     if (M.uploads != want_streamed || st.chunks != want_streamed)
-        bad("%llu uploads, stats %llu chunks, want %llu", (unsigned long long)M.uploads, (unsigned long long)st.chunks,
-            (unsigned long long)want_streamed);
+        bad("%llu uploads, stats %llu chunks, want %llu", (unsigned long long)M.uploads,
+            (unsigned long long)st.chunks, (unsigned long long)want_streamed);
     if (st.htod_bytes != want_bytes || M.up_bytes != want_bytes)
         bad("htod_bytes %llu, uploaded %llu, want %llu", (unsigned long long)st.htod_bytes,
             (unsigned long long)M.up_bytes, (unsigned long long)want_bytes);
     if (st.streamed_parts != want_parts) bad("streamed_parts %#x, want %#x", st.streamed_parts, want_parts);
-    if (st.streamed != 1 || st.stages != l->stages) bad("stats streamed %d stages %d", st.streamed, st.stages);
+    if (st.streamed != 1 || st.stages != l->stages)
+        bad("stats streamed %d stages %d", st.streamed, st.stages);
     if (pr->u_issued != want_streamed || pr->u_taken != want_streamed || pr->s_taken != want_total)
         bad("u_issued %llu u_taken %llu s_taken %llu", (unsigned long long)pr->u_issued,
             (unsigned long long)pr->u_taken, (unsigned long long)pr->s_taken);
@@ -313,7 +327,8 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
     memset(&pr, 0, sizeof pr);
     memset(&M, 0, offsetof(model, bad)); /* fresh streams and events */
     M.pr = &pr, M.lay = l;
-    snprintf(M.desc, sizeof M.desc, "n %llu L %llu A %llu B %llu chunk1 %llu chunk2 %llu stages %d keep %#x %s",
+    snprintf(M.desc, sizeof M.desc,
+             "n %llu L %llu A %llu B %llu chunk1 %llu chunk2 %llu stages %d keep %#x %s",
              (unsigned long long)l->n, (unsigned long long)l->len[Q_L], (unsigned long long)l->len[Q_A],
              (unsigned long long)l->len[Q_B], (unsigned long long)l->chunk1, (unsigned long long)l->chunk2,
              l->stages, l->keep, l->pageable ? "pageable" : "pinned");
@@ -331,7 +346,8 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
     arrays a;
     for (int i = 0; i < SQ_N; i++) {
         const size_t bytes = plen(l, i) * EL[i];
-        a.host[i] = view(i, bytes), a.dev[i] = view(SQ_N + i, bytes), a.cover[i] = view(2 * SQ_N + i, plen(l, i));
+        a.host[i] = view(i, bytes), a.dev[i] = view(SQ_N + i, bytes),
+        a.cover[i] = view(2 * SQ_N + i, plen(l, i));
         cz_rng_bytes(&rng, a.host[i], bytes);
         for (size_t j = 0; j < bytes; j++) a.dev[i][j] = a.host[i][j] ^ 0x5a; /* the device copy differs */
         pr.h_src[i] = a.host[i];
@@ -355,7 +371,8 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
         /* a failure among the first 3 calls per streamed chunk (at most 2 per upload, 1 per take): may fall
          * past the last call, then the start runs in full */
         uint64_t arg = args && s < nstarts - 1 ? args[s] : 0;
-        if (!arg) arg = mode == RUN_FAIL ? 1 + rnd(3 * streamed + 1) : mode == RUN_ABANDON ? 1 + rnd(total + 1) : 0;
+        if (!arg)
+            arg = mode == RUN_FAIL ? 1 + rnd(3 * streamed + 1) : mode == RUN_ABANDON ? 1 + rnd(total + 1) : 0;
         const unsigned long bad0 = M.bad;
         const int full = one_start(&pr, l, &a, mode, arg);
         if (mode == RUN_FULL && !full) bad("start %d did not run to its end", s);
@@ -383,8 +400,8 @@ static void random_layout(layout *l) {
     for (int q = 0; q < 3; q++) l->len[q] = rnd(q == Q_B ? 5 : 8) ? rnd(200) : 0;
     const uint64_t g = g1max(l);
     switch (rnd(6)) {
-    case 0: l->chunk1 = g; break;             /* one chunk for the longest part */
-    case 1: l->chunk1 = 1 + rnd(4); break;    /* many small chunks */
+    case 0: l->chunk1 = g; break;          /* one chunk for the longest part */
+    case 1: l->chunk1 = 1 + rnd(4); break; /* many small chunks */
     default: l->chunk1 = 1 + rnd(g); break;
     }
     switch (rnd(3)) {
@@ -419,7 +436,8 @@ int main(void) {
             l.chunk1 = 32, l.chunk2 = plan_chunk2(&l);
             for (unsigned keep = 0; keep < (1u << SQ_N); keep++) l.keep = keep, run2(&l);
             layout f = {.n = 257, .len = {200, 120, 77}, .stages = stages, .pageable = pg};
-            f.chunk1 = g1max(&f), f.chunk2 = plan_chunk2(&f); /* one chunk for the longest part; chunk2 < chunk1 */
+            f.chunk1 = g1max(&f),
+            f.chunk2 = plan_chunk2(&f); /* one chunk for the longest part; chunk2 < chunk1 */
             for (unsigned keep = 0; keep < (1u << SQ_N); keep++) f.keep = keep, run2(&f);
             f.chunk1 = 40, f.chunk2 = 7, f.keep = 0; /* chunk2 well below chunk1, everything streamed */
             run2(&f);
@@ -436,9 +454,17 @@ int main(void) {
              * after stream_begin and after a few chunks (uploads left in flight) */
             f.chunk1 = 30, f.chunk2 = 15;
             const uint64_t s2 = 2 * (uint64_t)stages;
-            const struct { int modes[2]; uint64_t args[2]; } rs[] = {
-                {{RUN_FAIL}, {1}}, {{RUN_FAIL}, {2}}, {{RUN_FAIL}, {s2 + 1}}, {{RUN_FAIL}, {s2 + 4}},
-                {{RUN_FAIL, RUN_FAIL}, {s2 + 2, 3}}, {{RUN_ABANDON}, {1}}, {{RUN_ABANDON}, {4}},
+            const struct {
+                int modes[2];
+                uint64_t args[2];
+            } rs[] = {
+                {{RUN_FAIL}, {1}},
+                {{RUN_FAIL}, {2}},
+                {{RUN_FAIL}, {s2 + 1}},
+                {{RUN_FAIL}, {s2 + 4}},
+                {{RUN_FAIL, RUN_FAIL}, {s2 + 2, 3}},
+                {{RUN_ABANDON}, {1}},
+                {{RUN_ABANDON}, {4}},
                 {{RUN_ABANDON, RUN_FAIL}, {1, 2}},
             };
             for (unsigned keep = 0; keep < (1u << SQ_N); keep += 9)
@@ -447,7 +473,8 @@ int main(void) {
                     const unsigned long early = n_starts[RUN_FAIL] + n_starts[RUN_ABANDON];
                     run_layout(&f, rs[r].modes[1] ? 3 : 2, rs[r].modes, rs[r].args);
                     if (!keep) /* all streamed: each failure / stop point is reached */
-                        CHECK(n_starts[RUN_FAIL] + n_starts[RUN_ABANDON] - early == (rs[r].modes[1] ? 2u : 1u));
+                        CHECK(n_starts[RUN_FAIL] + n_starts[RUN_ABANDON] - early ==
+                              (rs[r].modes[1] ? 2u : 1u));
                 }
         }
     /* random layouts, three starts each (the first two full, failing or abandoned at random) */
@@ -460,8 +487,8 @@ int main(void) {
     }
     /* the restarts were exercised: some starts did fail or stop early */
     CHECK(n_starts[RUN_FAIL] > 100 && n_starts[RUN_ABANDON] > 100);
-    printf("%d random layouts; starts: %lu in full, %lu abandoned with uploads in flight, %lu failed\n", nrand,
-           n_starts[RUN_FULL], n_starts[RUN_ABANDON], n_starts[RUN_FAIL]);
+    printf("%d random layouts; starts: %lu in full, %lu abandoned with uploads in flight, %lu failed\n",
+           nrand, n_starts[RUN_FULL], n_starts[RUN_ABANDON], n_starts[RUN_FAIL]);
     for (int i = 0; i < NPOOL; i++) free(pool[i]);
     return cz_test_finish();
 }
