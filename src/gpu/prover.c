@@ -216,14 +216,6 @@ static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, in
     return fixed + (size_t)k * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0, full);
 }
 
-uint64_t cz_gpu_prover_part_len_(const cz_gpu_prover *pr, int i) {
-    return i == SQ_H ? pr->n - 1 : i == SQ_L ? pr->len[Q_L] : i == SQ_A ? pr->len[Q_A] : pr->len[Q_B];
-}
-size_t cz_gpu_prover_part_el_(int i) { return i == SQ_B2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine); }
-void *cz_gpu_prover_part_dev_(const cz_gpu_prover *pr, int i) {
-    return i == SQ_H ? (void *)pr->d_h : i == SQ_B2 ? (void *)pr->d_b2 : (void *)pr->d_q[i == SQ_L ? Q_L : i == SQ_A ? Q_A : Q_B];
-}
-
 /* Which parts to keep on the device in `spare` bytes: CZ_GPU_PROVER_KEEP (a CZ_GPU_PART_* mask) when set, else
  * whole parts in the order B_G2, B_G1, A, L, H while they fit: every kept byte saves one byte of PCIe per
  * proof, and the queries' batch additions are short next to their uploads (they stall the ring), while the

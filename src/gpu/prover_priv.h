@@ -1,5 +1,6 @@
 /* The partition prover's private state, shared by prover.c (creation, memory accounting, destruction),
- * prover_synth.c (synthetic benchmark circuits) and prover_run.c (start). C only. */
+ * prover_synth.c (synthetic benchmark circuits), prover_sched.c (the streamed-bases schedule, host code that
+ * tests/unit/test_gpu_stream_schedule.c also compiles) and prover_run.c (start). C only. */
 #ifndef CZ_GPU_PROVER_PRIV_H
 #define CZ_GPU_PROVER_PRIV_H
 
@@ -63,7 +64,7 @@ struct cz_gpu_prover {
      * schedule, uploading nothing. h_reg[i]: registered here (unregistered in destroy); h_stage: pinned
      * host twins of the staging buffers that pageable sources are copied through when the driver refuses
      * to page-lock them. sched: the chunk order (n_sched entries, built on the first start; u = the
-     * streamed chunk's ordinal, its buffer u % stages, -1 for a kept part's chunk): see build_schedule.
+     * streamed chunk's ordinal, its buffer u % stages, -1 for a kept part's chunk): see prover_sched.c.
      * s_next: the next entry to look at for an upload, s_taken: entries consumed; u_issued / u_taken:
      * streamed chunks uploaded / consumed this start. */
     int streamed, h_own, h_reg[5], stages;
@@ -87,6 +88,13 @@ uint64_t cz_gpu_prover_part_len_(const cz_gpu_prover *pr, int i);
 size_t cz_gpu_prover_part_el_(int i);
 /* The device array of a kept part (NULL when streamed). */
 void *cz_gpu_prover_part_dev_(const cz_gpu_prover *pr, int i);
+/* The streamed-bases schedule (prover_sched.c), one start at a time: begin builds the chunk order on the
+ * first start and issues the first uploads; take hands out the next chunk's bases (a staging buffer the
+ * compute stream then waits for, or a kept part's device array); release, once the compute is done with
+ * it, frees its staging buffer for the next upload. */
+int cz_gpu_prover_stream_begin_(cz_gpu_prover *pr, cz_gpu_prove_stats *st);
+int cz_gpu_prover_stream_take_(cz_gpu_prover *pr, const struct cz_gpu_chunk_ **c, const void **bases);
+int cz_gpu_prover_stream_release_(cz_gpu_prover *pr, cz_gpu_prove_stats *st);
 
 
 double cz_gpu_now_ms_(void);
