@@ -288,39 +288,6 @@ static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_daff<F> *
     if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x); /* thread 0: e = 1 */
 }
 
-/* baa_fwd with the loads in flight (CZ_GPU_BA_FPF=1): the pair's indices two pairs ahead, its x coordinates
- * one pair ahead, in registers (the grid is the backward pass's; MINB 2 for G1 keeps it within the
- * backward pass's 128 registers). Same outputs as baa_fwd. */
-template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
-static __global__ void __launch_bounds__(BAA_THREADS, MINB) baa_fwd_pf(const cz_daff<F> *in, const uint32_t *idx, size_t npair,
-                                                                    F *pref, F *ex, F *btot) {
-    const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    F acc = F::one(), x1 = F::zero(), x2 = F::zero();
-    const cz_daff<F> *a0 = in, *b0 = in, *a1 = in, *b1 = in;
-    if (t < npair) baa_ptrs(in, idx, t, &a0, &b0), x1 = cz_ld(&a0->x), x2 = cz_ld(&b0->x);
-    if (t + T < npair) baa_ptrs(in, idx, t + T, &a1, &b1);
-    for (size_t j = t; j < npair; j += T) {
-        F y1 = F::zero(), y2 = F::zero();
-        if (j + T < npair) y1 = cz_ld(&a1->x), y2 = cz_ld(&b1->x);
-        const cz_daff<F> *a2 = in, *b2 = in;
-        if (j + 2 * T < npair) baa_ptrs(in, idx, j + 2 * T, &a2, &b2);
-        const F d = baa_den(x1, x2, a0, b0);
-        cz_st(pref + j, acc);
-        acc = acc * d;
-        a0 = a1, b0 = b1, a1 = a2, b1 = b2;
-        x1 = y1, x2 = y2;
-    }
-    F e, x;
-    baa_block_excl(acc, e, x);
-    cz_st(ex + t, e * x);
-    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
-}
-
-static bool baa_fpf() {
-    const char *e = getenv("CZ_GPU_BA_FPF");
-    return e && atoi(e) != 0;
-}
-
 /* binv[i] = btot[i]^-1, i < nb (one block, blockDim >= nb) */
 template <class F>
 static __global__ void __launch_bounds__(512) baa_inv(F *binv, const F *btot, unsigned nb) {
@@ -428,10 +395,6 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
-    const bool fpf = baa_fpf();
-    if (fpf && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd_pf<F>, BAA_THREADS, 0) == cudaSuccess &&
-        per_sm_f >= 1 && per_sm_f < per_sm)
-        per_sm = per_sm_f;
     unsigned G = (unsigned)(sm_count() * per_sm);
     if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
     const size_t T = (size_t)G * BAA_THREADS;
@@ -472,8 +435,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
         }
         while (m > amin) {
             A *out = which ? bufb : bufa;
-            if (fpf) baa_fwd_pf<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
-            else baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
+            baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
             CZ_CUDA_LAUNCHED();
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
             baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
@@ -976,10 +938,12 @@ static CZ_DEV void msf_idx(const msf_src<F> &src, size_t j, size_t np, uint32_t 
     else ia = (uint32_t)(2 * j), ib = (uint32_t)(2 * j + 1);
 }
 
-/* msf_fwd with the loads in flight (CZ_GPU_MSF_PF=1): the keys and sorted entries two pairs ahead, the x
- * coordinates one pair ahead, in registers, so each thread's serial chain of products does not wait for its
- * own gathers (round 0 reads its points at random). Same outputs as msf_fwd; the grid is the backward pass's,
- * whose occupancy (MINB) leaves it the registers. */
+/* msf_fwd with the loads in flight (the default; CZ_GPU_MSF_PF=0 for msf_fwd): the keys and sorted entries two
+ * pairs ahead, the x coordinates one pair ahead, in registers, so each thread's serial chain of products does
+ * not wait for its own gathers (round 0 reads its points at random). Same outputs as msf_fwd; the grid is the
+ * backward pass's, whose occupancy (MINB) leaves it the registers. H200, one 2^27 window: forward passes 12.45
+ * -> 11.45 ms, G1 MSM 2^27 650.0 -> 637.0 ms, G2 2^24 427.2 -> 419.2 (docs/perf.md). The same for the batch
+ * addition's baa_fwd measured no change (12.07 / 12.10 ms at 2^26 ~50 %) and was dropped. */
 template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
 static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F> src, size_t m, F *pref, F *ex, F *btot) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1015,7 +979,7 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F
 
 static bool msf_pf() {
     const char *e = getenv("CZ_GPU_MSF_PF");
-    return e && atoi(e) != 0;
+    return !e || atoi(e) != 0;
 }
 
 /* MINB 2 for G1: 128 registers, two blocks per SM (unbounded it takes 132, one block) */

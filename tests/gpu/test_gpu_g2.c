@@ -30,10 +30,10 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     cz_g2_msm(&cpu, bases, sc, n, 0);
     /* bucket accumulation: the size's default, xyzz per bucket, flat affine rounds over whole windows and
      * in chunks of 2^12 sorted positions (several chunks per window), the per-segment affine rounds
-     * (CZ_GPU_MSM_FLAT=0) likewise, the flat rounds with the forward pass's loads in flight (CZ_GPU_MSF_PF=1) */
+     * (CZ_GPU_MSM_FLAT=0) likewise, the flat rounds with the plain forward pass (CZ_GPU_MSF_PF=0) */
     static const char *const modes[][4] = {{NULL, NULL, NULL, NULL}, {"0", NULL, NULL, NULL}, {"1", NULL, NULL, NULL},
                                            {"1", "12", NULL, NULL},  {"1", NULL, "0", NULL},  {"1", "12", "0", NULL},
-                                           {"1", "12", NULL, "1"}};
+                                           {"1", "12", NULL, "0"}};
     static const char *const knobs[4] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF"};
     for (int k = 0; k < 7; k++) {
         set_knobs(knobs, modes[k], 4);
@@ -45,19 +45,16 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     set_knobs(knobs, modes[0], 4);
 }
 
-/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF, CZ_GPU_BA_FPF}: the default (xyzz sums
+/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums
  * at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the default
- * rounds from one point on, the same with their forward pass's loads in flight (CZ_GPU_BA_FPF); so the G2
- * affine rounds are checked at small sizes, not only timed at 2^24 */
-static const char *const ba_modes[][5] = {
-    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL, NULL}, {"1", "1", "1", "0", NULL},
-    {"1", "1", "1", "1", NULL},     {"1", NULL, "0", NULL, NULL}, {"1", NULL, "0", NULL, "1"},
+ * rounds from one point on; so the G2 affine rounds are checked at small sizes, not only timed at 2^24 */
+static const char *const ba_modes[][4] = {
+    {NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL}, {"1", "1", "1", "0"}, {"1", "1", "1", "1"}, {"1", NULL, "0", NULL},
 };
-#define N_BA_MODES 6
-static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF",
-                                        "CZ_GPU_BA_FPF"};
+#define N_BA_MODES 5
+static const char *const ba_knobs[4] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 4); }
 
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;

@@ -3,8 +3,7 @@
  * random scalars with 0, 1 and r-1 mixed in; bitmaps at ~50 %, all ones, all zeros and lengths that
  * are not a multiple of 64. The batch addition runs under eight settings of its knobs (ba_modes: the
  * default xyzz sums at these sizes, the fused rounds with q = 8, 2, 1, with and without prefetch, in
- * chunks of 2^14 down to 3 points, and the previous rounds, also with their forward pass's loads in flight,
- * CZ_GPU_BA_FPF=1); then the
+ * chunks of 2^14 down to 3 points, and the previous rounds); then the
  * exceptional cases of the affine rounds on purpose: one point everywhere (every pair a doubling, at
  * every level), P and -P alternating (every pair cancels), halves that cancel only in later rounds,
  * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none.
@@ -29,26 +28,25 @@ static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal
  * xyzz sums), fused rounds (CZ_GPU_BA_FUSED=1) down to the smallest sizes (q = 8, and q = 1 for the most
  * rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds (baa_run)
  * alike */
-static const char *const ba_modes[][6] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL, NULL}, {"3", "14", NULL, "1", NULL, NULL},
-    {"1", NULL, "1", "1", "0", NULL},     {"1", NULL, "1", "1", "1", NULL},   {"1", NULL, "2", "1", "0", NULL},
-    {"1", NULL, NULL, "0", NULL, NULL},   {"3", "14", NULL, "0", NULL, NULL}, {"1", NULL, NULL, "0", NULL, "1"},
-    {"3", "14", NULL, "0", NULL, "1"},
+static const char *const ba_modes[][5] = {
+    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL}, {"3", "14", NULL, "1", NULL},
+    {"1", NULL, "1", "1", "0"},     {"1", NULL, "1", "1", "1"},   {"1", NULL, "2", "1", "0"},
+    {"1", NULL, NULL, "0", NULL},   {"3", "14", NULL, "0", NULL},
 };
-#define N_BA_MODES 10
-static const char *const ba_knobs[6] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
-                                        "CZ_GPU_BA_PF", "CZ_GPU_BA_FPF"};
+#define N_BA_MODES 8
+static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
+                                        "CZ_GPU_BA_PF"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
 
 /* MSM bucket accumulation: the size's default (xyzz per bucket below 2^24), the flat affine rounds over
  * whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk borders), the
  * per-segment affine rounds (CZ_GPU_MSM_FLAT=0) over whole windows and in chunks of 2^16, and the flat
- * rounds' forward pass with its loads in flight (CZ_GPU_MSF_PF=1) over whole windows and chunks of 2^10:
- * {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF} */
+ * rounds' plain forward pass (CZ_GPU_MSF_PF=0; the default keeps its loads in flight) over whole windows and
+ * chunks of 2^10: {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF} */
 static const char *const msm_modes[][4] = {
     {NULL, NULL, NULL, NULL}, {"1", NULL, NULL, NULL}, {"1", "16", NULL, NULL}, {"1", "10", NULL, NULL},
-    {"1", NULL, "0", NULL},   {"1", "16", "0", NULL},  {"1", NULL, NULL, "1"},  {"1", "10", NULL, "1"}};
+    {"1", NULL, "0", NULL},   {"1", "16", "0", NULL},  {"1", NULL, NULL, "0"},  {"1", "10", NULL, "0"}};
 #define N_MSM_MODES 8
 
 static const char *const msm_knobs[4] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT",
