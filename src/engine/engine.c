@@ -2,9 +2,10 @@
  * verification) runs outside it. Flow of a job:
  *   submit -> scheduler heap (priority, FIFO) -> dispatcher (acquires the SRS, when synthesis needs
  *   work: pipeline.synthesis_lookahead jobs ahead; a load waits until the SRS fits in the memory budget,
- *   srs_fits, while jobs whose SRS is loaded may pass it for a while, pass_blocked) -> synthesis workers take partitions of the best
- *   running job, charging the memory budget -> bounded prover queue ordered (priority, job, partition)
- *   -> prover workers (one device lock per device; the CPU backend is one device) run start()
+ *   srs_fits, while jobs whose SRS is loaded may pass it for a while, pass_blocked) -> synthesis workers
+ *   take partitions of the best running job, charging the memory budget their witness -> bounded prover
+ *   queue ordered (priority, job, partition) -> prover workers (one device lock per device; the CPU
+ *   backend is one device) charge the rest of partition_mem and run start()
  *   -> finalizer: finish(), verify against the vk, place the 192 bytes -> job COMPLETED when all
  *   partitions verified, FAILED on the first failure, CANCELLED when cancelled (at partition boundaries).
  * Witnesses: a circuit that can write its witness compact (PoRep: bits packed, engine/witness.h) does so
@@ -65,6 +66,7 @@ typedef struct part {
     cz_witness w;
     uint64_t mem;   /* bytes of the budget this partition holds */
     uint64_t wheld; /* witness bytes it adds to e->witness_held (until its start() returns) */
+    bool proving;   /* its charge was topped up for start(): counted in e->proving until it is released */
     void *pending;
     uint64_t synth_ms, t_start;
     int worker;
@@ -91,6 +93,7 @@ struct cz_engine {
     uint64_t next_seq, t_start;
     uint64_t budget_total, budget_used;
     uint64_t budget_peak;  /* the most budget_used + loaded (and reserved) SRS bytes have been */
+    uint32_t proving;      /* partitions holding their start() charge (from the top-up to their release) */
     const cz_circuit *circ_for_test[5]; /* cz_engine_set_circuit_for_test, by kind */
     bool compact; /* synthesis.compact_witness (CUZK_COMPACT_WITNESS overrides) */
     uint64_t witness_held; /* witness bytes of synthesized partitions not yet through start() */
@@ -191,14 +194,30 @@ static void fail_job(job *j, const char *fmt, const char *detail, uint32_t p) {
     j->failed = true;
 }
 
-/* What a partition of j charges when its synthesis starts. */
+/* A partition's whole charge (partition_mem, capped by the budget): what it holds from start() on. */
 static uint64_t budget_charge(const cz_engine *e, const job *j) {
     return j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+}
+
+/* What it holds while it is synthesized: witness-only synthesis holds little but the witness it writes
+ * (docs/perf.md, 0318edd: a 32 GiB PoRep partition's synthesis peaks at 4.07 GB of RSS dense, 93 MB
+ * compact, against a 14 GiB partition_mem); a/b/c and the prover's working memory come in start(). The
+ * dense size (from the loaded R1CS) is charged, since a compact witness's size is known only at the end. */
+static uint64_t synth_charge(const job *j, uint64_t full) {
+    uint64_t dense = (j->srs->r1cs.num_inputs + j->srs->r1cs.num_aux) * (uint64_t)sizeof(cz_fr);
+    return dense < full ? dense : full;
 }
 
 static void budget_release(cz_engine *e, uint64_t m) {
     e->budget_used -= m;
     pthread_cond_broadcast(&e->cv_work);
+}
+
+/* A partition's whole charge goes back (finished or dropped). */
+static void part_release(cz_engine *e, part *p) {
+    if (p->proving) e->proving--;
+    p->proving = false;
+    budget_release(e, p->mem);
 }
 
 static void drop_part(cz_engine *e, part *p, const char *why) {
@@ -208,7 +227,7 @@ static void drop_part(cz_engine *e, part *p, const char *why) {
     e->witness_held -= p->wheld;
     j->part_state[p->idx] = 'f';
     j->inflight--;
-    budget_release(e, p->mem);
+    part_release(e, p);
     cz_log(CZ_LOG_DEBUG, T, "partition dropped job_id=%s partition=%u (%s)", j->id, p->idx, why);
     free(p);
     maybe_complete(e, j);
@@ -234,7 +253,7 @@ static void note_peak(cz_engine *e) {
  * idle SRS (memory.eviction_min_idle) are evicted to make room, but only when that makes it fit. When
  * nothing is in flight and every loaded SRS could go, it loads even if it alone exceeds the budget (the rule
  * budget_fits has for a lone partition), so a job never waits for memory nobody will release. */
-static bool srs_fits(cz_engine *e, job *j, uint64_t *need) {
+static bool srs_fits(cz_engine *e, const job *j, uint64_t *need) {
     if (!cz_srs_needs_load(&e->srs, j->circ, need)) return true;
     uint64_t min_idle = e->cfg.eviction_min_idle_s * 1000, srs = cz_srs_loaded_bytes(&e->srs);
     uint64_t want = e->budget_used + srs + *need;
@@ -351,9 +370,10 @@ static job *pick_job(cz_engine *e) {
     return best;
 }
 
-/* A partition fits when the budget holds it next to the partitions in flight and the loaded SRS; when it
- * does not, unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first
- * partition in flight always proceeds, so a job whose own SRS fills the budget still runs. */
+/* A partition fits when the budget holds its whole charge next to the partitions in flight and the loaded
+ * SRS (it takes only synth_charge now; the room left keeps one start()'s top-up possible); when it does not,
+ * unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first partition in
+ * flight always proceeds, so a job whose own SRS fills the budget still runs. */
 static bool budget_fits(cz_engine *e, const job *j) {
     uint64_t m = budget_charge(e, j);
     if (e->budget_used == 0) return true;
@@ -396,7 +416,7 @@ static void *synth_main(void *arg) {
             }
         }
         if (e->stop) break;
-        uint64_t charge = budget_charge(e, j);
+        uint64_t full = budget_charge(e, j), charge = synth_charge(j, full);
         e->budget_used += charge;
         note_peak(e);
         uint32_t idx = j->next_part++;
@@ -441,11 +461,11 @@ static void *synth_main(void *arg) {
         e->witness_held += wb;
         e->parts_synth[p->w.compact]++, e->wbytes_synth[p->w.compact] += wb;
         j->part_wbytes[idx] = wb, j->wbytes += wb, j->wcompact |= p->w.compact;
-        /* The charge counts the dense witness. A compact one that the backend takes as is (never expanded on
-         * the host) holds only its compact bytes from here on: the difference goes back, so that more
-         * partitions can be synthesized ahead. The CPU backend expands it inside start(): no refund. */
-        p->mem = cz_witness_charge(charge, p->w.compact, wb, cz_witness_dense_bytes(&p->w), &e->be);
+        /* Until its start(), it holds its witness: a compact one far less than the dense size charged (or,
+         * values that are no bits, a little more: the bitmaps). */
+        p->mem = wb < full ? wb : full;
         if (p->mem < charge) budget_release(e, charge - p->mem);
+        else e->budget_used += p->mem - charge, note_peak(e);
         while (!e->stop && e->gq_len >= e->gq_cap && !j->cancel && !j->failed) pthread_cond_wait(&e->cv_space, &e->mu);
         if (e->stop || j->cancel || j->failed) {
             drop_part(e, p, "job cancelled or failed");
@@ -482,10 +502,26 @@ static void *gpu_main(void *arg) {
         e->gq_len--;
         pthread_cond_broadcast(&e->cv_space);
         job *j = p->j;
+        /* start() needs the whole charge (cz_witness_charge: less the compact witness's saving when the
+         * backend takes it as is). Synthesis admission left room for one such top-up; another waits for a
+         * partition in start()/finish() to release, and goes anyway when none is (nothing else would). */
+        uint64_t need = cz_witness_charge(budget_charge(e, j), p->w.compact, p->wheld, cz_witness_dense_bytes(&p->w),
+                                          &e->be);
+        need = need > p->mem ? need - p->mem : 0;
+        while (!e->stop && need && e->proving && !j->cancel && !j->failed &&
+               e->budget_used + cz_srs_loaded_bytes(&e->srs) + need > e->budget_total)
+            pthread_cond_wait(&e->cv_work, &e->mu);
+        if (e->stop) {
+            drop_part(e, p, "shutting down");
+            break;
+        }
         if (j->cancel || j->failed) {
             drop_part(e, p, "job cancelled or failed");
             continue;
         }
+        e->budget_used += need, p->mem += need;
+        p->proving = true, e->proving++;
+        note_peak(e);
         j->part_state[p->idx] = 'g';
         slot->busy = true, slot->kind = j->kind, slot->partition = (int)p->idx, slot->since = cz_now_ms();
         snprintf(slot->job, sizeof slot->job, "%s", j->id);
@@ -587,7 +623,7 @@ static void *fin_main(void *arg) {
         j->done_parts++;
         j->part_state[p->idx] = 'd';
         j->inflight--;
-        budget_release(e, p->mem);
+        part_release(e, p);
         cz_witness_free(&p->w);
         free(p);
         maybe_complete(e, j);

@@ -11,7 +11,9 @@
  * - starvation: while a stream of gate-a jobs keeps gate-a busy, b1 still completes (the jobs stop passing
  *   it after eviction_min_idle), well before the stream would end;
  * - lone: a budget smaller than one SRS: a job still loads it and completes (the budget is then exceeded:
- *   the documented case), and a job of the other kind after it too (nothing deadlocks). */
+ *   the documented case), and a job of the other kind after it too (nothing deadlocks);
+ * - synth ahead: partitions are charged their dense witness while synthesized, the rest for start(): with
+ *   room for one SRS, one whole charge and one witness, two partitions synthesize at once, within budget. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@
 static char dir[] = "/tmp/cz_srs_budget_XXXXXX";
 static cz_circuit ga, gb;
 static uint64_t S; /* bytes of one loaded SRS */
+static uint64_t D; /* a partition's dense witness bytes: its charge while it is synthesized */
 
 typedef struct {
     cz_engine *e;
@@ -176,16 +179,18 @@ static void in_flight(cz_rng *rng, uint64_t P) {
     pthread_t th;
     cz_engine *e = start(budget, 300, &p, &th); /* nothing becomes evictable during the test */
     if (!e) return;
+    pthread_mutex_lock(&hmu);
     hold = 1;
+    pthread_mutex_unlock(&hmu);
     submit(e, "a1", CZ_KIND_POREP, rng);
     pthread_mutex_lock(&hmu);
-    while (held < 2) pthread_cond_wait(&hcv, &hmu); /* both partitions in flight: S + 2P of the budget */
+    while (held < 2) pthread_cond_wait(&hcv, &hmu); /* both partitions in synthesis: S + 2D of the budget */
     pthread_mutex_unlock(&hmu);
     submit(e, "b1", CZ_KIND_WPOST, rng);
     usleep(300 * 1000);
     cz_engine_status st;
     if (cz_engine_status_get(e, &st) == 0) { /* b1's SRS would not fit beside them: it waits, still queued */
-        CHECK_MSG(st.pending_by_kind[CZ_KIND_WPOST] == 1 && st.budget_used == S + 2 * P,
+        CHECK_MSG(st.pending_by_kind[CZ_KIND_WPOST] == 1 && st.budget_used == S + 2 * D,
                   "in flight: b1 queued %u, budget used %llu", st.pending_by_kind[CZ_KIND_WPOST],
                   (unsigned long long)st.budget_used);
         cz_engine_status_free(&st);
@@ -199,6 +204,39 @@ static void in_flight(cz_rng *rng, uint64_t P) {
     CHECK(tier_of(e, "gate-a") == CZ_TIER_HOT && tier_of(e, "gate-b") == CZ_TIER_HOT); /* no eviction needed */
     uint64_t peak = stop(e, &p, th);
     CHECK_MSG(p.max <= budget && peak <= budget && peak >= 2 * S, "in flight: budget %llu, polled max %llu, peak %llu",
+              (unsigned long long)budget, (unsigned long long)p.max, (unsigned long long)peak);
+    cz_engine_free(e);
+}
+
+/* Problem 2: a partition is charged its witness while it is synthesized and the rest (partition_mem) only
+ * for start(): with a budget of S + P + D (P = 8D), two partitions synthesize at once (charging the whole P
+ * from the start of synthesis would let only one); the top-ups for start() then take turns, within budget. */
+static void synth_ahead(cz_rng *rng) {
+    uint64_t P = 8 * D, budget = S + P + D + cz_rng_next(rng) % (D / 2);
+    ga.partition_mem = P;
+    poller p;
+    pthread_t th;
+    cz_engine *e = start(budget, 300, &p, &th);
+    if (!e) return;
+    pthread_mutex_lock(&hmu);
+    hold = 1;
+    pthread_mutex_unlock(&hmu);
+    submit(e, "a1", CZ_KIND_POREP, rng);
+    uint64_t t0 = cz_now_ms();
+    pthread_mutex_lock(&hmu);
+    while (held < 2 && cz_now_ms() - t0 < 3000) {
+        pthread_mutex_unlock(&hmu);
+        usleep(1000);
+        pthread_mutex_lock(&hmu);
+    }
+    int both = held;
+    hold = 0;
+    pthread_cond_broadcast(&hcv);
+    pthread_mutex_unlock(&hmu);
+    CHECK_MSG(both == 2, "synth ahead: %d partition(s) synthesizing at once under budget S + P + D", both);
+    done(e, "a1", NULL);
+    uint64_t peak = stop(e, &p, th);
+    CHECK_MSG(p.max <= budget && peak <= budget && peak >= S + P, "synth ahead: budget %llu, polled max %llu, peak %llu",
               (unsigned long long)budget, (unsigned long long)p.max, (unsigned long long)peak);
     cz_engine_free(e);
 }
@@ -271,6 +309,7 @@ int main(void) {
     int rc = cz_srs_preload(&m, &ga, &already, &ms);
     CHECK_MSG(rc == 0, "setup: %s", cz_error_message());
     S = rc ? 0 : m.head->bytes;
+    D = rc ? 0 : (m.head->r1cs.num_inputs + m.head->r1cs.num_aux) * 32;
     uint64_t est = 0;
     CHECK(!cz_srs_needs_load(&m, &ga, &est) && est == 0);
     CHECK(cz_srs_needs_load(&m, &gb, &est) && est == 0); /* no file yet: unknown */
@@ -284,8 +323,10 @@ int main(void) {
     CHECK(cz_srs_needs_load(&m, &gb, &est) && est == S); /* the file's size is the decoded size */
     cz_srs_destroy(&m);
     if (S) {
-        /* partitions small next to an SRS, so that one SRS and two partitions fit where two SRS do not */
-        uint64_t P = S / 16 + cz_rng_next(&rng) % (S / 16);
+        /* partitions small next to an SRS, so that one SRS and two partitions fit where two SRS do not; a
+         * little above their witness (so that two held in synthesis, 2D, outweigh one whole charge) */
+        uint64_t P = D + cz_rng_next(&rng) % (D / 4);
+        CHECK(P < S / 8);
         ga.partition_mem = gb.partition_mem = P;
         uint64_t t0 = cz_now_ms();
         serialize(&rng, P);
@@ -295,8 +336,11 @@ int main(void) {
         starvation(&rng, P);
         uint64_t t3 = cz_now_ms();
         lone(&rng);
-        printf("serialize %llu ms, in flight %llu ms, starvation %llu ms, lone %llu ms\n", (unsigned long long)(t1 - t0),
-               (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t2), (unsigned long long)(cz_now_ms() - t3));
+        uint64_t t4 = cz_now_ms();
+        synth_ahead(&rng);
+        printf("serialize %llu ms, in flight %llu ms, starvation %llu ms, lone %llu ms, synth ahead %llu ms\n",
+               (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t2),
+               (unsigned long long)(t4 - t3), (unsigned long long)(cz_now_ms() - t4));
     }
     unlink(a), unlink(b);
     rmdir(dir);
