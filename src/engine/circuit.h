@@ -28,9 +28,10 @@ typedef struct cz_circuit {
     uint32_t partitions;
     int available;          /* 0: known id, no implementation yet */
     int is_test;            /* the built-in test circuit (never for real sectors) */
-    /* Bytes charged to the memory budget per partition in flight, its dense witness included. A partition
-     * synthesized compact for a backend that takes the compact form (engine.c) gives back the difference
-     * between the dense and the compact witness once it is synthesized. */
+    /* Bytes charged to the memory budget per partition from its start() until it is finished, its dense
+     * witness included. While it is synthesized it holds only its dense witness size, then until start()
+     * the witness it holds (engine.c); a partition synthesized compact for a backend that takes the compact
+     * form keeps the difference between the dense and the compact witness off its start() charge too. */
     uint64_t partition_mem;
     /* Non-zero: when no official parameter file exists, a seeded local setup is allowed (its parameters
      * come from a public seed, so they prove nothing; cached as <srs.local_cache>/cuzk-test-<id>.params). */

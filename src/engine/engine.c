@@ -1,9 +1,11 @@
 /* The engine (engine.h). One mutex guards jobs and queues; heavy work (SRS load, synthesis, proving,
  * verification) runs outside it. Flow of a job:
  *   submit -> scheduler heap (priority, FIFO) -> dispatcher (acquires the SRS, when synthesis needs
- *   work: pipeline.synthesis_lookahead jobs ahead) -> synthesis workers take partitions of the best
- *   running job, charging the memory budget -> bounded prover queue ordered (priority, job, partition)
- *   -> prover workers (one device lock per device; the CPU backend is one device) run start()
+ *   work: pipeline.synthesis_lookahead jobs ahead; a load waits until the SRS fits in the memory budget,
+ *   srs_fits, while jobs whose SRS is loaded may pass it for a while, pass_blocked) -> synthesis workers
+ *   take partitions of the best running job, charging the memory budget their witness -> bounded prover
+ *   queue ordered (priority, job, partition) -> prover workers (one device lock per device; the CPU
+ *   backend is one device) charge the rest of partition_mem and run start()
  *   -> finalizer: finish(), verify against the vk, place the 192 bytes -> job COMPLETED when all
  *   partitions verified, FAILED on the first failure, CANCELLED when cancelled (at partition boundaries).
  * Witnesses: a circuit that can write its witness compact (PoRep: bits packed, engine/witness.h) does so
@@ -53,6 +55,7 @@ typedef struct job {
     bool wcompact;   /* they were compact */
     uint64_t t_submit, t_dispatch, t_done, srs_load_ms, synth_ms, gpu_ms;
     bool srs_seeded;
+    uint64_t srs_wait_since; /* its SRS load has waited for memory since then (0: it has not) */
     int waiters;
     struct job *next;
 } job;
@@ -63,6 +66,7 @@ typedef struct part {
     cz_witness w;
     uint64_t mem;   /* bytes of the budget this partition holds */
     uint64_t wheld; /* witness bytes it adds to e->witness_held (until its start() returns) */
+    bool proving;   /* its charge was topped up for start(): counted in e->proving until it is released */
     void *pending;
     uint64_t synth_ms, t_start;
     int worker;
@@ -88,6 +92,9 @@ struct cz_engine {
     uint32_t gq_len, gq_cap;
     uint64_t next_seq, t_start;
     uint64_t budget_total, budget_used;
+    uint64_t budget_peak;  /* the most budget_used + loaded (and reserved) SRS bytes have been */
+    uint32_t proving;      /* partitions holding their start() charge (from the top-up to their release) */
+    const cz_circuit *circ_for_test[5]; /* cz_engine_set_circuit_for_test, by kind */
     bool compact; /* synthesis.compact_witness (CUZK_COMPACT_WITNESS overrides) */
     uint64_t witness_held; /* witness bytes of synthesized partitions not yet through start() */
     uint64_t parts_synth[2], wbytes_synth[2]; /* [dense, compact]: partitions synthesized, their witness bytes */
@@ -187,14 +194,30 @@ static void fail_job(job *j, const char *fmt, const char *detail, uint32_t p) {
     j->failed = true;
 }
 
-/* What a partition of j charges when its synthesis starts. */
+/* A partition's whole charge (partition_mem, capped by the budget): what it holds from start() on. */
 static uint64_t budget_charge(const cz_engine *e, const job *j) {
     return j->circ->partition_mem < e->budget_total ? j->circ->partition_mem : e->budget_total;
+}
+
+/* What it holds while it is synthesized: witness-only synthesis holds little but the witness it writes
+ * (docs/perf.md, 0318edd: a 32 GiB PoRep partition's synthesis peaks at 4.07 GB of RSS dense, 93 MB
+ * compact, against a 14 GiB partition_mem); a/b/c and the prover's working memory come in start(). The
+ * dense size (from the loaded R1CS) is charged, since a compact witness's size is known only at the end. */
+static uint64_t synth_charge(const job *j, uint64_t full) {
+    uint64_t dense = (j->srs->r1cs.num_inputs + j->srs->r1cs.num_aux) * (uint64_t)sizeof(cz_fr);
+    return dense < full ? dense : full;
 }
 
 static void budget_release(cz_engine *e, uint64_t m) {
     e->budget_used -= m;
     pthread_cond_broadcast(&e->cv_work);
+}
+
+/* A partition's whole charge goes back (finished or dropped). */
+static void part_release(cz_engine *e, part *p) {
+    if (p->proving) e->proving--;
+    p->proving = false;
+    budget_release(e, p->mem);
 }
 
 static void drop_part(cz_engine *e, part *p, const char *why) {
@@ -204,7 +227,7 @@ static void drop_part(cz_engine *e, part *p, const char *why) {
     e->witness_held -= p->wheld;
     j->part_state[p->idx] = 'f';
     j->inflight--;
-    budget_release(e, p->mem);
+    part_release(e, p);
     cz_log(CZ_LOG_DEBUG, T, "partition dropped job_id=%s partition=%u (%s)", j->id, p->idx, why);
     free(p);
     maybe_complete(e, j);
@@ -219,6 +242,45 @@ static uint32_t jobs_with_parts_left(cz_engine *e) {
     return n;
 }
 
+/* The budget's high-water mark (status, tests): partitions in flight, loaded SRS, the SRS being loaded. */
+static void note_peak(cz_engine *e) {
+    uint64_t now = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    if (now > e->budget_peak) e->budget_peak = now;
+}
+
+/* Whether j's SRS may be acquired now. Already HOT: yes (no memory added). Otherwise its load (*need bytes,
+ * cz_srs_needs_load's estimate) must fit in the budget beside the loaded SRS and the partitions in flight;
+ * idle SRS (memory.eviction_min_idle) are evicted to make room, but only when that makes it fit. When
+ * nothing is in flight and every loaded SRS could go, it loads even if it alone exceeds the budget (the rule
+ * budget_fits has for a lone partition), so a job never waits for memory nobody will release. */
+static bool srs_fits(cz_engine *e, const job *j, uint64_t *need) {
+    if (!cz_srs_needs_load(&e->srs, j->circ, need)) return true;
+    uint64_t min_idle = e->cfg.eviction_min_idle_s * 1000, srs = cz_srs_loaded_bytes(&e->srs);
+    uint64_t want = e->budget_used + srs + *need;
+    if (want <= e->budget_total) return true;
+    if (cz_srs_make_room(&e->srs, want - e->budget_total, min_idle) >= want - e->budget_total) return true;
+    if (e->budget_used || cz_srs_make_room(&e->srs, srs, min_idle) < srs) return false;
+    cz_log(CZ_LOG_WARN, T, "SRS for %s (%llu bytes) is larger than the memory budget (%llu bytes): loading it "
+           "alone (memory.total_budget is too small for this proof kind) job_id=%s", j->circ->id,
+           (unsigned long long)*need, (unsigned long long)e->budget_total, j->id);
+    return true;
+}
+
+/* While the head of the queue waits for memory for its SRS, queued jobs whose SRS is loaded (they add no
+ * SRS memory) may go ahead of it, best first, for memory.eviction_min_idle; after that nobody passes it, so
+ * the loaded SRS goes idle, is evicted and the head loads: a stream of small jobs cannot starve it. */
+static job *pass_blocked(cz_engine *e, const job *head, uint64_t now) {
+    if (now - head->srs_wait_since >= e->cfg.eviction_min_idle_s * 1000) return NULL;
+    job *best = NULL;
+    uint64_t need;
+    for (size_t i = 0; i < e->queue.n; i++) {
+        job *q = e->queue.h[i].item;
+        if (q == head || (best && (q->prio < best->prio || (q->prio == best->prio && q->seq > best->seq)))) continue;
+        if (!cz_srs_needs_load(&e->srs, q->circ, &need)) best = q;
+    }
+    return best;
+}
+
 static void *dispatcher_main(void *arg) {
     cz_engine *e = arg;
     uint32_t ahead = e->cfg.synthesis_lookahead ? e->cfg.synthesis_lookahead : 1;
@@ -226,8 +288,48 @@ static void *dispatcher_main(void *arg) {
     for (;;) {
         while (!e->stop && (!e->queue.n || jobs_with_parts_left(e) >= ahead)) pthread_cond_wait(&e->cv_work, &e->mu);
         if (e->stop) break;
-        job *j = cz_sched_pop(&e->queue);
+        job *j = cz_sched_peek(&e->queue)->item;
+        uint64_t need = 0, now = cz_now_ms();
+        if (srs_fits(e, j, &need)) {
+            cz_sched_pop(&e->queue);
+            if (j->srs_wait_since) {
+                cz_timeline("SRS_READY", j->id, "circuit=%s,waited_ms=%llu", j->circ->id,
+                            (unsigned long long)(now - j->srs_wait_since));
+                cz_log(CZ_LOG_INFO, T, "SRS load no longer waits for memory job_id=%s circuit=%s waited_ms=%llu",
+                       j->id, j->circ->id, (unsigned long long)(now - j->srs_wait_since));
+            }
+        } else {
+            job *head = j;
+            if (!head->srs_wait_since) {
+                head->srs_wait_since = now;
+                uint64_t srs = cz_srs_loaded_bytes(&e->srs);
+                cz_timeline("SRS_WAIT", head->id, "circuit=%s,srs_bytes=%llu,loaded_bytes=%llu,budget_used=%llu,"
+                            "budget=%llu", head->circ->id, (unsigned long long)need, (unsigned long long)srs,
+                            (unsigned long long)e->budget_used, (unsigned long long)e->budget_total);
+                cz_log(CZ_LOG_INFO, T, "SRS load waits for memory job_id=%s circuit=%s srs_bytes=%llu loaded_bytes=%llu "
+                       "budget_used=%llu total_budget=%llu (idle SRS are evicted after memory.eviction_min_idle=%llus)",
+                       head->id, head->circ->id, (unsigned long long)need, (unsigned long long)srs,
+                       (unsigned long long)e->budget_used, (unsigned long long)e->budget_total,
+                       (unsigned long long)e->cfg.eviction_min_idle_s);
+            }
+            if (!(j = pass_blocked(e, head, now))) {
+                /* Woken by a release; the timeout lets an idle SRS age into evictability. */
+                struct timespec dl;
+                clock_gettime(CLOCK_REALTIME, &dl);
+                dl.tv_nsec += 200 * 1000000L;
+                if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+                pthread_cond_timedwait(&e->cv_work, &e->mu, &dl);
+                continue;
+            }
+            need = 0;
+            cz_sched_remove(&e->queue, j);
+            cz_log(CZ_LOG_INFO, T, "job_id=%s (circuit %s, SRS loaded) goes ahead of job_id=%s waiting for memory",
+                   j->id, j->circ->id, head->id);
+        }
         j->state = JD;
+        /* counted as loaded from now on, so that partitions admitted while it loads leave it room */
+        if (need) (void)cz_srs_reserve(&e->srs, j->circ, need); /* ENOMEM: the acquire below fails too */
+        note_peak(e);
         pthread_mutex_unlock(&e->mu);
         cz_srs_entry *s = NULL;
         uint64_t ms = 0;
@@ -235,6 +337,7 @@ static void *dispatcher_main(void *arg) {
         char msg[512];
         snprintf(msg, sizeof msg, "SRS load for %s failed: %s", j->circ->id, rc ? cz_error_message() : "");
         pthread_mutex_lock(&e->mu);
+        note_peak(e);
         j->t_dispatch = cz_now_ms();
         j->srs_load_ms = ms;
         j->state = JR;
@@ -267,9 +370,10 @@ static job *pick_job(cz_engine *e) {
     return best;
 }
 
-/* A partition fits when the budget holds it next to the partitions in flight and the loaded SRS; when it
- * does not, unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first
- * partition in flight always proceeds, so a job whose own SRS fills the budget still runs. */
+/* A partition fits when the budget holds its whole charge next to the partitions in flight and the loaded
+ * SRS (it takes only synth_charge now; the room left keeps one start()'s top-up possible); when it does not,
+ * unreferenced SRS idle for memory.eviction_min_idle are evicted (LRU) to make room. The first partition in
+ * flight always proceeds, so a job whose own SRS fills the budget still runs. */
 static bool budget_fits(cz_engine *e, const job *j) {
     uint64_t m = budget_charge(e, j);
     if (e->budget_used == 0) return true;
@@ -312,8 +416,9 @@ static void *synth_main(void *arg) {
             }
         }
         if (e->stop) break;
-        uint64_t charge = budget_charge(e, j);
+        uint64_t full = budget_charge(e, j), charge = synth_charge(j, full);
         e->budget_used += charge;
+        note_peak(e);
         uint32_t idx = j->next_part++;
         j->inflight++;
         j->part_state[idx] = 's';
@@ -356,11 +461,11 @@ static void *synth_main(void *arg) {
         e->witness_held += wb;
         e->parts_synth[p->w.compact]++, e->wbytes_synth[p->w.compact] += wb;
         j->part_wbytes[idx] = wb, j->wbytes += wb, j->wcompact |= p->w.compact;
-        /* The charge counts the dense witness. A compact one that the backend takes as is (never expanded on
-         * the host) holds only its compact bytes from here on: the difference goes back, so that more
-         * partitions can be synthesized ahead. The CPU backend expands it inside start(): no refund. */
-        p->mem = cz_witness_charge(charge, p->w.compact, wb, cz_witness_dense_bytes(&p->w), &e->be);
+        /* Until its start(), it holds its witness: a compact one far less than the dense size charged (or,
+         * values that are no bits, a little more: the bitmaps). */
+        p->mem = wb < full ? wb : full;
         if (p->mem < charge) budget_release(e, charge - p->mem);
+        else e->budget_used += p->mem - charge, note_peak(e);
         while (!e->stop && e->gq_len >= e->gq_cap && !j->cancel && !j->failed) pthread_cond_wait(&e->cv_space, &e->mu);
         if (e->stop || j->cancel || j->failed) {
             drop_part(e, p, "job cancelled or failed");
@@ -397,10 +502,26 @@ static void *gpu_main(void *arg) {
         e->gq_len--;
         pthread_cond_broadcast(&e->cv_space);
         job *j = p->j;
+        /* start() needs the whole charge (cz_witness_charge: less the compact witness's saving when the
+         * backend takes it as is). Synthesis admission left room for one such top-up; another waits for a
+         * partition in start()/finish() to release, and goes anyway when none is (nothing else would). */
+        uint64_t need = cz_witness_charge(budget_charge(e, j), p->w.compact, p->wheld, cz_witness_dense_bytes(&p->w),
+                                          &e->be);
+        need = need > p->mem ? need - p->mem : 0;
+        while (!e->stop && need && e->proving && !j->cancel && !j->failed &&
+               e->budget_used + cz_srs_loaded_bytes(&e->srs) + need > e->budget_total)
+            pthread_cond_wait(&e->cv_work, &e->mu);
+        if (e->stop) {
+            drop_part(e, p, "shutting down");
+            break;
+        }
         if (j->cancel || j->failed) {
             drop_part(e, p, "job cancelled or failed");
             continue;
         }
+        e->budget_used += need, p->mem += need;
+        p->proving = true, e->proving++;
+        note_peak(e);
         j->part_state[p->idx] = 'g';
         slot->busy = true, slot->kind = j->kind, slot->partition = (int)p->idx, slot->since = cz_now_ms();
         snprintf(slot->job, sizeof slot->job, "%s", j->id);
@@ -502,7 +623,7 @@ static void *fin_main(void *arg) {
         j->done_parts++;
         j->part_state[p->idx] = 'd';
         j->inflight--;
-        budget_release(e, p->mem);
+        part_release(e, p);
         cz_witness_free(&p->w);
         free(p);
         maybe_complete(e, j);
@@ -675,9 +796,18 @@ static void prune(cz_engine *e) {
     }
 }
 
+void cz_engine_set_circuit_for_test(cz_engine *e, int kind, const struct cz_circuit *c) {
+    pthread_mutex_lock(&e->mu);
+    if (kind >= CZ_KIND_POREP && kind <= CZ_KIND_WINNING) e->circ_for_test[kind] = c;
+    pthread_mutex_unlock(&e->mu);
+}
+
 int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
-    const cz_circuit *c;
-    int rc = cz_circuit_for_request(s->kind, s->sector_size, e->cfg.test_circuit, &c);
+    const cz_circuit *c = NULL;
+    pthread_mutex_lock(&e->mu);
+    if (s->kind >= CZ_KIND_POREP && s->kind <= CZ_KIND_WINNING) c = e->circ_for_test[s->kind];
+    pthread_mutex_unlock(&e->mu);
+    int rc = c ? 0 : cz_circuit_for_request(s->kind, s->sector_size, e->cfg.test_circuit, &c);
     if (rc) return rc;
     if (s->request_id && strlen(s->request_id) >= CZ_JOB_ID_MAX)
         return cz_error(CZ_EINVAL, "request_id longer than %d bytes", CZ_JOB_ID_MAX - 1);
@@ -920,7 +1050,9 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     memcpy(st->failed_by_kind, e->failed_k, sizeof e->failed_k);
     st->synth_active = (uint32_t)e->synth_active, st->synth_workers = (uint32_t)e->n_synth;
     st->gpu_queue_len = e->gq_len;
-    st->budget_total = e->budget_total, st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    st->budget_total = e->budget_total;
+    st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    st->budget_peak = e->budget_peak;
     st->compact_witness = e->compact;
     st->witness_bytes = e->witness_held;
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
@@ -1080,9 +1212,12 @@ char *cz_engine_metrics(cz_engine *e) {
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);
-    fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget reserved by partitions in flight.\n"
-               "# TYPE cuzk_memory_budget_used_bytes gauge\n");
+    fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget in use: partitions in flight, loaded SRS and an SRS "
+               "being loaded.\n# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
+    fprintf(f, "# HELP cuzk_memory_budget_peak_bytes The most memory budget in use since start.\n"
+               "# TYPE cuzk_memory_budget_peak_bytes gauge\n");
+    fprintf(f, "cuzk_memory_budget_peak_bytes %llu\n", (unsigned long long)st.budget_peak);
     fprintf(f, "# HELP cuzk_witness_held_bytes Host bytes of synthesized witnesses not yet through the prover.\n"
                "# TYPE cuzk_witness_held_bytes gauge\n");
     fprintf(f, "cuzk_witness_held_bytes %llu\n", (unsigned long long)st.witness_bytes);

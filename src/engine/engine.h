@@ -113,7 +113,8 @@ typedef struct {
     uint32_t pending_by_kind[5], in_progress_by_kind[5]; /* queued jobs / jobs with partitions in flight */
     uint32_t queue_depth;                                /* queued jobs */
     uint32_t synth_active, synth_workers, gpu_queue_len;
-    uint64_t budget_total, budget_used;
+    uint64_t budget_total, budget_used; /* used: partitions in flight + loaded SRS + the SRS being loaded */
+    uint64_t budget_peak;               /* the most budget_used has been since start */
     bool compact_witness;   /* synthesis.compact_witness in effect */
     uint64_t witness_bytes; /* host bytes of synthesized witnesses not yet through the prover's start */
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
@@ -150,6 +151,9 @@ int cz_engine_preload(cz_engine *e, const char *circuit_id, bool *already_loaded
 int cz_engine_evict(cz_engine *e, const char *circuit_id, bool *was_loaded, uint64_t *freed_bytes);
 int cz_engine_status_get(cz_engine *e, cz_engine_status *st);
 void cz_engine_status_free(cz_engine_status *st);
+/* Tests: requests of `kind` go to circuit c whatever their sector size (NULL: the registry again). */
+struct cz_circuit;
+void cz_engine_set_circuit_for_test(cz_engine *e, int kind, const struct cz_circuit *c);
 /* Prometheus text exposition (malloc'ed). */
 char *cz_engine_metrics(cz_engine *e);
 

@@ -273,7 +273,7 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         cz_r1cs_free(&e->r1cs);
         return rc;
     }
-    e->bytes = cz_groth16_params_size(&e->params);
+    e->bytes = e->hot_bytes = cz_groth16_params_size(&e->params);
     return 0;
 }
 
@@ -282,7 +282,10 @@ static int ensure(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *load_ms, bool *alrea
     while (e->state == CZ_SRS_LOADING) pthread_cond_wait(&m->cv, &m->mu);
     if (already) *already = e->state == CZ_SRS_HOT;
     *load_ms = 0;
-    if (e->state == CZ_SRS_HOT) return 0;
+    if (e->state == CZ_SRS_HOT) {
+        e->reserved = 0;
+        return 0;
+    }
     int from = e->state;
     e->state = CZ_SRS_LOADING;
     pthread_mutex_unlock(&m->mu);
@@ -291,6 +294,7 @@ static int ensure(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *load_ms, bool *alrea
     uint64_t dt = cz_now_ms() - t0;
     pthread_mutex_lock(&m->mu);
     e->state = rc ? (e->map ? CZ_SRS_WARM : CZ_SRS_COLD) : CZ_SRS_HOT;
+    e->reserved = 0; /* from here its real size counts (or nothing) */
     pthread_cond_broadcast(&m->cv);
     if (rc) return rc;
     e->load_ms = *load_ms = dt;
@@ -363,26 +367,68 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {
     pthread_mutex_lock(&m->mu);
     uint64_t n = 0;
-    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == CZ_SRS_HOT ? e->bytes : 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == CZ_SRS_HOT ? e->bytes : e->reserved;
     pthread_mutex_unlock(&m->mu);
     return n;
 }
 
-uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
-    pthread_mutex_lock(&m->mu);
+static bool evictable(const cz_srs_entry *e, uint64_t now, uint64_t min_idle_ms) {
+    return e->state == CZ_SRS_HOT && !e->refs && now - e->last_used_ms >= min_idle_ms;
+}
+
+/* With m->mu held. */
+static uint64_t evict_idle_locked(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
     uint64_t freed = 0, now = cz_now_ms();
     while (freed < need) {
         cz_srs_entry *lru = NULL;
         for (cz_srs_entry *e = m->head; e; e = e->next)
-            if (e->state == CZ_SRS_HOT && !e->refs && now - e->last_used_ms >= min_idle_ms &&
-                (!lru || e->last_used_ms < lru->last_used_ms))
-                lru = e;
+            if (evictable(e, now, min_idle_ms) && (!lru || e->last_used_ms < lru->last_used_ms)) lru = e;
         if (!lru) break;
         freed += lru->bytes;
         cz_log(CZ_LOG_INFO, T, "SRS demoted for memory pressure circuit_id=%s bytes=%llu idle_ms=%llu",
                lru->circuit->id, (unsigned long long)lru->bytes, (unsigned long long)(now - lru->last_used_ms));
         demote_hot(lru);
     }
+    return freed;
+}
+
+uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
+    pthread_mutex_lock(&m->mu);
+    uint64_t freed = evict_idle_locked(m, need, min_idle_ms);
     pthread_mutex_unlock(&m->mu);
     return freed;
+}
+
+int cz_srs_reserve(cz_srs_mgr *m, const cz_circuit *c, uint64_t bytes) {
+    pthread_mutex_lock(&m->mu);
+    cz_srs_entry *e = entry(m, c);
+    if (e && e->state != CZ_SRS_HOT) e->reserved = bytes;
+    pthread_mutex_unlock(&m->mu);
+    return e ? 0 : cz_error(CZ_ENOMEM, "out of memory");
+}
+
+uint64_t cz_srs_make_room(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
+    pthread_mutex_lock(&m->mu);
+    uint64_t idle = 0, now = cz_now_ms(), freed = 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next) idle += evictable(e, now, min_idle_ms) ? e->bytes : 0;
+    if (idle >= need) freed = evict_idle_locked(m, need, min_idle_ms);
+    pthread_mutex_unlock(&m->mu);
+    return freed;
+}
+
+bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
+    *bytes = 0;
+    pthread_mutex_lock(&m->mu);
+    const cz_srs_entry *e = m->head;
+    while (e && e->circuit != c) e = e->next;
+    bool load = !e || (e->state != CZ_SRS_HOT && e->state != CZ_SRS_LOADING);
+    if (e && load) *bytes = e->hot_bytes ? e->hot_bytes : e->file_bytes;
+    pthread_mutex_unlock(&m->mu);
+    if (load && !*bytes) { /* not known to the manager yet: the file it would be read from */
+        char path[700];
+        bool seeded;
+        find_file(m, c, path, sizeof path, &seeded);
+        *bytes = file_size(path);
+    }
+    return load;
 }

@@ -31,6 +31,8 @@ typedef struct cz_srs_entry {
     int state; /* CZ_SRS_* */
     uint32_t refs;
     uint64_t bytes;      /* decoded bytes while HOT */
+    uint64_t hot_bytes;  /* decoded bytes the last time it was HOT (0: never loaded); kept when demoted */
+    uint64_t reserved;   /* cz_srs_reserve: counted as loaded until it is HOT or its load fails */
     uint64_t file_bytes; /* size of the parameter file (0: none on disk) */
     uint64_t last_used_ms, load_ms;
     bool seeded;         /* parameters from a seeded local setup (not official) */
@@ -70,7 +72,7 @@ int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *
 /* One tier down: HOT -> WARM (COLD when there is no file), WARM -> COLD. *was_loaded: it was HOT;
  * *freed: decoded bytes released. CZ_EBUSY while referenced. */
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
-/* Bytes of HOT parameters (charged to the engine's memory budget). */
+/* Bytes of HOT parameters, plus the reservations of SRS not HOT yet (charged to the engine's memory budget). */
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
 /* Shutdown: loads stop at the next stage boundary (after the digest, the circuit recording, the decode;
  * before a seeded setup) with CZ_ECANCELED and leave their entry COLD or WARM; so does every later load.
@@ -79,6 +81,17 @@ void cz_srs_abort(cz_srs_mgr *m);
 /* Memory pressure: demotes unreferenced HOT entries idle for at least min_idle_ms to WARM, least recently
  * used first, until need bytes are freed. Returns the bytes freed. */
 uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
+/* Whether acquiring c's SRS would load it (it is neither HOT nor being loaded), and *bytes, what that load
+ * adds to cz_srs_loaded_bytes: its size when it was last HOT, else its parameter file's size (the decoded
+ * parameters are as large as the file), else 0 (a seeded setup never written: 2 KiB circuits, small). */
+bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes);
+/* Counts bytes in cz_srs_loaded_bytes for c's SRS until its next load ends (HOT: its real size counts
+ * instead; failed: nothing): the engine reserves a load's memory before it starts, so that nothing else is
+ * admitted into that memory meanwhile, and the two are never counted twice. */
+int cz_srs_reserve(cz_srs_mgr *m, const cz_circuit *c, uint64_t bytes);
+/* cz_srs_evict_idle, all or nothing: evicts only when the idle entries together free at least need bytes
+ * (so nothing is demoted for a load that still would not fit). Returns the bytes freed. */
+uint64_t cz_srs_make_room(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
 /* SRSStatus tier of an entry (CZ_TIER_*; LOADING reports COLD). */
 int cz_srs_tier(const cz_srs_entry *e);
 

@@ -35,7 +35,7 @@ static inline uint64_t cz_witness_dense_bytes(const cz_witness *w) { return (w->
  * the circuit's input / aux counts. */
 int cz_backend_start_witness(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r,
                              const cz_witness *w, void **pending);
-/* The memory-budget charge of a synthesized partition. `charge` (cz_circuit.partition_mem, capped by the
+/* The memory-budget charge of a partition in start() and until it is finished. `charge` (cz_circuit.partition_mem, capped by the
  * budget) counts its dense witness; a compact witness that b takes as is (start_compact, never expanded on
  * the host: the GPU) holds `bytes` instead of `dense_bytes`, so the charge shrinks by the difference
  * (never below min(bytes, charge)). A dense witness, or a backend that expands (the CPU's start_compact,

@@ -20,9 +20,9 @@ max_pending = 3
 max_parallel_synthesis = 1
 max_gpu_queue_depth = 1
 """
-# The budget daemon: 160 MiB, 64 MiB charged per test-circuit partition plus the loaded SRS (0.6 MiB)
-# = at most 2 partitions in flight, although 2 synthesis workers, a 4-deep prover queue and 2 prover
-# workers could hold 8.
+# The budget daemon: 160 MiB, 64 MiB charged per test-circuit partition in the prover (a partition being
+# synthesized or queued holds only its 32 KiB witness) plus the loaded SRS (0.6 MiB) = at most 2 partitions
+# proving, although 2 prover workers and a 4-deep prover queue could hold 6.
 BUDGET = """
 [daemon]
 listen = "unix://{sock}"
@@ -111,12 +111,12 @@ try:
         st = json.loads(d.http("/status")[2])
         total = st["memory"]["total_bytes"]
         peak_used = max(peak_used, st["memory"]["used_bytes"])
-        live = sum(1 for p in st["pipelines"] for q in p["partitions"] if q["state"] in ("synthesizing", "synth_done", "gpu"))
+        live = sum(1 for p in st["pipelines"] for q in p["partitions"] if q["state"] == "gpu")
         peak_parts = max(peak_parts, live)
         time.sleep(0.005)
     [t.join() for t in ths]
     check(total == 160 << 20 and 0 < peak_used <= total and peak_parts <= 2,
-          f"memory budget gates partitions: peak {peak_parts} in flight, peak used {peak_used >> 20} MiB of {total >> 20} MiB")
+          f"memory budget gates partitions: peak {peak_parts} proving, peak used {peak_used >> 20} MiB of {total >> 20} MiB")
     check(S.GetStatus(pb.GetStatusRequest()).total_proofs_completed == 3, "all 3 complete under the budget")
 finally:
     check(d.stop() == 0, "budget daemon exits 0")

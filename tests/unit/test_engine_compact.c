@@ -79,9 +79,10 @@ static void rec_keep(const cz_fr *in, uint64_t ni, const cz_fr *aux, const cz_wc
     rec.ni[k] = ni, rec.na[k] = na;
 }
 
-/* Inside start: the engine's budget must be the SRS plus, per partition in flight, its full charge while
- * it synthesizes and, once synthesized, the charge less the dense witness plus the compact one when the
- * backend takes it compact without expanding it and it is smaller (one snapshot, one lock). */
+/* Inside start: the engine's budget must be the SRS plus, per partition in flight: while it synthesizes, its
+ * dense witness size (capped by its charge); once synthesized, the witness bytes it holds; in start(), its
+ * full charge, less the dense witness plus the compact one when the backend takes it compact without
+ * expanding it and it is smaller (one snapshot, one lock). */
 static void rec_snapshot(const cz_backend *b) {
     cz_engine_status st;
     if (cz_engine_status_get(rec.e, &st)) return;
@@ -96,6 +97,11 @@ static void rec_snapshot(const cz_backend *b) {
             char s = st.pipelines[k].part_state[i];
             uint64_t wb = st.pipelines[k].part_witness_bytes[i];
             if (s != 's' && s != 'S' && s != 'g') continue;
+            if (s != 'g') { /* synthesizing (no witness yet), or holding its witness until its start() */
+                uint64_t held = wb ? wb : dense;
+                want += held < charge ? held : charge;
+                continue;
+            }
             bool refund = wb && st.pipelines[k].witness_compact && b->start_compact && !b->compact_expands && wb < dense;
             want += refund ? charge - dense + wb : charge;
             rec.refunds += refund;

@@ -1,0 +1,176 @@
+/* Shared by test_srs_budget.c and test_srs_starve.c: the in-process engine with two "proof kinds" that are
+ * copies of the built-in test circuit (gate-a for PoRep requests, gate-b for WindowPoSt ones: two SRS
+ * entries of S bytes each, read from seeded parameter files written once per run), a poller of the budget
+ * in use as GetStatus reports it, and gate-a's witness hook that can hold partitions in synthesis. */
+#ifndef CZ_TEST_SRS_BUDGET_ENV_H
+#define CZ_TEST_SRS_BUDGET_ENV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../testutil.h"
+#include "cz_error.h"
+#include "engine/circuit.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+#include "engine/srs.h"
+
+static char dir[] = "/tmp/cz_srs_gate_XXXXXX";
+static cz_circuit ga, gb;
+static uint64_t S; /* bytes of one loaded SRS */
+static uint64_t D; /* a partition's dense witness bytes: its charge while it is synthesized */
+
+typedef struct {
+    cz_engine *e;
+    atomic_int stop;
+    uint64_t max;
+} poller;
+
+/* The budget in use as GetStatus reports it, as often as the engine lets us look. */
+static void *poll_main(void *arg) {
+    poller *p = arg;
+    while (!atomic_load(&p->stop)) {
+        cz_engine_status st;
+        if (cz_engine_status_get(p->e, &st) == 0) {
+            if (st.budget_used > p->max) p->max = st.budget_used;
+            cz_engine_status_free(&st);
+        }
+        usleep(500);
+    }
+    return NULL;
+}
+
+__attribute__((unused)) static cz_engine *start(uint64_t budget, uint64_t min_idle_s, poller *p, pthread_t *th) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    snprintf(cfg.param_cache, sizeof cfg.param_cache, "%s", dir);
+    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
+    cfg.gpu_workers_per_device = 1;
+    cfg.max_parallel_synthesis = 2;
+    cfg.total_budget = budget;
+    cfg.eviction_min_idle_s = min_idle_s;
+    cz_engine *e = NULL;
+    int rc = cz_engine_new(&e, &cfg);
+    CHECK_MSG(rc == 0, "engine: %s", cz_error_message());
+    if (rc) return NULL;
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, &ga);
+    cz_engine_set_circuit_for_test(e, CZ_KIND_WPOST, &gb);
+    p->e = e, p->max = 0;
+    atomic_store(&p->stop, 0);
+    pthread_create(th, NULL, poll_main, p);
+    return e;
+}
+
+__attribute__((unused)) static uint64_t stop(cz_engine *e, poller *p, pthread_t th) {
+    atomic_store(&p->stop, 1);
+    pthread_join(th, NULL);
+    cz_engine_status st;
+    uint64_t peak = 0;
+    if (cz_engine_status_get(e, &st) == 0) peak = st.budget_peak, cz_engine_status_free(&st);
+    return peak;
+}
+
+/* Submits a NORMAL job of kind (PoRep: gate-a, WindowPoSt: gate-b) with a fresh payload. */
+__attribute__((unused)) static int submit(cz_engine *e, const char *id, int kind, cz_rng *rng) {
+    char payload[40];
+    snprintf(payload, sizeof payload, "%016llx-%s", (unsigned long long)cz_rng_next(rng), id);
+    cz_submit s = {0};
+    s.request_id = id, s.kind = kind, s.sector_size = 2048, s.priority = CZ_PRIO_NORMAL;
+    s.vanilla = (const uint8_t *)payload, s.vanilla_len = strlen(payload);
+    char jid[CZ_JOB_ID_MAX];
+    uint32_t q;
+    int rc = cz_engine_submit(e, &s, jid, &q);
+    CHECK_MSG(rc == 0, "submit %s: %s", id, cz_error_message());
+    return rc;
+}
+
+/* COMPLETED within 30 s (a gate that never opens fails here instead of hanging); *r kept when asked. */
+__attribute__((unused)) static bool done(cz_engine *e, const char *id, cz_result *keep) {
+    cz_result r;
+    memset(&r, 0, sizeof r);
+    bool ok = cz_engine_await(e, id, 30000, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 2 * 192;
+    CHECK_MSG(ok, "job %s: status %d %s", id, r.status, r.error);
+    if (keep) *keep = r;
+    else cz_result_free(&r);
+    return ok;
+}
+
+__attribute__((unused)) static bool finished(cz_engine *e, const char *id) {
+    cz_result r;
+    memset(&r, 0, sizeof r);
+    bool f = cz_engine_await(e, id, 1, &r) == 0 && r.status != CZ_JOB_TIMEOUT;
+    cz_result_free(&r);
+    return f;
+}
+
+__attribute__((unused)) static int tier_of(cz_engine *e, const char *circuit) {
+    cz_engine_status st;
+    int t = -1;
+    if (cz_engine_status_get(e, &st)) return t;
+    for (size_t i = 0; i < st.n_srs; i++)
+        if (!strcmp(st.srs[i].circuit_id, circuit)) t = st.srs[i].tier;
+    cz_engine_status_free(&st);
+    return t;
+}
+
+/* gate-a's witness hook; while hold is set, partitions wait in it (they stay charged, in flight). */
+static pthread_mutex_t hmu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hcv = PTHREAD_COND_INITIALIZER;
+static int hold, held;
+
+static int held_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                      cz_fr **aux, uint64_t *na) {
+    pthread_mutex_lock(&hmu);
+    held++;
+    pthread_cond_broadcast(&hcv);
+    while (hold) pthread_cond_wait(&hcv, &hmu);
+    held--;
+    pthread_mutex_unlock(&hmu);
+    return cz_circuit_find("porep-2k-test")->synthesize(c, state, partition, inputs, ni, aux, na);
+}
+
+/* The two circuits and their parameter files (one seeded setup, gate-b reads a copy); S and D. 0 when ready. */
+static int env_setup(void) {
+    char a[700], b[700], cmd[1500];
+    CHECK(mkdtemp(dir) != NULL);
+    const cz_circuit *t = cz_circuit_find("porep-2k-test");
+    ga = gb = *t;
+    ga.id = "gate-a", gb.id = "gate-b";
+    gb.kind = CZ_KIND_WPOST;
+    ga.params_file = gb.params_file = NULL;
+    ga.synthesize = held_synth, ga.synthesize_compact = NULL;
+    /* One seeded setup; gate-b (the same circuit shape) reads a copy of its file. */
+    cz_srs_mgr m;
+    cz_srs_init(&m, dir, dir, 2);
+    bool already;
+    uint64_t ms;
+    int rc = cz_srs_preload(&m, &ga, &already, &ms);
+    CHECK_MSG(rc == 0, "setup: %s", cz_error_message());
+    S = rc ? 0 : m.head->bytes;
+    D = rc ? 0 : (m.head->r1cs.num_inputs + m.head->r1cs.num_aux) * 32;
+    uint64_t est = 0;
+    CHECK(!cz_srs_needs_load(&m, &ga, &est) && est == 0);
+    CHECK(cz_srs_needs_load(&m, &gb, &est) && est == 0); /* no file yet: unknown */
+    cz_srs_destroy(&m);
+    snprintf(a, sizeof a, "%s/cuzk-test-gate-a.params", dir);
+    snprintf(b, sizeof b, "%s/cuzk-test-gate-b.params", dir);
+    snprintf(cmd, sizeof cmd, "cp %s %s", a, b);
+    CHECK(system(cmd) == 0);
+    cz_srs_init(&m, dir, dir, 2);
+    CHECK(cz_srs_needs_load(&m, &gb, &est) && est == S); /* the file's size is the decoded size */
+    cz_srs_destroy(&m);
+    return S && D ? 0 : -1;
+}
+
+static void env_cleanup(void) {
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+#endif
