@@ -76,10 +76,7 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) baf_first(baf_src<F>
                 acc = acc * d;
             }
     }
-    F e, x;
-    baa_block_excl(acc, e, x);
-    cz_st(ex + t, e * x);
-    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+    baa_fwd_end(acc, ex, btot);
 }
 
 /* One pair of round r as loaded: kind 0 both real, 1 only a real, 2 none (virtual). */

@@ -245,6 +245,17 @@ static __device__ void baa_block_excl(const F &a, F &e, F &x) {
     __syncthreads(); /* wt is reused by the next call */
 }
 
+/* The end of every forward pass: thread t stores the exclusive product of the block's other chains (ex[t]),
+ * thread 0 the block's total (btot), from which baa_inv and the backward pass get each chain's inverse. */
+template <class F>
+static __device__ void baa_fwd_end(const F &acc, F *ex, F *btot) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    F e, x;
+    baa_block_excl(acc, e, x);
+    cz_st(ex + t, e * x);
+    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x); /* thread 0: e = 1 */
+}
+
 /* a = in[2j], b = in[2j+1] (through idx when given) */
 template <class F>
 static CZ_DEV void baa_ptrs(const cz_daff<F> *in, const uint32_t *idx, size_t j, const cz_daff<F> **a, const cz_daff<F> **b) {
@@ -282,10 +293,7 @@ static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_daff<F> *
         cz_st(pref + j, acc);
         acc = acc * d;
     }
-    F e, x;
-    baa_block_excl(acc, e, x);
-    cz_st(ex + t, e * x);
-    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x); /* thread 0: e = 1 */
+    baa_fwd_end(acc, ex, btot);
 }
 
 /* binv[i] = btot[i]^-1, i < nb (one block, blockDim >= nb) */
@@ -614,11 +622,10 @@ static CZ_DEV bool msa_geom(const msa_round &rd, unsigned kk, size_t *s, uint32_
     return true;
 }
 
-template <class F>
-static CZ_DEV F msa_den(const msa_src<F> &src, size_t pa, size_t pb) {
-    bool na, nb;
-    const cz_daff<F> *a = src.ptr(pa, &na), *b = src.ptr(pb, &nb);
-    const F x1 = cz_ld(&a->x), x2 = cz_ld(&b->x);
+/* The denominator of the pair at sorted positions pa, pb from their x coordinates (baa_den for a sorted
+ * list, S = msa_src / msf_src: the points are read, with the sorted entries' signs, only in the rare cases). */
+template <class F, class S>
+static CZ_DEV F sorted_den(const S &src, size_t pa, size_t pb, const F &x1, const F &x2) {
     F d = x2 - x1;
     if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
         const cz_daff<F> A = src.ld(pa), B = src.ld(pb);
@@ -626,6 +633,13 @@ static CZ_DEV F msa_den(const msa_src<F> &src, size_t pa, size_t pb) {
         d = k == 0 ? d : k == 1 ? A.y.dbl() : F::one();
     }
     return d;
+}
+
+template <class F>
+static CZ_DEV F msa_den(const msa_src<F> &src, size_t pa, size_t pb) {
+    bool na, nb;
+    const cz_daff<F> *a = src.ptr(pa, &na), *b = src.ptr(pb, &nb);
+    return sorted_den(src, pa, pb, cz_ld(&a->x), cz_ld(&b->x));
 }
 
 template <class F>
@@ -650,10 +664,7 @@ static __global__ void __launch_bounds__(BAA_THREADS) msa_fwd(msa_src<F> src, ms
         acc = acc * d;
         i++;
     }
-    F e, x;
-    baa_block_excl(acc, e, x);
-    cz_st(ex + t, e * x);
-    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+    baa_fwd_end(acc, ex, btot);
 }
 
 template <class F>
@@ -910,20 +921,11 @@ static __global__ void __launch_bounds__(BAA_THREADS) msf_fwd(msf_src<F> src, si
     F acc = F::one();
     for (size_t j = t; j < m / 2; j += T) {
         if (src.key[2 * j] != src.key[2 * j + 1]) continue; /* across two runs: no addition */
-        const F x1 = cz_ld(src.px(2 * j)), x2 = cz_ld(src.px(2 * j + 1));
-        F d = x2 - x1;
-        if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
-            const cz_daff<F> A = src.ld(2 * j), B = src.ld(2 * j + 1);
-            const int k = baa_kind(A, B);
-            d = k == 0 ? d : k == 1 ? A.y.dbl() : F::one();
-        }
+        const F d = sorted_den(src, 2 * j, 2 * j + 1, cz_ld(src.px(2 * j)), cz_ld(src.px(2 * j + 1)));
         cz_st(pref + j, acc);
         acc = acc * d;
     }
-    F e, x;
-    baa_block_excl(acc, e, x);
-    cz_st(ex + t, e * x);
-    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+    baa_fwd_end(acc, ex, btot);
 }
 
 /* Round r's sorted-list pair j: its keys and the two point indices (the sorted entries in round 0, else
@@ -959,22 +961,14 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F
         uint32_t ka2, kb2, ia2, ib2;
         msf_idx(src, j + 2 * T, np, ka2, kb2, ia2, ib2);
         if (ka0 == kb0) {
-            F d = x2 - x1;
-            if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
-                const cz_daff<F> A = src.ld(2 * j), B = src.ld(2 * j + 1);
-                const int k = baa_kind(A, B);
-                d = k == 0 ? d : k == 1 ? A.y.dbl() : F::one();
-            }
+            const F d = sorted_den(src, 2 * j, 2 * j + 1, x1, x2);
             cz_st(pref + j, acc);
             acc = acc * d;
         }
         ka0 = ka1, kb0 = kb1, ka1 = ka2, kb1 = kb2, ia1 = ia2, ib1 = ib2;
         x1 = y1, x2 = y2;
     }
-    F e, x;
-    baa_block_excl(acc, e, x);
-    cz_st(ex + t, e * x);
-    if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x);
+    baa_fwd_end(acc, ex, btot);
 }
 
 static bool msf_pf() {
