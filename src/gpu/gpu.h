@@ -102,6 +102,9 @@ typedef struct cz_gpu_csr cz_gpu_csr;
 int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *m);
 void cz_gpu_csr_free(cz_gpu_csr *m);
 size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz);
+/* 1 when m's coefficients are stored dictionary-coded (*ndict distinct values; CZ_GPU_CSR_DICT=0 / 1
+ * forbids / forces that form, unset: when it is the smaller), 0 when as values. */
+int cz_gpu_csr_is_dict(const cz_gpu_csr *m, uint32_t *ndict);
 /* d_out[i] = <row i, w> for i < rows and 0 for rows <= i < n_out; d_w = [inputs | aux] on the device
  * (the column order of src/r1cs). Asynchronous on stream. */
 int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream);

@@ -334,10 +334,10 @@ static int upload_bases(cz_gpu_prover *pr, cz_g1_affine **d, const cz_g1_affine 
     return rc;
 }
 
-static int upload_csr(cz_gpu_prover *pr, cz_gpu_csr **m, const cz_csr *h) {
-    size_t b = cz_gpu_csr_bytes(h->rows, cz_r1cs_nnz(h));
+/* h in the device form cz_gpu_csr_prepare_ chose (d, b bytes) */
+static int upload_csr(cz_gpu_prover *pr, cz_gpu_csr **m, const cz_csr *h, const cz_csr_dict *d, size_t b) {
     if (!fits(pr, b)) return cz_error(CZ_ENOMEM, "GPU prover: matrices do not fit");
-    int rc = cz_gpu_csr_upload(m, h);
+    int rc = cz_gpu_csr_upload_prepared_(m, h, d);
     if (!rc) pr->used += b;
     return rc;
 }
@@ -375,8 +375,13 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     pr->r = r;
     pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
     pr->len[Q_L] = na, pr->len[Q_A] = p->a_len, pr->len[Q_B] = p->b_len;
-    size_t mat = cz_gpu_csr_bytes(r->a.rows, cz_r1cs_nnz(&r->a)) + cz_gpu_csr_bytes(r->b.rows, cz_r1cs_nnz(&r->b)) +
-                 cz_gpu_csr_bytes(r->c.rows, cz_r1cs_nnz(&r->c));
+    /* the matrices' device form (dictionary-coded coefficients for real circuits) decides their size */
+    const cz_csr *hm[3] = {&r->a, &r->b, &r->c};
+    cz_csr_dict dict[3];
+    size_t mb[3], mat = 0;
+    memset(dict, 0, sizeof dict);
+    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
+    for (int k = 0; k < 3 && !rc; k++) mat += mb[k];
     size_t bases = (p->h_len + p->l_len + p->a_len + p->b_len) * sizeof(cz_g1_affine);
 #ifdef CZ_GPU_HAVE_G2_MSM
     bases += p->b_len * sizeof(cz_g2_affine);
@@ -410,9 +415,8 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && !stream) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, p->b_len * sizeof(cz_g2_affine), "B_G2 query");
     if (!rc && !stream && p->b_len) rc = cz_gpu_memcpy_htod(pr->d_b2, p->b_g2, p->b_len * sizeof(cz_g2_affine));
 #endif
-    if (!rc) rc = upload_csr(pr, &pr->m[0], &r->a);
-    if (!rc) rc = upload_csr(pr, &pr->m[1], &r->b);
-    if (!rc) rc = upload_csr(pr, &pr->m[2], &r->c);
+    for (int k = 0; k < 3 && !rc; k++) rc = upload_csr(pr, &pr->m[k], hm[k], &dict[k], mb[k]);
+    for (int k = 0; k < 3; k++) cz_csr_dict_free(&dict[k]);
     uint64_t *ba = NULL, *bi = NULL, *bb = NULL, a_len = 0, b_len = 0;
     if (!rc) rc = upload_bits(&ba, r->a_aux_density, na);
     if (!rc) rc = upload_bits(&bi, r->b_input_density, ni);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ff/fr.h"
+#include "r1cs/csr_dict.h"
 
 struct cz_gpu_csr;
 
@@ -84,6 +85,10 @@ int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint64_t 
 int cz_gpu_mark_columns_(uint64_t *bits, uint64_t nbits, uint64_t col_base, const uint32_t *col, uint64_t nnz, void *s);
 /* Wraps device arrays (taking ownership) as a cz_gpu_csr. */
 int cz_gpu_csr_wrap_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, cz_fr *val);
+/* m's device form before the upload: *bytes its device memory; *d the dictionary coding when that form is
+ * chosen (d->coef != NULL; the caller frees it with cz_csr_dict_free), zeroed when the values are stored. */
+int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *bytes);
+int cz_gpu_csr_upload_prepared_(struct cz_gpu_csr **out, const cz_csr *m, const cz_csr_dict *d);
 void cz_gpu_csr_info_(const struct cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col);
 
 #ifdef __cplusplus

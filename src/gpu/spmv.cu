@@ -1,21 +1,53 @@
 /* a = A w, b = B w, c = C w on the device from CSR matrices uploaded once, so that per partition only
  * the witness crosses PCIe. One thread per row: rows are short (PoRep: 1-3 entries on average), and
  * the sums are exact field sums, so the result is bit-identical to cz_csr_mul_vec whatever the order.
- * Coefficients equal to 1 (most of them in real circuits) skip the multiplication, as on the CPU. */
+ * Coefficients equal to 1 (most of them in real circuits) skip the multiplication, as on the CPU.
+ * The coefficients are stored dictionary-coded (r1cs/csr_dict.h: a u32 index per term into the matrix's
+ * distinct values; 8 bytes a term instead of 36) when that is smaller, which it is for real circuits
+ * (1, -1, powers of two, a few constants), else as values (random test circuits). */
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
 #include "gpu/prover_internal.h"
+#include "r1cs/csr_dict.h"
 
 struct cz_gpu_csr {
     uint64_t rows, nnz;
     uint64_t *row_ptr; /* rows + 1 */
     uint32_t *col;
-    cz_dfr *val;
+    cz_dfr *val;   /* the values, or NULL: dictionary-coded */
+    uint32_t *coef; /* dictionary-coded: index per term into dict */
+    cz_dfr *dict;
+    uint32_t ndict, one; /* one: the index of 1 in dict (UINT32_MAX: none) */
 };
 
 extern "C" size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz) {
     return (size_t)(rows + 1) * 8 + (size_t)nnz * (4 + sizeof(cz_fr));
+}
+
+static size_t dict_bytes(uint64_t rows, uint64_t nnz, uint32_t ndict) {
+    return (size_t)(rows + 1) * 8 + (size_t)nnz * 8 + (size_t)ndict * sizeof(cz_fr);
+}
+
+/* CZ_GPU_CSR_DICT: 0 never, 1 always (tests), unset: when smaller */
+extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *bytes) {
+    memset(d, 0, sizeof *d);
+    const uint64_t nnz = cz_r1cs_nnz(m);
+    *bytes = cz_gpu_csr_bytes(m->rows, nnz);
+    const char *e = getenv("CZ_GPU_CSR_DICT");
+    const int knob = e && *e ? atoi(e) : -1;
+    if (knob == 0 || !nnz) return 0;
+    if (cz_csr_dict_from_csr(d, m)) { /* 2^32 distinct values, or no host memory for the coding: values */
+        memset(d, 0, sizeof *d);
+        return 0;
+    }
+    const size_t db = dict_bytes(m->rows, nnz, d->ncoeffs);
+    if (knob == 1 || db < *bytes) {
+        *bytes = db;
+        return 0;
+    }
+    cz_csr_dict_free(d);
+    return 0;
 }
 
 extern "C" int cz_gpu_csr_wrap_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, cz_fr *val) {
@@ -28,8 +60,14 @@ extern "C" int cz_gpu_csr_wrap_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_p
     m->row_ptr = row_ptr;
     m->col = col;
     m->val = (cz_dfr *)val;
+    m->one = UINT32_MAX;
     *out = m;
     return 0;
+}
+
+extern "C" int cz_gpu_csr_is_dict(const cz_gpu_csr *m, uint32_t *ndict) {
+    if (ndict) *ndict = m->ndict;
+    return m->coef != NULL;
 }
 
 extern "C" void cz_gpu_csr_info_(const cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col) {
@@ -43,42 +81,71 @@ extern "C" void cz_gpu_csr_free(cz_gpu_csr *m) {
     cz_gpu_free(m->row_ptr);
     cz_gpu_free(m->col);
     cz_gpu_free(m->val);
+    cz_gpu_free(m->coef);
+    cz_gpu_free(m->dict);
     free(m);
 }
 
-extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
+extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d) {
     *out = NULL;
     const uint64_t rows = h->rows, nnz = cz_r1cs_nnz(h);
+    const bool dict = d && d->coef;
     uint64_t *rp = NULL;
-    uint32_t *col = NULL;
-    cz_fr *val = NULL;
+    uint32_t *col = NULL, *coef = NULL;
+    cz_fr *val = NULL, *dv = NULL;
     int rc = cz_gpu_malloc((void **)&rp, (rows + 1) * 8);
     if (!rc) rc = cz_gpu_malloc((void **)&col, (nnz ? nnz : 1) * 4);
-    if (!rc) rc = cz_gpu_malloc((void **)&val, (nnz ? nnz : 1) * sizeof(cz_fr));
+    if (!rc && !dict) rc = cz_gpu_malloc((void **)&val, (nnz ? nnz : 1) * sizeof(cz_fr));
+    if (!rc && dict) rc = cz_gpu_malloc((void **)&coef, (nnz ? nnz : 1) * 4);
+    if (!rc && dict) rc = cz_gpu_malloc((void **)&dv, (d->ncoeffs ? d->ncoeffs : 1) * sizeof(cz_fr));
     if (!rc && rows) rc = cz_gpu_memcpy_htod(rp, h->row_ptr, (rows + 1) * 8);
     if (!rc && !rows) rc = cz_gpu_memset(rp, 0, 8);
     if (!rc && nnz) rc = cz_gpu_memcpy_htod(col, h->col, nnz * 4);
-    if (!rc && nnz) rc = cz_gpu_memcpy_htod(val, h->val, nnz * sizeof(cz_fr));
+    if (!rc && nnz && !dict) rc = cz_gpu_memcpy_htod(val, h->val, nnz * sizeof(cz_fr));
+    if (!rc && nnz && dict) rc = cz_gpu_memcpy_htod(coef, d->coef, nnz * 4);
+    if (!rc && dict && d->ncoeffs) rc = cz_gpu_memcpy_htod(dv, d->coeffs, d->ncoeffs * sizeof(cz_fr));
     if (!rc) rc = cz_gpu_csr_wrap_(out, rows, rp, col, val);
+    if (!rc && dict) {
+        (*out)->coef = coef, (*out)->dict = (cz_dfr *)dv, (*out)->ndict = d->ncoeffs;
+        for (uint32_t i = 0; i < d->ncoeffs; i++)
+            if (cz_fr_equal(&d->coeffs[i], &CZ_FR_ONE_V)) (*out)->one = i;
+    }
     if (rc) {
         cz_gpu_free(rp);
         cz_gpu_free(col);
         cz_gpu_free(val);
+        cz_gpu_free(coef);
+        cz_gpu_free(dv);
     }
     return rc;
 }
 
+extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
+    cz_csr_dict d;
+    size_t bytes;
+    *out = NULL;
+    int rc = cz_gpu_csr_prepare_(h, &d, &bytes);
+    if (!rc) rc = cz_gpu_csr_upload_prepared_(out, h, &d);
+    cz_csr_dict_free(&d);
+    return rc;
+}
+
 /* log_rev > 0: row i goes to position bitrev(i) of 2^log_rev (scattered 32-byte stores, one sector each). */
-__global__ void csr_mul_vec(cz_dfr *out, size_t n_out, uint64_t rows, const uint64_t *rp, const uint32_t *col,
-                            const cz_dfr *val, const cz_dfr *w, unsigned log_rev) {
+__global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const cz_dfr *w, unsigned log_rev) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_out) return;
     cz_dfr acc = cz_dfr::zero();
-    if (i < rows) {
+    if (i < m.rows) {
         const cz_dfr one = cz_dfr::one();
-        for (uint64_t k = rp[i], e = rp[i + 1]; k < e; k++) {
-            const cz_dfr x = cz_ld(w + col[k]), v = cz_ld(val + k);
-            acc = acc + (v == one ? x : v * x);
+        for (uint64_t k = m.row_ptr[i], e = m.row_ptr[i + 1]; k < e; k++) {
+            const cz_dfr x = cz_ld(w + m.col[k]);
+            if (m.coef) {
+                const uint32_t c = m.coef[k];
+                acc = acc + (c == m.one ? x : cz_ld(m.dict + c) * x);
+            } else {
+                const cz_dfr v = cz_ld(m.val + k);
+                acc = acc + (v == one ? x : v * x);
+            }
         }
     }
     cz_st(out + (log_rev ? (size_t)(__brev((uint32_t)i) >> (32 - log_rev)) : i), acc);
@@ -89,7 +156,7 @@ extern "C" int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *
                                          (unsigned long long)m->rows);
     if (!n_out) return 0;
     csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
-        (cz_dfr *)d_out, n_out, m->rows, m->row_ptr, m->col, m->val, (const cz_dfr *)d_w, 0);
+        (cz_dfr *)d_out, n_out, *m, (const cz_dfr *)d_w, 0);
     CZ_CUDA_LAUNCHED();
     return 0;
 }
@@ -101,7 +168,7 @@ extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu
     if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
                                          (unsigned long long)m->rows);
     csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
-        (cz_dfr *)d_out, n_out, m->rows, m->row_ptr, m->col, m->val, (const cz_dfr *)d_w, log_n);
+        (cz_dfr *)d_out, n_out, *m, (const cz_dfr *)d_w, log_n);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -8,6 +8,10 @@
 
 #include "r1cs/r1cs.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     uint64_t rows;
     uint64_t *row_ptr; /* rows + 1 */
@@ -23,5 +27,9 @@ void cz_csr_dict_free(cz_csr_dict *d);
 /* out[i] = <row i, w> with w = [inputs | aux] split at num_inputs, as cz_csr_mul_vec. */
 void cz_csr_dict_mul_vec(cz_fr *out, const cz_csr_dict *d, uint64_t num_inputs, const cz_fr *inputs,
                          const cz_fr *aux, int nthreads);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

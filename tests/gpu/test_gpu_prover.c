@@ -1,7 +1,8 @@
 /* GPU partition prover pieces against the CPU prover, on fresh random data each run:
  *  - H pipeline (cz_gpu_groth16_h) against cz_groth16_compute_h, every coefficient, 2^1..2^16, a/b/c
  *    zero-padded past a random row count;
- *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n;
+ *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n, with the
+ *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms;
  *  - the whole prover: random satisfiable circuits (several sizes), witnesses with a PoRep-like mix
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
  *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped),
@@ -10,6 +11,7 @@
  *  - CZ_ENOMEM with a message when the margin leaves no room;
  *  - the engine backend (backend_gpu.c): a proof with OS randomness verifies; a bad device is refused.
  * Exits 77 (skipped) without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +56,21 @@ static void test_h(unsigned log_n) {
     free(g);
 }
 
+/* the matrices' device forms: the default (the smaller), dictionary-coded forced, values forced */
+static const char *const dict_modes[3] = {NULL, "1", "0"};
+static void set_dict_mode(int k) {
+    if (dict_modes[k]) setenv("CZ_GPU_CSR_DICT", dict_modes[k], 1);
+    else unsetenv("CZ_GPU_CSR_DICT");
+}
+
+static void test_spmv_mode(const circuit *tc, int mode);
 static void test_spmv(const circuit *tc) {
+    for (int k = 0; k < 3; k++) test_spmv_mode(tc, k);
+    set_dict_mode(0);
+}
+
+static void test_spmv_mode(const circuit *tc, int mode) {
+    set_dict_mode(mode);
     const cz_r1cs *r = &tc->r;
     size_t rows = r->num_rows, n_out = rows + 7, nw = tc->ni + tc->na;
     cz_fr *cpu = calloc(3 * n_out, sizeof *cpu), *gpu = malloc(n_out * sizeof *gpu), *d_w = NULL, *d_o = NULL;
@@ -67,13 +83,17 @@ static void test_spmv(const circuit *tc) {
     for (int k = 0; k < 3 && !rc; k++) {
         cz_gpu_csr *g = NULL;
         rc = cz_gpu_csr_upload(&g, m[k]);
+        uint32_t nd = 0;
+        if (!rc && mode) CHECK_MSG(cz_gpu_csr_is_dict(g, &nd) == (mode == 1), "CZ_GPU_CSR_DICT=%s not honoured", dict_modes[mode]);
+        if (!rc && mode == 1) CHECK(nd >= 1 && nd <= cz_r1cs_nnz(m[k]) + 1);
         if (!rc) rc = cz_gpu_memset(d_o, 0xa5, n_out * sizeof(cz_fr));
         if (!rc) rc = cz_gpu_csr_mul_vec(d_o, n_out, g, d_w, NULL);
         if (!rc) rc = cz_gpu_memcpy_dtoh(gpu, d_o, n_out * sizeof(cz_fr));
         cz_gpu_csr_free(g);
         CHECK_MSG(rc == 0, "spmv: %s", cz_error_message());
         CHECK_MSG(!rc && memcmp(gpu, cpu + k * n_out, n_out * sizeof(cz_fr)) == 0,
-                  "SpMV of matrix %d (%zu rows) differs from cz_r1cs_eval (or padding not zero)", k, rows);
+                  "SpMV of matrix %d (%zu rows, dict mode %d) differs from cz_r1cs_eval (or padding not zero)", k, rows,
+                  mode);
     }
     /* into bit-reversed positions of 2^log_n >= rows (the 6-NTT H pipeline's c), padding zero */
     unsigned log_n = 1;
@@ -97,7 +117,8 @@ static void test_spmv(const circuit *tc) {
             const cz_fr *want = i < rows ? &cpu[k * n_out + i] : &CZ_FR_ZERO_V;
             bad += !cz_fr_equal(&rev[j], want);
         }
-        CHECK_MSG(bad == 0, "bit-reversed SpMV of matrix %d (%zu rows, 2^%u): %zu of %zu differ", k, rows, log_n, bad, nr);
+        CHECK_MSG(bad == 0, "bit-reversed SpMV of matrix %d (%zu rows, 2^%u, dict mode %d): %zu of %zu differ", k, rows,
+                  log_n, mode, bad, nr);
     }
     cz_gpu_free(d_r);
     free(rev);
@@ -175,8 +196,10 @@ int main(void) {
         cz_groth16_pvk pvk;
         CHECK(cz_groth16_pvk_init(&pvk, &p.vk) == 0);
         cz_gpu_prover *gp = NULL;
+        set_dict_mode(si % 3); /* the provers' matrices in each device form in turn */
         rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, 0);
-        CHECK_MSG(rc == 0, "create: %s", cz_error_message());
+        set_dict_mode(0);
+        CHECK_MSG(rc == 0, "create (dict mode %zu): %s", si % 3, cz_error_message());
         if (!rc) {
             char what[64];
             /* the random witness is prefetched during the bits proof (set_next), then used */
