@@ -123,6 +123,8 @@ typedef struct {
     unsigned a_w_lo, a_w_frac, b_w_lo, b_w_frac, c_w_lo, c_w_frac; /* row weight lo + (frac/1000) */
     unsigned b_stride;  /* B uses one aux column in b_stride */
     unsigned coeff_one; /* per mille of coefficients equal to 1 */
+    unsigned coeff_pool; /* 0: the others random; else drawn from this many values, dictionary-coded (as real
+                          * circuits' matrices are on the device) */
     int streamed;       /* 1: bases in pinned host memory, streamed per proof (as cz_gpu_prover_create_mode) */
 } cz_gpu_synth_shape;
 int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,

@@ -76,11 +76,18 @@ int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, unsigned p0, unsigne
  * w_frac/1000); rows nc.. (input rows) have weight in_w (column = i - nc). Columns: kind 0 = the first
  * entry walks all aux (dense A), others uniform over [ni, ni + na); kind 1 = aux columns restricted to
  * one in `stride`, and column 0 (ONE) in one row per 1000 (B); coefficient 1 with probability one/1000.
- * Allocates the device arrays (row_ptr, col, val) through alloc (returns 0 or an error). */
+ * Allocates the device arrays (row_ptr, col, val) through alloc (returns 0 or an error). pool > 0: the other
+ * coefficients are drawn from pool random values and stored dictionary-coded, as real circuits' are (coef:
+ * an index per term into dict, pool + 1 values, dict[0] = 1; val stays NULL). */
 typedef int (*cz_gpu_alloc_fn)(void *ctx, void **p, size_t bytes, const char *what);
-int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint64_t *nnz, uint64_t rows, uint64_t nc,
-                      uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac, unsigned in_w, int kind,
-                      unsigned stride, unsigned one, uint64_t seed, cz_gpu_alloc_fn alloc, void *ctx, void *s);
+int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint32_t **coef, cz_fr **dict, uint64_t *nnz,
+                      uint64_t rows, uint64_t nc, uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac,
+                      unsigned in_w, int kind, unsigned stride, unsigned one, unsigned pool, uint64_t seed,
+                      cz_gpu_alloc_fn alloc, void *ctx, void *s);
+/* A device CSR from arrays on the device: values (coef NULL) or dictionary-coded (val NULL; one = the index of 1
+ * in dict, or UINT32_MAX). */
+int cz_gpu_csr_wrap_dict_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, uint32_t *coef,
+                          cz_fr *dict, uint32_t ndict, uint32_t one);
 /* Density bitmaps from a device CSR: sets bit c - col_base of bits for columns c in [col_base, col_base + nbits). */
 int cz_gpu_mark_columns_(uint64_t *bits, uint64_t nbits, uint64_t col_base, const uint32_t *col, uint64_t nnz, void *s);
 /* Wraps device arrays (taking ownership) as a cz_gpu_csr. */

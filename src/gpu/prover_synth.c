@@ -62,13 +62,15 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     } mk[3] = {{0, s->a_w_lo, s->a_w_frac, 1}, {1, s->b_w_lo, s->b_w_frac, 0}, {2, s->c_w_lo, s->c_w_frac, 0}};
     for (int k = 0; k < 3 && !rc; k++) {
         uint64_t *rp;
-        uint32_t *col;
-        cz_fr *val;
+        uint32_t *col, *coef;
+        cz_fr *val, *dict;
         uint64_t nnz;
-        rc = cz_gpu_synth_csr_(&rp, &col, &val, &nnz, rows, s->num_constraints, ni, na, mk[k].lo, mk[k].frac,
-                               mk[k].in_w, mk[k].kind, s->b_stride, s->coeff_one, seed + 101 * k, cz_gpu_prover_dalloc_, pr, pr->st);
+        rc = cz_gpu_synth_csr_(&rp, &col, &val, &coef, &dict, &nnz, rows, s->num_constraints, ni, na, mk[k].lo,
+                               mk[k].frac, mk[k].in_w, mk[k].kind, s->b_stride, s->coeff_one, s->coeff_pool,
+                               seed + 101 * k, cz_gpu_prover_dalloc_, pr, pr->st);
         if (!rc) rc = cz_gpu_stream_sync_(pr->st);
-        if (!rc) rc = cz_gpu_csr_wrap_(&pr->m[k], rows, rp, col, val);
+        if (!rc) rc = cz_gpu_csr_wrap_dict_(&pr->m[k], rows, rp, col, coef, dict, coef ? s->coeff_pool + 1 : 0,
+                                            coef ? 0 : UINT32_MAX);
     }
     uint64_t *bits[3] = {NULL, NULL, NULL}, a_len = 0, b_len = 0;
     const uint64_t nbits[3] = {na, ni, na}, base[3] = {ni, 0, ni};

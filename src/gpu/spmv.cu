@@ -65,6 +65,13 @@ extern "C" int cz_gpu_csr_wrap_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_p
     return 0;
 }
 
+extern "C" int cz_gpu_csr_wrap_dict_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, uint32_t *coef,
+                                     cz_fr *dict, uint32_t ndict, uint32_t one) {
+    int rc = cz_gpu_csr_wrap_(out, rows, row_ptr, col, NULL);
+    if (!rc) (*out)->coef = coef, (*out)->dict = (cz_dfr *)dict, (*out)->ndict = ndict, (*out)->one = one;
+    return rc;
+}
+
 extern "C" int cz_gpu_csr_is_dict(const cz_gpu_csr *m, uint32_t *ndict) {
     if (ndict) *ndict = m->ndict;
     return m->coef != NULL;

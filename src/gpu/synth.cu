@@ -65,10 +65,20 @@ extern "C" int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, unsigned 
 
 struct csr_shape {
     uint64_t rows, nc, ni, na;
-    unsigned w_lo, w_frac, in_w, stride, one;
+    unsigned w_lo, w_frac, in_w, stride, one, pool;
     int kind;
     uint64_t seed;
 };
+
+/* dict[0] = 1, dict[1..pool] random */
+__global__ void synth_dict(uint64_t *dict, unsigned pool, uint64_t seed) {
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j > pool) return;
+    constexpr uint64_t ONE[4] = CZ_FR_R;
+    if (j == 0)
+        for (int l = 0; l < 4; l++) dict[l] = ONE[l];
+    else random_fr(dict + 4 * j, mix64(seed ^ (j * 0x632be59bd9b4e019ull)));
+}
 
 __global__ void synth_weights(uint64_t *wt, csr_shape sh) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -82,7 +92,7 @@ __global__ void synth_weights(uint64_t *wt, csr_shape sh) {
     wt[i] = w;
 }
 
-__global__ void synth_fill(uint32_t *col, uint64_t *val, const uint64_t *rp, csr_shape sh) {
+__global__ void synth_fill(uint32_t *col, uint64_t *val, uint32_t *coef, const uint64_t *rp, csr_shape sh) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= sh.rows) return;
     constexpr uint64_t ONE[4] = CZ_FR_R;
@@ -103,8 +113,13 @@ __global__ void synth_fill(uint32_t *col, uint64_t *val, const uint64_t *rp, csr
             c = (uint32_t)(sh.ni + (h >> 10) % sh.na);
         }
         col[k] = c;
+        const bool one = (h >> 40) % 1000 < sh.one || i >= sh.nc;
+        if (coef) {
+            coef[k] = one ? 0 : 1 + (uint32_t)((h >> 20) % sh.pool);
+            continue;
+        }
         uint64_t *v = val + 4 * k;
-        if ((h >> 40) % 1000 < sh.one || i >= sh.nc) {
+        if (one) {
             for (int l = 0; l < 4; l++) v[l] = ONE[l];
         } else {
             random_fr(v, h);
@@ -112,15 +127,17 @@ __global__ void synth_fill(uint32_t *col, uint64_t *val, const uint64_t *rp, csr
     }
 }
 
-extern "C" int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint64_t *nnz, uint64_t rows,
-                                 uint64_t nc, uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac,
-                                 unsigned in_w, int kind, unsigned stride, unsigned one, uint64_t seed,
-                                 cz_gpu_alloc_fn alloc, void *ctx, void *s) {
+extern "C" int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint32_t **coef, cz_fr **dict,
+                                 uint64_t *nnz, uint64_t rows, uint64_t nc, uint64_t ni, uint64_t na, unsigned w_lo,
+                                 unsigned w_frac, unsigned in_w, int kind, unsigned stride, unsigned one, unsigned pool,
+                                 uint64_t seed, cz_gpu_alloc_fn alloc, void *ctx, void *s) {
     cudaStream_t st = (cudaStream_t)s;
-    csr_shape sh = {rows, nc, ni, na, w_lo, w_frac, in_w, stride ? stride : 1, one, kind, seed};
+    csr_shape sh = {rows, nc, ni, na, w_lo, w_frac, in_w, stride ? stride : 1, one, pool, kind, seed};
     *row_ptr = NULL;
     *col = NULL;
     *val = NULL;
+    *coef = NULL;
+    *dict = NULL;
     int rc = alloc(ctx, (void **)row_ptr, (rows + 1) * 8, "CSR row pointers");
     if (rc) return rc;
     uint64_t *wt = NULL;
@@ -138,9 +155,15 @@ extern "C" int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val
     cudaFree(temp);
     cudaFree(wt);
     rc = alloc(ctx, (void **)col, (*nnz ? *nnz : 1) * 4, "CSR columns");
-    if (!rc) rc = alloc(ctx, (void **)val, (*nnz ? *nnz : 1) * sizeof(cz_fr), "CSR coefficients");
+    if (!rc && !pool) rc = alloc(ctx, (void **)val, (*nnz ? *nnz : 1) * sizeof(cz_fr), "CSR coefficients");
+    if (!rc && pool) rc = alloc(ctx, (void **)coef, (*nnz ? *nnz : 1) * 4, "CSR coefficient indices");
+    if (!rc && pool) rc = alloc(ctx, (void **)dict, ((size_t)pool + 1) * sizeof(cz_fr), "CSR coefficient dictionary");
     if (rc) return rc;
-    synth_fill<<<blocks_for(rows), 256, 0, st>>>(*col, (uint64_t *)*val, *row_ptr, sh);
+    if (pool) {
+        synth_dict<<<blocks_for((size_t)pool + 1), 256, 0, st>>>((uint64_t *)*dict, pool, seed ^ 0xd1c7ull);
+        CZ_CUDA_LAUNCHED();
+    }
+    synth_fill<<<blocks_for(rows), 256, 0, st>>>(*col, (uint64_t *)*val, *coef, *row_ptr, sh);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -82,6 +82,9 @@ int main(int argc, char **argv) {
         s.a_w_lo = 2, s.a_w_frac = 375, s.b_w_lo = 1, s.b_w_frac = 0, s.c_w_lo = 2, s.c_w_frac = 170;
         s.b_stride = 4;
         s.coeff_one = 900;
+        /* CZ_BENCH_POOL=N: the other coefficients from N values, dictionary-coded (the real 2 KiB PoRep: 1,331
+         * distinct in A); unset: random values, stored as values */
+        s.coeff_pool = getenv("CZ_BENCH_POOL") ? (unsigned)atoi(getenv("CZ_BENCH_POOL")) : 0;
         s.streamed = (int)streamed;
         double t0 = now_s();
         cz_gpu_prover *pr;
