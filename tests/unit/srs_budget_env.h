@@ -167,6 +167,19 @@ static int env_setup(void) {
     return S && D ? 0 : -1;
 }
 
+/* Each test's start: a fresh seed, the log level, the circuits, and *P, a partition's charge, set on both: small
+ * next to an SRS, so that one SRS and two partitions fit where two SRS do not, and a little above its witness (so
+ * that two held in synthesis, 2D, outweigh one whole charge). 0 when ready. */
+static int env_begin(cz_rng *rng, uint64_t *P) {
+    cz_test_rng(rng);
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "warn");
+    if (env_setup()) return -1;
+    *P = D + cz_rng_next(rng) % (D / 4);
+    CHECK(*P < S / 8);
+    ga.partition_mem = gb.partition_mem = *P;
+    return 0;
+}
+
 static void env_cleanup(void) {
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

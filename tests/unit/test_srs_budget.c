@@ -131,14 +131,8 @@ static void lone(cz_rng *rng) {
 
 int main(void) {
     cz_rng rng;
-    cz_test_rng(&rng);
-    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "warn");
-    if (!env_setup()) {
-        /* partitions small next to an SRS, so that one SRS and two partitions fit where two SRS do not; a
-         * little above their witness (so that two held in synthesis, 2D, outweigh one whole charge) */
-        uint64_t P = D + cz_rng_next(&rng) % (D / 4);
-        CHECK(P < S / 8);
-        ga.partition_mem = gb.partition_mem = P;
+    uint64_t P;
+    if (!env_begin(&rng, &P)) {
         uint64_t t0 = cz_now_ms();
         serialize(&rng, P);
         uint64_t t1 = cz_now_ms();

@@ -40,13 +40,8 @@ static void starvation(cz_rng *rng, uint64_t P) {
 
 int main(void) {
     cz_rng rng;
-    cz_test_rng(&rng);
-    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "warn");
-    if (!env_setup()) {
-        uint64_t P = D + cz_rng_next(&rng) % (D / 4);
-        ga.partition_mem = gb.partition_mem = P;
-        starvation(&rng, P);
-    }
+    uint64_t P;
+    if (!env_begin(&rng, &P)) starvation(&rng, P);
     env_cleanup();
     return cz_test_finish();
 }
