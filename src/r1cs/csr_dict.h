@@ -21,8 +21,11 @@ typedef struct {
     uint32_t ncoeffs;
 } cz_csr_dict;
 
-/* 0, CZ_ENOMEM, or CZ_ERANGE if the matrix has 2^32 or more distinct coefficients. */
+/* 0, CZ_ENOMEM, or CZ_ERANGE if the matrix has 2^32 or more distinct coefficients. Coded in parallel (all
+ * threads, slices of at least 2^20 terms); the result is the same as a one-thread coding. */
 int cz_csr_dict_from_csr(cz_csr_dict *out, const cz_csr *m);
+/* The same with nthreads (0: all) and slices of at least min_slice terms (tests). */
+int cz_csr_dict_from_csr_par(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice);
 void cz_csr_dict_free(cz_csr_dict *d);
 /* out[i] = <row i, w> with w = [inputs | aux] split at num_inputs, as cz_csr_mul_vec. */
 void cz_csr_dict_mul_vec(cz_fr *out, const cz_csr_dict *d, uint64_t num_inputs, const cz_fr *inputs,

@@ -462,6 +462,21 @@ static void test_eval_large(cz_rng *rng) {
         for (uint32_t i = 1; i < d.ncoeffs; i++) distinct &= !cz_fr_equal(&sorted[i - 1], &sorted[i]);
         CHECK(distinct && d.ncoeffs > 100);
         free(sorted);
+        /* the parallel coding (slices merged in order) is the one-thread coding exactly, whatever the slicing */
+        for (int pass = 0; pass < 2; pass++) {
+            cz_csr_dict p1, pn;
+            const uint64_t slice = pass ? 1 + cz_rng_next(rng) % 5000 : 1;
+            CHECK(cz_csr_dict_from_csr_par(&p1, mats[m], 1, 1) == 0);
+            CHECK(cz_csr_dict_from_csr_par(&pn, mats[m], 2 + pass * 3, slice) == 0);
+            CHECK_MSG(p1.ncoeffs == d.ncoeffs && pn.ncoeffs == d.ncoeffs &&
+                          memcmp(p1.coeffs, d.coeffs, d.ncoeffs * sizeof *d.coeffs) == 0 &&
+                          memcmp(pn.coeffs, d.coeffs, d.ncoeffs * sizeof *d.coeffs) == 0 &&
+                          memcmp(p1.coef, d.coef, nnz * 4) == 0 && memcmp(pn.coef, d.coef, nnz * 4) == 0,
+                      "parallel dictionary coding (matrix %d, slices of >= %llu) differs from the one-thread one", m,
+                      (unsigned long long)slice);
+            cz_csr_dict_free(&p1);
+            cz_csr_dict_free(&pn);
+        }
         cz_fr *o = malloc(r.num_rows * sizeof *o);
         cz_csr_dict_mul_vec(o, &d, r.num_inputs, w, w + r.num_inputs, 2);
         CHECK(memcmp(o, out[0][m], r.num_rows * sizeof *o) == 0);
