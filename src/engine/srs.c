@@ -35,10 +35,18 @@ static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_
     *seeded = c->setup_seed != 0;
 }
 
+/* c's entry, or NULL (with m->mu held) */
+static cz_srs_entry *find(const cz_srs_mgr *m, const cz_circuit *c) {
+    cz_srs_entry *e = m->head;
+    while (e && e->circuit != c) e = e->next;
+    return e;
+}
+
+/* c's entry, created when there is none */
 static cz_srs_entry *entry(cz_srs_mgr *m, const cz_circuit *c) {
-    for (cz_srs_entry *e = m->head; e; e = e->next)
-        if (e->circuit == c) return e;
-    cz_srs_entry *e = calloc(1, sizeof *e);
+    cz_srs_entry *e = find(m, c);
+    if (e) return e;
+    e = calloc(1, sizeof *e);
     if (!e) return NULL;
     e->circuit = c;
     e->next = m->head;
@@ -419,8 +427,7 @@ uint64_t cz_srs_make_room(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
 bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
     *bytes = 0;
     pthread_mutex_lock(&m->mu);
-    const cz_srs_entry *e = m->head;
-    while (e && e->circuit != c) e = e->next;
+    const cz_srs_entry *e = find(m, c);
     bool load = !e || (e->state != CZ_SRS_HOT && e->state != CZ_SRS_LOADING);
     if (e && load) *bytes = e->hot_bytes ? e->hot_bytes : e->file_bytes;
     pthread_mutex_unlock(&m->mu);

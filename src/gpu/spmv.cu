@@ -111,12 +111,11 @@ extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, co
     if (!rc && nnz && !dict) rc = cz_gpu_memcpy_htod(val, h->val, nnz * sizeof(cz_fr));
     if (!rc && nnz && dict) rc = cz_gpu_memcpy_htod(coef, d->coef, nnz * 4);
     if (!rc && dict && d->ncoeffs) rc = cz_gpu_memcpy_htod(dv, d->coeffs, d->ncoeffs * sizeof(cz_fr));
-    if (!rc) rc = cz_gpu_csr_wrap_(out, rows, rp, col, val);
-    if (!rc && dict) {
-        (*out)->coef = coef, (*out)->dict = (cz_dfr *)dv, (*out)->ndict = d->ncoeffs;
-        for (uint32_t i = 0; i < d->ncoeffs; i++)
-            if (cz_fr_equal(&d->coeffs[i], &CZ_FR_ONE_V)) (*out)->one = i;
-    }
+    uint32_t one = UINT32_MAX; /* the index of 1 in the dictionary */
+    for (uint32_t i = 0; dict && i < d->ncoeffs; i++)
+        if (cz_fr_equal(&d->coeffs[i], &CZ_FR_ONE_V)) one = i;
+    if (!rc) rc = dict ? cz_gpu_csr_wrap_dict_(out, rows, rp, col, coef, dv, d->ncoeffs, one)
+                       : cz_gpu_csr_wrap_(out, rows, rp, col, val);
     if (rc) {
         cz_gpu_free(rp);
         cz_gpu_free(col);
