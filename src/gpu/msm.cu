@@ -4,7 +4,7 @@
 #include "gpu/g1.cuh"
 #include "gpu/msm_impl.cuh"
 
-static scratch g_msm[CZ_GPU_SCRATCH_DEVICES][12];
+static scratch g_msm[CZ_GPU_SCRATCH_DEVICES][16];
 
 extern "C" void cz_gpu_g1_ba_release_scratch_(void);
 
@@ -12,7 +12,7 @@ extern "C" void cz_gpu_g1_release_scratch(void) {
     int dev;
     cz_gpu_g1_ba_release_scratch_();
     if (scratch_device(&dev)) return; /* only the current device's scratch */
-    scratch_release(g_msm[dev], 12);
+    scratch_release(g_msm[dev], 16);
 }
 
 extern "C" int cz_gpu_g1_msm_windows_(void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,

@@ -1055,6 +1055,21 @@ static unsigned msf_blocks() {
     return G > 512 ? 512 : G; /* baa_inv: one block of at most 512 threads */
 }
 
+/* Work streams of the flat rounds (CZ_GPU_MSM_WSTREAMS, 1 or 2): with 2, windows alternate between two
+ * streams with a scratch set each (chunks of half a window, so the memory stays that of one whole-window
+ * chunk), so one window's memory-bound forward passes, one-block inversions and short late rounds can run
+ * beside the other's product-bound backward passes. CZ_GPU_MSF_GDIV divides each stream's grid (default:
+ * the stream count, so two streams' kernels can be resident on every SM at once). */
+static unsigned msm_wstreams() {
+    const char *e = getenv("CZ_GPU_MSM_WSTREAMS");
+    return e && atoi(e) == 2 ? 2 : 1;
+}
+static unsigned msf_gdiv(unsigned copies) {
+    const char *e = getenv("CZ_GPU_MSF_GDIV");
+    const int v = e ? atoi(e) : (int)copies;
+    return v >= 1 && v <= 8 ? (unsigned)v : copies;
+}
+
 /* The flat rounds' state between windows (msm_run drives the sorts: window w's keys live in one of two
  * buffers until its rounds are done). */
 template <class F>
@@ -1067,28 +1082,37 @@ struct msf_state {
     unsigned G = 0;
 };
 
-/* Sizes the chunk from free device memory (the whole window when it fits, at least 2^20 positions or the
- * window) and takes the scratch (g: 4 buffers); 1 when it does not fit (the caller takes the xyzz path). */
+/* Sizes the chunk from free device memory (the whole window when it fits, half of it for two copies, at least
+ * 2^20 positions or the window) and takes the scratch of `copies` states (g: 4 buffers per copy, S[i] from
+ * g[4i + 1 .. 4i + 3]); 1 when they do not fit (the caller takes the xyzz path). */
 template <class F>
-static int msf_setup(scratch *g, msf_state<F> &S, size_t n, unsigned nb) {
+static int msf_setup(scratch *g, msf_state<F> *S, size_t n, unsigned nb, unsigned copies = 1) {
     typedef cz_daff<F> A;
-    S.G = msf_blocks<F>();
-    const size_t first = msa_first_chunk(n);
+    unsigned G = msf_blocks<F>() / msf_gdiv(copies);
+    if (G < 1) G = 1;
+    const size_t first = msa_first_chunk(copies > 1 ? (n + 1) / 2 : n);
     size_t lo = getenv("CZ_GPU_MSM_AFF_CHUNK_LOG") ? 1 : (size_t)1 << 20;
     if (lo > first) lo = first;
-    const size_t ch = fit_chunk(first, lo, g[1].cap + g[2].cap + g[3].cap, [&](size_t c) { return msf_need<F>(n < c ? n : c, nb, S.G); });
+    size_t held = 0;
+    for (unsigned i = 0; i < copies; i++) held += g[4 * i + 1].cap + g[4 * i + 2].cap + g[4 * i + 3].cap;
+    const size_t ch = fit_chunk(first, lo, held, [&](size_t c) { return copies * msf_need<F>(n < c ? n : c, nb, G); });
     if (!ch) return 1;
-    S.cw = n < ch ? n : ch;
-    const size_t z0 = S.cw / 2 + 2, z1 = S.cw / 4 + 2, T = (size_t)S.G * BAA_THREADS;
-    char *pb = nullptr, *kb = nullptr;
-    F *fs = nullptr;
-    int rc = scratch_get(g[1], (z0 + z1 + nb + 2) * sizeof(A), (void **)&pb);
-    if (!rc) rc = scratch_get(g[2], (z0 + z1 + nb + 2) * 4 + 64 * 4, (void **)&kb);
-    if (!rc) rc = scratch_get(g[3], (S.cw / 2 + 1 + T + 2 * (size_t)S.G) * sizeof(F), (void **)&fs);
-    if (rc) return rc;
-    S.buf[0] = (A *)pb, S.buf[1] = S.buf[0] + z0, S.fl = S.buf[1] + z1;
-    S.kb[0] = (uint32_t *)kb, S.kb[1] = S.kb[0] + z0, S.fk = S.kb[1] + z1, S.fcnt = S.fk + nb + 2;
-    S.pref = fs, S.ex = fs + S.cw / 2 + 1, S.btot = S.ex + T, S.binv = S.btot + S.G;
+    for (unsigned i = 0; i < copies; i++) {
+        msf_state<F> &s = S[i];
+        scratch *gi = g + 4 * i;
+        s.G = G;
+        s.cw = n < ch ? n : ch;
+        const size_t z0 = s.cw / 2 + 2, z1 = s.cw / 4 + 2, T = (size_t)s.G * BAA_THREADS;
+        char *pb = nullptr, *kb = nullptr;
+        F *fs = nullptr;
+        int rc = scratch_get(gi[1], (z0 + z1 + nb + 2) * sizeof(A), (void **)&pb);
+        if (!rc) rc = scratch_get(gi[2], (z0 + z1 + nb + 2) * 4 + 64 * 4, (void **)&kb);
+        if (!rc) rc = scratch_get(gi[3], (s.cw / 2 + 1 + T + 2 * (size_t)s.G) * sizeof(F), (void **)&fs);
+        if (rc) return rc;
+        s.buf[0] = (A *)pb, s.buf[1] = s.buf[0] + z0, s.fl = s.buf[1] + z1;
+        s.kb[0] = (uint32_t *)kb, s.kb[1] = s.kb[0] + z0, s.fk = s.kb[1] + z1, s.fcnt = s.fk + nb + 2;
+        s.pref = fs, s.ex = fs + s.cw / 2 + 1, s.btot = s.ex + T, s.binv = s.btot + s.G;
+    }
     return 0;
 }
 
@@ -1241,8 +1265,8 @@ struct msm_prof {
  * hmx: page-locked, the longest run of each window (the host sizes the affine rounds from it). */
 struct msm_streams {
     bool ok = false;
-    cudaStream_t work = nullptr, sort = nullptr;
-    cudaEvent_t ev_in = nullptr, ev_done = nullptr, ev_win[32];
+    cudaStream_t work = nullptr, sort = nullptr, work2 = nullptr; /* work2: the flat rounds' second stream */
+    cudaEvent_t ev_in = nullptr, ev_done = nullptr, ev_w2 = nullptr, ev_win[32];
     unsigned *hmx = nullptr, *hz = nullptr; /* page-locked: longest run and zero digits per window */
 };
 static msm_streams g_msm_streams[CZ_GPU_SCRATCH_DEVICES];
@@ -1257,6 +1281,8 @@ static int msm_streams_get(msm_streams **out) {
         if (getenv("CZ_GPU_MSM_PRIO") && atoi(getenv("CZ_GPU_MSM_PRIO")) == 0) least = greatest = 0; /* A/B knob */
         CZ_CUDA(cudaStreamCreateWithPriority(&s.work, cudaStreamNonBlocking, greatest));
         CZ_CUDA(cudaStreamCreateWithPriority(&s.sort, cudaStreamNonBlocking, least));
+        CZ_CUDA(cudaStreamCreateWithPriority(&s.work2, cudaStreamNonBlocking, greatest));
+        CZ_CUDA(cudaEventCreateWithFlags(&s.ev_w2, cudaEventDisableTiming));
         CZ_CUDA(cudaEventCreateWithFlags(&s.ev_in, cudaEventDisableTiming));
         CZ_CUDA(cudaEventCreateWithFlags(&s.ev_done, cudaEventDisableTiming));
         for (int i = 0; i < 32; i++) CZ_CUDA(cudaEventCreateWithFlags(&s.ev_win[i], cudaEventDisableTiming));
@@ -1299,8 +1325,10 @@ static size_t msm_scratch_bytes(size_t n) {
     {
         if (!msm_affine<F>(n)) return b;
         if (msm_flat()) {
-            const size_t first = msa_first_chunk(n), cw = n < first ? n : first;
-            return b + n * sizeof(uint32_t) + 32 * sizeof(unsigned) + msf_need<F>(cw, nb, msf_blocks<F>());
+            const unsigned nws = msm_wstreams();
+            const size_t first = msa_first_chunk(nws > 1 ? (n + 1) / 2 : n), cw = n < first ? n : first;
+            return b + (2 * nws - 1) * n * sizeof(uint32_t) + 32 * sizeof(unsigned) +
+                   nws * msf_need<F>(cw, nb, msf_blocks<F>() / msf_gdiv(nws));
         }
         unsigned T, G;
         msa_grid<F>(nb, &T, &G);
@@ -1310,8 +1338,8 @@ static size_t msm_scratch_bytes(size_t n) {
     return b;
 }
 
-/* Window sums: host array of W xyzz points (at most 32); *c_out = window bits. g_msm: 12 scratch buffers
- * (8..11 for the affine bucket accumulation). CZ_GPU_MSM_OVERLAP=0: every window sorted before the
+/* Window sums: host array of W xyzz points (at most 32); *c_out = window bits. g_msm: 16 scratch buffers
+ * (8..15 for the affine bucket accumulation). CZ_GPU_MSM_OVERLAP=0: every window sorted before the
  * buckets start (the previous order, for A/B). */
 template <class F>
 static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
@@ -1343,8 +1371,9 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     bool aff = msm_affine<F>(n);
     /* flat rounds: window w's sorted keys stay in key2s[w & 1] until its rounds are done */
     bool flat = aff && msm_flat();
+    const unsigned nws = flat ? msm_wstreams() : 1, nkb = 2 * nws; /* work streams, sorted-key buffers */
     rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
-    if (!rc) rc = scratch_get(g_msm[1], (flat ? 4 : 3) * n * sizeof(uint32_t), (void **)&key);
+    if (!rc) rc = scratch_get(g_msm[1], (flat ? 2 + nkb : 3) * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
     if (!rc) rc = scratch_get(g_msm[3], 2 * (size_t)W * (nb + 1) * sizeof(uint32_t), (void **)&start);
     if (!rc) rc = scratch_get(g_msm[4], (size_t)W * nb * sizeof(P), (void **)&bucket);
@@ -1371,9 +1400,10 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
      * sorted keys, so their sorts alternate between two key buffers and run at most two windows ahead
      * (enqueued by the window loop below). */
     if (aff) CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), ss));
-    uint32_t *key2s[2] = {key2, flat ? key + 3 * n : key2};
+    uint32_t *key2s[4] = {key2, key2, key2, key2};
+    for (unsigned i = 1; flat && i < nkb; i++) key2s[i] = key + (2 + i) * n;
     auto sort_window = [&](unsigned w) -> int {
-        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1), *k2 = flat ? key2s[w & 1] : key2;
+        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1), *k2 = key2s[w % nkb];
         msm_digits<<<g, 256, 0, ss>>>(key, val, sc, n, w, c);
         CZ_CUDA_LAUNCHED();
         CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, k2, val, sorted + (size_t)w * n, (int)n, 0, (int)c, ss));
@@ -1389,7 +1419,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         return 0;
     };
     unsigned sorted_w = 0; /* windows whose sort is enqueued */
-    for (; sorted_w < (flat ? (W < 2 ? W : 2) : W); sorted_w++)
+    for (; sorted_w < (flat ? (W < nkb ? W : nkb) : W); sorted_w++)
         if ((rc = sort_window(sorted_w))) return rc;
     if (!flat) prof.mark_side("sorted", ss);
     bool split_done = false; /* the flat rounds write the top window's buckets whole */
@@ -1399,22 +1429,32 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     /* bucket accumulation: flat affine rounds (default), affine rounds per segment (CZ_GPU_MSM_FLAT=0),
      * both from 2^24 points (msm_affine), else xyzz per bucket */
     if (flat) {
-        msf_state<F> S;
-        rc = msf_setup<F>(g_msm + 8, S, n, nb);
+        msf_state<F> S[2];
+        rc = msf_setup<F>(g_msm + 8, S, n, nb, nws);
         if (rc == 0) {
+            cudaStream_t wst[2] = {ws, ms->work2};
             CZ_CUDA(cudaMemsetAsync(bucket, 0, (size_t)W * nb * sizeof(P), ws)); /* infinity */
+            if (nws > 1) { /* the second stream after the start and the memset */
+                CZ_CUDA(cudaEventRecord(ms->ev_w2, ws));
+                CZ_CUDA(cudaStreamWaitEvent(ms->work2, ms->ev_w2, 0));
+            }
             for (unsigned w = 0; w < W && !rc; w++) {
+                cudaStream_t s = wst[w % nws];
                 CZ_CUDA(cudaEventSynchronize(ms->ev_win[w]));
-                CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[w], 0));
-                rc = msf_window<F>(S, bucket + (size_t)w * nb, (const cz_daff<F> *)d_bases, sorted + (size_t)w * n, key2s[w & 1],
-                                   n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, ws);
-                if (!rc && sorted_w < W) { /* window w + 2 reuses window w's key buffer once its rounds are done */
-                    CZ_CUDA(cudaEventRecord(ms->ev_in, ws));
+                CZ_CUDA(cudaStreamWaitEvent(s, ms->ev_win[w], 0));
+                rc = msf_window<F>(S[w % nws], bucket + (size_t)w * nb, (const cz_daff<F> *)d_bases, sorted + (size_t)w * n,
+                                   key2s[w % nkb], n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, s);
+                if (!rc && sorted_w < W) { /* window w + nkb reuses window w's key buffer once its rounds are done */
+                    CZ_CUDA(cudaEventRecord(ms->ev_in, s));
                     CZ_CUDA(cudaStreamWaitEvent(ss, ms->ev_in, 0));
                     rc = sort_window(sorted_w++);
                 }
             }
             if (rc) return rc;
+            if (nws > 1) { /* the combination after both streams' windows */
+                CZ_CUDA(cudaEventRecord(ms->ev_w2, ms->work2));
+                CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_w2, 0));
+            }
             prof.mark_side("sorted", ss);
             split_done = true;
         } else if (rc == 1) {

@@ -30,19 +30,23 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     cz_g2_msm(&cpu, bases, sc, n, 0);
     /* bucket accumulation: the size's default, xyzz per bucket, flat affine rounds over whole windows and
      * in chunks of 2^12 sorted positions (several chunks per window), the per-segment affine rounds
-     * (CZ_GPU_MSM_FLAT=0) likewise, the flat rounds with the plain forward pass (CZ_GPU_MSF_PF=0) */
-    static const char *const modes[][4] = {{NULL, NULL, NULL, NULL}, {"0", NULL, NULL, NULL}, {"1", NULL, NULL, NULL},
-                                           {"1", "12", NULL, NULL},  {"1", NULL, "0", NULL},  {"1", "12", "0", NULL},
-                                           {"1", "12", NULL, "0"}};
-    static const char *const knobs[4] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF"};
-    for (int k = 0; k < 7; k++) {
-        set_knobs(knobs, modes[k], 4);
+     * (CZ_GPU_MSM_FLAT=0) likewise, the flat rounds with the plain forward pass (CZ_GPU_MSF_PF=0), the flat
+     * rounds on two work streams (CZ_GPU_MSM_WSTREAMS=2) over half windows and chunks of 2^12 */
+    static const char *const modes[][5] = {{NULL, NULL, NULL, NULL, NULL}, {"0", NULL, NULL, NULL, NULL},
+                                           {"1", NULL, NULL, NULL, NULL},  {"1", "12", NULL, NULL, NULL},
+                                           {"1", NULL, "0", NULL, NULL},   {"1", "12", "0", NULL, NULL},
+                                           {"1", "12", NULL, "0", NULL},   {"1", NULL, NULL, NULL, "2"},
+                                           {"1", "12", NULL, NULL, "2"}};
+    static const char *const knobs[5] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+                                         "CZ_GPU_MSM_WSTREAMS"};
+    for (int k = 0; k < 9; k++) {
+        set_knobs(knobs, modes[k], 5);
         memset(&gpu, 0xa5, sizeof gpu);
         int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
         CHECK_MSG(rc == 0, "g2 msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
         CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
     }
-    set_knobs(knobs, modes[0], 4);
+    set_knobs(knobs, modes[0], 5);
 }
 
 /* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums
