@@ -229,6 +229,70 @@ struct cz_dfield {
         asm volatile("addc.u32 %0, %0, 0;" : "+r"(O[N - 1]));
     }
 
+    /* x[i+j], x[i+j+1] += a[i]*a[j] for j = j0, j0 + 2, ... < N, one carry chain, its carry into the next free
+     * word (zero so far: each row's chains end one word above the previous row's). */
+    static CZ_DEV void sq_chain(uint32_t *x, const uint32_t *a, int i, int j0) {
+        asm volatile("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(x[i + j0]), "+r"(x[i + j0 + 1]) : "r"(a[j0]), "r"(a[i]));
+        int j = j0 + 2;
+#pragma unroll
+        for (; j < N; j += 2)
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.cc.u32 %1, %2, %3, %1;"
+                         : "+r"(x[i + j]), "+r"(x[i + j + 1]) : "r"(a[j]), "r"(a[i]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(x[i + j]));
+    }
+    /* w = a^2 (2N words). Row i's cross products a[i]*a[j], j > i, land at words i + j: the odd offsets in od,
+     * the even ones in ev (two independent chains per row, as in operator*); w = 2 (ev + od) + the squares. */
+    static CZ_DEV void wide_sqr(uint32_t *w, const uint32_t *a) {
+        uint32_t ev[2 * N], od[2 * N];
+#pragma unroll
+        for (int k = 0; k < 2 * N; k++) ev[k] = od[k] = 0;
+#pragma unroll
+        for (int i = 0; i < N - 1; i++) {
+            sq_chain(od, a, i, i + 1);
+            if (i + 2 < N) sq_chain(ev, a, i, i + 2);
+        }
+        /* w[0] = 0; w[1..2N) = 2 (ev + od) (ev[0] = od[0] = ev[1] = 0) */
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(w[1]) : "r"(ev[1]), "r"(od[1]));
+#pragma unroll
+        for (int k = 2; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(w[k]) : "r"(ev[k]), "r"(od[k]));
+        asm volatile("add.cc.u32 %0, %0, %0;" : "+r"(w[1]));
+#pragma unroll
+        for (int k = 2; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %0, %0;" : "+r"(w[k]));
+        w[0] = 0;
+        asm volatile("mad.lo.cc.u32 %0, %2, %2, %0;\n\tmadc.hi.cc.u32 %1, %2, %2, %1;" : "+r"(w[0]), "+r"(w[1]) : "r"(a[0]));
+#pragma unroll
+        for (int i = 1; i < N - 1; i++)
+            asm volatile("madc.lo.cc.u32 %0, %2, %2, %0;\n\tmadc.hi.cc.u32 %1, %2, %2, %1;"
+                         : "+r"(w[2 * i]), "+r"(w[2 * i + 1]) : "r"(a[i]));
+        asm volatile("madc.lo.cc.u32 %0, %2, %2, %0;\n\tmadc.hi.u32 %1, %2, %2, %1;"
+                     : "+r"(w[2 * N - 2]), "+r"(w[2 * N - 1]) : "r"(a[N - 1]));
+    }
+    /* One Montgomery step without a product row (mont_row's reduction alone): not first, O moves down two words
+     * (its word 1 into E[0], the carry entering O's chain) while it takes p's odd limbs times m, then E takes
+     * the even ones, which zeroes E[0]. m comes from E[0] + O[1] computed apart, so nothing sits between the
+     * add.cc and the chain that consumes its carry. */
+    static CZ_DEV void redc_row(uint32_t *E, uint32_t *O, bool first) {
+        uint32_t P[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) P[j] = C::p(j);
+        if (first) {
+            const uint32_t m = E[0] * C::inv_mul();
+            mul_even(O, P + 1, m, N);
+            mad_even(E, P, m, N);
+        } else {
+            const uint32_t m = (E[0] + O[1]) * C::inv_mul();
+            asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(E[0]) : "r"(O[1]));
+#pragma unroll
+            for (int j = 0; j < N - 2; j += 2)
+                asm volatile("madc.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.cc.u32 %1, %2, %3, %5;"
+                             : "=r"(O[j]), "=r"(O[j + 1]) : "r"(P[j + 1]), "r"(m), "r"(O[j + 2]), "r"(O[j + 3]));
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, 0;\n\tmadc.hi.u32 %1, %2, %3, 0;" : "=r"(O[N - 2]), "=r"(O[N - 1]) : "r"(P[N - 1]), "r"(m));
+            mad_even(E, P, m, N);
+        }
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(O[N - 1]));
+    }
+
   public:
     /* v = v - p if v >= p (v < 2p), branch-free. */
     CZ_DEV void final_sub() {
@@ -240,7 +304,37 @@ struct cz_dfield {
 #pragma unroll
         for (int i = 0; i < N; i++) v[i] = borrow ? v[i] : s[i];
     }
-    CZ_DEV cz_dfield sqr() const { return *this * *this; }
+    /* Montgomery square a^2/R mod p, ~22 % fewer multiply instructions than a*a (Fp: 156 + 300 IMAD against
+     * 588): the 2N-word square from the N(N-1)/2 cross products (doubled) and the N squares (wide_sqr), then
+     * N Montgomery steps on its low half L (redc_row: (L + M p)/R <= p) and the high half H < p added; the sum
+     * is below 2p, so one conditional subtraction gives the fully reduced (host-identical) result. The same
+     * split as sppark's wide square + mul_by_1, written afresh on this file's even/odd carry chains. */
+    CZ_DEV cz_dfield sqr() const {
+        uint32_t w[2 * N];
+        wide_sqr(w, v);
+        uint32_t e[N], o[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) e[i] = w[i];
+        redc_row(e, o, true);
+        redc_row(o, e, false);
+#pragma unroll
+        for (int i = 2; i < N; i += 2) {
+            redc_row(e, o, false);
+            redc_row(o, e, false);
+        }
+        /* o aligned (o[0] = 0), e shifted: word k of (L + M p)/R is o[k+1] + e[k]; then + H */
+        cz_dfield r;
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(e[0]), "r"(o[1]));
+#pragma unroll
+        for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[k]) : "r"(e[k]), "r"(o[k + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(e[N - 1]));
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(w[N]));
+#pragma unroll
+        for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[k]) : "r"(w[N + k]));
+        asm volatile("addc.u32 %0, %0, %1;" : "+r"(r.v[N - 1]) : "r"(w[2 * N - 1]));
+        r.final_sub();
+        return r;
+    }
     CZ_DEV cz_dfield shfl_down(unsigned off) const {
         cz_dfield r;
 #pragma unroll

@@ -123,8 +123,9 @@ extern "C" int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed) {
 
 /* ---- field multiplication micro-benchmark ---- */
 
-/* Two independent product chains per thread (x *= y, w *= y), iters steps each. */
-template <class F, bool CIOS>
+/* Two independent chains per thread, iters steps each: MODE 0 products x *= y, w *= y (the default routine),
+ * 1 the same by the naive CIOS product, 2 squares x = x^2, w = w^2 (sqr). */
+template <class F, int MODE>
 static __global__ void mulbench_kernel(F *out, const F *in, size_t n, int iters) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -132,9 +133,12 @@ static __global__ void mulbench_kernel(F *out, const F *in, size_t n, int iters)
     const F y = cz_ld(in + 3 * i + 2);
 #pragma unroll 1
     for (int k = 0; k < iters; k++) {
-        if (CIOS) {
+        if (MODE == 1) {
             x = x.mul_cios(y);
             w = w.mul_cios(y);
+        } else if (MODE == 2) {
+            x = x.sqr();
+            w = w.sqr();
         } else {
             x = x * y;
             w = w * y;
@@ -151,10 +155,12 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int cios
     CZ_CUDA(cudaEventCreate(&b));
     CZ_CUDA(cudaEventRecord(a));
     const unsigned g = (unsigned)((n + 127) / 128);
-    if (cios)
-        mulbench_kernel<F, true><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+    if (cios == 1)
+        mulbench_kernel<F, 1><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+    else if (cios == 2)
+        mulbench_kernel<F, 2><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
     else
-        mulbench_kernel<F, false><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+        mulbench_kernel<F, 0><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cudaEventRecord(b));
     CZ_CUDA(cudaEventSynchronize(b));

@@ -46,7 +46,8 @@ int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed);
 
 /* Field multiplication micro-benchmark: for each of n threads, d_in holds (x, w, y) (Fr: fp = 0, 32 B each;
  * Fp: fp = 1, 48 B each, Montgomery form, fully reduced); after iters steps of x *= y, w *= y, d_out holds
- * (x, w). cios = 1 uses the naive CIOS product instead of the default carry-chain one. *ms = kernel time. */
+ * (x, w). cios = 1 uses the naive CIOS product instead of the default carry-chain one; cios = 2 squares instead
+ * (x = x^2, w = w^2 by the squaring routine; y unused). *ms = kernel time. */
 int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms);
 
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----

@@ -69,8 +69,10 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
                                mk[k].frac, mk[k].in_w, mk[k].kind, s->b_stride, s->coeff_one, s->coeff_pool,
                                seed + 101 * k, cz_gpu_prover_dalloc_, pr, pr->st);
         if (!rc) rc = cz_gpu_stream_sync_(pr->st);
-        if (!rc) rc = cz_gpu_csr_wrap_dict_(&pr->m[k], rows, rp, col, coef, dict, coef ? s->coeff_pool + 1 : 0,
-                                            coef ? 0 : UINT32_MAX);
+        /* coded (CZ_BENCH_POOL) or plain: a plain matrix keeps its value array (52b5777 wrapped both as coded, so
+         * the plain SpMV read a NULL val) */
+        if (!rc) rc = coef ? cz_gpu_csr_wrap_dict_(&pr->m[k], rows, rp, col, coef, dict, s->coeff_pool + 1, 0)
+                           : cz_gpu_csr_wrap_(&pr->m[k], rows, rp, col, val);
     }
     uint64_t *bits[3] = {NULL, NULL, NULL}, a_len = 0, b_len = 0;
     const uint64_t nbits[3] = {na, ni, na}, base[3] = {ni, 0, ni};
