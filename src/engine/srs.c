@@ -380,6 +380,14 @@ uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {
     return n;
 }
 
+uint64_t cz_srs_pinned_bytes(cz_srs_mgr *m) {
+    pthread_mutex_lock(&m->mu);
+    uint64_t n = 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == CZ_SRS_HOT ? (e->refs ? e->bytes : 0) : e->reserved;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
 static bool evictable(const cz_srs_entry *e, uint64_t now, uint64_t min_idle_ms) {
     return e->state == CZ_SRS_HOT && !e->refs && now - e->last_used_ms >= min_idle_ms;
 }

@@ -74,6 +74,10 @@ int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
 /* Bytes of HOT parameters, plus the reservations of SRS not HOT yet (charged to the engine's memory budget). */
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
+/* The part of cz_srs_loaded_bytes no eviction can free now: HOT entries referenced by jobs, and the
+ * reservations and loads under way. What an SRS load that waits for memory can never get back while those
+ * jobs run (engine.c: whether holding back lower-priority partitions can make room for it). */
+uint64_t cz_srs_pinned_bytes(cz_srs_mgr *m);
 /* Shutdown: loads stop at the next stage boundary (after the digest, the circuit recording, the decode;
  * before a seeded setup) with CZ_ECANCELED and leave their entry COLD or WARM; so does every later load.
  * Without it, stopping the daemon waits out a multi-minute 32 GiB load. */
