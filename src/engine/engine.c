@@ -1080,18 +1080,57 @@ int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running) {
     return 0;
 }
 
-static int circuit_by_id(const char *id, const cz_circuit **c) {
+/* A circuit id of the registry, or of a circuit set with cz_engine_set_circuit_for_test. */
+static int circuit_by_id(cz_engine *e, const char *id, const cz_circuit **c) {
     *c = cz_circuit_find(id);
+    for (int k = CZ_KIND_POREP; k <= CZ_KIND_WINNING && !*c; k++)
+        if (e->circ_for_test[k] && !strcmp(e->circ_for_test[k]->id, id)) *c = e->circ_for_test[k];
     if (!*c) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
     if (!(*c)->available) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", id);
     return 0;
 }
 
+/* With the engine lock held: 0 when a preload of c (need bytes) may load now, else CZ_EFULL. */
+static int preload_room(cz_engine *e, const cz_circuit *c, uint64_t need) {
+    for (size_t i = 0; i < e->queue.n; i++) {
+        const job *w = e->queue.h[i].item;
+        if (w->srs_wait_since)
+            return cz_error(CZ_EFULL, "PreloadSRS %s: job %s waits for memory for the SRS of %s; a preload does not "
+                            "take memory before it (the SRS loads when a job needs it)", c->id, w->id, w->circ->id);
+    }
+    if (srs_room(e, c, need, e->cfg.eviction_min_idle_s * 1000, "(PreloadSRS)")) return 0;
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), pinned = cz_srs_pinned_bytes(&e->srs);
+    return cz_error(CZ_EFULL, "PreloadSRS %s: its SRS (%llu bytes) does not fit in the memory budget (%llu bytes) "
+                    "beside the loaded SRS (%llu bytes, %llu of them in use by jobs; idle ones are evicted only after "
+                    "memory.eviction_min_idle=%llus) and the partitions in flight (%llu bytes); it loads when a job "
+                    "needs it, or retry later (EvictSRS frees an idle SRS)", c->id, (unsigned long long)need,
+                    (unsigned long long)e->budget_total, (unsigned long long)srs, (unsigned long long)pinned,
+                    (unsigned long long)e->cfg.eviction_min_idle_s, (unsigned long long)e->budget_used);
+}
+
+/* Gated like a job's load (srs_room, the reservation), but it never waits: see engine.h. */
 int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms) {
     const cz_circuit *c;
-    int rc = circuit_by_id(id, &c);
+    int rc = circuit_by_id(e, id, &c);
     if (!rc) rc = cz_srs_check(&e->srs, c);
-    return rc ? rc : cz_srs_preload(&e->srs, c, already, ms);
+    if (rc) return rc;
+    uint64_t need = 0;
+    pthread_mutex_lock(&e->mu);
+    if (cz_srs_needs_load(&e->srs, c, &need)) {
+        if (!(rc = preload_room(e, c, need))) rc = cz_srs_reserve(&e->srs, c, need);
+        note_peak(e);
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (rc) {
+        cz_log(CZ_LOG_INFO, T, "%s", cz_error_message());
+        return rc;
+    }
+    rc = cz_srs_preload(&e->srs, c, already, ms);
+    pthread_mutex_lock(&e->mu);
+    note_peak(e);
+    pthread_cond_broadcast(&e->cv_work); /* a failed load gave its reservation back */
+    pthread_mutex_unlock(&e->mu);
+    return rc;
 }
 
 int cz_engine_evict(cz_engine *e, const char *id, bool *was_loaded, uint64_t *freed) {
@@ -1113,6 +1152,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->budget_total = e->budget_total;
     st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
     st->budget_peak = e->budget_peak;
+    for (size_t i = 0; i < e->queue.n; i++) st->srs_waiting += ((const job *)e->queue.h[i].item)->srs_wait_since != 0;
     st->compact_witness = e->compact;
     st->witness_bytes = e->witness_held;
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);

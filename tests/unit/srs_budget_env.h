@@ -129,6 +129,21 @@ __attribute__((unused)) static int tier_of(cz_engine *e, const char *circuit) {
     return t;
 }
 
+/* Waits (10 s at most) until n queued jobs wait for memory for their SRS (GetStatus's srs_waiting). */
+__attribute__((unused)) static bool srs_waiting(cz_engine *e, uint32_t n) {
+    uint64_t t0 = cz_now_ms();
+    for (;;) {
+        cz_engine_status st;
+        uint32_t w = 0;
+        if (cz_engine_status_get(e, &st) == 0) w = st.srs_waiting, cz_engine_status_free(&st);
+        if (w >= n) return true;
+        if (cz_now_ms() - t0 > 10000) break;
+        usleep(2000);
+    }
+    CHECK_MSG(0, "no %u job(s) waiting for SRS memory after 10 s", n);
+    return false;
+}
+
 /* gate-a's witness hook; while hold is set, partitions wait in it (they stay charged, in flight). Both
  * hooks append to trace (under hmu) as a partition starts synthesis: its circuit ('a' or 'b'), its job's
  * circuit state (tells apart jobs of one circuit) and its index. */

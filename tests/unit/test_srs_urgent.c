@@ -82,7 +82,8 @@ static void srs_wait(cz_rng *rng, uint64_t P, int prio_b) {
     wait_held(2);
     submit_prio(e, "b1", CZ_KIND_WPOST, prio_b, rng);
     submit(e, "a2", CZ_KIND_POREP, rng);
-    usleep(200 * 1000); /* lets the dispatcher see b1 waiting (not needed for the order asserted) */
+    if (prio_b == CZ_PRIO_CRITICAL) srs_waiting(e, 1); /* the CRITICAL job is dispatched at once, and waits */
+    else usleep(200 * 1000); /* the NORMAL one is not looked at while a1 has partitions left */
     release();
     done_parts(e, "b1", 2, NULL);
     done_parts(e, "a1", N, NULL), done_parts(e, "a2", N, NULL);
@@ -113,7 +114,7 @@ static void no_pass(cz_rng *rng, uint64_t P) {
     submit_prio(e, "b1", CZ_KIND_WPOST, CZ_PRIO_CRITICAL, rng);
     submit(e, "a2", CZ_KIND_POREP, rng);
     submit(e, "a3", CZ_KIND_POREP, rng);
-    usleep(200 * 1000);
+    srs_waiting(e, 1);
     release();
     done(e, "a1", NULL), done(e, "b1", NULL), done(e, "a2", NULL), done(e, "a3", NULL);
     int n = a_before_b();
