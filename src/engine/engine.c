@@ -57,6 +57,7 @@ typedef struct job {
     bool srs_seeded;
     uint64_t srs_wait_since; /* its SRS load has waited for memory since then (0: it has not) */
     uint64_t srs_wait_need;  /* the bytes that load needs (cz_srs_needs_load), while it waits */
+    bool holds_lower;        /* logged: lower-priority partitions wait for its SRS load */
     int waiters;
     struct job *next;
 } job;
@@ -297,10 +298,16 @@ static bool srs_fits(cz_engine *e, const job *j, uint64_t *need) {
 static bool yield_to_srs_waiter(cz_engine *e, int prio) {
     uint64_t pinned = UINT64_MAX;
     for (size_t i = 0; i < e->queue.n; i++) {
-        const job *w = e->queue.h[i].item;
+        job *w = e->queue.h[i].item;
         if (!w->srs_wait_since || w->prio <= prio) continue;
         if (pinned == UINT64_MAX) pinned = cz_srs_pinned_bytes(&e->srs);
-        if (!pinned || pinned + w->srs_wait_need <= e->budget_total) return true;
+        if (pinned && pinned + w->srs_wait_need > e->budget_total) continue;
+        if (!w->holds_lower)
+            cz_log(CZ_LOG_INFO, T, "new partitions of jobs of priority < %d wait until the SRS of job_id=%s (circuit "
+                   "%s, %llu bytes) loads; partitions in flight finish", w->prio, w->id, w->circ->id,
+                   (unsigned long long)w->srs_wait_need);
+        w->holds_lower = true;
+        return true;
     }
     return false;
 }
@@ -351,8 +358,8 @@ static void *dispatcher_main(void *arg) {
                             "budget=%llu", head->circ->id, (unsigned long long)need, (unsigned long long)srs,
                             (unsigned long long)e->budget_used, (unsigned long long)e->budget_total);
                 cz_log(CZ_LOG_INFO, T, "SRS load waits for memory job_id=%s circuit=%s priority=%d srs_bytes=%llu "
-                       "loaded_bytes=%llu budget_used=%llu total_budget=%llu (%s; jobs of lower priority wait "
-                       "behind it and admit no new partitions)", head->id, head->circ->id, head->prio,
+                       "loaded_bytes=%llu budget_used=%llu total_budget=%llu (%s; queued jobs of lower priority "
+                       "wait behind it)", head->id, head->circ->id, head->prio,
                        (unsigned long long)need, (unsigned long long)srs, (unsigned long long)e->budget_used,
                        (unsigned long long)e->budget_total,
                        urgent(head->prio) ? "idle SRS are evicted at once for it"

@@ -3,7 +3,7 @@
  * srs_budget_env.h (gate-a: PoRep requests, gate-b: WindowPoSt requests, S-byte SRS each, random partition
  * charge P) with random budgets. Assertions are on the order in which partitions went to synthesis (the
  * trace), never on milliseconds:
- * - srs wait: a NORMAL gate-a job of N = 8 partitions runs (two held in synthesis) in a budget of two SRS
+ * - srs wait: a NORMAL gate-a job of N = 6 partitions runs (two held in synthesis) in a budget of two SRS
  *   and a partition, so its partitions fill the room gate-b's SRS needs; a CRITICAL gate-b job and another
  *   NORMAL gate-a job arrive. The CRITICAL job's first partition goes to synthesis after at most N / 2 gate-a
  *   partitions (in practice the two in flight), not after the NORMAL job's remaining ones (before the fix:
@@ -21,7 +21,7 @@
  * Every test checks that the budget in use (polled, and the engine's peak) never exceeds the budget. */
 #include "srs_budget_env.h"
 
-#define N 8
+#define N 6
 
 static void trace_reset(void) {
     pthread_mutex_lock(&hmu);
@@ -135,7 +135,14 @@ static void admit(cz_rng *rng, uint64_t P) {
     submit(e, "a1", CZ_KIND_POREP, rng);
     wait_held(2);
     submit_prio(e, "c1", CZ_KIND_POREP, CZ_PRIO_CRITICAL, rng);
-    usleep(200 * 1000);
+    /* c1 is dispatched at once (its SRS is loaded): wait until nothing is queued (10 s at most) */
+    for (uint64_t t0 = cz_now_ms(); cz_now_ms() - t0 < 10000;) {
+        cz_engine_status st;
+        uint32_t q = 1;
+        if (cz_engine_status_get(e, &st) == 0) q = st.queue_depth, cz_engine_status_free(&st);
+        if (!q) break;
+        usleep(2000);
+    }
     release();
     done_parts(e, "c1", N, NULL), done_parts(e, "a1", N, NULL);
     /* a1 is the job whose partitions were traced first; count its partitions before c1's first */
