@@ -13,7 +13,11 @@
  * - waiter: a job waits for memory for its SRS (a budget of two SRS and a partition, filled by a gate-a job's
  *   partitions held in synthesis, a CRITICAL gate-b job): a preload of a third circuit (the built-in test
  *   circuit, whose size is not known before its seeded setup) fails with CZ_EFULL instead of taking memory
- *   first (before: it loaded, past the budget). */
+ *   first (before: it loaded, past the budget);
+ * - r1cs: a loaded SRS's bytes (what the budget counts) include its R1CS matrices: at least 36 bytes per term
+ *   beyond the decoded parameters (before: the parameters alone); a load that finds no note of the R1CS size
+ *   (cuzk-r1cs-<id>.bytes, a circuit's first load on a host) estimates the file alone, writes the note, and
+ *   the next estimate is the loaded size again. */
 #include "srs_budget_env.h"
 
 static int preload(cz_engine *e, const char *id, bool *already) {
@@ -124,6 +128,36 @@ static void waiter(cz_rng *rng, uint64_t P) {
     cz_engine_free(e);
 }
 
+static void r1cs_counted(void) {
+    cz_srs_mgr m;
+    char note[700];
+    snprintf(note, sizeof note, "%s/cuzk-r1cs-gate-b.bytes", dir);
+    CHECK(unlink(note) == 0);
+    cz_srs_init(&m, dir, dir, 2);
+    uint64_t est = 0, ms;
+    CHECK(cz_srs_needs_load(&m, &gb, &est) && est > 0 && est < S); /* the parameter file alone */
+    cz_srs_entry *en = NULL;
+    if (cz_srs_acquire(&m, &gb, &en, &ms) == 0) {
+        const cz_r1cs *r = &en->r1cs;
+        uint64_t terms = cz_r1cs_nnz(&r->a) + cz_r1cs_nnz(&r->b) + cz_r1cs_nnz(&r->c);
+        uint64_t params = cz_groth16_params_size(&en->params);
+        CHECK_MSG(en->bytes == S && terms > 0 && en->bytes >= params + 36 * terms,
+                  "r1cs: bytes %llu, params %llu, %llu terms", (unsigned long long)en->bytes,
+                  (unsigned long long)params, (unsigned long long)terms);
+        CHECK(est == params); /* the decoded parameters are as large as their file */
+        cz_srs_release(&m, en);
+        bool was;
+        uint64_t freed;
+        CHECK(cz_srs_evict(&m, &gb, &was, &freed) == 0 && was && freed == S);
+    } else {
+        CHECK_MSG(0, "r1cs: load: %s", cz_error_message());
+    }
+    cz_srs_destroy(&m);
+    cz_srs_init(&m, dir, dir, 2); /* a restart: the note written by the load gives the whole size */
+    CHECK(cz_srs_needs_load(&m, &gb, &est) && est == S);
+    cz_srs_destroy(&m);
+}
+
 int main(void) {
     cz_rng rng;
     uint64_t P;
@@ -134,6 +168,7 @@ int main(void) {
         fits(&rng, P);
         lone(&rng);
         waiter(&rng, P);
+        r1cs_counted();
         printf("preload tests: %llu ms (S %llu, P %llu)\n", (unsigned long long)(cz_now_ms() - t0),
                (unsigned long long)S, (unsigned long long)P);
     }
