@@ -182,6 +182,48 @@ static int held_synth(const cz_circuit *c, void *state, uint32_t partition, cz_f
     return cz_circuit_find("porep-2k-test")->synthesize(c, state, partition, inputs, ni, aux, na);
 }
 
+/* From now on gate-a's partitions wait in synthesis (on) or go on (off). */
+__attribute__((unused)) static void hold_set(int on) {
+    pthread_mutex_lock(&hmu);
+    hold = on;
+    pthread_cond_broadcast(&hcv);
+    pthread_mutex_unlock(&hmu);
+}
+
+/* Until n gate-a partitions wait in synthesis. */
+__attribute__((unused)) static void wait_held(int n) {
+    pthread_mutex_lock(&hmu);
+    while (held < n) pthread_cond_wait(&hcv, &hmu);
+    pthread_mutex_unlock(&hmu);
+}
+
+__attribute__((unused)) static void trace_reset(void) {
+    pthread_mutex_lock(&hmu);
+    ntrace = 0;
+    pthread_mutex_unlock(&hmu);
+}
+
+/* gate-a partitions that went to synthesis before the first gate-b partition (-1: no gate-b one). */
+__attribute__((unused)) static int a_before_b(void) {
+    pthread_mutex_lock(&hmu);
+    int n = 0, r = -1;
+    for (int i = 0; i < ntrace && r < 0; i++) {
+        if (trace[i].circ == 'b') r = n;
+        else n++;
+    }
+    pthread_mutex_unlock(&hmu);
+    return r;
+}
+
+/* Stops the poller; the budget in use (polled, and the engine's peak) never exceeded budget, and the peak
+ * reached floor (so the check saw the load it is about). */
+__attribute__((unused)) static void check_budget(const char *what, cz_engine *e, poller *p, pthread_t th,
+                                                 uint64_t budget, uint64_t floor) {
+    uint64_t peak = stop(e, p, th);
+    CHECK_MSG(p->max <= budget && peak <= budget && peak >= floor, "%s: budget %llu, polled max %llu, peak %llu",
+              what, (unsigned long long)budget, (unsigned long long)p->max, (unsigned long long)peak);
+}
+
 /* The two circuits and their parameter files (one seeded setup, gate-b reads a copy); S and D. 0 when ready. */
 static int env_setup(void) {
     char a[700], b[700], cmd[1500];

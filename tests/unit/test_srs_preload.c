@@ -26,25 +26,6 @@ static int preload(cz_engine *e, const char *id, bool *already) {
     return cz_engine_preload(e, id, already, &ms);
 }
 
-static void hold_on(int on) {
-    pthread_mutex_lock(&hmu);
-    hold = on;
-    pthread_cond_broadcast(&hcv);
-    pthread_mutex_unlock(&hmu);
-}
-
-static void wait_held(int n) {
-    pthread_mutex_lock(&hmu);
-    while (held < n) pthread_cond_wait(&hcv, &hmu);
-    pthread_mutex_unlock(&hmu);
-}
-
-static void check_budget(const char *what, cz_engine *e, poller *p, pthread_t th, uint64_t budget) {
-    uint64_t peak = stop(e, p, th);
-    CHECK_MSG(p->max <= budget && peak <= budget, "%s: budget %llu, polled max %llu, peak %llu", what,
-              (unsigned long long)budget, (unsigned long long)p->max, (unsigned long long)peak);
-}
-
 static void in_use(cz_rng *rng, uint64_t P, uint64_t min_idle) {
     uint64_t budget = S + 2 * P + cz_rng_next(rng) % (S / 2);
     poller p;
@@ -53,14 +34,14 @@ static void in_use(cz_rng *rng, uint64_t P, uint64_t min_idle) {
     if (!e) return;
     bool already;
     if (min_idle) { /* in use: a1's partitions held in synthesis */
-        hold_on(1);
+        hold_set(1);
         submit(e, "a1", CZ_KIND_POREP, rng);
         wait_held(2);
         int rc = preload(e, "gate-b", &already);
         CHECK_MSG(rc == CZ_EFULL && strstr(cz_error_message(), "does not fit in the memory budget"),
                   "in use: preload rc %d (%s)", rc, cz_error_message());
         CHECK(tier_of(e, "gate-b") != CZ_TIER_HOT);
-        hold_on(0);
+        hold_set(0);
         done(e, "a1", NULL);
         /* young idle: gate-a unreferenced but not idle for eviction_min_idle */
         rc = preload(e, "gate-b", &already);
@@ -74,7 +55,7 @@ static void in_use(cz_rng *rng, uint64_t P, uint64_t min_idle) {
         CHECK(tier_of(e, "gate-a") == CZ_TIER_WARM && tier_of(e, "gate-b") == CZ_TIER_HOT);
         CHECK(preload(e, "gate-b", &already) == 0 && already);
     }
-    check_budget(min_idle ? "in use" : "evict", e, &p, th, budget);
+    check_budget(min_idle ? "in use" : "evict", e, &p, th, budget, S);
     cz_engine_free(e);
 }
 
@@ -87,7 +68,7 @@ static void fits(cz_rng *rng, uint64_t P) {
     bool a1, a2;
     CHECK(preload(e, "gate-a", &a1) == 0 && !a1 && preload(e, "gate-b", &a2) == 0 && !a2);
     CHECK(tier_of(e, "gate-a") == CZ_TIER_HOT && tier_of(e, "gate-b") == CZ_TIER_HOT);
-    check_budget("fits", e, &p, th, budget);
+    check_budget("fits", e, &p, th, budget, 2 * S);
     cz_engine_free(e);
 }
 
@@ -113,7 +94,7 @@ static void waiter(cz_rng *rng, uint64_t P) {
     pthread_t th;
     cz_engine *e = start(budget, 300, &p, &th);
     if (!e) return;
-    hold_on(1);
+    hold_set(1);
     submit(e, "a1", CZ_KIND_POREP, rng);
     wait_held(2); /* S + 2D in use: gate-b's S does not fit */
     submit_prio(e, "b1", CZ_KIND_WPOST, CZ_PRIO_CRITICAL, rng);
@@ -122,9 +103,9 @@ static void waiter(cz_rng *rng, uint64_t P) {
     int rc = preload(e, "porep-2k-test", &already);
     CHECK_MSG(rc == CZ_EFULL && strstr(cz_error_message(), "waits for memory"), "waiter: preload rc %d (%s)", rc,
               rc ? cz_error_message() : "");
-    hold_on(0);
+    hold_set(0);
     done(e, "a1", NULL), done(e, "b1", NULL);
-    check_budget("waiter", e, &p, th, budget);
+    check_budget("waiter", e, &p, th, budget, 2 * S);
     cz_engine_free(e);
 }
 
