@@ -56,6 +56,8 @@ typedef struct job {
     uint64_t t_submit, t_dispatch, t_done, srs_load_ms, synth_ms, gpu_ms;
     bool srs_seeded;
     uint64_t srs_wait_since; /* its SRS load has waited for memory since then (0: it has not) */
+    uint64_t srs_wait_need;  /* the bytes that load needs (cz_srs_needs_load), while it waits */
+    bool holds_lower;        /* logged: lower-priority partitions wait for its SRS load */
     int waiters;
     struct job *next;
 } job;
@@ -94,6 +96,7 @@ struct cz_engine {
     uint64_t budget_total, budget_used;
     uint64_t budget_peak;  /* the most budget_used + loaded (and reserved) SRS bytes have been */
     uint32_t proving;      /* partitions holding their start() charge (from the top-up to their release) */
+    uint32_t synth_waiting[CZ_PRIO_CRITICAL + 1]; /* synthesis workers waiting for budget, by their job's priority */
     const cz_circuit *circ_for_test[5]; /* cz_engine_set_circuit_for_test, by kind */
     bool compact; /* synthesis.compact_witness (CUZK_COMPACT_WITNESS overrides) */
     uint64_t witness_held; /* witness bytes of synthesized partitions not yet through start() */
@@ -235,11 +238,25 @@ static void drop_part(cz_engine *e, part *p, const char *why) {
 
 /* ---- dispatcher: queued job -> running (SRS acquired) ---- */
 
-static uint32_t jobs_with_parts_left(cz_engine *e) {
+/* Jobs of priority >= prio that hold the SRS or are loading it and still have partitions to admit: the
+ * synthesis lookahead counts only these, so a job more urgent than all of them is dispatched (and its SRS
+ * loaded) at once instead of after the last partition of a NORMAL job has gone to synthesis. */
+static uint32_t jobs_with_parts_left(cz_engine *e, int prio) {
     uint32_t n = 0;
     for (job *j = e->jobs; j; j = j->next)
-        n += (j->state == JD) || (j->state == JR && j->next_part < j->parts && !j->cancel && !j->failed);
+        n += j->prio >= prio &&
+             ((j->state == JD) || (j->state == JR && j->next_part < j->parts && !j->cancel && !j->failed));
     return n;
+}
+
+/* WindowPoSt and WinningPoSt (HIGH and CRITICAL by default) have minutes and seconds to be done: for them an
+ * idle SRS is evicted at once rather than after memory.eviction_min_idle. */
+static bool urgent(int prio) {
+    return prio >= CZ_PRIO_HIGH;
+}
+
+static uint64_t min_idle_ms(const cz_engine *e, int prio) {
+    return urgent(prio) ? 0 : e->cfg.eviction_min_idle_s * 1000;
 }
 
 /* The budget's high-water mark (status, tests): partitions in flight, loaded SRS, the SRS being loaded. */
@@ -253,29 +270,60 @@ static void note_peak(cz_engine *e) {
  * idle SRS (memory.eviction_min_idle) are evicted to make room, but only when that makes it fit. When
  * nothing is in flight and every loaded SRS could go, it loads even if it alone exceeds the budget (the rule
  * budget_fits has for a lone partition), so a job never waits for memory nobody will release. */
-static bool srs_fits(cz_engine *e, const job *j, uint64_t *need) {
-    if (!cz_srs_needs_load(&e->srs, j->circ, need)) return true;
-    uint64_t min_idle = e->cfg.eviction_min_idle_s * 1000, srs = cz_srs_loaded_bytes(&e->srs);
-    uint64_t want = e->budget_used + srs + *need;
+static bool srs_room(cz_engine *e, const cz_circuit *c, uint64_t need, uint64_t min_idle, const char *who) {
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + need;
     if (want <= e->budget_total) return true;
     if (cz_srs_make_room(&e->srs, want - e->budget_total, min_idle) >= want - e->budget_total) return true;
     if (e->budget_used || cz_srs_make_room(&e->srs, srs, min_idle) < srs) return false;
     cz_log(CZ_LOG_WARN, T, "SRS for %s (%llu bytes) is larger than the memory budget (%llu bytes): loading it "
-           "alone (memory.total_budget is too small for this proof kind) job_id=%s", j->circ->id,
-           (unsigned long long)*need, (unsigned long long)e->budget_total, j->id);
+           "alone (memory.total_budget is too small for this proof kind) %s", c->id, (unsigned long long)need,
+           (unsigned long long)e->budget_total, who);
     return true;
 }
 
-/* While the head of the queue waits for memory for its SRS, queued jobs whose SRS is loaded (they add no
- * SRS memory) may go ahead of it, best first, for memory.eviction_min_idle; after that nobody passes it, so
- * the loaded SRS goes idle, is evicted and the head loads: a stream of small jobs cannot starve it. */
+static bool srs_fits(cz_engine *e, const job *j, uint64_t *need) {
+    if (!cz_srs_needs_load(&e->srs, j->circ, need)) return true;
+    char who[CZ_JOB_ID_MAX + 8];
+    snprintf(who, sizeof who, "job_id=%s", j->id);
+    return srs_room(e, j->circ, *need, min_idle_ms(e, j->prio), who);
+}
+
+/* Whether a new partition of a job of priority prio must wait because a more urgent queued job waits for
+ * memory for its SRS: partitions in flight finish and give their memory back within about one partition's
+ * time, and none of lower priority may take it again meanwhile (spec bug #5: a CRITICAL WinningPoSt must not
+ * wait behind NORMAL partitions). Only while that load could fit beside the SRS that running jobs hold
+ * (cz_srs_pinned_bytes; idle ones can be evicted), or nothing is pinned (the lone-SRS rule then loads it
+ * once nothing is in flight): otherwise the load waits for those jobs to finish, and holding their
+ * partitions back would deadlock. */
+static bool yield_to_srs_waiter(cz_engine *e, int prio) {
+    uint64_t pinned = UINT64_MAX;
+    for (size_t i = 0; i < e->queue.n; i++) {
+        job *w = e->queue.h[i].item;
+        if (!w->srs_wait_since || w->prio <= prio) continue;
+        if (pinned == UINT64_MAX) pinned = cz_srs_pinned_bytes(&e->srs);
+        if (pinned && pinned + w->srs_wait_need > e->budget_total) continue;
+        if (!w->holds_lower)
+            cz_log(CZ_LOG_INFO, T, "new partitions of jobs of priority < %d wait until the SRS of job_id=%s (circuit "
+                   "%s, %llu bytes) loads; partitions in flight finish", w->prio, w->id, w->circ->id,
+                   (unsigned long long)w->srs_wait_need);
+        w->holds_lower = true;
+        return true;
+    }
+    return false;
+}
+
+/* While the head of the queue waits for memory for its SRS, queued jobs of the same priority whose SRS is
+ * loaded (they add no SRS memory) may go ahead of it, oldest first, for memory.eviction_min_idle; after that
+ * nobody passes it, so the loaded SRS goes idle, is evicted and the head loads: a stream of small jobs cannot
+ * starve it. Jobs of lower priority never pass it (the head is the queue's most urgent job, so none of higher
+ * priority is queued): a WinningPoSt does not wait while PoRep jobs take the memory its SRS needs. */
 static job *pass_blocked(cz_engine *e, const job *head, uint64_t now) {
     if (now - head->srs_wait_since >= e->cfg.eviction_min_idle_s * 1000) return NULL;
     job *best = NULL;
     uint64_t need;
     for (size_t i = 0; i < e->queue.n; i++) {
         job *q = e->queue.h[i].item;
-        if (q == head || (best && (q->prio < best->prio || (q->prio == best->prio && q->seq > best->seq)))) continue;
+        if (q == head || q->prio < head->prio || (best && q->seq > best->seq)) continue;
         if (!cz_srs_needs_load(&e->srs, q->circ, &need)) best = q;
     }
     return best;
@@ -286,7 +334,9 @@ static void *dispatcher_main(void *arg) {
     uint32_t ahead = e->cfg.synthesis_lookahead ? e->cfg.synthesis_lookahead : 1;
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        while (!e->stop && (!e->queue.n || jobs_with_parts_left(e) >= ahead)) pthread_cond_wait(&e->cv_work, &e->mu);
+        while (!e->stop &&
+               (!e->queue.n || jobs_with_parts_left(e, cz_sched_peek(&e->queue)->prio) >= ahead))
+            pthread_cond_wait(&e->cv_work, &e->mu);
         if (e->stop) break;
         job *j = cz_sched_peek(&e->queue)->item;
         uint64_t need = 0, now = cz_now_ms();
@@ -300,17 +350,20 @@ static void *dispatcher_main(void *arg) {
             }
         } else {
             job *head = j;
+            head->srs_wait_need = need;
             if (!head->srs_wait_since) {
                 head->srs_wait_since = now;
                 uint64_t srs = cz_srs_loaded_bytes(&e->srs);
                 cz_timeline("SRS_WAIT", head->id, "circuit=%s,srs_bytes=%llu,loaded_bytes=%llu,budget_used=%llu,"
                             "budget=%llu", head->circ->id, (unsigned long long)need, (unsigned long long)srs,
                             (unsigned long long)e->budget_used, (unsigned long long)e->budget_total);
-                cz_log(CZ_LOG_INFO, T, "SRS load waits for memory job_id=%s circuit=%s srs_bytes=%llu loaded_bytes=%llu "
-                       "budget_used=%llu total_budget=%llu (idle SRS are evicted after memory.eviction_min_idle=%llus)",
-                       head->id, head->circ->id, (unsigned long long)need, (unsigned long long)srs,
-                       (unsigned long long)e->budget_used, (unsigned long long)e->budget_total,
-                       (unsigned long long)e->cfg.eviction_min_idle_s);
+                cz_log(CZ_LOG_INFO, T, "SRS load waits for memory job_id=%s circuit=%s priority=%d srs_bytes=%llu "
+                       "loaded_bytes=%llu budget_used=%llu total_budget=%llu (%s; queued jobs of lower priority "
+                       "wait behind it)", head->id, head->circ->id, head->prio,
+                       (unsigned long long)need, (unsigned long long)srs, (unsigned long long)e->budget_used,
+                       (unsigned long long)e->budget_total,
+                       urgent(head->prio) ? "idle SRS are evicted at once for it"
+                                          : "idle SRS are evicted after memory.eviction_min_idle");
             }
             if (!(j = pass_blocked(e, head, now))) {
                 /* Woken by a release; the timeout lets an idle SRS age into evictability. */
@@ -379,8 +432,15 @@ static bool budget_fits(cz_engine *e, const job *j) {
     if (e->budget_used == 0) return true;
     uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + m;
     if (want <= e->budget_total) return true;
-    uint64_t freed = cz_srs_evict_idle(&e->srs, want - e->budget_total, e->cfg.eviction_min_idle_s * 1000);
+    uint64_t freed = cz_srs_evict_idle(&e->srs, want - e->budget_total, min_idle_ms(e, j->prio));
     return want - freed <= e->budget_total;
+}
+
+/* Whether a synthesis worker waits for budget for a job of priority above prio. */
+static bool synth_waits_above(const cz_engine *e, int prio) {
+    for (int q = prio + 1; q <= CZ_PRIO_CRITICAL; q++)
+        if (e->synth_waiting[q]) return true;
+    return false;
 }
 
 static void gq_insert(cz_engine *e, part *p) {
@@ -405,12 +465,16 @@ static void *synth_main(void *arg) {
             if (e->stop || !(j = pick_job(e))) {
                 if (e->stop) break;
                 pthread_cond_wait(&e->cv_work, &e->mu);
-            } else if (!budget_fits(e, j)) {
-                /* Woken by a release; the timeout lets an idle SRS age into evictability. */
+            } else if (yield_to_srs_waiter(e, j->prio) || !budget_fits(e, j)) {
+                /* Woken by a release (or the waiting SRS load starting); the timeout lets an idle SRS age
+                 * into evictability. While it waits, prover workers leave it the memory they would take for
+                 * the start() of partitions of lower priority (gpu_main). */
                 struct timespec dl;
                 clock_gettime(CLOCK_REALTIME, &dl);
                 dl.tv_sec += 1;
+                e->synth_waiting[j->prio]++;
                 pthread_cond_timedwait(&e->cv_work, &e->mu, &dl);
+                e->synth_waiting[j->prio]--;
             } else {
                 break;
             }
@@ -504,12 +568,15 @@ static void *gpu_main(void *arg) {
         job *j = p->j;
         /* start() needs the whole charge (cz_witness_charge: less the compact witness's saving when the
          * backend takes it as is). Synthesis admission left room for one such top-up; another waits for a
-         * partition in start()/finish() to release, and goes anyway when none is (nothing else would). */
+         * partition in start()/finish() to release, and goes anyway when none is (nothing else would). It
+         * also waits while a synthesis worker waits for memory for a job of higher priority, so that the
+         * memory a release brings back goes to the urgent partition first (both are woken by it). */
         uint64_t need = cz_witness_charge(budget_charge(e, j), p->w.compact, p->wheld, cz_witness_dense_bytes(&p->w),
                                           &e->be);
         need = need > p->mem ? need - p->mem : 0;
         while (!e->stop && need && e->proving && !j->cancel && !j->failed &&
-               e->budget_used + cz_srs_loaded_bytes(&e->srs) + need > e->budget_total)
+               (e->budget_used + cz_srs_loaded_bytes(&e->srs) + need > e->budget_total ||
+                synth_waits_above(e, j->prio)))
             pthread_cond_wait(&e->cv_work, &e->mu);
         if (e->stop) {
             drop_part(e, p, "shutting down");
@@ -1020,18 +1087,57 @@ int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running) {
     return 0;
 }
 
-static int circuit_by_id(const char *id, const cz_circuit **c) {
+/* A circuit id of the registry, or of a circuit set with cz_engine_set_circuit_for_test. */
+static int circuit_by_id(cz_engine *e, const char *id, const cz_circuit **c) {
     *c = cz_circuit_find(id);
+    for (int k = CZ_KIND_POREP; k <= CZ_KIND_WINNING && !*c; k++)
+        if (e->circ_for_test[k] && !strcmp(e->circ_for_test[k]->id, id)) *c = e->circ_for_test[k];
     if (!*c) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
     if (!(*c)->available) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", id);
     return 0;
 }
 
+/* With the engine lock held: 0 when a preload of c (need bytes) may load now, else CZ_EFULL. */
+static int preload_room(cz_engine *e, const cz_circuit *c, uint64_t need) {
+    for (size_t i = 0; i < e->queue.n; i++) {
+        const job *w = e->queue.h[i].item;
+        if (w->srs_wait_since)
+            return cz_error(CZ_EFULL, "PreloadSRS %s: job %s waits for memory for the SRS of %s; a preload does not "
+                            "take memory before it (the SRS loads when a job needs it)", c->id, w->id, w->circ->id);
+    }
+    if (srs_room(e, c, need, e->cfg.eviction_min_idle_s * 1000, "(PreloadSRS)")) return 0;
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), pinned = cz_srs_pinned_bytes(&e->srs);
+    return cz_error(CZ_EFULL, "PreloadSRS %s: its SRS (%llu bytes) does not fit in the memory budget (%llu bytes) "
+                    "beside the loaded SRS (%llu bytes, %llu of them in use by jobs; idle ones are evicted only after "
+                    "memory.eviction_min_idle=%llus) and the partitions in flight (%llu bytes); it loads when a job "
+                    "needs it, or retry later (EvictSRS frees an idle SRS)", c->id, (unsigned long long)need,
+                    (unsigned long long)e->budget_total, (unsigned long long)srs, (unsigned long long)pinned,
+                    (unsigned long long)e->cfg.eviction_min_idle_s, (unsigned long long)e->budget_used);
+}
+
+/* Gated like a job's load (srs_room, the reservation), but it never waits: see engine.h. */
 int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms) {
     const cz_circuit *c;
-    int rc = circuit_by_id(id, &c);
+    int rc = circuit_by_id(e, id, &c);
     if (!rc) rc = cz_srs_check(&e->srs, c);
-    return rc ? rc : cz_srs_preload(&e->srs, c, already, ms);
+    if (rc) return rc;
+    uint64_t need = 0;
+    pthread_mutex_lock(&e->mu);
+    if (cz_srs_needs_load(&e->srs, c, &need)) {
+        if (!(rc = preload_room(e, c, need))) rc = cz_srs_reserve(&e->srs, c, need);
+        note_peak(e);
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (rc) {
+        cz_log(CZ_LOG_INFO, T, "%s", cz_error_message());
+        return rc;
+    }
+    rc = cz_srs_preload(&e->srs, c, already, ms);
+    pthread_mutex_lock(&e->mu);
+    note_peak(e);
+    pthread_cond_broadcast(&e->cv_work); /* a failed load gave its reservation back */
+    pthread_mutex_unlock(&e->mu);
+    return rc;
 }
 
 int cz_engine_evict(cz_engine *e, const char *id, bool *was_loaded, uint64_t *freed) {
@@ -1053,6 +1159,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->budget_total = e->budget_total;
     st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
     st->budget_peak = e->budget_peak;
+    for (size_t i = 0; i < e->queue.n; i++) st->srs_waiting += ((const job *)e->queue.h[i].item)->srs_wait_since != 0;
     st->compact_witness = e->compact;
     st->witness_bytes = e->witness_held;
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);

@@ -115,6 +115,7 @@ typedef struct {
     uint32_t synth_active, synth_workers, gpu_queue_len;
     uint64_t budget_total, budget_used; /* used: partitions in flight + loaded SRS + the SRS being loaded */
     uint64_t budget_peak;               /* the most budget_used has been since start */
+    uint32_t srs_waiting;               /* queued jobs whose SRS load waits for memory (SRS_WAIT) */
     bool compact_witness;   /* synthesis.compact_witness in effect */
     uint64_t witness_bytes; /* host bytes of synthesized witnesses not yet through the prover's start */
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
@@ -147,6 +148,11 @@ int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_m
 void cz_engine_kick(cz_engine *e);
 void cz_result_free(cz_result *r);
 int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running);
+/* PreloadSRS: loads a circuit's SRS under the memory budget as a job's load would (idle SRS evicted after
+ * memory.eviction_min_idle when that makes it fit; one larger than the whole budget loads alone, with a
+ * WARN). When it does not fit now, or a queued job waits for memory for its own SRS, CZ_EFULL at once with
+ * the numbers: a preload is a hint that must not take memory jobs need, nor block its caller for minutes;
+ * a job that needs the SRS loads it anyway. */
 int cz_engine_preload(cz_engine *e, const char *circuit_id, bool *already_loaded, uint64_t *load_ms);
 int cz_engine_evict(cz_engine *e, const char *circuit_id, bool *was_loaded, uint64_t *freed_bytes);
 int cz_engine_status_get(cz_engine *e, cz_engine_status *st);

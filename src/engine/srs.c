@@ -35,6 +35,50 @@ static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_
     *seeded = c->setup_seed != 0;
 }
 
+/* Host bytes of a recorded R1CS (the CSR matrices and the density bitmaps): 32 GiB PoRep's ~722 M terms at
+ * 36 bytes are ~26 GB, as much host memory as half its parameters, so they are charged with them. */
+static uint64_t r1cs_bytes(const cz_r1cs *r) {
+    const cz_csr *m[3] = {&r->a, &r->b, &r->c};
+    uint64_t n = 0;
+    for (int i = 0; i < 3; i++)
+        if (m[i]->row_ptr) n += (m[i]->rows + 1) * 8 + cz_r1cs_nnz(m[i]) * (sizeof(uint32_t) + sizeof(cz_fr));
+    uint64_t aux_words = (r->num_aux + 63) / 64, in_words = (r->num_inputs + 63) / 64;
+    return n + (2 * aux_words + in_words) * 8;
+}
+
+/* <local_cache>/cuzk-r1cs-<id>.bytes: the R1CS size of c's last recording, so that a load after a restart
+ * reserves it before recording (a circuit's first load on a host can count only its parameter file). */
+static void r1cs_note_path(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_t cap) {
+    snprintf(out, cap, "%s/cuzk-r1cs-%s.bytes", m->local_cache, c->id);
+}
+
+static uint64_t r1cs_note_read(const cz_srs_mgr *m, const cz_circuit *c) {
+    char path[700];
+    unsigned long long n = 0;
+    if (!*m->local_cache) return 0;
+    r1cs_note_path(m, c, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    if (fscanf(f, "%llu", &n) != 1) n = 0;
+    fclose(f);
+    return n;
+}
+
+/* Best effort (the cache may be read-only: then every restart's first load counts the file alone). */
+static void r1cs_note_write(const cz_srs_mgr *m, const cz_circuit *c, uint64_t n) {
+    char path[700], tmp[720];
+    if (!*m->local_cache || r1cs_note_read(m, c) == n) return;
+    r1cs_note_path(m, c, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    bool ok = f && fprintf(f, "%llu\n", (unsigned long long)n) > 0;
+    if (f && fclose(f)) ok = false;
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        cz_log(CZ_LOG_DEBUG, T, "cannot write %s: the next first load of %s counts its parameter file only", path, c->id);
+    }
+}
+
 /* c's entry, or NULL (with m->mu held) */
 static cz_srs_entry *find(const cz_srs_mgr *m, const cz_circuit *c) {
     cz_srs_entry *e = m->head;
@@ -281,7 +325,12 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         cz_r1cs_free(&e->r1cs);
         return rc;
     }
-    e->bytes = e->hot_bytes = cz_groth16_params_size(&e->params);
+    uint64_t rb = r1cs_bytes(&e->r1cs);
+    if (!e->hot_bytes && !r1cs_note_read(m, c))
+        cz_log(CZ_LOG_INFO, T, "R1CS of %s: %llu bytes, charged to the memory budget with its parameters from now on "
+               "(this first load was estimated from the parameter file alone)", c->id, (unsigned long long)rb);
+    r1cs_note_write(m, c, rb);
+    e->bytes = e->hot_bytes = cz_groth16_params_size(&e->params) + rb;
     return 0;
 }
 
@@ -380,6 +429,14 @@ uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {
     return n;
 }
 
+uint64_t cz_srs_pinned_bytes(cz_srs_mgr *m) {
+    pthread_mutex_lock(&m->mu);
+    uint64_t n = 0;
+    for (cz_srs_entry *e = m->head; e; e = e->next) n += e->state == CZ_SRS_HOT ? (e->refs ? e->bytes : 0) : e->reserved;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
 static bool evictable(const cz_srs_entry *e, uint64_t now, uint64_t min_idle_ms) {
     return e->state == CZ_SRS_HOT && !e->refs && now - e->last_used_ms >= min_idle_ms;
 }
@@ -430,6 +487,7 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
     const cz_srs_entry *e = find(m, c);
     bool load = !e || (e->state != CZ_SRS_HOT && e->state != CZ_SRS_LOADING);
     if (e && load) *bytes = e->hot_bytes ? e->hot_bytes : e->file_bytes;
+    bool known = load && e && e->hot_bytes;
     pthread_mutex_unlock(&m->mu);
     if (load && !*bytes) { /* not known to the manager yet: the file it would be read from */
         char path[700];
@@ -437,5 +495,6 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
         find_file(m, c, path, sizeof path, &seeded);
         *bytes = file_size(path);
     }
+    if (load && !known && *bytes) *bytes += r1cs_note_read(m, c); /* the file's size: plus the R1CS recorded */
     return load;
 }

@@ -30,7 +30,7 @@ typedef struct cz_srs_entry {
     const cz_circuit *circuit;
     int state; /* CZ_SRS_* */
     uint32_t refs;
-    uint64_t bytes;      /* decoded bytes while HOT */
+    uint64_t bytes;      /* while HOT: decoded parameters + the R1CS's host bytes (what the budget counts) */
     uint64_t hot_bytes;  /* decoded bytes the last time it was HOT (0: never loaded); kept when demoted */
     uint64_t reserved;   /* cz_srs_reserve: counted as loaded until it is HOT or its load fails */
     uint64_t file_bytes; /* size of the parameter file (0: none on disk) */
@@ -74,6 +74,10 @@ int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
 /* Bytes of HOT parameters, plus the reservations of SRS not HOT yet (charged to the engine's memory budget). */
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
+/* The part of cz_srs_loaded_bytes no eviction can free now: HOT entries referenced by jobs, and the
+ * reservations and loads under way. What an SRS load that waits for memory can never get back while those
+ * jobs run (engine.c: whether holding back lower-priority partitions can make room for it). */
+uint64_t cz_srs_pinned_bytes(cz_srs_mgr *m);
 /* Shutdown: loads stop at the next stage boundary (after the digest, the circuit recording, the decode;
  * before a seeded setup) with CZ_ECANCELED and leave their entry COLD or WARM; so does every later load.
  * Without it, stopping the daemon waits out a multi-minute 32 GiB load. */
@@ -83,7 +87,9 @@ void cz_srs_abort(cz_srs_mgr *m);
 uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
 /* Whether acquiring c's SRS would load it (it is neither HOT nor being loaded), and *bytes, what that load
  * adds to cz_srs_loaded_bytes: its size when it was last HOT, else its parameter file's size (the decoded
- * parameters are as large as the file), else 0 (a seeded setup never written: 2 KiB circuits, small). */
+ * parameters are as large as the file) plus the R1CS size its last load noted in
+ * <local_cache>/cuzk-r1cs-<id>.bytes (none before a circuit's first load on a host: the file alone), else 0
+ * (a seeded setup never written: 2 KiB circuits, small). */
 bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes);
 /* Counts bytes in cz_srs_loaded_bytes for c's SRS until its next load ends (HOT: its real size counts
  * instead; failed: nothing): the engine reserves a load's memory before it starts, so that nothing else is

@@ -1,7 +1,8 @@
-/* Shared by test_srs_budget.c and test_srs_starve.c: the in-process engine with two "proof kinds" that are
- * copies of the built-in test circuit (gate-a for PoRep requests, gate-b for WindowPoSt ones: two SRS
- * entries of S bytes each, read from seeded parameter files written once per run), a poller of the budget
- * in use as GetStatus reports it, and gate-a's witness hook that can hold partitions in synthesis. */
+/* Shared by test_srs_budget.c, test_srs_starve.c and test_srs_urgent.c: the in-process engine with two
+ * "proof kinds" that are copies of the built-in test circuit (gate-a for PoRep requests, gate-b for
+ * WindowPoSt ones: two SRS entries of S bytes each, read from seeded parameter files written once per run),
+ * a poller of the budget in use as GetStatus reports it, gate-a's witness hook that can hold partitions in
+ * synthesis, and a trace of the order in which partitions of both went to synthesis. */
 #ifndef CZ_TEST_SRS_BUDGET_ENV_H
 #define CZ_TEST_SRS_BUDGET_ENV_H
 
@@ -75,12 +76,12 @@ __attribute__((unused)) static uint64_t stop(cz_engine *e, poller *p, pthread_t 
     return peak;
 }
 
-/* Submits a NORMAL job of kind (PoRep: gate-a, WindowPoSt: gate-b) with a fresh payload. */
-__attribute__((unused)) static int submit(cz_engine *e, const char *id, int kind, cz_rng *rng) {
+/* Submits a job of kind (PoRep: gate-a, WindowPoSt: gate-b) and priority with a fresh payload. */
+__attribute__((unused)) static int submit_prio(cz_engine *e, const char *id, int kind, int prio, cz_rng *rng) {
     char payload[40];
     snprintf(payload, sizeof payload, "%016llx-%s", (unsigned long long)cz_rng_next(rng), id);
     cz_submit s = {0};
-    s.request_id = id, s.kind = kind, s.sector_size = 2048, s.priority = CZ_PRIO_NORMAL;
+    s.request_id = id, s.kind = kind, s.sector_size = 2048, s.priority = prio;
     s.vanilla = (const uint8_t *)payload, s.vanilla_len = strlen(payload);
     char jid[CZ_JOB_ID_MAX];
     uint32_t q;
@@ -89,15 +90,25 @@ __attribute__((unused)) static int submit(cz_engine *e, const char *id, int kind
     return rc;
 }
 
-/* COMPLETED within 30 s (a gate that never opens fails here instead of hanging); *r kept when asked. */
-__attribute__((unused)) static bool done(cz_engine *e, const char *id, cz_result *keep) {
+__attribute__((unused)) static int submit(cz_engine *e, const char *id, int kind, cz_rng *rng) {
+    return submit_prio(e, id, kind, CZ_PRIO_NORMAL, rng);
+}
+
+/* COMPLETED within 30 s with parts proofs (a gate that never opens fails here instead of hanging); *r kept
+ * when asked. */
+__attribute__((unused)) static bool done_parts(cz_engine *e, const char *id, uint32_t parts, cz_result *keep) {
     cz_result r;
     memset(&r, 0, sizeof r);
-    bool ok = cz_engine_await(e, id, 30000, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 2 * 192;
+    bool ok = cz_engine_await(e, id, 30000, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == parts * 192;
     CHECK_MSG(ok, "job %s: status %d %s", id, r.status, r.error);
     if (keep) *keep = r;
     else cz_result_free(&r);
     return ok;
+}
+
+/* done_parts for the two partitions the circuits have unless a test changes them */
+__attribute__((unused)) static bool done(cz_engine *e, const char *id, cz_result *keep) {
+    return done_parts(e, id, 2, keep);
 }
 
 __attribute__((unused)) static bool finished(cz_engine *e, const char *id) {
@@ -118,20 +129,99 @@ __attribute__((unused)) static int tier_of(cz_engine *e, const char *circuit) {
     return t;
 }
 
-/* gate-a's witness hook; while hold is set, partitions wait in it (they stay charged, in flight). */
+/* Waits (10 s at most) until n queued jobs wait for memory for their SRS (GetStatus's srs_waiting). */
+__attribute__((unused)) static bool srs_waiting(cz_engine *e, uint32_t n) {
+    uint64_t t0 = cz_now_ms();
+    for (;;) {
+        cz_engine_status st;
+        uint32_t w = 0;
+        if (cz_engine_status_get(e, &st) == 0) w = st.srs_waiting, cz_engine_status_free(&st);
+        if (w >= n) return true;
+        if (cz_now_ms() - t0 > 10000) break;
+        usleep(2000);
+    }
+    CHECK_MSG(0, "no %u job(s) waiting for SRS memory after 10 s", n);
+    return false;
+}
+
+/* gate-a's witness hook; while hold is set, partitions wait in it (they stay charged, in flight). Both
+ * hooks append to trace (under hmu) as a partition starts synthesis: its circuit ('a' or 'b'), its job's
+ * circuit state (tells apart jobs of one circuit) and its index. */
 static pthread_mutex_t hmu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hcv = PTHREAD_COND_INITIALIZER;
 static int hold, held;
+typedef struct {
+    char circ;
+    const void *job;
+    uint32_t part;
+} trace_ev;
+static trace_ev trace[1024];
+static int ntrace;
+
+static void trace_add(char circ, const void *job, uint32_t part) {
+    if (ntrace < (int)(sizeof trace / sizeof *trace)) trace[ntrace++] = (trace_ev){circ, job, part};
+}
+
+static int traced_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                        cz_fr **aux, uint64_t *na) {
+    pthread_mutex_lock(&hmu);
+    trace_add('b', state, partition);
+    pthread_mutex_unlock(&hmu);
+    return cz_circuit_find("porep-2k-test")->synthesize(c, state, partition, inputs, ni, aux, na);
+}
 
 static int held_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                       cz_fr **aux, uint64_t *na) {
     pthread_mutex_lock(&hmu);
+    trace_add('a', state, partition);
     held++;
     pthread_cond_broadcast(&hcv);
     while (hold) pthread_cond_wait(&hcv, &hmu);
     held--;
     pthread_mutex_unlock(&hmu);
     return cz_circuit_find("porep-2k-test")->synthesize(c, state, partition, inputs, ni, aux, na);
+}
+
+/* From now on gate-a's partitions wait in synthesis (on) or go on (off). */
+__attribute__((unused)) static void hold_set(int on) {
+    pthread_mutex_lock(&hmu);
+    hold = on;
+    pthread_cond_broadcast(&hcv);
+    pthread_mutex_unlock(&hmu);
+}
+
+/* Until n gate-a partitions wait in synthesis. */
+__attribute__((unused)) static void wait_held(int n) {
+    pthread_mutex_lock(&hmu);
+    while (held < n) pthread_cond_wait(&hcv, &hmu);
+    pthread_mutex_unlock(&hmu);
+}
+
+__attribute__((unused)) static void trace_reset(void) {
+    pthread_mutex_lock(&hmu);
+    ntrace = 0;
+    pthread_mutex_unlock(&hmu);
+}
+
+/* gate-a partitions that went to synthesis before the first gate-b partition (-1: no gate-b one). */
+__attribute__((unused)) static int a_before_b(void) {
+    pthread_mutex_lock(&hmu);
+    int n = 0, r = -1;
+    for (int i = 0; i < ntrace && r < 0; i++) {
+        if (trace[i].circ == 'b') r = n;
+        else n++;
+    }
+    pthread_mutex_unlock(&hmu);
+    return r;
+}
+
+/* Stops the poller; the budget in use (polled, and the engine's peak) never exceeded budget, and the peak
+ * reached floor (so the check saw the load it is about). */
+__attribute__((unused)) static void check_budget(const char *what, cz_engine *e, poller *p, pthread_t th,
+                                                 uint64_t budget, uint64_t floor) {
+    uint64_t peak = stop(e, p, th);
+    CHECK_MSG(p->max <= budget && peak <= budget && peak >= floor, "%s: budget %llu, polled max %llu, peak %llu",
+              what, (unsigned long long)budget, (unsigned long long)p->max, (unsigned long long)peak);
 }
 
 /* The two circuits and their parameter files (one seeded setup, gate-b reads a copy); S and D. 0 when ready. */
@@ -144,6 +234,7 @@ static int env_setup(void) {
     gb.kind = CZ_KIND_WPOST;
     ga.params_file = gb.params_file = NULL;
     ga.synthesize = held_synth, ga.synthesize_compact = NULL;
+    gb.synthesize = traced_synth, gb.synthesize_compact = NULL;
     /* One seeded setup; gate-b (the same circuit shape) reads a copy of its file. */
     cz_srs_mgr m;
     cz_srs_init(&m, dir, dir, 2);
@@ -161,8 +252,11 @@ static int env_setup(void) {
     snprintf(b, sizeof b, "%s/cuzk-test-gate-b.params", dir);
     snprintf(cmd, sizeof cmd, "cp %s %s", a, b);
     CHECK(system(cmd) == 0);
+    /* and the size of its R1CS that the load recorded (srs.c: counted with the parameters) */
+    snprintf(cmd, sizeof cmd, "cp %s/cuzk-r1cs-gate-a.bytes %s/cuzk-r1cs-gate-b.bytes", dir, dir);
+    CHECK(system(cmd) == 0);
     cz_srs_init(&m, dir, dir, 2);
-    CHECK(cz_srs_needs_load(&m, &gb, &est) && est == S); /* the file's size is the decoded size */
+    CHECK(cz_srs_needs_load(&m, &gb, &est) && est == S); /* the file's size (the decoded size) + the R1CS */
     cz_srs_destroy(&m);
     return S && D ? 0 : -1;
 }
