@@ -1041,14 +1041,35 @@ static bool msm_flat() {
     return !e || atoi(e) != 0;
 }
 
+/* CZ_GPU_MSF_MINB=3 (G1; benchmark knob): the prefetching forward and the backward passes capped for three
+ * 256-thread blocks per SM (85 registers, 24 warps) instead of two (128, 16 warps). ncu on the H200 (2^24):
+ * the backward pass issues on 31 % of cycles with 3.5 warps per scheduler, 0.55 eligible; the top stall is
+ * the carry chains' fixed-latency dependencies, so more warps may hide them at the price of spills. */
+static bool msf_minb3() {
+    const char *e = getenv("CZ_GPU_MSF_MINB");
+    return e && atoi(e) == 3;
+}
+template <class F>
+static auto msf_bwd_k() {
+    if constexpr (sizeof(F) == 48)
+        if (msf_minb3()) return msf_bwd<F, 3>;
+    return msf_bwd<F>;
+}
+template <class F>
+static auto msf_fwd_pf_k() {
+    if constexpr (sizeof(F) == 48)
+        if (msf_minb3()) return msf_fwd_pf<F, 3>;
+    return msf_fwd_pf<F>;
+}
+
 template <class F>
 static unsigned msf_blocks() {
     int per_sm = 0, per_sm_f = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msf_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msf_bwd_k<F>(), BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
-    if (msf_pf() && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd_pf<F>, BAA_THREADS, 0) == cudaSuccess &&
+    if (msf_pf() && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd_pf_k<F>(), BAA_THREADS, 0) == cudaSuccess &&
         per_sm_f >= 1 && per_sm_f < per_sm)
         per_sm = per_sm_f;
     unsigned G = (unsigned)(sm_count() * per_sm);
@@ -1138,14 +1159,14 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
         for (unsigned r = 0; r < R && m > 1; r++) {
             cz_daff<F> *out = S.buf[r & 1];
             uint32_t *kout = S.kb[r & 1];
-            if (pf) msf_fwd_pf<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
+            if (pf) msf_fwd_pf_k<F>()<<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
             else msf_fwd<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 1], st);
             baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 2], st);
-            msf_bwd<F><<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.binv);
+            msf_bwd_k<F>()<<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.binv);
             CZ_CUDA_LAUNCHED();
             msf_flush<F><<<4 * sm_count(), 128, 0, st>>>(bucket, S.fl, S.fk, S.fcnt + r);
             CZ_CUDA_LAUNCHED();

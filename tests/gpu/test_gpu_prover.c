@@ -179,7 +179,7 @@ static void test_synthetic(void) {
         cz_gpu_synth_shape s = {0};
         s.log_n = 12;
         s.num_inputs = 328;
-        s.num_aux = 3970, s.num_constraints = 3975; /* 32 GiB PoRep's fill of 2^27, scaled */
+        s.num_aux = 3690, s.num_constraints = 3700; /* constraints + inputs fit the domain (2^12) */
         s.a_w_lo = 2, s.a_w_frac = 375, s.b_w_lo = 1, s.c_w_lo = 2, s.c_w_frac = 170;
         s.b_stride = 4;
         s.coeff_one = 900;
