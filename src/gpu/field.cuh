@@ -90,39 +90,31 @@ struct cz_dfield {
         for (int i = 0; i < N; i++) r[i] = keep ? t[i] : s[i];
     }
 
+    /* a + b and a - b on PTX carry chains: one instruction per word (plus the conditional p), where the 64-bit
+     * C arithmetic of reduce_once took ~3x as many (ncu on the H200: the NTT pass kernel is bound by its ALU
+     * pipe, 49 % busy, math-pipe throttle its top stall). a + b < 2p < 2^(32N) for both moduli: no carry out. */
     friend CZ_DEV cz_dfield operator+(const cz_dfield &a, const cz_dfield &b) {
-        uint32_t t[N];
-        uint64_t c = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            c += (uint64_t)a.v[i] + b.v[i];
-            t[i] = (uint32_t)c;
-            c >>= 32;
-        }
         cz_dfield r;
-        reduce_once(r.v, t);
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+        for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+        asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(a.v[N - 1]), "r"(b.v[N - 1]));
+        r.final_sub();
         return r;
     }
 
+    /* a - b, plus p when it borrowed */
     friend CZ_DEV cz_dfield operator-(const cz_dfield &a, const cz_dfield &b) {
-        uint32_t t[N];
-        int64_t bw = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            bw += (int64_t)a.v[i] - b.v[i];
-            t[i] = (uint32_t)bw;
-            bw >>= 32;
-        }
-        /* add p back when a < b */
-        uint32_t mask = bw < 0 ? 0xffffffffu : 0;
         cz_dfield r;
-        uint64_t c = 0;
+        uint32_t mask;
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
-        for (int i = 0; i < N; i++) {
-            c += (uint64_t)t[i] + (C::p(i) & mask);
-            r.v[i] = (uint32_t)c;
-            c >>= 32;
-        }
+        for (int i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+        asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(C::p(0) & mask));
+#pragma unroll
+        for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(C::p(i) & mask));
+        asm volatile("addc.u32 %0, %0, %1;" : "+r"(r.v[N - 1]) : "r"(C::p(N - 1) & mask));
         return r;
     }
 

@@ -1076,19 +1076,23 @@ static unsigned msf_blocks() {
     return G > 512 ? 512 : G; /* baa_inv: one block of at most 512 threads */
 }
 
-/* Work streams of the flat rounds (CZ_GPU_MSM_WSTREAMS, 1 or 2): with 2, windows alternate between two
- * streams with a scratch set each (chunks of half a window, so the memory stays that of one whole-window
- * chunk), so one window's memory-bound forward passes, one-block inversions and short late rounds can run
- * beside the other's product-bound backward passes. CZ_GPU_MSF_GDIV divides each stream's grid (default:
- * the stream count, so two streams' kernels can be resident on every SM at once). */
+/* Work streams of the flat rounds: windows alternate between two streams with a scratch set each (chunks of
+ * half a window, so the memory is that of one whole-window chunk, plus two more sorted-key buffers), so one
+ * window's one-block inversions, short late rounds and kernel tails overlap the other's work. Each stream's
+ * kernels keep the whole grid (CZ_GPU_MSF_GDIV=2 halves it: slower, 659 against 637 ms at 2^27). Measured on
+ * the H200 (G1, median of 3): 2^24 120.7 -> 117.3 ms, 2^26 347.0 -> 336.3, 2^27 637.2 -> 625.2; the 2^27
+ * partition 1,096.9 -> 1,088.1. The default for G1; G2 (one block per SM) keeps one stream
+ * (CZ_GPU_MSM_WSTREAMS=1 / 2 forces either). */
+template <class F>
 static unsigned msm_wstreams() {
     const char *e = getenv("CZ_GPU_MSM_WSTREAMS");
-    return e && atoi(e) == 2 ? 2 : 1;
+    if (e) return atoi(e) == 2 ? 2 : 1;
+    return sizeof(F) == 48 ? 2 : 1;
 }
 static unsigned msf_gdiv(unsigned copies) {
     const char *e = getenv("CZ_GPU_MSF_GDIV");
-    const int v = e ? atoi(e) : (int)copies;
-    return v >= 1 && v <= 8 ? (unsigned)v : copies;
+    const int v = e ? atoi(e) : 1;
+    return v >= 1 && v <= 8 && (unsigned)v <= 2 * copies ? (unsigned)v : 1;
 }
 
 /* The flat rounds' state between windows (msm_run drives the sorts: window w's keys live in one of two
@@ -1346,7 +1350,7 @@ static size_t msm_scratch_bytes(size_t n) {
     {
         if (!msm_affine<F>(n)) return b;
         if (msm_flat()) {
-            const unsigned nws = msm_wstreams();
+            const unsigned nws = msm_wstreams<F>();
             const size_t first = msa_first_chunk(nws > 1 ? (n + 1) / 2 : n), cw = n < first ? n : first;
             return b + (2 * nws - 1) * n * sizeof(uint32_t) + 32 * sizeof(unsigned) +
                    nws * msf_need<F>(cw, nb, msf_blocks<F>() / msf_gdiv(nws));
@@ -1392,7 +1396,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     bool aff = msm_affine<F>(n);
     /* flat rounds: window w's sorted keys stay in key2s[w & 1] until its rounds are done */
     bool flat = aff && msm_flat();
-    const unsigned nws = flat ? msm_wstreams() : 1, nkb = 2 * nws; /* work streams, sorted-key buffers */
+    const unsigned nws = flat ? msm_wstreams<F>() : 1, nkb = 2 * nws; /* work streams, sorted-key buffers */
     rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
     if (!rc) rc = scratch_get(g_msm[1], (flat ? 2 + nkb : 3) * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
