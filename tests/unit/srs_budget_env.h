@@ -203,6 +203,19 @@ __attribute__((unused)) static void trace_reset(void) {
     pthread_mutex_unlock(&hmu);
 }
 
+/* The priority tests' opening: an engine (start()), the synthesis trace cleared, gate-a's partitions held, and
+ * the NORMAL gate-a job a1 submitted with two of its partitions waiting in synthesis. */
+__attribute__((unused)) static cz_engine *start_a1_held(cz_rng *rng, uint64_t budget, uint64_t min_idle_s, poller *p,
+                                                        pthread_t *th) {
+    cz_engine *e = start(budget, min_idle_s, p, th);
+    if (!e) return NULL;
+    trace_reset();
+    hold_set(1);
+    submit(e, "a1", CZ_KIND_POREP, rng);
+    wait_held(2);
+    return e;
+}
+
 /* gate-a partitions that went to synthesis before the first gate-b partition (-1: no gate-b one). */
 __attribute__((unused)) static int a_before_b(void) {
     pthread_mutex_lock(&hmu);

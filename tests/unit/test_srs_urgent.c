@@ -24,12 +24,8 @@ static void srs_wait(cz_rng *rng, uint64_t P, int prio_b) {
     ga.partitions = N;
     poller p;
     pthread_t th;
-    cz_engine *e = start(budget, 300, &p, &th);
+    cz_engine *e = start_a1_held(rng, budget, 300, &p, &th);
     if (!e) return;
-    trace_reset();
-    hold_set(1);
-    submit(e, "a1", CZ_KIND_POREP, rng);
-    wait_held(2);
     submit_prio(e, "b1", CZ_KIND_WPOST, prio_b, rng);
     submit(e, "a2", CZ_KIND_POREP, rng);
     if (prio_b == CZ_PRIO_CRITICAL) srs_waiting(e, 1); /* the CRITICAL job is dispatched at once, and waits */
@@ -56,12 +52,8 @@ static void admit(cz_rng *rng, uint64_t P) {
     ga.partitions = N;
     poller p;
     pthread_t th;
-    cz_engine *e = start(budget, 300, &p, &th);
+    cz_engine *e = start_a1_held(rng, budget, 300, &p, &th);
     if (!e) return;
-    trace_reset();
-    hold_set(1);
-    submit(e, "a1", CZ_KIND_POREP, rng);
-    wait_held(2);
     submit_prio(e, "c1", CZ_KIND_POREP, CZ_PRIO_CRITICAL, rng);
     /* c1 is dispatched at once (its SRS is loaded): wait until nothing is queued (10 s at most) */
     for (uint64_t t0 = cz_now_ms(); cz_now_ms() - t0 < 10000;) {

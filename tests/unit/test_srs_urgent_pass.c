@@ -15,12 +15,8 @@ static void no_pass(cz_rng *rng, uint64_t P) {
     uint64_t budget = S + 2 * P + cz_rng_next(rng) % (S / 2);
     poller p;
     pthread_t th;
-    cz_engine *e = start(budget, 1, &p, &th);
+    cz_engine *e = start_a1_held(rng, budget, 1, &p, &th);
     if (!e) return;
-    trace_reset();
-    hold_set(1);
-    submit(e, "a1", CZ_KIND_POREP, rng);
-    wait_held(2);
     submit_prio(e, "b1", CZ_KIND_WPOST, CZ_PRIO_CRITICAL, rng);
     submit(e, "a2", CZ_KIND_POREP, rng);
     submit(e, "a3", CZ_KIND_POREP, rng);
