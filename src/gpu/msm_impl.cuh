@@ -993,7 +993,8 @@ static bool msf_pf() {
 /* MINB 2 for G1: 128 registers, two blocks per SM (unbounded it takes 132, one block). PF (CZ_GPU_MSF_BPF, the
  * default): the next pair's keys and sorted entries are loaded while this pair computes, so its point gathers
  * start at once instead of after a dependent index load (ncu, 2^24: memory stalls 1.74 of 10.5 cycles per
- * instruction). */
+ * instruction). H200, G1 MSM with two work streams: 2^27 591.2 -> 582.9 ms, 2^24 111.5 -> 110.9; G2 2^24 unchanged
+ * (366.3 / 367.6). */
 template <class F, int MINB = sizeof(F) == 48 ? 2 : 1, bool PF = false>
 static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(cz_daff<F> *out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
                                                                unsigned *fcnt, msf_src<F> src, size_t m, const F *pref,

@@ -42,21 +42,22 @@ static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
 /* MSM bucket accumulation: the size's default (xyzz per bucket below 2^24), the flat affine rounds over
  * whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk borders), the
  * per-segment affine rounds (CZ_GPU_MSM_FLAT=0) over whole windows and in chunks of 2^16, the flat
- * rounds' plain forward pass (CZ_GPU_MSF_PF=0; the default keeps its loads in flight) over whole windows and
- * chunks of 2^10, and the flat rounds on one work stream (CZ_GPU_MSM_WSTREAMS=1; the default is two, with
+ * rounds' plain forward and backward passes (CZ_GPU_MSF_PF=0, CZ_GPU_MSF_BPF=0; the defaults keep loads in
+ * flight) over whole windows and chunks of 2^10, and the flat rounds on one work stream (CZ_GPU_MSM_WSTREAMS=1; the default is two, with
  * half-window chunks) and on two with each stream's grid halved and chunks of 2^16 (CZ_GPU_MSF_GDIV=2): {CZ_GPU_MSM_AFF,
- * CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV} */
-static const char *const msm_modes[][6] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, NULL, NULL, NULL}, {"1", "16", NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL},  {"1", NULL, "0", NULL, NULL, NULL},  {"1", "16", "0", NULL, NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, NULL},   {"1", "10", NULL, "0", NULL, NULL},  {"1", NULL, NULL, NULL, "1", NULL},
-    {"1", "16", NULL, NULL, "2", "2"}};
+ * CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF} */
+static const char *const msm_modes[][7] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL},  {"1", "10", NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, "0", NULL, NULL, NULL, NULL},   {"1", "16", "0", NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, NULL, "0"},    {"1", "10", NULL, "0", NULL, NULL, "0"},
+    {"1", NULL, NULL, NULL, "1", NULL, NULL},   {"1", "16", NULL, NULL, "2", "2", NULL}};
 #define N_MSM_MODES 10
 
-static const char *const msm_knobs[6] = {"CZ_GPU_MSM_AFF", "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT",
-                                         "CZ_GPU_MSF_PF",  "CZ_GPU_MSM_WSTREAMS",     "CZ_GPU_MSF_GDIV"};
+static const char *const msm_knobs[7] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+                                         "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSF_GDIV",          "CZ_GPU_MSF_BPF"};
 
-static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 6); }
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 7); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {
