@@ -94,6 +94,7 @@ static void check_ba(const cz_g1_affine *bases, const uint64_t *bm, size_t n, cz
 }
 
 int main(void) {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut by a timeout keeps what it printed */
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
         return 77;
