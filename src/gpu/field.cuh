@@ -140,12 +140,9 @@ struct cz_dfield {
             mont_row(e, o, a.v, b.v[i], false);
             mont_row(o, e, a.v, b.v[i + 1], false);
         }
-        /* N is even: o is aligned (o[0] = 0), e shifted; result word k = o[k+1] + e[k] */
+        /* N is even: o is aligned (o[0] = 0), e shifted */
         cz_dfield r;
-        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(e[0]), "r"(o[1]));
-#pragma unroll
-        for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[k]) : "r"(e[k]), "r"(o[k + 1]));
-        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(e[N - 1]));
+        merge_eo(r.v, e, o);
         r.final_sub();
         return r;
     }
@@ -221,6 +218,14 @@ struct cz_dfield {
         asm volatile("addc.u32 %0, %0, 0;" : "+r"(O[N - 1]));
     }
 
+    /* r = the value held by the aligned array o (o[0] = 0) and the shifted array e after the last Montgomery
+     * row: word k is o[k+1] + e[k] (below 2^(32N): no carry out) */
+    static CZ_DEV void merge_eo(uint32_t *r, const uint32_t *e, const uint32_t *o) {
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(e[0]), "r"(o[1]));
+#pragma unroll
+        for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[k]) : "r"(e[k]), "r"(o[k + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r[N - 1]) : "r"(e[N - 1]));
+    }
     /* x[i+j], x[i+j+1] += a[i]*a[j] for j = j0, j0 + 2, ... < N, one carry chain, its carry into the next free
      * word (zero so far: each row's chains end one word above the previous row's). */
     static CZ_DEV void sq_chain(uint32_t *x, const uint32_t *a, int i, int j0) {
@@ -314,12 +319,9 @@ struct cz_dfield {
             redc_row(e, o, false);
             redc_row(o, e, false);
         }
-        /* o aligned (o[0] = 0), e shifted: word k of (L + M p)/R is o[k+1] + e[k]; then + H */
+        /* o aligned (o[0] = 0), e shifted: (L + M p)/R; then + H */
         cz_dfield r;
-        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(e[0]), "r"(o[1]));
-#pragma unroll
-        for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[k]) : "r"(e[k]), "r"(o[k + 1]));
-        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(e[N - 1]));
+        merge_eo(r.v, e, o);
         asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(w[N]));
 #pragma unroll
         for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[k]) : "r"(w[N + k]));

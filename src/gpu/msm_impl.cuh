@@ -903,15 +903,7 @@ struct msf_src {
     const cz_daff<F> *in;
     const uint32_t *srt; /* round 0: sorted entries (index | sign << 31); later null */
     const uint32_t *key; /* bucket + 1 per position */
-    CZ_DEV cz_daff<F> ld(size_t pos) const {
-        if (srt) {
-            const uint32_t v = srt[pos];
-            cz_daff<F> p = cz_ec_ld_aff(in + (v & 0x7fffffffu));
-            if (v >> 31) p.y = p.y.neg();
-            return p;
-        }
-        return cz_ec_ld_aff(in + pos);
-    }
+    CZ_DEV cz_daff<F> ld(size_t pos) const { return ld_v(pos, srt ? srt[pos] : 0); }
     CZ_DEV const F *px(size_t pos) const { return &(in + (srt ? (srt[pos] & 0x7fffffffu) : pos))->x; }
     /* pair j's keys and (round 0) sorted entries, for ld_v */
     CZ_DEV void idx(size_t j, uint32_t &ka, uint32_t &kb, uint32_t &va, uint32_t &vb) const {
@@ -949,8 +941,9 @@ static CZ_DEV void msf_idx(const msf_src<F> &src, size_t j, size_t np, uint32_t 
                            uint32_t &ib) {
     ka = 0, kb = 1, ia = ib = 0;
     if (j >= np) return;
-    ka = src.key[2 * j], kb = src.key[2 * j + 1];
-    if (src.srt) ia = src.srt[2 * j] & 0x7fffffffu, ib = src.srt[2 * j + 1] & 0x7fffffffu;
+    uint32_t va = 0, vb = 0;
+    src.idx(j, ka, kb, va, vb);
+    if (src.srt) ia = va & 0x7fffffffu, ib = vb & 0x7fffffffu;
     else ia = (uint32_t)(2 * j), ib = (uint32_t)(2 * j + 1);
 }
 
