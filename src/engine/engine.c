@@ -320,11 +320,10 @@ static bool yield_to_srs_waiter(cz_engine *e, int prio) {
 static job *pass_blocked(cz_engine *e, const job *head, uint64_t now) {
     if (now - head->srs_wait_since >= e->cfg.eviction_min_idle_s * 1000) return NULL;
     job *best = NULL;
-    uint64_t need;
     for (size_t i = 0; i < e->queue.n; i++) {
         job *q = e->queue.h[i].item;
         if (q == head || q->prio < head->prio || (best && q->seq > best->seq)) continue;
-        if (!cz_srs_needs_load(&e->srs, q->circ, &need)) best = q;
+        if (!cz_srs_needs_load(&e->srs, q->circ, NULL)) best = q;
     }
     return best;
 }

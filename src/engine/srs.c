@@ -482,19 +482,21 @@ uint64_t cz_srs_make_room(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms) {
 }
 
 bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
-    *bytes = 0;
+    uint64_t n = 0;
     pthread_mutex_lock(&m->mu);
     const cz_srs_entry *e = find(m, c);
     bool load = !e || (e->state != CZ_SRS_HOT && e->state != CZ_SRS_LOADING);
-    if (e && load) *bytes = e->hot_bytes ? e->hot_bytes : e->file_bytes;
+    if (e && load) n = e->hot_bytes ? e->hot_bytes : e->file_bytes;
     bool known = load && e && e->hot_bytes;
     pthread_mutex_unlock(&m->mu);
-    if (load && !*bytes) { /* not known to the manager yet: the file it would be read from */
+    if (!bytes) return load; /* the answer alone: no file looked at */
+    if (load && !n) { /* not known to the manager yet: the file it would be read from */
         char path[700];
         bool seeded;
         find_file(m, c, path, sizeof path, &seeded);
-        *bytes = file_size(path);
+        n = file_size(path);
     }
-    if (load && !known && *bytes) *bytes += r1cs_note_read(m, c); /* the file's size: plus the R1CS recorded */
+    if (load && !known && n) n += r1cs_note_read(m, c); /* the file's size: plus the R1CS recorded */
+    *bytes = n;
     return load;
 }

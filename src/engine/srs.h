@@ -89,7 +89,8 @@ uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
  * adds to cz_srs_loaded_bytes: its size when it was last HOT, else its parameter file's size (the decoded
  * parameters are as large as the file) plus the R1CS size its last load noted in
  * <local_cache>/cuzk-r1cs-<id>.bytes (none before a circuit's first load on a host: the file alone), else 0
- * (a seeded setup never written: 2 KiB circuits, small). */
+ * (a seeded setup never written: 2 KiB circuits, small). bytes may be NULL: the answer alone, without the
+ * file lookups the estimate takes (the dispatcher asks that of every queued job while one waits). */
 bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes);
 /* Counts bytes in cz_srs_loaded_bytes for c's SRS until its next load ends (HOT: its real size counts
  * instead; failed: nothing): the engine reserves a load's memory before it starts, so that nothing else is

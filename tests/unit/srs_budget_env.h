@@ -203,6 +203,12 @@ __attribute__((unused)) static void trace_reset(void) {
     pthread_mutex_unlock(&hmu);
 }
 
+/* The lone-SRS rule's bound: the engine's peak went past a budget smaller than one SRS, yet never held two. */
+__attribute__((unused)) static void check_lone_peak(uint64_t peak, uint64_t budget) {
+    CHECK_MSG(peak > budget && peak < 2 * S, "lone: budget %llu, peak %llu, S %llu", (unsigned long long)budget,
+              (unsigned long long)peak, (unsigned long long)S);
+}
+
 /* The priority tests' opening: an engine (start()), the synthesis trace cleared, gate-a's partitions held, and
  * the NORMAL gate-a job a1 submitted with two of its partitions waiting in synthesis. */
 __attribute__((unused)) static cz_engine *start_a1_held(cz_rng *rng, uint64_t budget, uint64_t min_idle_s, poller *p,

@@ -83,8 +83,7 @@ static void lone(cz_rng *rng) {
     CHECK(preload(e, "gate-b", &already) == 0 && tier_of(e, "gate-b") == CZ_TIER_HOT &&
           tier_of(e, "gate-a") == CZ_TIER_WARM);
     uint64_t peak = stop(e, &p, th);
-    CHECK_MSG(peak > budget && peak < 2 * S, "lone: budget %llu, peak %llu, S %llu", (unsigned long long)budget,
-              (unsigned long long)peak, (unsigned long long)S);
+    check_lone_peak(peak, budget);
     cz_engine_free(e);
 }
 
