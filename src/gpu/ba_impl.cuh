@@ -30,6 +30,8 @@
 #ifndef CZ_GPU_BA_IMPL_CUH
 #define CZ_GPU_BA_IMPL_CUH
 
+#include <chrono>
+
 #include "gpu/msm_impl.cuh"
 
 /* Points of one round: local i of thread t at in[i T + t], through idx for round 0 (the bases). */
@@ -283,6 +285,13 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     }
     if (n >= ((size_t)1 << 32)) return cz_error(CZ_ERANGE, "batch add of %zu points (max 2^32-1)", n);
     const size_t nw = (n + 63) / 64;
+    /* CZ_GPU_BA_PROFILE: host time to the count (launches, the index list, the sync), the rounds, the end */
+    const bool hprof = getenv("CZ_GPU_BA_PROFILE") != nullptr;
+    const auto h0 = std::chrono::steady_clock::now();
+    auto hms = [&](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    };
+    double ht[3] = {0, 0, 0};
     /* exactly one wave of resident blocks: every thread gets the same share, so none waits on a tail */
     int per_sm = 0, bt = BA_THREADS;
     if (getenv("CZ_GPU_BA_THREADS")) { /* benchmark knob: 32..256 in steps of 32 */
@@ -322,6 +331,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         uint32_t tot = 0; /* the rounds are sized on the host */
         CZ_CUDA(cudaMemcpyAsync(&tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
         CZ_CUDA(cudaStreamSynchronize(st));
+        ht[0] = hms(h0);
         if (env_size("CZ_GPU_BA_FUSED", 0, 0, 1)) {
             rc = baf_run<F>(g_ba, part, nparts, (const cz_daff<F> *)d_bases, idx, tot, st);
             cnt_parts = nparts;
@@ -330,10 +340,18 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         }
         if (rc) return rc;
     }
+    if (hprof) {
+        CZ_CUDA(cudaStreamSynchronize(st));
+        ht[1] = hms(h0);
+    }
     sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + nparts, part, cnt_parts, 0);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cudaMemcpyAsync(r_xyzz, part + nparts, sizeof(P), cudaMemcpyDeviceToHost, st));
     CZ_CUDA(cudaStreamSynchronize(st));
+    if (hprof) {
+        ht[2] = hms(h0);
+        fprintf(stderr, "ba host ms: count at %.3f, rounds done at %.3f, end at %.3f\n", ht[0], ht[1], ht[2]);
+    }
     return 0;
 }
 

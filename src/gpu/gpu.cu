@@ -3,6 +3,7 @@
 
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
+#include "gpu/fp_inv.cuh"
 #include "gpu/gpu.h"
 
 extern "C" int cz_gpu_device_count(void) {
@@ -172,4 +173,41 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int cios
 
 extern "C" int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms) {
     return fp ? mulbench<cz_dfp>(d_out, d_in, n, iters, cios, ms) : mulbench<cz_dfr>(d_out, d_in, n, iters, cios, ms);
+}
+
+/* ---- field inversion check and latency ---- */
+
+/* SERIAL 0: element i inverted by thread i; 1: one thread inverts all n in turn (the latency the
+ * batch-affine rounds see, as their inversion runs in one thread) */
+template <class F, bool SERIAL>
+static __global__ void inv_kernel(F *out, const F *in, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (SERIAL) {
+        if (i != 0) return;
+        for (size_t k = 0; k < n; k++) cz_st(out + k, cz_fp_inv(cz_ld(in + k)));
+    } else if (i < n) {
+        cz_st(out + i, cz_fp_inv(cz_ld(in + i)));
+    }
+}
+
+template <class F>
+static int inv_run(void *d_out, const void *d_in, size_t n, int serial, float *ms) {
+    cudaEvent_t a, b;
+    CZ_CUDA(cudaEventCreate(&a));
+    CZ_CUDA(cudaEventCreate(&b));
+    CZ_CUDA(cudaEventRecord(a));
+    if (serial) inv_kernel<F, true><<<1, 32>>>((F *)d_out, (const F *)d_in, n);
+    else inv_kernel<F, false><<<(unsigned)((n + 127) / 128), 128>>>((F *)d_out, (const F *)d_in, n);
+    CZ_CUDA_LAUNCHED();
+    CZ_CUDA(cudaEventRecord(b));
+    CZ_CUDA(cudaEventSynchronize(b));
+    CZ_CUDA(cudaEventElapsedTime(ms, a, b));
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return 0;
+}
+
+extern "C" int cz_gpu_fp_inv_test(int fp2, int serial, void *d_out, const void *d_in, size_t n, float *ms) {
+    if (n == 0) return 0;
+    return fp2 ? inv_run<cz_dfp2>(d_out, d_in, n, serial, ms) : inv_run<cz_dfp>(d_out, d_in, n, serial, ms);
 }

@@ -49,6 +49,10 @@ int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed);
  * (x, w). cios = 1 uses the naive CIOS product instead of the default carry-chain one; cios = 2 squares instead
  * (x = x^2, w = w^2 by the squaring routine; y unused). *ms = kernel time. */
 int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms);
+/* Inverts n Fp (fp2 = 0) or Fp2 elements in Montgomery form (0 gives 0) with the device routine of the
+ * batch-affine rounds: serial = 0 one thread per element, 1 one thread for all of them in turn (its
+ * latency); *ms is the kernel time. For tests and benchmarks. */
+int cz_gpu_fp_inv_test(int fp2, int serial, void *d_out, const void *d_in, size_t n, float *ms);
 
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----
  * Same results as src/poly/ntt.h, in place on device memory, natural order in and out. */

@@ -24,6 +24,8 @@
  * Horner over the windows (a few hundred point operations). */
 #include <cub/cub.cuh>
 
+#include <chrono>
+
 #include "gpu/cuda_util.cuh"
 #include "gpu/ec.cuh"
 #include "gpu/fp_inv.cuh"
@@ -395,6 +397,7 @@ template <class F>
 static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<F> *bases, const uint32_t *idx, size_t tot,
                    cudaStream_t st) {
     typedef cz_daff<F> A;
+    const auto hb = std::chrono::steady_clock::now();
     const size_t amin = env_size("CZ_GPU_BA_AFF_MIN", (size_t)1 << 20, 1, (size_t)1 << 32);
     size_t chunk = (size_t)1 << env_size("CZ_GPU_BA_CHUNK_LOG", 25, 10, 30);
     int per_sm = 0;
@@ -437,7 +440,9 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
         const bool rp = first && getenv("CZ_GPU_BA_PROFILE") != nullptr;
         cudaEvent_t rev[3 * 40 + 2];
         unsigned nr = 0;
+        double setup_ms = 0;
         if (rp) {
+            setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - hb).count();
             for (int i = 0; i < 3 * 40 + 2; i++) cudaEventCreate(&rev[i]);
             cudaEventRecord(rev[0], st);
         }
@@ -464,7 +469,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
             const unsigned k = nr < 40 ? nr : 40;
             cudaEventRecord(rev[3 * k + 1], st);
             cudaEventSynchronize(rev[3 * k + 1]);
-            fprintf(stderr, "ba rounds tot=%zu chunk=%zu G=%u (fwd/inv/bwd ms):", tot, chunk, G);
+            fprintf(stderr, "ba rounds tot=%zu chunk=%zu G=%u host setup %.3f ms (fwd/inv/bwd ms):", tot, chunk, G, setup_ms);
             print_round_times(rev, k);
             float t = 0;
             cudaEventElapsedTime(&t, rev[3 * k], rev[3 * k + 1]);

@@ -1,7 +1,11 @@
 /* Device Fr / Fp Montgomery products (the default carry-chain product and the naive CIOS one) and squares
  * (the squaring routine) against the host's src/ff on fresh
  * random elements plus 0, 1, p-1, p-2, 2 and values just below p: every thread runs three chained steps
- * (x *= y, w *= y; or x = x^2, w = w^2); all outputs are compared. Outputs poisoned before each run.
+ * (x *= y, w *= y; or x = x^2, w = w^2); all outputs are compared. Then the device inversion of the
+ * batch-affine rounds (fp_inv.cuh), Fp and Fp2, against the host's on random elements plus 0, 1, -1 and
+ * raw limb patterns that stress its 30-step batches (small integers, powers of two, values just below p
+ * and 2^381, long runs of equal bits); one thread per element, then one thread for 64 in turn (latency
+ * printed). Outputs poisoned before each run.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +13,7 @@
 
 #include "cz_error.h"
 #include "ff/fp.h"
+#include "ff/fp2.h"
 #include "ff/fr.h"
 #include "gpu/gpu.h"
 #include "testutil.h"
@@ -104,6 +109,80 @@ static void run_fp(cz_rng *rng, int cios, void *d_in, void *d_out) {
     free(out);
 }
 
+#define NI 4096
+
+/* raw (Montgomery-limb) value number k of the inversion's edge cases, k < 40 */
+static void inv_edge(cz_fp *x, int k, cz_rng *rng) {
+    static const uint64_t P[6] = CZ_FP_MODULUS;
+    memset(x, 0, sizeof *x);
+    if (k < 8) x->l[0] = (uint64_t)k + 1;                         /* 1 .. 8 */
+    else if (k < 20) x->l[(k - 8) / 2] = (uint64_t)1 << (k * 7 % 60); /* powers of two below 2^380 */
+    else if (k < 26) {                                             /* p - 1 - j */
+        memcpy(x->l, P, sizeof P);
+        x->l[0] -= (uint64_t)(k - 20) + 1;
+    } else if (k < 30) {                                           /* p's top limbs over a zero middle limb */
+        memcpy(x->l, P, sizeof P);
+        x->l[0] -= (uint64_t)(k - 26) * 7 + 3;
+        x->l[2] = 0;
+    } else if (k < 34) {                                           /* all ones below bit 64 (k - 30) + 200 */
+        const int bits = 64 * (k - 30) + 100;
+        for (int i = 0; i < bits / 64; i++) x->l[i] = ~(uint64_t)0;
+        x->l[bits / 64] = ((uint64_t)1 << (bits % 64)) - 1;
+    } else {                                                       /* random with its low limbs cleared */
+        cz_fp_random(x, rng);
+        for (int i = 0; i < k - 33 && i < 5; i++) x->l[i] = 0;
+    }
+}
+
+static void run_inv(cz_rng *rng, int fp2, void *d_in, void *d_out) {
+    const size_t es = fp2 ? sizeof(cz_fp2) : sizeof(cz_fp);
+    cz_fp2 *in = calloc(NI, sizeof *in), *out = calloc(NI, sizeof *out);
+    cz_fp one = CZ_FP_ONE_V, m1;
+    cz_fp_neg(&m1, &one);
+    for (int i = 0; i < NI; i++) {
+        cz_fp_random(&in[i].c0, rng);
+        cz_fp_random(&in[i].c1, rng);
+    }
+    in[0].c0 = CZ_FP_ZERO_V, in[0].c1 = CZ_FP_ZERO_V; /* 0 -> 0 */
+    in[1].c0 = one, in[2].c0 = m1, in[3].c1 = one, in[4].c0 = CZ_FP_ZERO_V;
+    for (int k = 0; k < 40; k++) {
+        inv_edge(&in[5 + k].c0, k, rng);
+        if (fp2) inv_edge(&in[45 + k].c1, k, rng), in[45 + k].c0 = CZ_FP_ZERO_V;
+    }
+    /* the Fp run reads the c0 halves, packed */
+    cz_fp *flat = malloc(NI * sizeof *flat);
+    for (int i = 0; i < NI; i++) flat[i] = in[i].c0;
+    const void *src = fp2 ? (const void *)in : (const void *)flat;
+    for (int serial = 0; serial < 2; serial++) {
+        const size_t n = serial ? 64 : NI;
+        float ms = 0;
+        int rc = cz_gpu_memcpy_htod(d_in, src, n * es);
+        if (!rc) rc = cz_gpu_memset(d_out, 0xa5, n * es);
+        if (!rc) rc = cz_gpu_fp_inv_test(fp2, serial, d_out, d_in, n, &ms);
+        if (!rc) rc = cz_gpu_memcpy_dtoh(out, d_out, n * es);
+        CHECK_MSG(rc == 0, "inversion: %s", cz_error_message());
+        if (rc) break;
+        int bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (fp2) {
+                cz_fp2 r;
+                cz_fp2_inv(&r, &in[i]); /* 0 for 0 */
+                bad += !cz_fp_equal(&r.c0, &out[i].c0) || !cz_fp_equal(&r.c1, &out[i].c1);
+            } else {
+                cz_fp r;
+                cz_fp_inv(&r, &flat[i]);
+                bad += !cz_fp_equal(&r, &((cz_fp *)out)[i]);
+            }
+        }
+        CHECK_MSG(bad == 0, "%s inversion (%s): %d of %zu differ from the host", fp2 ? "Fp2" : "Fp",
+                  serial ? "one thread" : "thread per element", bad, n);
+        if (serial) printf("%s inversion, one thread: %.1f us each\n", fp2 ? "Fp2" : "Fp", 1000.0 * ms / n);
+    }
+    free(flat);
+    free(in);
+    free(out);
+}
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -112,14 +191,16 @@ int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
     void *d_in, *d_out;
-    int rc = cz_gpu_malloc(&d_in, 3 * NT * sizeof(cz_fp));
-    if (!rc) rc = cz_gpu_malloc(&d_out, 2 * NT * sizeof(cz_fp));
+    int rc = cz_gpu_malloc(&d_in, 3 * NT * sizeof(cz_fp) > NI * sizeof(cz_fp2) ? 3 * NT * sizeof(cz_fp) : NI * sizeof(cz_fp2));
+    if (!rc) rc = cz_gpu_malloc(&d_out, 2 * NT * sizeof(cz_fp) > NI * sizeof(cz_fp2) ? 2 * NT * sizeof(cz_fp) : NI * sizeof(cz_fp2));
     CHECK_MSG(rc == 0, "alloc: %s", cz_error_message());
     if (rc) return cz_test_finish();
     for (int cios = 0; cios < 3; cios++) {
         run_fr(&rng, cios, d_in, d_out);
         run_fp(&rng, cios, d_in, d_out);
     }
+    run_inv(&rng, 0, d_in, d_out);
+    run_inv(&rng, 1, d_in, d_out);
     cz_gpu_free(d_in);
     cz_gpu_free(d_out);
     return cz_test_finish();
