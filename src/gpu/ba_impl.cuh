@@ -321,7 +321,8 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     ba_popc<<<(unsigned)((nw + 1 + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, cnt);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
-    ba_scatter<<<(unsigned)((nw + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
+    const size_t sb = (nw + 7) / 8, sbmax = (size_t)sm_count() * 16; /* 8 words (warps) per block */
+    ba_scatter<<<(unsigned)(sb < sbmax ? sb : sbmax), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
     CZ_CUDA_LAUNCHED();
     unsigned cnt_parts = (unsigned)blocks;
     if (getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1) {
