@@ -462,15 +462,16 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, unsigned *npar
     /* one lane's buffers for c chunk positions (a lane gets half a chunk, rounded up) */
     auto lane_pts = [](size_t c) { return (c / 2 + 1) + (c / 4 + 1); };
     auto lane_fs = [&](size_t c) { return c / 2 + T + 2 * (size_t)G; };
+    auto lane_len = [&](size_t c) { return L == 2 ? (c + 3) / 2 + 1 : c; }; /* a lane's most positions of c */
     if (tot > amin) { /* smaller chunks when device memory is short (down to 2^16 points) */
         auto need = [&](size_t ch) {
-            const size_t c = (tot < ch ? tot : ch + L - 1) / L;
+            const size_t c = lane_len(tot < ch ? tot : ch);
             return L * (lane_pts(c) * sizeof(A) + lane_fs(c) * sizeof(F));
         };
         size_t ch = fit_chunk(chunk, (size_t)1 << 16, g_ba[4].cap + g_ba[5].cap, need);
         chunk = ch ? ch : (size_t)1 << 16; /* if even that fails, the allocation reports it */
     }
-    const size_t cl = ((tot < chunk ? tot : chunk) + L - 1) / L; /* a lane's most positions */
+    const size_t cl = lane_len(tot < chunk ? tot : chunk);
     A *buf = nullptr;
     F *fs = nullptr;
     int rc = 0;
@@ -499,7 +500,9 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, unsigned *npar
     bool first = true;
     for (size_t off = 0; off < tot || first; off += chunk) {
         const size_t m = tot - off < chunk ? tot - off : chunk;
-        size_t ml[2] = {L == 2 ? (m + 1) / 2 : m, L == 2 ? m / 2 : 0};
+        /* lane 0 takes an even count (~half), so lane 1's index pairs stay 8-byte aligned (baa_ptrs reads a uint2) */
+        const size_t h = L == 2 ? (m + 3) / 4 * 2 : m;
+        size_t ml[2] = {h, m - h};
         const A *cur[2] = {bases, bases};
         const uint32_t *ci[2] = {idx + off, idx + off + ml[0]};
         int which[2] = {0, 0};
