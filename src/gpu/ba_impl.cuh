@@ -307,7 +307,6 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, bt, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
     const int blocks = sm_count() * per_sm;
     const unsigned nparts = (unsigned)(blocks > 512 ? blocks : 512); /* the fused rounds' blocks: at most 512 */
-    const unsigned pcap = nparts > 2u * blocks ? nparts : 2u * blocks; /* baa_run's two lanes: 2 blocks */
     uint32_t *cnt = nullptr, *offs = nullptr, *idx = nullptr;
     P *part = nullptr;
     size_t temp_bytes = 0;
@@ -315,7 +314,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     void *temp = nullptr;
     int rc = scratch_get(g_ba[0], 2 * (nw + 1) * sizeof(uint32_t), (void **)&cnt);
     if (!rc) rc = scratch_get(g_ba[1], n * sizeof(uint32_t), (void **)&idx);
-    if (!rc) rc = scratch_get(g_ba[2], (pcap + 1) * sizeof(P), (void **)&part);
+    if (!rc) rc = scratch_get(g_ba[2], (nparts + 1) * sizeof(P), (void **)&part);
     if (!rc) rc = scratch_get(g_ba[3], temp_bytes + 16, &temp);
     if (rc) return rc;
     offs = cnt + nw + 1;
@@ -338,7 +337,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
             rc = baf_run<F>(g_ba, part, nparts, (const cz_daff<F> *)d_bases, idx, tot, st);
             cnt_parts = nparts;
         } else {
-            rc = baa_run<F>(g_ba, part, (unsigned)blocks, &cnt_parts, (const cz_daff<F> *)d_bases, idx, tot, st);
+            rc = baa_run<F>(g_ba, part, (unsigned)blocks, (const cz_daff<F> *)d_bases, idx, tot, st);
         }
         if (rc) return rc;
     }
@@ -346,9 +345,9 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         CZ_CUDA(cudaStreamSynchronize(st));
         ht[1] = hms(h0);
     }
-    sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + pcap, part, cnt_parts, 0);
+    sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + nparts, part, cnt_parts, 0);
     CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaMemcpyAsync(r_xyzz, part + pcap, sizeof(P), cudaMemcpyDeviceToHost, st));
+    CZ_CUDA(cudaMemcpyAsync(r_xyzz, part + nparts, sizeof(P), cudaMemcpyDeviceToHost, st));
     CZ_CUDA(cudaStreamSynchronize(st));
     if (hprof) {
         ht[2] = hms(h0);
@@ -367,9 +366,8 @@ static size_t ba_scratch_bytes(size_t n, int rounds) {
     const size_t T = (size_t)512 * BAA_THREADS;
     /* T K0 <= m (1 + 1/q) + T (the round-up of K0 to q' 2^R): points and products for K0/2 + K0/4 */
     const size_t tk = m + m / 8 + 2 * T;
-    /* two lanes (baa_run): half a chunk each, so the same points, but per-block products and partial sums twice */
-    return 2 * (nw + 1) * 4 + n * 4 + 2048 * sizeof(cz_dxyzz<F>) + ((size_t)1 << 20) +
-           (tk / 2 + tk / 4 + 4) * (sizeof(cz_daff<F>) + sizeof(F)) + 2 * (T + 1024) * sizeof(F);
+    return 2 * (nw + 1) * 4 + n * 4 + 1024 * sizeof(cz_dxyzz<F>) + ((size_t)1 << 20) +
+           (tk / 2 + tk / 4 + 2) * (sizeof(cz_daff<F>) + sizeof(F)) + (T + 1024) * sizeof(F);
 }
 
 #endif

@@ -393,121 +393,55 @@ static void print_round_times(cudaEvent_t *rev, unsigned R) {
     fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f", tf, ti, tb);
 }
 
-/* The batch addition's second lane: a stream and two events per device and field, created on first use. */
-struct baa_side {
-    bool ok = false;
-    cudaStream_t s = nullptr;
-    cudaEvent_t fork = nullptr, join = nullptr;
-};
-
-template <class F>
-static int baa_side_get(baa_side **out) {
-    static baa_side side[CZ_GPU_SCRATCH_DEVICES];
-    int dev, rc = scratch_device(&dev);
-    if (rc) return rc;
-    baa_side &b = side[dev];
-    if (!b.ok) {
-        CZ_CUDA(cudaStreamCreateWithFlags(&b.s, cudaStreamNonBlocking));
-        CZ_CUDA(cudaEventCreateWithFlags(&b.fork, cudaEventDisableTiming));
-        CZ_CUDA(cudaEventCreateWithFlags(&b.join, cudaEventDisableTiming));
-        b.ok = true;
-    }
-    *out = &b;
-    return 0;
-}
-
-/* The rounds' grid: one wave of the backward (or forward, if fewer fit) pass's resident blocks, at most 512
- * (baa_inv is one block of at most 512 threads); cached per device. */
-template <class F>
-static unsigned baa_grid() {
-    static unsigned g[CZ_GPU_SCRATCH_DEVICES];
-    int dev = 0;
-    if (scratch_device(&dev)) dev = 0;
-    if (!g[dev]) {
-        int per_sm = 0, per_sm_f = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1)
-            per_sm = 1;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess &&
-            per_sm_f >= 1 && per_sm_f < per_sm)
-            per_sm = per_sm_f;
-        const unsigned G = (unsigned)(sm_count() * per_sm);
-        g[dev] = G > 512 ? 512 : G;
-    }
-    return g[dev];
-}
-
 /* Affine rounds over the tot selected indices idx[] (device), in chunks of at most 2^chunk_log points
  * (bounds the scratch: ~96 B per chunk point), each chunk reduced by rounds until at most amin points
- * are left; those are summed in xyzz into part[0..tb) (tb blocks of RED_THREADS). Two lanes (the default
- * when each half of a chunk still has rounds; CZ_GPU_BA_LANES=1 for one): each chunk's halves run their
- * rounds on two streams with their own buffers, so one lane's one-block inversion and short kernels
- * overlap the other's passes; lane 1's tail sums go to part[tb..2 tb). *nparts = tb times the lanes.
- * Knobs: CZ_GPU_BA_AFF_MIN (default 2^20: below that a round's fixed cost, ~3 launches and one inversion,
+ * are left; those are summed in xyzz into part[0..tb) (tb blocks of RED_THREADS). Knobs:
+ * CZ_GPU_BA_AFF_MIN (default 2^20: below that a round's fixed cost, ~3 launches and one inversion,
  * outweighs the products it saves), CZ_GPU_BA_CHUNK_LOG (default 25, 10..30). g_ba[4..7]: scratch. */
 template <class F>
-static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, unsigned *nparts, const cz_daff<F> *bases,
-                   const uint32_t *idx, size_t tot, cudaStream_t st) {
+static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<F> *bases, const uint32_t *idx, size_t tot,
+                   cudaStream_t st) {
     typedef cz_daff<F> A;
     const auto hb = std::chrono::steady_clock::now();
     const size_t amin = env_size("CZ_GPU_BA_AFF_MIN", (size_t)1 << 20, 1, (size_t)1 << 32);
     size_t chunk = (size_t)1 << env_size("CZ_GPU_BA_CHUNK_LOG", 25, 10, 30);
-    const unsigned G = baa_grid<F>();
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    int per_sm_f = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
+        per_sm_f < per_sm)
+        per_sm = per_sm_f;
+    unsigned G = (unsigned)(sm_count() * per_sm);
+    if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
     const size_t T = (size_t)G * BAA_THREADS;
-    unsigned L = env_size("CZ_GPU_BA_LANES", 2, 1, 2) == 2 && tot > 4 * amin ? 2 : 1;
-    baa_side *side = nullptr;
-    if (L == 2 && baa_side_get<F>(&side)) {
-        (void)cudaGetLastError();
-        L = 1;
-    }
-    /* one lane's buffers for c chunk positions (a lane gets half a chunk, rounded up) */
-    auto lane_pts = [](size_t c) { return (c / 2 + 1) + (c / 4 + 1); };
-    auto lane_fs = [&](size_t c) { return c / 2 + T + 2 * (size_t)G; };
-    auto lane_len = [&](size_t c) { return L == 2 ? (c + 3) / 2 + 1 : c; }; /* a lane's most positions of c */
     if (tot > amin) { /* smaller chunks when device memory is short (down to 2^16 points) */
         auto need = [&](size_t ch) {
-            const size_t c = lane_len(tot < ch ? tot : ch);
-            return L * (lane_pts(c) * sizeof(A) + lane_fs(c) * sizeof(F));
+            const size_t c = tot < ch ? tot : ch;
+            return ((c / 2 + 1) + (c / 4 + 1)) * sizeof(A) + (c / 2 + T + 2 * (size_t)G) * sizeof(F);
         };
         size_t ch = fit_chunk(chunk, (size_t)1 << 16, g_ba[4].cap + g_ba[5].cap, need);
         chunk = ch ? ch : (size_t)1 << 16; /* if even that fails, the allocation reports it */
     }
-    const size_t cl = lane_len(tot < chunk ? tot : chunk);
+    const size_t cmax = tot < chunk ? tot : chunk;
     A *buf = nullptr;
     F *fs = nullptr;
     int rc = 0;
     const bool rounds = tot > amin;
     if (rounds) {
-        rc = scratch_get(g_ba[4], L * lane_pts(cl) * sizeof(A), (void **)&buf);
-        if (!rc) rc = scratch_get(g_ba[5], L * lane_fs(cl) * sizeof(F), (void **)&fs);
+        rc = scratch_get(g_ba[4], ((cmax / 2 + 1) + (cmax / 4 + 1)) * sizeof(A), (void **)&buf);
+        if (!rc) rc = scratch_get(g_ba[5], (cmax / 2 + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
         if (rc) return rc;
     }
-    struct lane {
-        A *bufa, *bufb;
-        F *pref, *ex, *btot, *binv;
-        cudaStream_t s;
-    } ln[2];
-    for (unsigned l = 0; l < L; l++) {
-        A *b = buf + l * lane_pts(cl);
-        F *f = fs + l * lane_fs(cl);
-        ln[l] = {b, b + (cl / 2 + 1), f, f + cl / 2, f + cl / 2 + T, f + cl / 2 + T + G, l ? side->s : st};
-    }
-    *nparts = tb * L;
-    if (L == 2) { /* lane 1 starts after what the caller queued (the index list) */
-        CZ_CUDA(cudaEventRecord(side->fork, st));
-        CZ_CUDA(cudaStreamWaitEvent(side->s, side->fork, 0));
-    }
+    A *bufa = buf, *bufb = buf + (cmax / 2 + 1);
+    F *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
     const unsigned ig = (G + 31) / 32 * 32;
     bool first = true;
     for (size_t off = 0; off < tot || first; off += chunk) {
-        const size_t m = tot - off < chunk ? tot - off : chunk;
-        /* lane 0 takes an even count (~half), so lane 1's index pairs stay 8-byte aligned (baa_ptrs reads a uint2) */
-        const size_t h = L == 2 ? (m + 3) / 4 * 2 : m;
-        size_t ml[2] = {h, m - h};
-        const A *cur[2] = {bases, bases};
-        const uint32_t *ci[2] = {idx + off, idx + off + ml[0]};
-        int which[2] = {0, 0};
-        /* CZ_GPU_BA_PROFILE: per-round kernel times of the first chunk on stderr (lane 0's stream; with two
-         * lanes, each time includes what lane 1 ran beside it) */
+        size_t m = tot - off < chunk ? tot - off : chunk;
+        const A *cur = bases;
+        const uint32_t *ci = idx + off;
+        int which = 0;
+        /* CZ_GPU_BA_PROFILE: per-round kernel times of the first chunk on stderr */
         const bool rp = first && getenv("CZ_GPU_BA_PROFILE") != nullptr;
         cudaEvent_t rev[3 * 40 + 2];
         unsigned nr = 0;
@@ -517,50 +451,37 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, unsigned *npar
             for (int i = 0; i < 3 * 40 + 2; i++) cudaEventCreate(&rev[i]);
             cudaEventRecord(rev[0], st);
         }
-        /* round by round, lanes interleaved, so each lane's kernels are queued before the other waits */
-        while (ml[0] > amin || ml[1] > amin) {
-            for (unsigned l = 0; l < L; l++) {
-                if (ml[l] <= amin) continue;
-                lane &q = ln[l];
-                const bool rl = rp && l == 0 && nr < 40;
-                A *out = which[l] ? q.bufb : q.bufa;
-                baa_fwd<F><<<G, BAA_THREADS, 0, q.s>>>(cur[l], ci[l], ml[l] / 2, q.pref, q.ex, q.btot);
-                CZ_CUDA_LAUNCHED();
-                if (rl) cudaEventRecord(rev[3 * nr + 1], q.s);
-                baa_inv<F><<<1, ig, 0, q.s>>>(q.binv, q.btot, G);
-                CZ_CUDA_LAUNCHED();
-                if (rl) cudaEventRecord(rev[3 * nr + 2], q.s);
-                baa_bwd<F><<<G, BAA_THREADS, 0, q.s>>>(out, cur[l], ci[l], ml[l], q.pref, q.ex, q.binv);
-                CZ_CUDA_LAUNCHED();
-                if (rl) cudaEventRecord(rev[3 * nr + 3], q.s);
-                if (l == 0) nr++;
-                cur[l] = out;
-                ci[l] = nullptr;
-                ml[l] = (ml[l] + 1) / 2;
-                which[l] ^= 1;
-            }
-        }
-        for (unsigned l = 0; l < L; l++) {
-            baa_tail<F><<<tb, RED_THREADS, 0, ln[l].s>>>(part + l * tb, cur[l], ci[l], ml[l], !first);
+        while (m > amin) {
+            A *out = which ? bufb : bufa;
+            baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
             CZ_CUDA_LAUNCHED();
+            if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
+            baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
+            CZ_CUDA_LAUNCHED();
+            if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 2], st);
+            baa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, cur, ci, m, pref, ex, binv);
+            CZ_CUDA_LAUNCHED();
+            if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 3], st);
+            nr++;
+            cur = out;
+            ci = nullptr;
+            m = (m + 1) / 2;
+            which ^= 1;
         }
+        baa_tail<F><<<tb, RED_THREADS, 0, st>>>(part, cur, ci, m, !first);
+        CZ_CUDA_LAUNCHED();
         if (rp) {
             const unsigned k = nr < 40 ? nr : 40;
             cudaEventRecord(rev[3 * k + 1], st);
             cudaEventSynchronize(rev[3 * k + 1]);
-            fprintf(stderr, "ba rounds tot=%zu chunk=%zu G=%u lanes=%u host setup %.3f ms (fwd/inv/bwd ms):", tot, chunk, G, L,
-                    setup_ms);
+            fprintf(stderr, "ba rounds tot=%zu chunk=%zu G=%u host setup %.3f ms (fwd/inv/bwd ms):", tot, chunk, G, setup_ms);
             print_round_times(rev, k);
             float t = 0;
             cudaEventElapsedTime(&t, rev[3 * k], rev[3 * k + 1]);
-            fprintf(stderr, " | tail %.3f ms (%zu points)\n", t, ml[0]);
+            fprintf(stderr, " | tail %.3f ms (%zu points)\n", t, m);
             for (int i = 0; i < 3 * 40 + 2; i++) cudaEventDestroy(rev[i]);
         }
         first = false;
-    }
-    if (L == 2) { /* the caller's stream continues after both lanes */
-        CZ_CUDA(cudaEventRecord(side->join, side->s));
-        CZ_CUDA(cudaStreamWaitEvent(st, side->join, 0));
     }
     return 0;
 }

@@ -49,19 +49,16 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     set_knobs(knobs, modes[0], 5);
 }
 
-/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF, CZ_GPU_BA_LANES}: the default
- * (xyzz sums at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the default
- * rounds from one point on, on two lanes (their default) and on one; so the G2 affine rounds are checked at
- * small sizes, not only timed at 2^24 */
-static const char *const ba_modes[][5] = {
-    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL, NULL}, {"1", "1", "1", "0", NULL},
-    {"1", "1", "1", "1", NULL},     {"1", NULL, "0", NULL, NULL}, {"1", NULL, "0", NULL, "1"},
+/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF}: the default (xyzz sums
+ * at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the default
+ * rounds from one point on; so the G2 affine rounds are checked at small sizes, not only timed at 2^24 */
+static const char *const ba_modes[][4] = {
+    {NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL}, {"1", "1", "1", "0"}, {"1", "1", "1", "1"}, {"1", NULL, "0", NULL},
 };
-#define N_BA_MODES 6
-static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF",
-                                        "CZ_GPU_BA_LANES"};
+#define N_BA_MODES 5
+static const char *const ba_knobs[4] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 4); }
 
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;

@@ -24,21 +24,20 @@
 static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal(a, b); }
 
 /* knob settings of the batch addition: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_CHUNK_LOG, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED,
- * CZ_GPU_BA_PF, CZ_GPU_BA_LANES}, NULL = unset: the default (affine rounds only above 2^20 selected points, so
- * here the xyzz sums), fused rounds (CZ_GPU_BA_FUSED=1) down to the smallest sizes (q = 8, and q = 1 for the
- * most rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds
- * (baa_run) alike, on two lanes (their default) and on one */
-static const char *const ba_modes[][6] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL, NULL}, {"3", "14", NULL, "1", NULL, NULL},
-    {"1", NULL, "1", "1", "0", NULL},     {"1", NULL, "1", "1", "1", NULL},   {"1", NULL, "2", "1", "0", NULL},
-    {"1", NULL, NULL, "0", NULL, NULL},   {"3", "14", NULL, "0", NULL, NULL}, {"1", NULL, NULL, "0", NULL, "1"},
-    {"3", "14", NULL, "0", NULL, "1"},
+ * CZ_GPU_BA_PF}, NULL = unset: the default (affine rounds only above 2^20 selected points, so here the
+ * xyzz sums), fused rounds (CZ_GPU_BA_FUSED=1) down to the smallest sizes (q = 8, and q = 1 for the most
+ * rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds (baa_run)
+ * alike */
+static const char *const ba_modes[][5] = {
+    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL}, {"3", "14", NULL, "1", NULL},
+    {"1", NULL, "1", "1", "0"},     {"1", NULL, "1", "1", "1"},   {"1", NULL, "2", "1", "0"},
+    {"1", NULL, NULL, "0", NULL},   {"3", "14", NULL, "0", NULL},
 };
-#define N_BA_MODES 10
-static const char *const ba_knobs[6] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
-                                        "CZ_GPU_BA_PF", "CZ_GPU_BA_LANES"};
+#define N_BA_MODES 8
+static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
+                                        "CZ_GPU_BA_PF"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
 
 /* MSM bucket accumulation: the size's default (xyzz per bucket below 2^24), the flat affine rounds over
  * whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk borders), the

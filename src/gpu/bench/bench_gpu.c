@@ -547,8 +547,8 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
  * the affine rounds start) unless CZ_BENCH_BA_NOCHECK, then timed under each variant of
  * CZ_BENCH_BA_VARIANTS ("A;B;...", each a space-separated list of NAME=VALUE of the CZ_GPU_BA_* knobs,
  * "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
-static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF",      "CZ_GPU_BA_Q",         "CZ_GPU_BA_MINB",
-                                            "CZ_GPU_BA_XYZZ",  "CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_LANES"};
+static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF",  "CZ_GPU_BA_Q",    "CZ_GPU_BA_MINB",
+                                            "CZ_GPU_BA_XYZZ",  "CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG"};
 
 static void ba_variant(const char *v) {
     for (size_t i = 0; i < sizeof ba_knob_names / sizeof ba_knob_names[0]; i++) unsetenv(ba_knob_names[i]);
