@@ -149,26 +149,41 @@ static __global__ void mulbench_kernel(F *out, const F *in, size_t n, int iters)
     cz_st(out + 2 * i + 1, w);
 }
 
-template <class F>
-static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int cios, float *ms) {
+/* *ms = the time of the kernels launch() queues on the legacy stream (CUDA events around it) */
+template <class Launch>
+static int timed(Launch launch, float *ms) {
     cudaEvent_t a, b;
     CZ_CUDA(cudaEventCreate(&a));
-    CZ_CUDA(cudaEventCreate(&b));
-    CZ_CUDA(cudaEventRecord(a));
-    const unsigned g = (unsigned)((n + 127) / 128);
-    if (cios == 1)
-        mulbench_kernel<F, 1><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
-    else if (cios == 2)
-        mulbench_kernel<F, 2><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
-    else
-        mulbench_kernel<F, 0><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaEventRecord(b));
-    CZ_CUDA(cudaEventSynchronize(b));
-    CZ_CUDA(cudaEventElapsedTime(ms, a, b));
+    if (cudaEventCreate(&b) != cudaSuccess) {
+        cudaEventDestroy(a);
+        return cz_error(CZ_EDEVICE, "cudaEventCreate failed");
+    }
+    cudaError_t e = cudaEventRecord(a);
+    if (e == cudaSuccess) {
+        launch();
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaEventRecord(b);
+    if (e == cudaSuccess) e = cudaEventSynchronize(b);
+    if (e == cudaSuccess) e = cudaEventElapsedTime(ms, a, b);
     cudaEventDestroy(a);
     cudaEventDestroy(b);
-    return 0;
+    return e == cudaSuccess ? 0 : cz_error(CZ_EDEVICE, "timed kernels: %s", cudaGetErrorString(e));
+}
+
+template <class F>
+static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int cios, float *ms) {
+    const unsigned g = (unsigned)((n + 127) / 128);
+    return timed(
+        [&] {
+            if (cios == 1)
+                mulbench_kernel<F, 1><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+            else if (cios == 2)
+                mulbench_kernel<F, 2><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+            else
+                mulbench_kernel<F, 0><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+        },
+        ms);
 }
 
 extern "C" int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms) {
@@ -192,19 +207,12 @@ static __global__ void inv_kernel(F *out, const F *in, size_t n) {
 
 template <class F>
 static int inv_run(void *d_out, const void *d_in, size_t n, int serial, float *ms) {
-    cudaEvent_t a, b;
-    CZ_CUDA(cudaEventCreate(&a));
-    CZ_CUDA(cudaEventCreate(&b));
-    CZ_CUDA(cudaEventRecord(a));
-    if (serial) inv_kernel<F, true><<<1, 32>>>((F *)d_out, (const F *)d_in, n);
-    else inv_kernel<F, false><<<(unsigned)((n + 127) / 128), 128>>>((F *)d_out, (const F *)d_in, n);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaEventRecord(b));
-    CZ_CUDA(cudaEventSynchronize(b));
-    CZ_CUDA(cudaEventElapsedTime(ms, a, b));
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return 0;
+    return timed(
+        [&] {
+            if (serial) inv_kernel<F, true><<<1, 32>>>((F *)d_out, (const F *)d_in, n);
+            else inv_kernel<F, false><<<(unsigned)((n + 127) / 128), 128>>>((F *)d_out, (const F *)d_in, n);
+        },
+        ms);
 }
 
 extern "C" int cz_gpu_fp_inv_test(int fp2, int serial, void *d_out, const void *d_in, size_t n, float *ms) {
