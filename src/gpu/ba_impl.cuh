@@ -30,9 +30,7 @@
 #ifndef CZ_GPU_BA_IMPL_CUH
 #define CZ_GPU_BA_IMPL_CUH
 
-#include <chrono>
-
-#include "gpu/msm_impl.cuh"
+#include "gpu/msm_impl.cuh" /* also <chrono> */
 
 /* Points of one round: local i of thread t at in[i T + t], through idx for round 0 (the bases). */
 template <class F>
@@ -332,7 +330,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         uint32_t tot = 0; /* the rounds are sized on the host */
         CZ_CUDA(cudaMemcpyAsync(&tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
         CZ_CUDA(cudaStreamSynchronize(st));
-        ht[0] = hms(h0);
+        if (hprof) ht[0] = hms(h0);
         if (env_size("CZ_GPU_BA_FUSED", 0, 0, 1)) {
             rc = baf_run<F>(g_ba, part, nparts, (const cz_daff<F> *)d_bases, idx, tot, st);
             cnt_parts = nparts;

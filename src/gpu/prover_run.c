@@ -257,13 +257,14 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
     if (rc) return rc;
     st->tail[q] = tail;
     st->dtoh_bytes += 4;
+    const int prof = getenv("CZ_GPU_PROVER_PROFILE") != NULL; /* benchmark diagnostics: where a query's time goes */
     const double tc = cz_gpu_now_ms_();
     if (2 * (uint64_t)tail <= len) {
         cz_g1_jac ba, tm;
         rc = cz_gpu_g1_batch_add(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st);
         double t1 = cz_gpu_now_ms_();
         st->batch_add_ms += t1 - t0;
-        if (getenv("CZ_GPU_PROVER_PROFILE")) /* benchmark diagnostics: where a query's time goes */
+        if (prof)
             fprintf(stderr, "query %d: len %llu tail %u classify %.2f ms batch add %.2f ms\n", q, (unsigned long long)len,
                     tail, tc - t0, t1 - tc);
         cz_fr *tsc = (cz_fr *)pr->d_tail;
@@ -274,7 +275,7 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         if (rc) return rc;
         cz_g1_jac_add(ans, &ba, &tm);
         st->tail_msm_ms += cz_gpu_now_ms_() - t1;
-        if (getenv("CZ_GPU_PROVER_PROFILE")) fprintf(stderr, "query %d: tail msm %.2f ms\n", q, cz_gpu_now_ms_() - t1);
+        if (prof) fprintf(stderr, "query %d: tail msm %.2f ms\n", q, cz_gpu_now_ms_() - t1);
         st->dtoh_bytes += 192 + 32 * 192;
     } else {
         const cz_fr *sc = pr->d_w + pr->ni;

@@ -3,8 +3,9 @@
  * random elements plus 0, 1, p-1, p-2, 2 and values just below p: every thread runs three chained steps
  * (x *= y, w *= y; or x = x^2, w = w^2); all outputs are compared. Then the device inversion of the
  * batch-affine rounds (fp_inv.cuh), Fp and Fp2, against the host's on random elements plus 0, 1, -1 and
- * raw limb patterns that stress its 30-step batches (small integers, powers of two, values just below p
- * and 2^381, long runs of equal bits); one thread per element, then one thread for 64 in turn (latency
+ * raw limb patterns that stress its 30-step batches (small integers, powers of two, values just below p,
+ * p's top limbs over a zero limb, long runs of ones, low limbs cleared); one thread per element, then one
+ * thread for 64 in turn (latency
  * printed). Outputs poisoned before each run.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
@@ -124,7 +125,7 @@ static void inv_edge(cz_fp *x, int k, cz_rng *rng) {
         memcpy(x->l, P, sizeof P);
         x->l[0] -= (uint64_t)(k - 26) * 7 + 3;
         x->l[2] = 0;
-    } else if (k < 34) {                                           /* all ones below bit 64 (k - 30) + 200 */
+    } else if (k < 34) {                                           /* all ones below bit 64 (k - 30) + 100 */
         const int bits = 64 * (k - 30) + 100;
         for (int i = 0; i < bits / 64; i++) x->l[i] = ~(uint64_t)0;
         x->l[bits / 64] = ((uint64_t)1 << (bits % 64)) - 1;
