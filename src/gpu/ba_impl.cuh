@@ -71,7 +71,7 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) baf_first(baf_src<F>
 #pragma unroll
         for (unsigned u = 0; u < U; u++)
             if (ok[u]) {
-                const F d = baa_den(xa[u], xb[u], pa[u], pb[u]);
+                const F d = baa_den(xa[u], xb[u], pts_aos(src.in), (size_t)(pa[u] - src.in), (size_t)(pb[u] - src.in));
                 cz_st(pref + (m0 + u) * T + t, acc);
                 acc = acc * d;
             }
@@ -241,7 +241,7 @@ static int baf_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned nparts, const cz_d
         const uint32_t *ci = idx + off;
         const baf_geom g = baf_plan(m, gmax, q);
         if (g.R == 0) {
-            baa_tail<F><<<g.G, RED_THREADS, 0, st>>>(part, bases, ci, m, 1);
+            baa_tail<F><<<g.G, RED_THREADS, 0, st>>>(part, pts_aos(bases), ci, m, 1);
             CZ_CUDA_LAUNCHED();
             continue;
         }

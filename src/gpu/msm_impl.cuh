@@ -16,7 +16,8 @@
  * any window width keeps the threads balanced), or, from 2^24 points, the runs are halved by
  * rounds of affine pair additions: the batch addition's flat pairing over the window's sorted list
  * (msf_window, the default: a pair across two runs flushes the last point of one into its bucket) or
- * per bucket segment (msa_run, CZ_GPU_MSM_FLAT=0), one chunk per window when free memory allows; the
+ * per bucket segment (msa_run, CZ_GPU_MSM_FLAT=0), one chunk per window when free memory allows (from 2^19
+ * points for G1, 2^18 for G2, up to 2^24, all windows' lists as ONE flat list instead: msm_allw); the
  * sort runs window by window on a low-priority side stream while the buckets of the sorted windows
  * accumulate on a high-priority one (msm_streams); buckets are combined
  * with chunked running sums (sum k*B_k per chunk plus
@@ -177,6 +178,45 @@ static CZ_DEV void baa_st_aff(cz_daff<F> *p, const cz_daff<F> &a) {
     cz_st(&p->y, a.y);
 }
 
+/* A view of affine points: point i's x at x[i << sh], y at x[yoff + (i << sh)] (in elements of F). The
+ * bases (cz_daff arrays) are sh = 1, yoff = 1; the affine rounds' own buffers are split in an x half and a
+ * y half (sh = 0, yoff = capacity), so a forward pass, which needs only x, reads 48 B per G1 point out of
+ * contiguous memory instead of 2 of every 3 sectors of a 96-B point (CZ_GPU_AFF_SOA=0: the interleaved
+ * layout in the same buffers, for A/B). H200 (session 9, same process): batch add G1 2^26 ~50 % 10.659 ->
+ * 10.397 ms, G2 2^24 11.279 -> 11.041; G1 MSM 2^27 583.4 -> 569.1. */
+template <class F>
+struct cz_pts {
+    F *x;
+    size_t yoff;
+    unsigned sh;
+    CZ_DEV F ldx(size_t i) const { return cz_ld(x + (i << sh)); }
+    CZ_DEV cz_daff<F> ld(size_t i) const {
+        cz_daff<F> p;
+        p.x = cz_ld(x + (i << sh));
+        p.y = cz_ld(x + yoff + (i << sh));
+        return p;
+    }
+    CZ_DEV void st(size_t i, const cz_daff<F> &p) const {
+        cz_st(x + (i << sh), p.x);
+        cz_st(x + yoff + (i << sh), p.y);
+    }
+};
+/* the bases (or any cz_daff array) as a view */
+template <class F>
+static __host__ __device__ cz_pts<F> pts_aos(const cz_daff<F> *a) {
+    return cz_pts<F>{(F *)a, 1, 1};
+}
+static bool aff_soa() {
+    const char *e = getenv("CZ_GPU_AFF_SOA");
+    return !e || atoi(e) != 0;
+}
+/* a round buffer of cap points (cap cz_daff of memory) as a view: split halves, or interleaved (A/B) */
+template <class F>
+static cz_pts<F> pts_buf(cz_daff<F> *b, size_t cap) {
+    if (!aff_soa()) return pts_aos(b);
+    return cz_pts<F>{(F *)b, cap, 0};
+}
+
 /* kind of the pair a + b: 0 general, 1 doubling, 2 result b, 3 result a, 4 result infinity */
 template <class F>
 static CZ_DEV int baa_kind(const cz_daff<F> &a, const cz_daff<F> &b) {
@@ -263,25 +303,22 @@ static __device__ void baa_fwd_end(const F &acc, F *ex, F *btot) {
     if (threadIdx.x == 0) cz_st(btot + blockIdx.x, acc * x); /* thread 0: e = 1 */
 }
 
-/* a = in[2j], b = in[2j+1] (through idx when given) */
-template <class F>
-static CZ_DEV void baa_ptrs(const cz_daff<F> *in, const uint32_t *idx, size_t j, const cz_daff<F> **a, const cz_daff<F> **b) {
+/* the point indices of pair j: idx[2j], idx[2j+1] when given, else 2j, 2j+1 */
+static CZ_DEV void baa_pair(const uint32_t *idx, size_t j, size_t &a, size_t &b) {
     if (idx) {
-        uint2 ij = reinterpret_cast<const uint2 *>(idx)[j];
-        *a = in + ij.x;
-        *b = in + ij.y;
+        const uint2 ij = reinterpret_cast<const uint2 *>(idx)[j];
+        a = ij.x, b = ij.y;
     } else {
-        *a = in + 2 * j;
-        *b = in + 2 * j + 1;
+        a = 2 * j, b = 2 * j + 1;
     }
 }
 
-/* the denominator of pair (a, b) given x1, x2 (the y coordinates are read only in the rare cases) */
+/* the denominator of pair (a, b) of in given x1, x2 (the y coordinates are read only in the rare cases) */
 template <class F>
-static CZ_DEV F baa_den(const F &x1, const F &x2, const cz_daff<F> *a, const cz_daff<F> *b) {
+static CZ_DEV F baa_den(const F &x1, const F &x2, const cz_pts<F> &in, size_t a, size_t b) {
     F d = x2 - x1;
     if (d.is_zero() || x1.is_zero() || x2.is_zero()) {
-        cz_daff<F> pa = cz_ec_ld_aff(a), pb = cz_ec_ld_aff(b);
+        const cz_daff<F> pa = in.ld(a), pb = in.ld(b);
         const int k = baa_kind(pa, pb);
         d = k == 0 ? d : k == 1 ? pa.y.dbl() : F::one();
     }
@@ -289,14 +326,14 @@ static CZ_DEV F baa_den(const F &x1, const F &x2, const cz_daff<F> *a, const cz_
 }
 
 template <class F>
-static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_daff<F> *in, const uint32_t *idx, size_t npair, F *pref,
+static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_pts<F> in, const uint32_t *idx, size_t npair, F *pref,
                                                                F *ex, F *btot) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     F acc = F::one();
     for (size_t j = t; j < npair; j += T) {
-        const cz_daff<F> *a, *b;
-        baa_ptrs(in, idx, j, &a, &b);
-        const F d = baa_den(cz_ld(&a->x), cz_ld(&b->x), a, b);
+        size_t a, b;
+        baa_pair(idx, j, a, b);
+        const F d = baa_den(in.ldx(a), in.ldx(b), in, a, b);
         cz_st(pref + j, acc);
         acc = acc * d;
     }
@@ -317,35 +354,34 @@ static __global__ void __launch_bounds__(512) baa_inv(F *binv, const F *btot, un
 }
 
 template <class F>
-static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(cz_daff<F> *out, const cz_daff<F> *in, const uint32_t *idx, size_t m,
+static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(const cz_pts<F> out, const cz_pts<F> in, const uint32_t *idx, size_t m,
                                                                const F *pref, const F *ex, const F *binv) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t npair = m / 2;
-    if (t == 0 && (m & 1)) baa_st_aff(out + npair, cz_ec_ld_aff(in + (idx ? idx[m - 1] : m - 1)));
+    if (t == 0 && (m & 1)) out.st(npair, in.ld(idx ? idx[m - 1] : m - 1));
     if (t >= npair) return;
     F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
     for (size_t j = t + (npair - 1 - t) / T * T;; j -= T) {
-        const cz_daff<F> *pa, *pb;
-        baa_ptrs(in, idx, j, &pa, &pb);
-        const cz_daff<F> a = cz_ec_ld_aff(pa), b = cz_ec_ld_aff(pb);
+        size_t ia, ib;
+        baa_pair(idx, j, ia, ib);
+        const cz_daff<F> a = in.ld(ia), b = in.ld(ib);
         F d, num;
         const int k = baa_terms(a, b, d, num);
         const F dinv = inv * cz_ld(pref + j);
         inv = inv * d;
-        const cz_daff<F> r = baa_sum(a, b, k, num, dinv);
-        baa_st_aff(out + j, r);
+        out.st(j, baa_sum(a, b, k, num, dinv));
         if (j < T) break;
     }
 }
 
 /* part[blockIdx.x] (+)= sum of the cnt points in[idx[i]] (in[i] without idx), xyzz. */
 template <class F>
-static __global__ void __launch_bounds__(RED_THREADS) baa_tail(cz_dxyzz<F> *part, const cz_daff<F> *in, const uint32_t *idx,
+static __global__ void __launch_bounds__(RED_THREADS) baa_tail(cz_dxyzz<F> *part, const cz_pts<F> in, const uint32_t *idx,
                                                                 size_t cnt, int accumulate) {
     const size_t T = (size_t)gridDim.x * blockDim.x;
     cz_dxyzz<F> a = cz_dxyzz<F>::inf();
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += T)
-        a = cz_ec_add_aff_inl(a, cz_ec_ld_aff(in + (idx ? idx[i] : i)));
+        a = cz_ec_add_aff_inl(a, in.ld(idx ? idx[i] : i));
     a = block_sum(a);
     if (threadIdx.x == 0) {
         if (accumulate) a = cz_ec_add(a, cz_ec_ld(part + blockIdx.x));
@@ -432,13 +468,13 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
         if (!rc) rc = scratch_get(g_ba[5], (cmax / 2 + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
         if (rc) return rc;
     }
-    A *bufa = buf, *bufb = buf + (cmax / 2 + 1);
+    const cz_pts<F> bufs[2] = {pts_buf(buf, cmax / 2 + 1), pts_buf(buf + (cmax / 2 + 1), cmax / 4 + 1)};
     F *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
     const unsigned ig = (G + 31) / 32 * 32;
     bool first = true;
     for (size_t off = 0; off < tot || first; off += chunk) {
         size_t m = tot - off < chunk ? tot - off : chunk;
-        const A *cur = bases;
+        cz_pts<F> cur = pts_aos(bases);
         const uint32_t *ci = idx + off;
         int which = 0;
         /* CZ_GPU_BA_PROFILE: per-round kernel times of the first chunk on stderr */
@@ -452,7 +488,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
             cudaEventRecord(rev[0], st);
         }
         while (m > amin) {
-            A *out = which ? bufb : bufa;
+            const cz_pts<F> out = bufs[which];
             baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
             CZ_CUDA_LAUNCHED();
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
@@ -907,14 +943,15 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
  * H200). A run of L points keeps at most ceil(L/2) (its pairs, plus its first point when that was the second
  * of a crossing pair), so after ceil(log2(longest run)) rounds each bucket has
  * at most one point left, which msf_fin adds to its bucket. Chunks of the list are independent (a run cut
- * by a chunk border just leaves two points), so any chunk size works. */
+ * by a chunk border just leaves two points), so any chunk size works. Key 0 (zero digits, which the per-window
+ * lists skip but the all-window list of msm_allw keeps) is never added nor flushed: its points are dropped. */
 template <class F>
 struct msf_src {
-    const cz_daff<F> *in;
+    cz_pts<F> in;        /* round 0: the bases; later the previous round's output */
     const uint32_t *srt; /* round 0: sorted entries (index | sign << 31); later null */
     const uint32_t *key; /* bucket + 1 per position */
     CZ_DEV cz_daff<F> ld(size_t pos) const { return ld_v(pos, srt ? srt[pos] : 0); }
-    CZ_DEV const F *px(size_t pos) const { return &(in + (srt ? (srt[pos] & 0x7fffffffu) : pos))->x; }
+    CZ_DEV F ldx(size_t pos) const { return in.ldx(srt ? (srt[pos] & 0x7fffffffu) : pos); }
     /* pair j's keys and (round 0) sorted entries, for ld_v */
     CZ_DEV void idx(size_t j, uint32_t &ka, uint32_t &kb, uint32_t &va, uint32_t &vb) const {
         ka = key[2 * j], kb = key[2 * j + 1];
@@ -923,11 +960,11 @@ struct msf_src {
     /* ld(pos) given pos's sorted entry v (round 0) */
     CZ_DEV cz_daff<F> ld_v(size_t pos, uint32_t v) const {
         if (srt) {
-            cz_daff<F> p = cz_ec_ld_aff(in + (v & 0x7fffffffu));
+            cz_daff<F> p = in.ld(v & 0x7fffffffu);
             if (v >> 31) p.y = p.y.neg();
             return p;
         }
-        return cz_ec_ld_aff(in + pos);
+        return in.ld(pos);
     }
 };
 
@@ -936,8 +973,8 @@ static __global__ void __launch_bounds__(BAA_THREADS) msf_fwd(msf_src<F> src, si
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     F acc = F::one();
     for (size_t j = t; j < m / 2; j += T) {
-        if (src.key[2 * j] != src.key[2 * j + 1]) continue; /* across two runs: no addition */
-        const F d = sorted_den(src, 2 * j, 2 * j + 1, cz_ld(src.px(2 * j)), cz_ld(src.px(2 * j + 1)));
+        if (src.key[2 * j] != src.key[2 * j + 1] || !src.key[2 * j]) continue; /* across two runs, or zero digits */
+        const F d = sorted_den(src, 2 * j, 2 * j + 1, src.ldx(2 * j), src.ldx(2 * j + 1));
         cz_st(pref + j, acc);
         acc = acc * d;
     }
@@ -971,13 +1008,13 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F
     uint32_t ka0, kb0, ia, ib, ka1, kb1, ia1, ib1;
     msf_idx(src, t, np, ka0, kb0, ia, ib);
     msf_idx(src, t + T, np, ka1, kb1, ia1, ib1);
-    if (ka0 == kb0) x1 = cz_ld(&src.in[ia].x), x2 = cz_ld(&src.in[ib].x);
+    if (ka0 == kb0 && ka0) x1 = src.in.ldx(ia), x2 = src.in.ldx(ib);
     for (size_t j = t; j < np; j += T) {
         F y1 = F::zero(), y2 = F::zero();
-        if (ka1 == kb1) y1 = cz_ld(&src.in[ia1].x), y2 = cz_ld(&src.in[ib1].x);
+        if (ka1 == kb1 && ka1) y1 = src.in.ldx(ia1), y2 = src.in.ldx(ib1);
         uint32_t ka2, kb2, ia2, ib2;
         msf_idx(src, j + 2 * T, np, ka2, kb2, ia2, ib2);
-        if (ka0 == kb0) {
+        if (ka0 == kb0 && ka0) {
             const F d = sorted_den(src, 2 * j, 2 * j + 1, x1, x2);
             cz_st(pref + j, acc);
             acc = acc * d;
@@ -997,14 +1034,20 @@ static bool msf_pf() {
  * default): the next pair's keys and sorted entries are loaded while this pair computes, so its point gathers
  * start at once instead of after a dependent index load (ncu, 2^24: memory stalls 1.74 of 10.5 cycles per
  * instruction). H200, G1 MSM with two work streams: 2^27 591.2 -> 582.9 ms, 2^24 111.5 -> 110.9; G2 2^24 unchanged
- * (366.3 / 367.6). */
-template <class F, int MINB = sizeof(F) == 48 ? 2 : 1, bool PF = false>
-static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(cz_daff<F> *out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
-                                                               unsigned *fcnt, msf_src<F> src, size_t m, const F *pref,
+ * (366.3 / 367.6). SRT: 1 = round 0 (sorted entries), 0 = later rounds, both known at compile time so the other
+ * kind's loads and branches drop out of the loop (ncu, 2^24, round 1: the runtime test's kernel stalls 0.69
+ * cycles per instruction on instruction fetch, the batch addition's 0.04); -1 = tested at run time. H200
+ * (session 9, median of 3): G1 2^27 571.1 -> 561.8 ms, 2^24 106.6 -> 104.6; G2 2^24 365.3 -> 354.1. */
+template <class F, int MINB = sizeof(F) == 48 ? 2 : 1, bool PF = false, int SRT = -1>
+static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts<F> out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
+                                                               unsigned *fcnt, msf_src<F> src_, size_t m, const F *pref,
                                                                const F *ex, const F *binv) {
+    msf_src<F> src = src_;
+    if (SRT == 0) src.srt = nullptr;
+    if (SRT == 1) __builtin_assume(src.srt != nullptr);
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t npair = m / 2;
-    if (t == 0 && (m & 1)) { /* the odd last point ends its run: flushed like the first of a crossing pair */
+    if (t == 0 && (m & 1) && src.key[m - 1]) { /* the odd last point ends its run: flushed like the first of a crossing pair */
         const unsigned q = atomicAdd(fcnt, 1u);
         baa_st_aff(fl + q, src.ld(m - 1));
         fk[q] = src.key[m - 1];
@@ -1018,18 +1061,20 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(cz_daff<F> *
         uint32_t nka = 0, nkb = 0, nva = 0, nvb = 0;
         if (PF && j >= T) src.idx(j - T, nka, nkb, nva, nvb);
         if (!PF) src.idx(j, ka, kb, va, vb);
-        if (ka == kb) {
+        if (ka == kb && ka) {
             const cz_daff<F> a = src.ld_v(2 * j, va), b = src.ld_v(2 * j + 1, vb);
             F d, num;
             const int k = baa_terms(a, b, d, num);
             const F dinv = inv * cz_ld(pref + j);
             inv = inv * d;
-            baa_st_aff(out + j, baa_sum(a, b, k, num, dinv));
+            out.st(j, baa_sum(a, b, k, num, dinv));
         } else {
-            baa_st_aff(out + j, src.ld_v(2 * j + 1, vb));
-            const unsigned q = atomicAdd(fcnt, 1u);
-            baa_st_aff(fl + q, src.ld_v(2 * j, va));
-            fk[q] = ka;
+            out.st(j, src.ld_v(2 * j + 1, vb));
+            if (ka) {
+                const unsigned q = atomicAdd(fcnt, 1u);
+                baa_st_aff(fl + q, src.ld_v(2 * j, va));
+                fk[q] = ka;
+            }
         }
         kout[j] = kb;
         if (j < T) break;
@@ -1051,7 +1096,9 @@ static __global__ void msf_flush(cz_dxyzz<F> *bucket, const cz_daff<F> *fl, cons
 template <class F>
 static __global__ void msf_fin(cz_dxyzz<F> *bucket, msf_src<F> src, size_t m) {
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (size_t)gridDim.x * blockDim.x) {
-        cz_dxyzz<F> *b = bucket + (src.key[j] - 1);
+        const uint32_t k = src.key[j];
+        if (!k) continue; /* zero digits (the all-window list) */
+        cz_dxyzz<F> *b = bucket + (k - 1);
         cz_ec_st(b, cz_ec_add_aff_inl(cz_ec_ld(b), src.ld(j)));
     }
 }
@@ -1080,12 +1127,16 @@ static bool msf_bpf() {
     const char *e = getenv("CZ_GPU_MSF_BPF");
     return !e || atoi(e) != 0;
 }
+/* the backward pass for round 0 (srt 1) or a later round (srt 0): the default (prefetch) compiled for its round
+ * kind unless CZ_GPU_MSF_SPLIT=0 (one kernel testing at run time, A/B) */
 template <class F>
-static auto msf_bwd_k() {
+static auto msf_bwd_k(int srt) {
     constexpr int M = sizeof(F) == 48 ? 2 : 1;
     if constexpr (sizeof(F) == 48)
         if (msf_minb3()) return msf_bwd<F, 3>;
-    return msf_bpf() ? msf_bwd<F, M, true> : msf_bwd<F, M>;
+    if (!msf_bpf()) return msf_bwd<F, M>;
+    if (env_size("CZ_GPU_MSF_SPLIT", 1, 0, 1) == 0) return msf_bwd<F, M, true>;
+    return srt ? msf_bwd<F, M, true, 1> : msf_bwd<F, M, true, 0>;
 }
 template <class F>
 static auto msf_fwd_pf_k() {
@@ -1097,7 +1148,7 @@ static auto msf_fwd_pf_k() {
 template <class F>
 static unsigned msf_blocks() {
     int per_sm = 0, per_sm_f = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msf_bwd_k<F>(), BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msf_bwd_k<F>(1), BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
@@ -1135,7 +1186,7 @@ struct msf_state {
     uint32_t *kb[2] = {nullptr, nullptr}, *fk = nullptr;
     unsigned *fcnt = nullptr;
     F *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
-    size_t cw = 0;
+    size_t cw = 0, z0 = 0, z1 = 0; /* chunk positions; capacity of buf[0], buf[1] in points */
     unsigned G = 0;
 };
 
@@ -1167,6 +1218,7 @@ static int msf_setup(scratch *g, msf_state<F> *S, size_t n, unsigned nb, unsigne
         if (!rc) rc = scratch_get(gi[3], (s.cw / 2 + 1 + T + 2 * (size_t)s.G) * sizeof(F), (void **)&fs);
         if (rc) return rc;
         s.buf[0] = (A *)pb, s.buf[1] = s.buf[0] + z0, s.fl = s.buf[1] + z1;
+        s.z0 = z0, s.z1 = z1;
         s.kb[0] = (uint32_t *)kb, s.kb[1] = s.kb[0] + z0, s.fk = s.kb[1] + z1, s.fcnt = s.fk + nb + 2;
         s.pref = fs, s.ex = fs + s.cw / 2 + 1, s.btot = s.ex + T, s.binv = s.btot + s.G;
     }
@@ -1181,28 +1233,28 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
     unsigned R = 0;
     while (mx > (1u << R)) R++;
     const unsigned ig = (S.G + 31) / 32 * 32;
-    const bool pf = msf_pf();
+    const auto fwd = msf_pf() ? msf_fwd_pf_k<F>() : msf_fwd<F>; /* the knobs read once */
+    const auto bwd0 = msf_bwd_k<F>(1), bwd = msf_bwd_k<F>(0);
     cudaEvent_t rev[3 * 40 + 1];
     if (rprof)
         for (int i = 0; i < 3 * 40 + 1; i++) cudaEventCreate(&rev[i]);
     for (size_t c0 = z; c0 < n; c0 += S.cw) {
         size_t m = n - c0 < S.cw ? n - c0 : S.cw;
         msf_src<F> src;
-        src.in = bases, src.srt = srt + c0, src.key = keys + c0;
+        src.in = pts_aos(bases), src.srt = srt + c0, src.key = keys + c0;
         const bool rp = rprof && c0 == z && R <= 40;
         if (rp) cudaEventRecord(rev[0], st);
         CZ_CUDA(cudaMemsetAsync(S.fcnt, 0, 40 * sizeof(unsigned), st));
         for (unsigned r = 0; r < R && m > 1; r++) {
-            cz_daff<F> *out = S.buf[r & 1];
+            const cz_pts<F> out = pts_buf(S.buf[r & 1], (r & 1) ? S.z1 : S.z0);
             uint32_t *kout = S.kb[r & 1];
-            if (pf) msf_fwd_pf_k<F>()<<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
-            else msf_fwd<F><<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
+            fwd<<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 1], st);
             baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 2], st);
-            msf_bwd_k<F>()<<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.binv);
+            (r ? bwd : bwd0)<<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.binv);
             CZ_CUDA_LAUNCHED();
             msf_flush<F><<<4 * sm_count(), 128, 0, st>>>(bucket, S.fl, S.fk, S.fcnt + r);
             CZ_CUDA_LAUNCHED();
@@ -1364,6 +1416,28 @@ static bool msm_affine(size_t n) {
     return n >= ((size_t)1 << 24);
 }
 
+/* All windows as one flat list (CZ_GPU_MSM_ALLW): every window's sorted list, keys offset by w * 2^(c-1) so
+ * that key - 1 is the bucket's index in the W x 2^(c-1) array and zero digits keep key 0, goes through ONE
+ * sequence of flat rounds, so the rounds' fixed costs (~R launches and an inversion per round) are paid once
+ * instead of per window: the affine additions' ~6 products then win over xyzz's 10 below 2^24 too. The sorts
+ * all run first (no overlap with the rounds). Measured on the H200 (session 9, median of 9, xyzz -> all
+ * windows): G1 2^20 13.32 -> 11.16 ms, 2^22 37.12 -> 27.63; G2 2^20 42.97 -> 36.53 (c = 14 instead of 16 is
+ * slower: 12.99 / 31.60); but G1 2^18 6.96 against xyzz's 6.17. "1" forces it for every affine size, "0" never;
+ * unset: from 2^CZ_GPU_MSM_ALLW_LOG (default G1 2^19, between those two; G2 2^18: its B_G2 tail of 415 k points
+ * took 67-69 ms of b_g2_ms against 71-77 in the partition) up to the per-window rounds' 2^24. */
+template <class F>
+static bool msm_allw(size_t n) {
+    const char *e = getenv("CZ_GPU_MSM_ALLW");
+    if (e) return atoi(e) == 1;
+    return n >= ((size_t)1 << env_size("CZ_GPU_MSM_ALLW_LOG", sizeof(F) == 48 ? 19 : 18, 1, 31)) && n < ((size_t)1 << 24);
+}
+
+/* keys of window w's sorted list -> the all-window list's (nonzero keys + off) */
+static __global__ void msm_key_off(uint32_t *k, size_t n, uint32_t off) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && k[i]) k[i] += off;
+}
+
 /* The scratch msm_run allocates for n points with evenly spread digits (random scalars), when free
  * memory allows the affine rounds one chunk per window (they take less when it does not). */
 template <class F>
@@ -1380,6 +1454,11 @@ static size_t msm_scratch_bytes(size_t n) {
                2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) + ((size_t)W * nch + W) * sizeof(P) +
                temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
     {
+        const bool allw = getenv("CZ_GPU_MSM_AFF") && atoi(getenv("CZ_GPU_MSM_AFF")) == 0 ? false : msm_flat() && msm_allw<F>(n);
+        if (allw) {
+            const size_t wn = (size_t)W * n, first = msa_first_chunk(wn), cw = wn < first ? wn : first;
+            return b + (size_t)W * n * sizeof(uint32_t) + 32 * sizeof(unsigned) + msf_need<F>(cw, W * nb, msf_blocks<F>());
+        }
         if (!msm_affine<F>(n)) return b;
         if (msm_flat()) {
             const unsigned nws = msm_wstreams<F>();
@@ -1425,10 +1504,12 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
                                     (uint32_t *)nullptr, (int)n, 0, (int)c, ss);
     void *temp = nullptr;
     const unsigned nch = nb / MSM_CHUNK;
-    bool aff = msm_affine<F>(n);
+    /* all windows in one flat list (msm_allw): every window's sorted keys kept, window w's at key + (2 + w) n */
+    const bool allw = getenv("CZ_GPU_MSM_AFF") && atoi(getenv("CZ_GPU_MSM_AFF")) == 0 ? false : msm_flat() && msm_allw<F>(n);
+    bool aff = allw || msm_affine<F>(n);
     /* flat rounds: window w's sorted keys stay in key2s[w & 1] until its rounds are done */
     bool flat = aff && msm_flat();
-    const unsigned nws = flat ? msm_wstreams<F>() : 1, nkb = 2 * nws; /* work streams, sorted-key buffers */
+    const unsigned nws = flat && !allw ? msm_wstreams<F>() : 1, nkb = allw ? W : 2 * nws; /* work streams, key buffers */
     rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
     if (!rc) rc = scratch_get(g_msm[1], (flat ? 2 + nkb : 3) * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
@@ -1458,9 +1539,10 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
      * (enqueued by the window loop below). */
     if (aff) CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), ss));
     uint32_t *key2s[4] = {key2, key2, key2, key2};
-    for (unsigned i = 1; flat && i < nkb; i++) key2s[i] = key + (2 + i) * n;
+    for (unsigned i = 1; flat && !allw && i < nkb; i++) key2s[i] = key + (2 + i) * n;
+    auto k2of = [&](unsigned w) { return allw ? key + (2 + (size_t)w) * n : key2s[w % nkb]; };
     auto sort_window = [&](unsigned w) -> int {
-        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1), *k2 = key2s[w % nkb];
+        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1), *k2 = k2of(w);
         msm_digits<<<g, 256, 0, ss>>>(key, val, sc, n, w, c);
         CZ_CUDA_LAUNCHED();
         CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, k2, val, sorted + (size_t)w * n, (int)n, 0, (int)c, ss));
@@ -1471,6 +1553,10 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
             CZ_CUDA_LAUNCHED();
             CZ_CUDA(cudaMemcpyAsync(ms->hmx + w, mx + w, sizeof(unsigned), cudaMemcpyDeviceToHost, ss));
             CZ_CUDA(cudaMemcpyAsync(ms->hz + w, ew, sizeof(unsigned), cudaMemcpyDeviceToHost, ss)); /* end of key 0 */
+        }
+        if (allw && w) {
+            msm_key_off<<<g, 256, 0, ss>>>(k2, n, w * nb);
+            CZ_CUDA_LAUNCHED();
         }
         CZ_CUDA(cudaEventRecord(ms->ev_win[w], ss));
         return 0;
@@ -1485,7 +1571,27 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     prof.mark("sort");
     /* bucket accumulation: flat affine rounds (default), affine rounds per segment (CZ_GPU_MSM_FLAT=0),
      * both from 2^24 points (msm_affine), else xyzz per bucket */
-    if (flat) {
+    if (allw) {
+        msf_state<F> S[1];
+        rc = msf_setup<F>(g_msm + 8, S, (size_t)W * n, W * nb, 1);
+        if (rc == 0) {
+            CZ_CUDA(cudaMemsetAsync(bucket, 0, (size_t)W * nb * sizeof(P), ws)); /* infinity */
+            CZ_CUDA(cudaEventSynchronize(ms->ev_win[W - 1])); /* every window sorted, its longest run on the host */
+            unsigned mxa = 0;
+            for (unsigned w = 0; w < W; w++) mxa = ms->hmx[w] > mxa ? ms->hmx[w] : mxa;
+            CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[W - 1], 0));
+            rc = msf_window<F>(S[0], bucket, (const cz_daff<F> *)d_bases, sorted, key + 2 * n, (size_t)W * n, 0, mxa,
+                               prof_level() >= 2, ws);
+            if (rc) return rc;
+            prof.mark_side("sorted", ss);
+            split_done = true;
+        } else if (rc == 1) {
+            flat = false, aff = false; /* no room: the xyzz path (start / end are per window, the keys unused) */
+            prof.mark_side("sorted", ss);
+        } else {
+            return rc;
+        }
+    } else if (flat) {
         msf_state<F> S[2];
         rc = msf_setup<F>(g_msm + 8, S, n, nb, nws);
         if (rc == 0) {
@@ -1500,7 +1606,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
                 CZ_CUDA(cudaEventSynchronize(ms->ev_win[w]));
                 CZ_CUDA(cudaStreamWaitEvent(s, ms->ev_win[w], 0));
                 rc = msf_window<F>(S[w % nws], bucket + (size_t)w * nb, (const cz_daff<F> *)d_bases, sorted + (size_t)w * n,
-                                   key2s[w % nkb], n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, s);
+                                   k2of(w), n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, s);
                 if (!rc && sorted_w < W) { /* window w + nkb reuses window w's key buffer once its rounds are done */
                     CZ_CUDA(cudaEventRecord(ms->ev_in, s));
                     CZ_CUDA(cudaStreamWaitEvent(ss, ms->ev_in, 0));

@@ -1,9 +1,9 @@
 /* GPU G1 MSM and 0/1 batch addition against the CPU (src/ec/msm.c) on fresh random data, 2^10..2^20:
  * random subgroup points from a pool (repeats exercise the doubling paths), some infinity bases,
  * random scalars with 0, 1 and r-1 mixed in; bitmaps at ~50 %, all ones, all zeros and lengths that
- * are not a multiple of 64. The batch addition runs under eight settings of its knobs (ba_modes: the
+ * are not a multiple of 64. The batch addition runs under nine settings of its knobs (ba_modes: the
  * default xyzz sums at these sizes, the fused rounds with q = 8, 2, 1, with and without prefetch, in
- * chunks of 2^14 down to 3 points, and the previous rounds); then the
+ * chunks of 2^14 down to 3 points, the previous rounds with split and interleaved buffers); then the
  * exceptional cases of the affine rounds on purpose: one point everywhere (every pair a doubling, at
  * every level), P and -P alternating (every pair cancels), halves that cancel only in later rounds,
  * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none.
@@ -27,37 +27,56 @@ static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal
  * CZ_GPU_BA_PF}, NULL = unset: the default (affine rounds only above 2^20 selected points, so here the
  * xyzz sums), fused rounds (CZ_GPU_BA_FUSED=1) down to the smallest sizes (q = 8, and q = 1 for the most
  * rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds (baa_run)
- * alike */
-static const char *const ba_modes[][5] = {
-    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL}, {"3", "14", NULL, "1", NULL},
-    {"1", NULL, "1", "1", "0"},     {"1", NULL, "1", "1", "1"},   {"1", NULL, "2", "1", "0"},
-    {"1", NULL, NULL, "0", NULL},   {"3", "14", NULL, "0", NULL},
+ * alike, and the default rounds with interleaved round buffers (CZ_GPU_AFF_SOA=0; the default splits x and
+ * y) */
+static const char *const ba_modes[][6] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL, NULL}, {"3", "14", NULL, "1", NULL, NULL},
+    {"1", NULL, "1", "1", "0", NULL},     {"1", NULL, "1", "1", "1", NULL},   {"1", NULL, "2", "1", "0", NULL},
+    {"1", NULL, NULL, "0", NULL, NULL},   {"3", "14", NULL, "0", NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, "0"},
 };
-#define N_BA_MODES 8
-static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED",
-                                        "CZ_GPU_BA_PF"};
+#define N_BA_MODES 9
+static const char *const ba_knobs[6] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q",
+                                        "CZ_GPU_BA_FUSED",   "CZ_GPU_BA_PF",        "CZ_GPU_AFF_SOA"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
 
-/* MSM bucket accumulation: the size's default (xyzz per bucket below 2^24), the flat affine rounds over
- * whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk borders), the
- * per-segment affine rounds (CZ_GPU_MSM_FLAT=0) over whole windows and in chunks of 2^16, the flat
- * rounds' plain forward and backward passes (CZ_GPU_MSF_PF=0, CZ_GPU_MSF_BPF=0; the defaults keep loads in
- * flight) over whole windows and chunks of 2^10, and the flat rounds on one work stream (CZ_GPU_MSM_WSTREAMS=1; the default is two, with
- * half-window chunks) and on two with each stream's grid halved and chunks of 2^16 (CZ_GPU_MSF_GDIV=2): {CZ_GPU_MSM_AFF,
- * CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF} */
-static const char *const msm_modes[][7] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL},  {"1", "10", NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, "0", NULL, NULL, NULL, NULL},   {"1", "16", "0", NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, NULL, "0"},    {"1", "10", NULL, "0", NULL, NULL, "0"},
-    {"1", NULL, NULL, NULL, "1", NULL, NULL},   {"1", "16", NULL, NULL, "2", "2", NULL}};
-#define N_MSM_MODES 10
+/* MSM bucket accumulation: the size's default (xyzz per bucket below 2^19, all windows as one flat list from
+ * 2^19), xyzz per bucket at every size (CZ_GPU_MSM_AFF=0), the per-window flat affine rounds
+ * (CZ_GPU_MSM_ALLW=0) over whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk
+ * borders), the per-segment affine rounds (CZ_GPU_MSM_FLAT=0) over whole windows and in chunks of 2^16, the
+ * flat rounds' plain forward and backward passes (CZ_GPU_MSF_PF=0, CZ_GPU_MSF_BPF=0; the defaults keep loads
+ * in flight) over whole windows and chunks of 2^10, the flat rounds on one work stream (CZ_GPU_MSM_WSTREAMS=1;
+ * the default is two, with half-window chunks) and on two with each stream's grid halved and chunks of 2^16
+ * (CZ_GPU_MSF_GDIV=2), all windows as one flat list at every size (CZ_GPU_MSM_ALLW=1: zero digits kept as key
+ * 0) whole and in chunks of 2^10 (chunks that cross windows), and the interleaved round buffers
+ * (CZ_GPU_AFF_SOA=0; the default splits x and y) both ways, the second with one backward-pass kernel for
+ * every round (CZ_GPU_MSF_SPLIT=0): {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF,
+ * CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF, CZ_GPU_MSM_ALLW, CZ_GPU_AFF_SOA, CZ_GPU_MSF_SPLIT} */
+static const char *const msm_modes[][10] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL},
+    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, NULL, "0", "0", NULL, NULL},
+    {"1", "10", NULL, "0", NULL, NULL, "0", "0", NULL, NULL},
+    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL},
+    {"1", "16", NULL, NULL, "2", "2", NULL, "0", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL},
+    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", "0", "0"},
+    {NULL, "10", NULL, "0", NULL, NULL, "0", "1", "0", NULL},
+};
+#define N_MSM_MODES 15
 
-static const char *const msm_knobs[7] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
-                                         "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSF_GDIV",          "CZ_GPU_MSF_BPF"};
+static const char *const msm_knobs[10] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+                                          "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSF_GDIV",          "CZ_GPU_MSF_BPF",  "CZ_GPU_MSM_ALLW",
+                                          "CZ_GPU_AFF_SOA",      "CZ_GPU_MSF_SPLIT"};
 
-static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 7); }
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 10); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {

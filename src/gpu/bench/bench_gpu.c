@@ -344,8 +344,8 @@ timing:;
                 tl += snprintf(table + tl, cap - tl, "| G1 batch add %s | 2^%u | %.3f | %.3f | - | - |\n", pat ? "100%" : "~50%", lg, med, ms[0]);
         }
     }
-    static const unsigned msz[] = {20, 22, 24, 26, 27};
-    static const double sp_msm[] = {22.4, 54.6, 161.7, 567.9, 1110.8};
+    static const unsigned msz[] = {18, 20, 22, 24, 26, 27};
+    static const double sp_msm[] = {0, 22.4, 54.6, 161.7, 567.9, 1110.8}; /* 0: no anchor */
     /* CZ_BENCH_MSM_AB: variants separated by ';', each "VAR=V,VAR=V" (at most 3) */
     const char *logs = getenv("CZ_BENCH_MSM_LOGS"), *ab = getenv("CZ_BENCH_MSM_AB");
     char var[4][128] = {""};
@@ -397,8 +397,10 @@ timing:;
         }
         for (int v = 0; v < nv; v++) {
             double med = median_ms(ms[v], mr);
-            tl += snprintf(table + tl, cap - tl, "| G1 MSM%s%s (median of %d) | 2^%u | %.3f | %.3f | %.1f | %.2f |\n",
-                           v ? " with " : "", var[v], mr, lg, med, ms[v][0], sp_msm[k], med / sp_msm[k]);
+            char anc[48] = "- | -";
+            if (sp_msm[k] > 0) snprintf(anc, sizeof anc, "%.1f | %.2f", sp_msm[k], med / sp_msm[k]);
+            tl += snprintf(table + tl, cap - tl, "| G1 MSM%s%s (median of %d) | 2^%u | %.3f | %.3f | %s |\n",
+                           v ? " with " : "", var[v], mr, lg, med, ms[v][0], anc);
         }
     }
     cz_gpu_timer_destroy(tm);
@@ -545,10 +547,11 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
 /* ---- CZ_BENCH_BA_ONLY: the batch additions alone (G1 2^26 ~50 % and 100 %, G2 2^24 ~50 %), checked
  * against the CPU first (G1 2^24 ~50 %: 2^23 points, G2 2^22 ~50 %: 2^21 points, both above the 2^20 where
  * the affine rounds start) unless CZ_BENCH_BA_NOCHECK, then timed under each variant of
- * CZ_BENCH_BA_VARIANTS ("A;B;...", each a space-separated list of NAME=VALUE of the CZ_GPU_BA_* knobs,
- * "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
-static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF",  "CZ_GPU_BA_Q",    "CZ_GPU_BA_MINB",
-                                            "CZ_GPU_BA_XYZZ",  "CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG"};
+ * CZ_BENCH_BA_VARIANTS ("A;B;...", each a space-separated list of NAME=VALUE of the CZ_GPU_BA_* knobs and
+ * CZ_GPU_AFF_SOA, "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
+static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED",   "CZ_GPU_BA_PF",        "CZ_GPU_BA_Q",
+                                            "CZ_GPU_BA_MINB",    "CZ_GPU_BA_XYZZ",      "CZ_GPU_BA_AFF_MIN",
+                                            "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA"};
 
 static void ba_variant(const char *v) {
     for (size_t i = 0; i < sizeof ba_knob_names / sizeof ba_knob_names[0]; i++) unsetenv(ba_knob_names[i]);
