@@ -1235,6 +1235,7 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
     const unsigned ig = (S.G + 31) / 32 * 32;
     const auto fwd = msf_pf() ? msf_fwd_pf_k<F>() : msf_fwd<F>; /* the knobs read once */
     const auto bwd0 = msf_bwd_k<F>(1), bwd = msf_bwd_k<F>(0);
+    const cz_pts<F> outs[2] = {pts_buf(S.buf[0], S.z0), pts_buf(S.buf[1], S.z1)};
     cudaEvent_t rev[3 * 40 + 1];
     if (rprof)
         for (int i = 0; i < 3 * 40 + 1; i++) cudaEventCreate(&rev[i]);
@@ -1246,7 +1247,7 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
         if (rp) cudaEventRecord(rev[0], st);
         CZ_CUDA(cudaMemsetAsync(S.fcnt, 0, 40 * sizeof(unsigned), st));
         for (unsigned r = 0; r < R && m > 1; r++) {
-            const cz_pts<F> out = pts_buf(S.buf[r & 1], (r & 1) ? S.z1 : S.z0);
+            const cz_pts<F> out = outs[r & 1];
             uint32_t *kout = S.kb[r & 1];
             fwd<<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
             CZ_CUDA_LAUNCHED();
@@ -1424,9 +1425,12 @@ static bool msm_affine(size_t n) {
  * windows): G1 2^20 13.32 -> 11.16 ms, 2^22 37.12 -> 27.63; G2 2^20 42.97 -> 36.53 (c = 14 instead of 16 is
  * slower: 12.99 / 31.60); but G1 2^18 6.96 against xyzz's 6.17. "1" forces it for every affine size, "0" never;
  * unset: from 2^CZ_GPU_MSM_ALLW_LOG (default G1 2^19, between those two; G2 2^18: its B_G2 tail of 415 k points
- * took 67-69 ms of b_g2_ms against 71-77 in the partition) up to the per-window rounds' 2^24. */
+ * took 67-69 ms of b_g2_ms against 71-77 in the partition) up to the per-window rounds' 2^24. Never with
+ * CZ_GPU_MSM_AFF=0 (xyzz forced) or CZ_GPU_MSM_FLAT=0 (the per-segment rounds). */
 template <class F>
 static bool msm_allw(size_t n) {
+    const char *a = getenv("CZ_GPU_MSM_AFF");
+    if ((a && atoi(a) == 0) || !msm_flat()) return false;
     const char *e = getenv("CZ_GPU_MSM_ALLW");
     if (e) return atoi(e) == 1;
     return n >= ((size_t)1 << env_size("CZ_GPU_MSM_ALLW_LOG", sizeof(F) == 48 ? 19 : 18, 1, 31)) && n < ((size_t)1 << 24);
@@ -1454,8 +1458,7 @@ static size_t msm_scratch_bytes(size_t n) {
                2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) + ((size_t)W * nch + W) * sizeof(P) +
                temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
     {
-        const bool allw = getenv("CZ_GPU_MSM_AFF") && atoi(getenv("CZ_GPU_MSM_AFF")) == 0 ? false : msm_flat() && msm_allw<F>(n);
-        if (allw) {
+        if (msm_allw<F>(n)) {
             const size_t wn = (size_t)W * n, first = msa_first_chunk(wn), cw = wn < first ? wn : first;
             return b + (size_t)W * n * sizeof(uint32_t) + 32 * sizeof(unsigned) + msf_need<F>(cw, W * nb, msf_blocks<F>());
         }
@@ -1505,7 +1508,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     void *temp = nullptr;
     const unsigned nch = nb / MSM_CHUNK;
     /* all windows in one flat list (msm_allw): every window's sorted keys kept, window w's at key + (2 + w) n */
-    const bool allw = getenv("CZ_GPU_MSM_AFF") && atoi(getenv("CZ_GPU_MSM_AFF")) == 0 ? false : msm_flat() && msm_allw<F>(n);
+    const bool allw = msm_allw<F>(n);
     bool aff = allw || msm_affine<F>(n);
     /* flat rounds: window w's sorted keys stay in key2s[w & 1] until its rounds are done */
     bool flat = aff && msm_flat();
