@@ -319,17 +319,40 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     ba_popc<<<(unsigned)((nw + 1 + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, cnt);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
+    const bool xyzz = getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1;
+    /* The rounds are sized on the host: the count goes to the host before the index list is scattered, and
+     * the host waits for that copy alone (an event), so the scatter runs while the host reads the count and
+     * queues the rounds behind it (no idle device between the list and the first round). */
+    static thread_local uint32_t *h_tot = nullptr; /* pinned, so the copy is asynchronous (one per thread, kept) */
+    if (!xyzz && !h_tot && cudaHostAlloc((void **)&h_tot, sizeof *h_tot, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        h_tot = nullptr;
+        return cz_error(CZ_ENOMEM, "batch add: no pinned host word for the count");
+    }
+    uint32_t tot = 0;
+    cudaEvent_t ev_tot = nullptr;
+    if (!xyzz) {
+        CZ_CUDA(cudaMemcpyAsync(h_tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
+        CZ_CUDA(cudaEventCreateWithFlags(&ev_tot, cudaEventDisableTiming));
+        const cudaError_t e = cudaEventRecord(ev_tot, st);
+        if (e != cudaSuccess) {
+            cudaEventDestroy(ev_tot);
+            CZ_CUDA(e);
+        }
+    }
     const size_t sb = (nw + 7) / 8, sbmax = (size_t)sm_count() * 16; /* 8 words (warps) per block */
     ba_scatter<<<(unsigned)(sb < sbmax ? sb : sbmax), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
-    CZ_CUDA_LAUNCHED();
+    const cudaError_t le = cudaGetLastError();
+    const cudaError_t se = ev_tot ? cudaEventSynchronize(ev_tot) : cudaSuccess;
+    if (ev_tot) cudaEventDestroy(ev_tot);
+    CZ_CUDA(le);
+    CZ_CUDA(se);
+    if (!xyzz) tot = *h_tot;
     unsigned cnt_parts = (unsigned)blocks;
-    if (getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1) {
+    if (xyzz) {
         kern<<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);
         CZ_CUDA_LAUNCHED();
     } else {
-        uint32_t tot = 0; /* the rounds are sized on the host */
-        CZ_CUDA(cudaMemcpyAsync(&tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
-        CZ_CUDA(cudaStreamSynchronize(st));
         if (hprof) ht[0] = hms(h0);
         if (env_size("CZ_GPU_BA_FUSED", 0, 0, 1)) {
             rc = baf_run<F>(g_ba, part, nparts, (const cz_daff<F> *)d_bases, idx, tot, st);

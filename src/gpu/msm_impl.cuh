@@ -164,8 +164,9 @@ static __global__ void __launch_bounds__(RED_THREADS, MINB) ba_sum(cz_dxyzz<F> *
  * denominators d_j (x2 - x1, or 2 y1 for a doubling) into acc_t, storing the running product before
  * each factor (pref[j]), and leaves per thread e_t * x_t, the product of the other accs of its block
  * (exclusive prefix times exclusive suffix, by warp shuffles and a short cross-warp pass), and per
- * block the block's product. baa_inv (one block) inverts the block products the same way with ONE
- * field inversion. baa_bwd gets acc_t^-1 = e_t x_t (block product)^-1 and walks its pairs backwards:
+ * block the block's product. Thread 0 of each block inverts its block's product at the start of baa_bwd
+ * (baa_start_inv; or, CZ_GPU_BINV=0, baa_inv (one block) inverts them all the same way with ONE field
+ * inversion). baa_bwd gets acc_t^-1 = e_t x_t (block product)^-1 and walks its pairs backwards:
  * d_j^-1 = acc^-1 * pref[j], acc^-1 *= d_j, then lambda, x3 = lambda^2 - x1 - x2,
  * y3 = lambda (x1 - x3) - y1: 6 products per addition against 10 for xyzz += affine.
  * Exceptional pairs are exact: an infinity (0,0) operand gives the other, x1 == x2 is a doubling
@@ -353,14 +354,41 @@ static __global__ void __launch_bounds__(512) baa_inv(F *binv, const F *btot, un
     if (i < nb) cz_st(binv + i, e * x * tinv);
 }
 
+/* The backward pass's starting inverse for the calling thread (the inverse of its chain's product): ex[t]
+ * times the inverse of its block's product, from binv when baa_inv ran, or (binv null) inverted here by
+ * thread 0 of every block at once, so a round needs no one-block kernel with its product tree over the
+ * blocks between the passes (~94 us a round on the H200 against one ~42 us inversion). Every thread of
+ * the block must call it (a barrier), before any returns. Per-block inversions are the default where a
+ * round is alone on the device (batch addition, all-window list, one work stream); with two work streams
+ * the other stream's passes hide baa_inv, which holds one SM where this holds all of them. CZ_GPU_BINV=0|1
+ * forces baa_inv / per-block inversions everywhere (A/B). H200 (session 10, same process, median of 9 / 5 /
+ * 3): batch add G1 2^26 ~50 % 10.129 -> 9.941 ms, 100 % 19.824 -> 19.420, G2 2^24 ~50 % 11.010 -> 10.702;
+ * G1 MSM (all-window list) 2^20 10.97 -> 10.70, 2^22 27.09 -> 26.77; G2 MSM 2^24 (one stream) 355.3 -> 345.0;
+ * but G1 MSM on two work streams 2^24 104.8 -> 110.6, 2^27 568.8 -> 575.4, hence baa_inv there. */
+template <class F>
+static __device__ F baa_start_inv(const F *ex, const F *btot, const F *binv) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (binv) return cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
+    __shared__ F bi;
+    if (threadIdx.x == 0) bi = cz_fp_inv(cz_ld(btot + blockIdx.x));
+    __syncthreads();
+    return cz_ld(ex + t) * bi;
+}
+/* per-block inversions (baa_start_inv with binv null) for a round alone on the device (one_stream), or forced */
+static bool binv_block(bool one_stream) {
+    const char *e = getenv("CZ_GPU_BINV");
+    if (e && *e) return atoi(e) != 0;
+    return one_stream;
+}
+
 template <class F>
 static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(const cz_pts<F> out, const cz_pts<F> in, const uint32_t *idx, size_t m,
-                                                               const F *pref, const F *ex, const F *binv) {
+                                                               const F *pref, const F *ex, const F *btot, const F *binv) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t npair = m / 2;
     if (t == 0 && (m & 1)) out.st(npair, in.ld(idx ? idx[m - 1] : m - 1));
+    F inv = baa_start_inv(ex, btot, binv);
     if (t >= npair) return;
-    F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
     for (size_t j = t + (npair - 1 - t) / T * T;; j -= T) {
         size_t ia, ib;
         baa_pair(idx, j, ia, ib);
@@ -471,6 +499,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     const cz_pts<F> bufs[2] = {pts_buf(buf, cmax / 2 + 1), pts_buf(buf + (cmax / 2 + 1), cmax / 4 + 1)};
     F *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
     const unsigned ig = (G + 31) / 32 * 32;
+    const bool pbinv = binv_block(true);
     bool first = true;
     for (size_t off = 0; off < tot || first; off += chunk) {
         size_t m = tot - off < chunk ? tot - off : chunk;
@@ -492,10 +521,12 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
             baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(cur, ci, m / 2, pref, ex, btot);
             CZ_CUDA_LAUNCHED();
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
-            baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
-            CZ_CUDA_LAUNCHED();
+            if (!pbinv) {
+                baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
+                CZ_CUDA_LAUNCHED();
+            }
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 2], st);
-            baa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, cur, ci, m, pref, ex, binv);
+            baa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, cur, ci, m, pref, ex, btot, pbinv ? nullptr : binv);
             CZ_CUDA_LAUNCHED();
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 3], st);
             nr++;
@@ -1041,7 +1072,7 @@ static bool msf_pf() {
 template <class F, int MINB = sizeof(F) == 48 ? 2 : 1, bool PF = false, int SRT = -1>
 static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts<F> out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
                                                                unsigned *fcnt, msf_src<F> src_, size_t m, const F *pref,
-                                                               const F *ex, const F *binv) {
+                                                               const F *ex, const F *btot, const F *binv) {
     msf_src<F> src = src_;
     if (SRT == 0) src.srt = nullptr;
     if (SRT == 1) __builtin_assume(src.srt != nullptr);
@@ -1052,8 +1083,8 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts
         baa_st_aff(fl + q, src.ld(m - 1));
         fk[q] = src.key[m - 1];
     }
+    F inv = baa_start_inv(ex, btot, binv);
     if (t >= npair) return;
-    F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
     size_t j = t + (npair - 1 - t) / T * T;
     uint32_t ka = 0, kb = 0, va = 0, vb = 0; /* PF: pair j's keys and sorted entries */
     if (PF) src.idx(j, ka, kb, va, vb);
@@ -1188,6 +1219,7 @@ struct msf_state {
     F *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
     size_t cw = 0, z0 = 0, z1 = 0; /* chunk positions; capacity of buf[0], buf[1] in points */
     unsigned G = 0;
+    bool pbinv = false; /* per-block inversions in the backward passes (baa_start_inv), no baa_inv */
 };
 
 /* Sizes the chunk from free device memory (the whole window when it fits, half of it for two copies, at least
@@ -1209,6 +1241,7 @@ static int msf_setup(scratch *g, msf_state<F> *S, size_t n, unsigned nb, unsigne
         msf_state<F> &s = S[i];
         scratch *gi = g + 4 * i;
         s.G = G;
+        s.pbinv = binv_block(copies == 1);
         s.cw = n < ch ? n : ch;
         const size_t z0 = s.cw / 2 + 2, z1 = s.cw / 4 + 2, T = (size_t)s.G * BAA_THREADS;
         char *pb = nullptr, *kb = nullptr;
@@ -1252,10 +1285,13 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
             fwd<<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 1], st);
-            baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
-            CZ_CUDA_LAUNCHED();
+            if (!S.pbinv) {
+                baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
+                CZ_CUDA_LAUNCHED();
+            }
             if (rp) cudaEventRecord(rev[3 * r + 2], st);
-            (r ? bwd : bwd0)<<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.binv);
+            (r ? bwd : bwd0)<<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.btot,
+                                                          S.pbinv ? nullptr : S.binv);
             CZ_CUDA_LAUNCHED();
             msf_flush<F><<<4 * sm_count(), 128, 0, st>>>(bucket, S.fl, S.fk, S.fcnt + r);
             CZ_CUDA_LAUNCHED();

@@ -33,38 +33,42 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
      * affine rounds (CZ_GPU_MSM_FLAT=0) likewise, the flat rounds with the plain forward pass (CZ_GPU_MSF_PF=0),
      * the flat rounds on two work streams (CZ_GPU_MSM_WSTREAMS=2) over half windows and chunks of 2^12, all
      * windows as one flat list (CZ_GPU_MSM_ALLW=1) whole and in chunks of 2^12, the latter with interleaved
-     * round buffers (CZ_GPU_AFF_SOA=0) */
-    static const char *const modes[][7] = {
-        {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"0", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"1", NULL, NULL, NULL, NULL, "0", NULL},   {"1", "12", NULL, NULL, NULL, "0", NULL},
-        {"1", NULL, "0", NULL, NULL, NULL, NULL},   {"1", "12", "0", NULL, NULL, NULL, NULL},
-        {"1", "12", NULL, "0", NULL, "0", NULL},    {"1", NULL, NULL, NULL, "2", "0", NULL},
-        {"1", "12", NULL, NULL, "2", "0", NULL},    {NULL, NULL, NULL, NULL, NULL, "1", NULL},
-        {NULL, "12", NULL, NULL, NULL, "1", "0"}};
-    static const char *const knobs[7] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
-                                         "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSM_ALLW",          "CZ_GPU_AFF_SOA"};
-    for (int k = 0; k < 11; k++) {
-        set_knobs(knobs, modes[k], 7);
+     * round buffers (CZ_GPU_AFF_SOA=0), and per-window flat rounds in chunks of 2^12 with the one-block inversion
+     * kernel (CZ_GPU_BINV=0; one work stream inverts per block by default) */
+    static const char *const modes[][8] = {
+        {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"1", NULL, NULL, NULL, NULL, "0", NULL, NULL},   {"1", "12", NULL, NULL, NULL, "0", NULL, NULL},
+        {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL},   {"1", "12", "0", NULL, NULL, NULL, NULL, NULL},
+        {"1", "12", NULL, "0", NULL, "0", NULL, NULL},    {"1", NULL, NULL, NULL, "2", "0", NULL, NULL},
+        {"1", "12", NULL, NULL, "2", "0", NULL, NULL},    {NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL},
+        {NULL, "12", NULL, NULL, NULL, "1", "0", NULL},   {"1", "12", NULL, NULL, NULL, "0", NULL, "0"}};
+    static const char *const knobs[8] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+                                         "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSM_ALLW",          "CZ_GPU_AFF_SOA",  "CZ_GPU_BINV"};
+    for (int k = 0; k < 12; k++) {
+        set_knobs(knobs, modes[k], 8);
         memset(&gpu, 0xa5, sizeof gpu);
         int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
         CHECK_MSG(rc == 0, "g2 msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
         CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
     }
-    set_knobs(knobs, modes[0], 7);
+    set_knobs(knobs, modes[0], 8);
 }
 
-/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF, CZ_GPU_AFF_SOA}: the default
+/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF, CZ_GPU_AFF_SOA, CZ_GPU_BINV}: the default
  * (xyzz sums at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the
  * default rounds from one point on with split (default) and interleaved round buffers; so the G2 affine
  * rounds are checked at small sizes, not only timed at 2^24 */
-static const char *const ba_modes[][5] = {
-    {NULL, NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL, NULL}, {"1", "1", "1", "0", NULL},
-    {"1", "1", "1", "1", NULL},     {"1", NULL, "0", NULL, NULL}, {"1", NULL, "0", NULL, "0"},
+static const char *const ba_modes[][6] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL, NULL, NULL}, {"1", "1", "1", "0", NULL, NULL},
+    {"1", "1", "1", "1", NULL, NULL},     {"1", NULL, "0", NULL, NULL, NULL}, {"1", NULL, "0", NULL, "0", NULL},
+    {"1", NULL, "0", NULL, NULL, "0"},
 };
-#define N_BA_MODES 6
-static const char *const ba_knobs[5] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q", "CZ_GPU_BA_FUSED", "CZ_GPU_BA_PF", "CZ_GPU_AFF_SOA"};
+#define N_BA_MODES 7
+/* CZ_GPU_BINV=0 (last mode): the default rounds' inversions by the one-block kernel instead of per block */
+static const char *const ba_knobs[6] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q",    "CZ_GPU_BA_FUSED",
+                                        "CZ_GPU_BA_PF",      "CZ_GPU_AFF_SOA", "CZ_GPU_BINV"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 5); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
 
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;

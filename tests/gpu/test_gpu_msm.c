@@ -29,17 +29,20 @@ static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal
  * rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds (baa_run)
  * alike, and the default rounds with interleaved round buffers (CZ_GPU_AFF_SOA=0; the default splits x and
  * y) */
-static const char *const ba_modes[][6] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL, NULL}, {"3", "14", NULL, "1", NULL, NULL},
-    {"1", NULL, "1", "1", "0", NULL},     {"1", NULL, "1", "1", "1", NULL},   {"1", NULL, "2", "1", "0", NULL},
-    {"1", NULL, NULL, "0", NULL, NULL},   {"3", "14", NULL, "0", NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, "0"},
+static const char *const ba_modes[][7] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL, NULL, NULL},
+    {"3", "14", NULL, "1", NULL, NULL, NULL},   {"1", NULL, "1", "1", "0", NULL, NULL},
+    {"1", NULL, "1", "1", "1", NULL, NULL},     {"1", NULL, "2", "1", "0", NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, NULL, NULL},   {"3", "14", NULL, "0", NULL, NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, "0", NULL},    {"1", "14", NULL, "0", NULL, NULL, "0"},
 };
-#define N_BA_MODES 9
-static const char *const ba_knobs[6] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q",
-                                        "CZ_GPU_BA_FUSED",   "CZ_GPU_BA_PF",        "CZ_GPU_AFF_SOA"};
+#define N_BA_MODES 10
+/* CZ_GPU_BINV=0 (last mode): the default rounds' inversions by the one-block kernel (baa_inv) instead of per
+ * block in the backward passes */
+static const char *const ba_knobs[7] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q",  "CZ_GPU_BA_FUSED",
+                                        "CZ_GPU_BA_PF",      "CZ_GPU_AFF_SOA",      "CZ_GPU_BINV"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 7); }
 
 /* MSM bucket accumulation: the size's default (xyzz per bucket below 2^19, all windows as one flat list from
  * 2^19), xyzz per bucket at every size (CZ_GPU_MSM_AFF=0), the per-window flat affine rounds
@@ -51,32 +54,37 @@ static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
  * (CZ_GPU_MSF_GDIV=2), all windows as one flat list at every size (CZ_GPU_MSM_ALLW=1: zero digits kept as key
  * 0) whole and in chunks of 2^10 (chunks that cross windows), and the interleaved round buffers
  * (CZ_GPU_AFF_SOA=0; the default splits x and y) both ways, the second with one backward-pass kernel for
- * every round (CZ_GPU_MSF_SPLIT=0): {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF,
- * CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF, CZ_GPU_MSM_ALLW, CZ_GPU_AFF_SOA, CZ_GPU_MSF_SPLIT} */
-static const char *const msm_modes[][10] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL},
-    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, NULL, "0", "0", NULL, NULL},
-    {"1", "10", NULL, "0", NULL, NULL, "0", "0", NULL, NULL},
-    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL},
-    {"1", "16", NULL, NULL, "2", "2", NULL, "0", NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL},
-    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", "0", "0"},
-    {NULL, "10", NULL, "0", NULL, NULL, "0", "1", "0", NULL},
+ * every round (CZ_GPU_MSF_SPLIT=0), and the rounds' inversions the other way round (CZ_GPU_BINV: per block
+ * in the backward passes on two work streams, whose default is the one-block kernel, and that kernel for the
+ * all-window list, whose default is per block): {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG, CZ_GPU_MSM_FLAT,
+ * CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF, CZ_GPU_MSM_ALLW, CZ_GPU_AFF_SOA,
+ * CZ_GPU_MSF_SPLIT, CZ_GPU_BINV} */
+static const char *const msm_modes[][11] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL},
+    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL},
+    {"1", "10", NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, "2", "2", NULL, "0", NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL},
+    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", "0", "0", NULL},
+    {NULL, "10", NULL, "0", NULL, NULL, "0", "1", "0", NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, "1"},
+    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, "0"},
 };
-#define N_MSM_MODES 15
+#define N_MSM_MODES 17
 
-static const char *const msm_knobs[10] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+static const char *const msm_knobs[11] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
                                           "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSF_GDIV",          "CZ_GPU_MSF_BPF",  "CZ_GPU_MSM_ALLW",
-                                          "CZ_GPU_AFF_SOA",      "CZ_GPU_MSF_SPLIT"};
+                                          "CZ_GPU_AFF_SOA",      "CZ_GPU_MSF_SPLIT",         "CZ_GPU_BINV"};
 
-static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 10); }
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 11); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {

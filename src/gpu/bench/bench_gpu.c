@@ -551,7 +551,7 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
  * CZ_GPU_AFF_SOA, "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
 static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED",   "CZ_GPU_BA_PF",        "CZ_GPU_BA_Q",
                                             "CZ_GPU_BA_MINB",    "CZ_GPU_BA_XYZZ",      "CZ_GPU_BA_AFF_MIN",
-                                            "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA"};
+                                            "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA",     "CZ_GPU_BINV"};
 
 static void ba_variant(const char *v) {
     for (size_t i = 0; i < sizeof ba_knob_names / sizeof ba_knob_names[0]; i++) unsetenv(ba_knob_names[i]);
