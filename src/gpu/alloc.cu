@@ -60,6 +60,11 @@ extern "C" int cz_gpu_event_record_(void *e, void *s) {
     return 0;
 }
 
+extern "C" int cz_gpu_event_sync_(void *e) {
+    CZ_CUDA(cudaEventSynchronize((cudaEvent_t)e));
+    return 0;
+}
+
 extern "C" int cz_gpu_stream_wait_(void *s, void *e) {
     CZ_CUDA(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0));
     return 0;

@@ -323,12 +323,14 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     /* The rounds are sized on the host: the count goes to the host before the index list is scattered, and
      * the host waits for that copy alone (an event), so the scatter runs while the host reads the count and
      * queues the rounds behind it (no idle device between the list and the first round). */
-    static thread_local uint32_t *h_tot = nullptr; /* pinned, so the copy is asynchronous (one per thread, kept) */
-    if (!xyzz && !h_tot && cudaHostAlloc((void **)&h_tot, sizeof *h_tot, cudaHostAllocDefault) != cudaSuccess) {
+    /* pinned, so the copies are asynchronous (one per thread, kept): the count, then the result */
+    static thread_local uint8_t *h_pin = nullptr;
+    if (!h_pin && cudaHostAlloc((void **)&h_pin, 64 + sizeof(P), cudaHostAllocDefault) != cudaSuccess) {
         (void)cudaGetLastError();
-        h_tot = nullptr;
-        return cz_error(CZ_ENOMEM, "batch add: no pinned host word for the count");
+        h_pin = nullptr;
+        return cz_error(CZ_ENOMEM, "batch add: no pinned host words for the count and the result");
     }
+    uint32_t *const h_tot = (uint32_t *)h_pin;
     uint32_t tot = 0;
     cudaEvent_t ev_tot = nullptr;
     if (!xyzz) {
@@ -366,13 +368,24 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         CZ_CUDA(cudaStreamSynchronize(st));
         ht[1] = hms(h0);
     }
+    cudaEvent_t fe[2] = {nullptr, nullptr}; /* CZ_GPU_BA_PROFILE: the final sum's kernel time */
+    if (hprof)
+        for (int i = 0; i < 2; i++)
+            if (cudaEventCreate(&fe[i]) == cudaSuccess) cudaEventRecord(fe[i], st);
     sum_segments<F><<<1, RED_THREADS, 0, st>>>(part + nparts, part, cnt_parts, 0);
     CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaMemcpyAsync(r_xyzz, part + nparts, sizeof(P), cudaMemcpyDeviceToHost, st));
+    if (hprof && fe[1]) cudaEventRecord(fe[1], st);
+    CZ_CUDA(cudaMemcpyAsync(h_pin + 64, part + nparts, sizeof(P), cudaMemcpyDeviceToHost, st));
     CZ_CUDA(cudaStreamSynchronize(st));
+    memcpy(r_xyzz, h_pin + 64, sizeof(P));
     if (hprof) {
         ht[2] = hms(h0);
-        fprintf(stderr, "ba host ms: count at %.3f, rounds done at %.3f, end at %.3f\n", ht[0], ht[1], ht[2]);
+        float fk = 0;
+        if (fe[0] && fe[1]) cudaEventElapsedTime(&fk, fe[0], fe[1]);
+        for (int i = 0; i < 2; i++)
+            if (fe[i]) cudaEventDestroy(fe[i]);
+        fprintf(stderr, "ba host ms: count at %.3f, rounds done at %.3f, end at %.3f (final sum of %u partials: %.3f ms)\n",
+                ht[0], ht[1], ht[2], cnt_parts, fk);
     }
     return 0;
 }

@@ -493,6 +493,10 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
         if (pr->h_reg[i]) cz_gpu_host_unregister_((void *)pr->h_src[i]);
         if (pr->h_own && pr->h_src[i]) cz_gpu_host_free((void *)pr->h_src[i]);
     }
+    for (int i = 0; i < 2; i++) {
+        cz_gpu_host_free(pr->h_up[i]);
+        cz_gpu_event_destroy_(pr->ev_upc[i]);
+    }
     cz_gpu_event_destroy_(pr->ev_b);
     cz_gpu_stream_destroy_(pr->st2);
     cz_gpu_free(pr->scan_temp);

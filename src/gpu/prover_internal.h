@@ -21,6 +21,8 @@ int cz_gpu_stream_sync_(void *s);
 int cz_gpu_event_create_(void **e);
 void cz_gpu_event_destroy_(void *e);
 int cz_gpu_event_record_(void *e, void *s);
+/* The host waits for the work recorded in e. */
+int cz_gpu_event_sync_(void *e);
 /* s waits (on the device) for the work recorded in e. */
 int cz_gpu_stream_wait_(void *s, void *e);
 int cz_gpu_htod_async_(void *dst, const void *src, size_t bytes, void *s);

@@ -42,6 +42,11 @@ struct cz_gpu_prover {
     size_t scan_cap;
     cz_gpu_ntt *plan;
     void *st, *st_up, *ev_up;
+    /* Compact witness uploads (prover_run.c upload_staged): two pinned host chunks of up_chunk bytes that
+     * pageable parts are copied through by several threads while the other chunk is in flight, and the event
+     * after each chunk's copy; allocated on the first compact start (NULL / 0 until then) */
+    void *h_up[2], *ev_upc[2];
+    size_t up_chunk;
     /* B_G2 beside L and A (prover_run.c): its own stream, an event after B's classification, and one buffer
      * for private copies of B's bitmap and tail offsets plus a tail area (g2buf_cap bytes in all; NULL when
      * it did not fit: B_G2 then runs after the G1 queries as before) */

@@ -181,6 +181,58 @@ static int upload_parts(cz_gpu_prover *pr, int k, void *const dst[], const void 
     return rc ? rc : rc2;
 }
 
+/* Pageable parts cross PCIe through two pinned host chunks (pr->h_up, pr->up_chunk bytes each): OpenMP threads
+ * copy chunk i into one while chunk i-1 is in flight from the other, instead of the driver's single-threaded
+ * staging of a pageable cudaMemcpyAsync (12.5-14 ms for the 86.7 MB of a compact 32 GiB PoRep witness on the
+ * H200 machine, ~7 GB/s). Pinned parts go straight. Returns once the last chunk is queued (the compute stream
+ * waits for ev_up); a buffer is reused only after its previous copy's event. Not the default: see
+ * upload_compact. */
+static int upload_staged(cz_gpu_prover *pr, int k, void *const dst[], const void *const src[], const size_t bytes[]) {
+    int rc = 0;
+    if (!pr->up_chunk) { /* 8 MiB; CZ_GPU_UP_CHUNK (bytes, 64 .. 64 MiB, a multiple of 64) for tests */
+        const char *e = getenv("CZ_GPU_UP_CHUNK");
+        long long v = e && *e ? atoll(e) : 8ll << 20;
+        v = v < 64 ? 64 : v > (64ll << 20) ? 64ll << 20 : v;
+        pr->up_chunk = (size_t)v & ~(size_t)63;
+    }
+    const size_t chunk = pr->up_chunk;
+    for (int i = 0; i < 2 && !rc; i++) {
+        if (!pr->h_up[i]) rc = cz_gpu_host_alloc(&pr->h_up[i], chunk);
+        if (!rc && !pr->ev_upc[i]) rc = cz_gpu_event_create_(&pr->ev_upc[i]);
+    }
+    if (rc) { /* no pinned chunks (host memory short): the driver's pageable copy */
+        return upload_parts(pr, k, dst, src, bytes, 0);
+    }
+    int nt = omp_get_max_threads();
+    nt = nt < 1 ? 1 : nt > 8 ? 8 : nt;
+    int b = 0;
+    for (int i = 0; i < k && !rc; i++) {
+        if (!bytes[i]) continue;
+        if (cz_gpu_host_is_pinned_(src[i])) {
+            rc = cz_gpu_htod_async_(dst[i], src[i], bytes[i], pr->st_up);
+            continue;
+        }
+        for (size_t off = 0; off < bytes[i] && !rc; off += chunk, b ^= 1) {
+            const size_t len = bytes[i] - off < chunk ? bytes[i] - off : chunk;
+            rc = cz_gpu_event_sync_(pr->ev_upc[b]); /* its previous copy has left (at once if never recorded) */
+            if (rc) break;
+            const uint8_t *from = (const uint8_t *)src[i] + off;
+            uint8_t *to = (uint8_t *)pr->h_up[b];
+            const size_t per = ((len + (size_t)nt - 1) / (size_t)nt + 63) & ~(size_t)63;
+#pragma omp parallel for schedule(static) num_threads(nt)
+            for (int t = 0; t < nt; t++) {
+                const size_t a = (size_t)t * per, e = a + per < len ? a + per : len;
+                if (a < e) memcpy(to + a, from + a, e - a);
+            }
+            rc = cz_gpu_htod_async_((uint8_t *)dst[i] + off, to, len, pr->st_up);
+            if (!rc) rc = cz_gpu_event_record_(pr->ev_upc[b], pr->st_up);
+        }
+    }
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_up, pr->st_up);
+    if (!rc) rc = cz_gpu_stream_wait_(pr->st, pr->ev_up);
+    return rc;
+}
+
 /* Compact witness: inputs into d_w, then is_bit, bit and the dense values into the tail buffer (free until
  * the queries; 64 bytes per position of the longest query, L's na included, so 16 bytes per 64 values of
  * bitmap and 32 per dense value always fit), expanded into d_w's aux part on the compute stream. A
@@ -201,9 +253,14 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
     const void *const src[4] = {inputs, w->is_bit, w->bit, w->dense};
     const size_t bytes[4] = {pr->ni * sizeof(cz_fr), pr->na ? bm : 0, pr->na ? bm : 0, w->n_dense * sizeof(cz_fr)};
-    /* no page-locking: for ~87 MB, pinning and unpinning the pages may cost as much as the staged pageable
-     * copy itself (not measured yet; cz_bench_prover --compact times this path) */
-    int rc = upload_parts(pr, 4, dst, src, bytes, 0);
+    /* CZ_GPU_UP_STAGED: 2 (default) page-locking each part of 1 MiB or more for its copy (upload_parts), 0 the
+     * driver's pageable copy, 1 through the pinned chunks (upload_staged). H200 machine, 2^27 PoRep-shaped
+     * partition (86.7 MB, session 10, 4 runs each): upload_ms 10.0-10.9 / 12.5-14.0 / 2.5-54.2, gpu_total_ms
+     * median 975.4 / 978.0 / 986.2: the chunks' threads made the copy erratic there (the benchmark's own
+     * threads beside them), so page-locking is the default. */
+    const char *e = getenv("CZ_GPU_UP_STAGED");
+    const int how = e && *e ? atoi(e) : 2;
+    int rc = how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
     /* d_cnt holds 2 * (2 * nw + 2) u32 (sized for the longest query, >= na), the expansion needs 2 * (nw + 1) */
     if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
                                           &pr->scan_cap, pr->st);

@@ -1,9 +1,10 @@
 /* GPU G1 MSM and 0/1 batch addition against the CPU (src/ec/msm.c) on fresh random data, 2^10..2^20:
  * random subgroup points from a pool (repeats exercise the doubling paths), some infinity bases,
  * random scalars with 0, 1 and r-1 mixed in; bitmaps at ~50 %, all ones, all zeros and lengths that
- * are not a multiple of 64. The batch addition runs under nine settings of its knobs (ba_modes: the
+ * are not a multiple of 64. The batch addition runs under ten settings of its knobs (ba_modes: the
  * default xyzz sums at these sizes, the fused rounds with q = 8, 2, 1, with and without prefetch, in
- * chunks of 2^14 down to 3 points, the previous rounds with split and interleaved buffers); then the
+ * chunks of 2^14 down to 3 points, the previous rounds with split and interleaved buffers and with the
+ * one-block inversion kernel instead of per-block inversions); then the
  * exceptional cases of the affine rounds on purpose: one point everywhere (every pair a doubling, at
  * every level), P and -P alternating (every pair cancels), halves that cancel only in later rounds,
  * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none.

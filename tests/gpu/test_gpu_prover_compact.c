@@ -8,7 +8,9 @@
  *    byte-identical, the compact proof verifies; htod bytes = 32 ni + 16 per 64 aux + 32 per non-bit;
  *  - a prefetch named by set_next survives a compact start and is then used by the dense start;
  *  - a compact witness of the wrong length is refused (CZ_EFORMAT);
- *  - the engine hook cz_backend_gpu_start_compact: a proof with OS randomness verifies.
+ *  - the engine hook cz_backend_gpu_start_compact: a proof with OS randomness verifies;
+ *  - the witness upload through pinned chunks of 256 B (many chunks per part, both buffers) and 8 MiB, and
+ *    the driver's pageable copy (CZ_GPU_UP_STAGED / CZ_GPU_UP_CHUNK): the same checks.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +215,23 @@ int main(void) {
         test_prover(sh[0], sh[1], sh[2], 50, 50, "all bits", 0);
         test_prover(sh[0], sh[1], sh[2], 0, 0, "no bits", 0);
     }
+    /* The upload's other ways (CZ_GPU_UP_STAGED; the default page-locks each part of 1 MiB or more, so these
+     * small parts are copied pageable): pinned chunks of 256 B, so every part crosses in several chunks through
+     * both buffers, pinned chunks of the default 8 MiB (one per part), and the driver's pageable copy */
+    static const char *const ups[][2] = {{"1", "256"}, {"1", NULL}, {"0", NULL}};
+    for (size_t u = 0; u < sizeof ups / sizeof ups[0]; u++) {
+        setenv("CZ_GPU_UP_STAGED", ups[u][0], 1);
+        if (ups[u][1]) setenv("CZ_GPU_UP_CHUNK", ups[u][1], 1);
+        else unsetenv("CZ_GPU_UP_CHUNK");
+        printf("CZ_GPU_UP_STAGED=%s CZ_GPU_UP_CHUNK=%s:\n", ups[u][0], ups[u][1] ? ups[u][1] : "-");
+        for (size_t si = 3; si < sizeof shapes / sizeof shapes[0]; si++) {
+            const size_t *sh = shapes[si];
+            test_prover(sh[0], sh[1], sh[2], 45, 45, "bit-heavy", 0);
+            test_prover(sh[0], sh[1], sh[2], 0, 0, "no bits", 0);
+        }
+    }
+    unsetenv("CZ_GPU_UP_STAGED");
+    unsetenv("CZ_GPU_UP_CHUNK");
     cz_gpu_g1_release_scratch();
     return cz_test_finish();
 }
