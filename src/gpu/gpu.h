@@ -81,6 +81,14 @@ int cz_gpu_g1_msm(cz_g1_jac *r, const cz_g1_affine *d_bases, const cz_fr *d_scal
  * window when free memory allows (~13 GB at 2^27), fewer bytes in smaller chunks (keeping 2 GiB free)
  * when it does not; heavily repeated digits can need more. Needs the current device. */
 size_t cz_gpu_g1_msm_scratch_bytes(size_t n);
+/* k independent MSMs (1 <= k <= 4): r[i] = sum of d_scalars[i][j] * d_bases[i][j], j < n[i]. Where their
+ * total takes the all-window list (CZ_GPU_MSM_ALLW; G1 2^19 .. 2^24 points by default) they share one list,
+ * one sequence of affine rounds and one bucket combination (saving k - 1 times those fixed costs); this needs
+ * every d_bases[i] at a whole number of points at or after d_bases[0] in one allocation, less than 2^31
+ * points from it. Otherwise, or when the shared scratch does not fit, it runs them one by one
+ * (cz_gpu_g1_msm). CZ_GPU_MSM_MULTI=0: always one by one (A/B). */
+int cz_gpu_g1_msm_multi(cz_g1_jac *r, const cz_g1_affine *const *d_bases, const cz_fr *const *d_scalars, const size_t *n,
+                        unsigned k, void *stream);
 /* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */
 int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
 void cz_gpu_g1_release_scratch(void);

@@ -568,7 +568,8 @@ static __global__ void msm_from_mont(cz_dfr *out, const cz_dfr *in, size_t n) {
 }
 
 /* Booth digit of window w: bits [w*c - 1, w*c + c) of s (bit -1 = 0), value in [-2^(c-1), 2^(c-1)]. */
-static __global__ void msm_digits(uint32_t *key, uint32_t *val, const cz_dfr *sc, size_t n, unsigned w, unsigned c) {
+static __global__ void msm_digits(uint32_t *key, uint32_t *val, const cz_dfr *sc, size_t n, unsigned w, unsigned c,
+                                  uint32_t vbase) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const uint32_t *s = sc[i].v;
@@ -588,7 +589,7 @@ static __global__ void msm_digits(uint32_t *key, uint32_t *val, const cz_dfr *sc
     uint32_t mag = (wval + 1) >> 1;         /* (lower bits + borrow-in bit) */
     int32_t d = neg ? (int32_t)mag - (1 << c) : (int32_t)mag;
     key[i] = (uint32_t)(d < 0 ? -d : d);
-    val[i] = (uint32_t)i | (d < 0 ? 0x80000000u : 0u);
+    val[i] = ((uint32_t)i + vbase) | (d < 0 ? 0x80000000u : 0u); /* base index (vbase: its segment's first) */
 }
 
 static __global__ void msm_bounds(const uint32_t *key, size_t n, uint32_t *start, uint32_t *end) {
@@ -1513,15 +1514,43 @@ static size_t msm_scratch_bytes(size_t n) {
     return b;
 }
 
-/* Window sums: host array of W xyzz points (at most 32); *c_out = window bits. g_msm: 16 scratch buffers
- * (8..15 for the affine bucket accumulation). CZ_GPU_MSM_OVERLAP=0: every window sorted before the
- * buckets start (the previous order, for A/B). */
+/* Several MSMs over one all-window list (msm_run's seg): segment s has n[s] scalars at sc[s] and its bases at
+ * d_bases + base0[s] (all in the array msm_run is given), and its own W x 2^(c-1) buckets, its keys offset
+ * by (s W + w) 2^(c-1), so the segments share the sorts' stream, ONE sequence of flat rounds and one bucket
+ * combination instead of paying those fixed costs each (the prover's three G1 tails, L / A / B_G1). */
+#define MSM_MAX_SEGS 4
+struct msm_segs {
+    unsigned k;
+    const cz_fr *sc[MSM_MAX_SEGS];
+    uint32_t base0[MSM_MAX_SEGS];
+    size_t n[MSM_MAX_SEGS];
+};
+
+/* Window sums: host array of W xyzz points (at most 32; with seg, k W: segment s's at s W); *c_out = window
+ * bits. g_msm: 16 scratch buffers (8..15 for the affine bucket accumulation). CZ_GPU_MSM_OVERLAP=0: every
+ * window sorted before the buckets start (the previous order, for A/B). seg (may be NULL: one segment of the
+ * n points d_scalars, bases from 0): the segments, n their total; only on the all-window list (msm_allw of
+ * the total), and 1 (nothing done, no error) when that does not apply or its scratch does not fit, so the
+ * caller runs them one by one. */
 template <class F>
 static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
-                   const cz_fr *d_scalars, size_t n, void *stream) {
+                   const cz_fr *d_scalars, size_t n, void *stream, const msm_segs *seg = nullptr) {
     typedef cz_dxyzz<F> P;
     cudaStream_t st = (cudaStream_t)stream;
     if (n >= ((size_t)1 << 31)) return cz_error(CZ_ERANGE, "MSM of %zu points (max 2^31-1)", n);
+    msm_segs one;
+    if (!seg) {
+        one.k = 1, one.sc[0] = d_scalars, one.base0[0] = 0, one.n[0] = n;
+        seg = &one;
+    } else if (seg->k < 1 || seg->k > MSM_MAX_SEGS) {
+        return cz_error(CZ_ERANGE, "MSM of %u segments (1..%d)", seg->k, MSM_MAX_SEGS);
+    } else if (seg->k > 1 && (n == 0 || !msm_allw<F>(n))) {
+        return 1;
+    }
+    const unsigned K = seg->k;
+    size_t off[MSM_MAX_SEGS + 1] = {0};
+    for (unsigned i = 0; i < K; i++) off[i + 1] = off[i] + seg->n[i];
+    if (off[K] != n) return cz_error(CZ_EINVAL, "MSM segments of %zu points in all, not %zu", off[K], n);
     const unsigned c = msm_window_bits(n), W = (256 + c - 1) / c, nb = 1u << (c - 1);
     const unsigned tb = 255 - (W - 1) * c, split = tb < c - 1 ? c - 1 - tb : 0;
     *c_out = c;
@@ -1530,6 +1559,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         memset(r_windows, 0, W * sizeof(P));
         return 0;
     }
+    const size_t KW = (size_t)K * W; /* windows of all segments */
     msm_streams *ms = nullptr;
     int rc = msm_streams_get(&ms);
     if (rc) return rc;
@@ -1552,22 +1582,24 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
     if (!rc) rc = scratch_get(g_msm[1], (flat ? 2 + nkb : 3) * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
-    if (!rc) rc = scratch_get(g_msm[3], 2 * (size_t)W * (nb + 1) * sizeof(uint32_t), (void **)&start);
-    if (!rc) rc = scratch_get(g_msm[4], (size_t)W * nb * sizeof(P), (void **)&bucket);
-    if (!rc) rc = scratch_get(g_msm[5], ((size_t)W * nch + W) * sizeof(P), (void **)&chunks);
+    if (!rc) rc = scratch_get(g_msm[3], 2 * KW * (nb + 1) * sizeof(uint32_t), (void **)&start);
+    if (!rc) rc = scratch_get(g_msm[4], KW * nb * sizeof(P), (void **)&bucket);
+    if (!rc) rc = scratch_get(g_msm[5], (KW * nch + KW) * sizeof(P), (void **)&chunks);
     if (!rc) rc = scratch_get(g_msm[6], temp_bytes + 16, &temp);
     if (!rc && split) rc = scratch_get(g_msm[7], ((size_t)1 << tb) * sizeof(P), (void **)&top);
     if (!rc && aff) rc = scratch_get(g_msm[8], 32 * sizeof(unsigned), (void **)&mx);
     if (rc) return rc;
     val = key + n;
     key2 = key + 2 * n;
-    end = start + (size_t)W * (nb + 1);
-    wins = chunks + (size_t)W * nch;
+    end = start + KW * (nb + 1);
+    wins = chunks + KW * nch;
     msm_prof prof(ws);
-    const unsigned g = (unsigned)((n + 255) / 256);
-    msm_from_mont<<<g, 256, 0, st>>>(sc, (const cz_dfr *)d_scalars, n);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaMemsetAsync(start, 0, 2 * (size_t)W * (nb + 1) * sizeof(uint32_t), st));
+    for (unsigned i = 0; i < K; i++) {
+        if (!seg->n[i]) continue;
+        msm_from_mont<<<(unsigned)((seg->n[i] + 255) / 256), 256, 0, st>>>(sc + off[i], (const cz_dfr *)seg->sc[i], seg->n[i]);
+        CZ_CUDA_LAUNCHED();
+    }
+    CZ_CUDA(cudaMemsetAsync(start, 0, 2 * KW * (nb + 1) * sizeof(uint32_t), st));
     CZ_CUDA(cudaEventRecord(ms->ev_in, st));
     CZ_CUDA(cudaStreamWaitEvent(ss, ms->ev_in, 0));
     CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_in, 0));
@@ -1580,22 +1612,33 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     uint32_t *key2s[4] = {key2, key2, key2, key2};
     for (unsigned i = 1; flat && !allw && i < nkb; i++) key2s[i] = key + (2 + i) * n;
     auto k2of = [&](unsigned w) { return allw ? key + (2 + (size_t)w) * n : key2s[w % nkb]; };
+    /* window w of each segment i: its part of the list at off[i] (the whole list for one segment) */
     auto sort_window = [&](unsigned w) -> int {
-        uint32_t *sw = start + (size_t)w * (nb + 1), *ew = end + (size_t)w * (nb + 1), *k2 = k2of(w);
-        msm_digits<<<g, 256, 0, ss>>>(key, val, sc, n, w, c);
-        CZ_CUDA_LAUNCHED();
-        CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key, k2, val, sorted + (size_t)w * n, (int)n, 0, (int)c, ss));
-        msm_bounds<<<g, 256, 0, ss>>>(k2, n, sw, ew);
-        CZ_CUDA_LAUNCHED();
-        if (aff) {
-            msa_maxlen<<<(nb + 255) / 256, 256, 0, ss>>>(mx + w, sw, ew, nb, 1, w == W - 1 && !flat ? split : 0);
+        for (unsigned i = 0; i < K; i++) {
+            const size_t ni = seg->n[i], o = off[i];
+            if (!ni) continue;
+            const unsigned gi = (unsigned)((ni + 255) / 256);
+            uint32_t *sw = start + ((size_t)i * W + w) * (nb + 1), *ew = end + ((size_t)i * W + w) * (nb + 1), *k2 = k2of(w) + o;
+            msm_digits<<<gi, 256, 0, ss>>>(key + o, val + o, sc + o, ni, w, c, seg->base0[i]);
             CZ_CUDA_LAUNCHED();
-            CZ_CUDA(cudaMemcpyAsync(ms->hmx + w, mx + w, sizeof(unsigned), cudaMemcpyDeviceToHost, ss));
-            CZ_CUDA(cudaMemcpyAsync(ms->hz + w, ew, sizeof(unsigned), cudaMemcpyDeviceToHost, ss)); /* end of key 0 */
+            CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key + o, k2, val + o, sorted + (size_t)w * n + o, (int)ni,
+                                                    0, (int)c, ss));
+            msm_bounds<<<gi, 256, 0, ss>>>(k2, ni, sw, ew);
+            CZ_CUDA_LAUNCHED();
+            if (aff) { /* the longest run over the segments (atomicMax) */
+                msa_maxlen<<<(nb + 255) / 256, 256, 0, ss>>>(mx + w, sw, ew, nb, 1, w == W - 1 && !flat ? split : 0);
+                CZ_CUDA_LAUNCHED();
+            }
+            const uint32_t koff = (uint32_t)(((size_t)i * W + w) * nb);
+            if (allw && koff) {
+                msm_key_off<<<gi, 256, 0, ss>>>(k2, ni, koff);
+                CZ_CUDA_LAUNCHED();
+            }
         }
-        if (allw && w) {
-            msm_key_off<<<g, 256, 0, ss>>>(k2, n, w * nb);
-            CZ_CUDA_LAUNCHED();
+        if (aff) {
+            CZ_CUDA(cudaMemcpyAsync(ms->hmx + w, mx + w, sizeof(unsigned), cudaMemcpyDeviceToHost, ss));
+            CZ_CUDA(cudaMemcpyAsync(ms->hz + w, end + (size_t)w * (nb + 1), sizeof(unsigned), cudaMemcpyDeviceToHost,
+                                    ss)); /* end of key 0 (one segment: the per-window rounds skip the zero digits) */
         }
         CZ_CUDA(cudaEventRecord(ms->ev_win[w], ss));
         return 0;
@@ -1612,9 +1655,9 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
      * both from 2^24 points (msm_affine), else xyzz per bucket */
     if (allw) {
         msf_state<F> S[1];
-        rc = msf_setup<F>(g_msm + 8, S, (size_t)W * n, W * nb, 1);
+        rc = msf_setup<F>(g_msm + 8, S, (size_t)W * n, (unsigned)(KW * nb), 1);
         if (rc == 0) {
-            CZ_CUDA(cudaMemsetAsync(bucket, 0, (size_t)W * nb * sizeof(P), ws)); /* infinity */
+            CZ_CUDA(cudaMemsetAsync(bucket, 0, KW * nb * sizeof(P), ws)); /* infinity, every segment's */
             CZ_CUDA(cudaEventSynchronize(ms->ev_win[W - 1])); /* every window sorted, its longest run on the host */
             unsigned mxa = 0;
             for (unsigned w = 0; w < W; w++) mxa = ms->hmx[w] > mxa ? ms->hmx[w] : mxa;
@@ -1625,6 +1668,10 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
             prof.mark_side("sorted", ss);
             split_done = true;
         } else if (rc == 1) {
+            if (K > 1) { /* the caller runs the segments one by one; the sorts must land before their scratch is reused */
+                CZ_CUDA(cudaStreamSynchronize(ss));
+                return 1;
+            }
             flat = false, aff = false; /* no room: the xyzz path (start / end are per window, the keys unused) */
             prof.mark_side("sorted", ss);
         } else {
@@ -1697,16 +1744,16 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         CZ_CUDA(cudaMemsetAsync(tw + ntop, 0, (nb - ntop) * sizeof(P), ws));
     }
     prof.mark("top-merge");
-    msm_combine<F><<<(unsigned)(((size_t)nch * W + 127) / 128), 128, 0, ws>>>(chunks, bucket, nb, W);
+    msm_combine<F><<<(unsigned)((nch * KW + 127) / 128), 128, 0, ws>>>(chunks, bucket, nb, (unsigned)KW);
     CZ_CUDA_LAUNCHED();
     prof.mark("combine");
-    sum_segments<F><<<W, RED_THREADS, 0, ws>>>(wins, chunks, nch, nch);
+    sum_segments<F><<<(unsigned)KW, RED_THREADS, 0, ws>>>(wins, chunks, nch, nch);
     CZ_CUDA_LAUNCHED();
     prof.mark("window-sums");
     /* the work stream waited for every window's sort: the caller's stream after it covers both */
     CZ_CUDA(cudaEventRecord(ms->ev_done, ws));
     CZ_CUDA(cudaStreamWaitEvent(st, ms->ev_done, 0));
-    CZ_CUDA(cudaMemcpyAsync(r_windows, wins, W * sizeof(P), cudaMemcpyDeviceToHost, st));
+    CZ_CUDA(cudaMemcpyAsync(r_windows, wins, KW * sizeof(P), cudaMemcpyDeviceToHost, st));
     CZ_CUDA(cudaStreamSynchronize(st));
     prof.report(n, c, W);
     return 0;

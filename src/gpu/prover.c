@@ -139,6 +139,7 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
+    pr->tail_cap = tail_bytes;
     for (int i = 0; i < pr->stages && pr->streamed && !rc; i++) {
         rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_stage[i], pr->stage_bytes, "base staging buffer");
         if (!rc) rc = cz_gpu_event_create_(&pr->ev_ld[i]);

@@ -38,6 +38,7 @@ struct cz_gpu_prover {
     cz_groth16_params syn_p;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
+    size_t tail_cap;          /* its bytes */
     void *scan_temp;
     size_t scan_cap;
     cz_gpu_ntt *plan;

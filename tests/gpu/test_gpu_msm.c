@@ -192,6 +192,63 @@ int main(void) {
         printf("n = %zu checked\n", n);
     }
 
+    /* several MSMs in one call (cz_gpu_g1_msm_multi): k = 1..4 parts of random sizes (empty ones too) whose
+     * bases lie at random whole-point gaps in one allocation and whose scalars lie apart, each against the
+     * CPU; shared list forced (CZ_GPU_MSM_ALLW=1) whole and in chunks of 2^10 that cross parts, the size's
+     * default (one by one at these sizes), CZ_GPU_MSM_MULTI=0, and bases a non-whole number of points apart
+     * (one by one) */
+    {
+        const size_t tot_max = cap < ((size_t)1 << 18) ? cap : ((size_t)1 << 18);
+        for (int trial = 0; trial < 8 && tot_max >= 64; trial++) {
+            const unsigned k = 1 + (unsigned)trial % 4;
+            size_t n[4], bo[4], so[4], used = 0;
+            const cz_g1_affine *db[4];
+            const cz_fr *ds[4];
+            const int misalign = trial == 7;
+            for (unsigned i = 0; i < k; i++) {
+                n[i] = trial == 5 && i == 1 ? 0 : cz_rng_next(&rng) % (tot_max / (2 * k));
+                bo[i] = used + cz_rng_next(&rng) % 7; /* gap of 0..6 points */
+                used = bo[i] + n[i];
+            }
+            if (used > max_n / 2) continue;
+            for (unsigned i = 0; i < k; i++) {
+                so[i] = max_n / 2 + bo[i]; /* scalars in the upper half of d_sc */
+                for (size_t j = 0; j < n[i]; j++) {
+                    bases[bo[i] + j] = pool[cz_rng_next(&rng) % POOL];
+                    cz_fr_random(&sc[so[i] + j], &rng);
+                }
+                if (n[i] > 4) memset(&sc[so[i] + 2], 0, sizeof sc[0]); /* a zero digit everywhere */
+                CHECK(cz_gpu_memcpy_htod(d_bases + bo[i], bases + bo[i], n[i] * sizeof *bases) == 0);
+                CHECK(cz_gpu_memcpy_htod(d_sc + so[i], sc + so[i], n[i] * sizeof *sc) == 0);
+                db[i] = (const cz_g1_affine *)((const char *)(d_bases + bo[i]) + (misalign && i ? 32 : 0));
+                ds[i] = d_sc + so[i];
+            }
+            cz_g1_jac cpu[4], gpu[4];
+            for (unsigned i = 0; i < k; i++) cz_g1_msm(&cpu[i], bases + bo[i], sc + so[i], n[i], 0);
+            static const char *const mk[2] = {"CZ_GPU_MSM_ALLW", "CZ_GPU_MSM_MULTI"};
+            static const char *const mm[4][2] = {{"1", NULL}, {"1", "0"}, {NULL, NULL}, {NULL, "0"}};
+            for (int m = 0; m < 4; m++) {
+                set_knobs(mk, mm[m], 2);
+                if (m == 1) setenv("CZ_GPU_MSM_AFF_CHUNK_LOG", "10", 1);
+                memset(gpu, 0xa5, sizeof gpu);
+                rc = cz_gpu_g1_msm_multi(gpu, db, ds, n, k, NULL);
+                unsetenv("CZ_GPU_MSM_AFF_CHUNK_LOG");
+                CHECK_MSG(rc == 0, "multi-MSM (trial %d, mode %d): %s", trial, m, cz_error_message());
+                for (unsigned i = 0; i < k && !rc && !misalign; i++)
+                    CHECK_MSG(same(&cpu[i], &gpu[i]), "GPU multi-MSM part %u of %u (%zu points, mode %d) differs from the CPU",
+                              i, k, n[i], m);
+            }
+            if (misalign) { /* parts 1.. read 32 B into their bases: compare with the one-by-one MSMs of the same */
+                cz_g1_jac one[4];
+                for (unsigned i = 0; i < k; i++) CHECK(cz_gpu_g1_msm(&one[i], db[i], ds[i], n[i], NULL) == 0);
+                for (unsigned i = 0; i < k; i++) CHECK_MSG(same(&one[i], &gpu[i]), "misaligned multi-MSM part %u", i);
+            }
+            set_knobs(mk, mm[2], 2);
+            printf("multi-MSM of %u parts (%zu %zu %zu %zu points) checked\n", k, n[0], k > 1 ? n[1] : 0, k > 2 ? n[2] : 0,
+                   k > 3 ? n[3] : 0);
+        }
+    }
+
     /* exceptional cases of the affine rounds */
     static const size_t esizes[] = {2, 3, 1024 + 37, (1 << 16) + 3};
     for (size_t si = 0; si < sizeof esizes / sizeof esizes[0]; si++) {

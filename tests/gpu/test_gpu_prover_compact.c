@@ -10,7 +10,8 @@
  *  - a compact witness of the wrong length is refused (CZ_EFORMAT);
  *  - the engine hook cz_backend_gpu_start_compact: a proof with OS randomness verifies;
  *  - the witness upload through pinned chunks of 256 B (many chunks per part, both buffers) and 8 MiB, and
- *    the driver's pageable copy (CZ_GPU_UP_STAGED / CZ_GPU_UP_CHUNK): the same checks.
+ *    the driver's pageable copy (CZ_GPU_UP_STAGED / CZ_GPU_UP_CHUNK), and the three G1 tails in one shared
+ *    MSM list (CZ_GPU_MSM_ALLW=1): the same checks.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,16 @@ int main(void) {
     }
     unsetenv("CZ_GPU_UP_STAGED");
     unsetenv("CZ_GPU_UP_CHUNK");
+    /* the three G1 tails in one shared MSM list (cz_gpu_g1_msm_multi; at these sizes only when the all-window
+     * list is forced) */
+    setenv("CZ_GPU_MSM_ALLW", "1", 1);
+    printf("CZ_GPU_MSM_ALLW=1:\n");
+    for (size_t si = 2; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const size_t *sh = shapes[si];
+        test_prover(sh[0], sh[1], sh[2], 45, 45, "bit-heavy", 0);
+        test_prover(sh[0], sh[1], sh[2], 0, 0, "no bits", 0);
+    }
+    unsetenv("CZ_GPU_MSM_ALLW");
     cz_gpu_g1_release_scratch();
     return cz_test_finish();
 }
