@@ -323,13 +323,19 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     /* The rounds are sized on the host: the count goes to the host before the index list is scattered, and
      * the host waits for that copy alone (an event), so the scatter runs while the host reads the count and
      * queues the rounds behind it (no idle device between the list and the first round). */
-    /* pinned, so the copies are asynchronous (one per thread, kept): the count, then the result */
-    static thread_local uint8_t *h_pin = nullptr;
-    if (!h_pin && cudaHostAlloc((void **)&h_pin, 64 + sizeof(P), cudaHostAllocDefault) != cudaSuccess) {
+    /* pinned, so the copies are asynchronous: the count, then the result; one buffer per device and curve,
+     * kept for the process (one caller at a time per device, as for the scratch; not per thread: the prover
+     * runs B_G2 on a new thread each partition) */
+    static uint8_t *pins[CZ_GPU_SCRATCH_DEVICES];
+    int dev = 0;
+    CZ_CUDA(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= CZ_GPU_SCRATCH_DEVICES) return cz_error(CZ_ERANGE, "batch add: device %d", dev);
+    if (!pins[dev] && cudaHostAlloc((void **)&pins[dev], 64 + sizeof(P), cudaHostAllocDefault) != cudaSuccess) {
         (void)cudaGetLastError();
-        h_pin = nullptr;
+        pins[dev] = nullptr;
         return cz_error(CZ_ENOMEM, "batch add: no pinned host words for the count and the result");
     }
+    uint8_t *const h_pin = pins[dev];
     uint32_t *const h_tot = (uint32_t *)h_pin;
     uint32_t tot = 0;
     cudaEvent_t ev_tot = nullptr;

@@ -62,14 +62,14 @@ int cz_gpu_g1_msm_multi(cz_g1_jac *r, const cz_g1_affine *const *d_bases, const 
         tot += n[i];
     }
     if (shared && tot < ((size_t)1 << 31)) {
-        static __thread cz_g1_xyzz win[4 * 32];
+        cz_g1_xyzz *win = malloc(4 * 32 * sizeof *win); /* k W window sums (W <= 32) */
+        if (!win) return cz_error(CZ_ENOMEM, "GPU multi-MSM: window sums");
         unsigned W, c;
         int rc = cz_gpu_g1_msm_multi_windows_(win, &W, &c, d_bases[0], d_scalars, base0, n, k, stream);
-        if (rc < 0) return rc;
-        if (rc == 0) {
+        if (rc == 0)
             for (unsigned i = 0; i < k; i++) g1_horner(&r[i], win + (size_t)i * W, W, c);
-            return 0;
-        }
+        free(win);
+        if (rc <= 0) return rc;
     }
     for (unsigned i = 0; i < k; i++) {
         int rc = cz_gpu_g1_msm(&r[i], d_bases[i], d_scalars[i], n[i], stream);
