@@ -362,6 +362,7 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
             batch->ans[i] = ans, batch->ba[i] = ba, batch->tb[i] = bbs, batch->tsc[i] = bsc, batch->n[i] = tail;
             batch->used += sb + bb;
             st->tail_msm_ms += cz_gpu_now_ms_() - t1;
+            st->dtoh_bytes += 192; /* the batch addition's result; tails_flush counts the MSM's */
             return rc;
         }
         cz_fr *tsc = (cz_fr *)pr->d_tail;
