@@ -4,8 +4,8 @@
  * instantiation each, so the four compile in parallel; everything here is static to its translation unit.
  *
  * Batch addition: popcount per 64-bit word, exclusive scan (cub), scatter of the selected indices,
- * then rounds of pairwise additions in affine coordinates with one field inversion per round for the
- * whole grid (Montgomery's trick; ~6 products per addition instead of 10) while more than 2^20 points
+ * then rounds of pairwise additions in affine coordinates with one field inversion per block and round
+ * (Montgomery's trick; ~6 products per addition instead of 10) while more than 2^20 points
  * are left, then every thread sums a strided share of the rest (xyzz += affine); warp/block/grid tree
  * sums finish on the device. These rounds are the default; ba_run and the fused rounds
  * (CZ_GPU_BA_FUSED=1, slower as built) are in ba_impl.cuh. CZ_GPU_BA_XYZZ=1: the xyzz summation alone.
@@ -22,7 +22,8 @@
  * accumulate on a high-priority one (msm_streams); buckets are combined
  * with chunked running sums (sum k*B_k per chunk plus
  * (lo-1)*S by double-and-add), chunk results are tree-summed per window, and the host does the final
- * Horner over the windows (a few hundred point operations). */
+ * Horner over the windows (a few hundred point operations). Several MSMs can share one all-window list
+ * (msm_segs: the prover's three G1 tails). */
 #include <cub/cub.cuh>
 
 #include <chrono>
