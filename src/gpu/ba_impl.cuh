@@ -320,42 +320,37 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
     const bool xyzz = getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1;
-    /* The rounds are sized on the host: the count goes to the host before the index list is scattered, and
-     * the host waits for that copy alone (an event), so the scatter runs while the host reads the count and
-     * queues the rounds behind it (no idle device between the list and the first round). */
-    /* pinned, so the copies are asynchronous: the count, then the result; one buffer per device and curve,
-     * kept for the process (one caller at a time per device, as for the scratch; not per thread: the prover
-     * runs B_G2 on a new thread each partition) */
-    static uint8_t *pins[CZ_GPU_SCRATCH_DEVICES];
+    /* The rounds are sized on the host: the count goes to a pinned word before the index list is scattered,
+     * and the host waits for that copy alone (an event), so the scatter runs while the host reads the count
+     * and queues the rounds behind it. The pinned words (the count, then the result) and the event are one
+     * set per device and curve, kept for the process: one caller at a time per device, as for the scratch
+     * (not per thread: the prover runs B_G2 on a new thread each partition). */
+    static struct {
+        uint8_t *pin;
+        cudaEvent_t ev;
+    } hs[CZ_GPU_SCRATCH_DEVICES];
     int dev = 0;
     CZ_CUDA(cudaGetDevice(&dev));
     if (dev < 0 || dev >= CZ_GPU_SCRATCH_DEVICES) return cz_error(CZ_ERANGE, "batch add: device %d", dev);
-    if (!pins[dev] && cudaHostAlloc((void **)&pins[dev], 64 + sizeof(P), cudaHostAllocDefault) != cudaSuccess) {
+    if (!hs[dev].ev) CZ_CUDA(cudaEventCreateWithFlags(&hs[dev].ev, cudaEventDisableTiming));
+    if (!hs[dev].pin && cudaHostAlloc((void **)&hs[dev].pin, 64 + sizeof(P), cudaHostAllocDefault) != cudaSuccess) {
         (void)cudaGetLastError();
-        pins[dev] = nullptr;
+        hs[dev].pin = nullptr;
         return cz_error(CZ_ENOMEM, "batch add: no pinned host words for the count and the result");
     }
-    uint8_t *const h_pin = pins[dev];
-    uint32_t *const h_tot = (uint32_t *)h_pin;
-    uint32_t tot = 0;
-    cudaEvent_t ev_tot = nullptr;
+    uint8_t *const h_pin = hs[dev].pin;
     if (!xyzz) {
-        CZ_CUDA(cudaMemcpyAsync(h_tot, offs + nw, sizeof tot, cudaMemcpyDeviceToHost, st));
-        CZ_CUDA(cudaEventCreateWithFlags(&ev_tot, cudaEventDisableTiming));
-        const cudaError_t e = cudaEventRecord(ev_tot, st);
-        if (e != cudaSuccess) {
-            cudaEventDestroy(ev_tot);
-            CZ_CUDA(e);
-        }
+        CZ_CUDA(cudaMemcpyAsync(h_pin, offs + nw, sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+        CZ_CUDA(cudaEventRecord(hs[dev].ev, st));
     }
     const size_t sb = (nw + 7) / 8, sbmax = (size_t)sm_count() * 16; /* 8 words (warps) per block */
     ba_scatter<<<(unsigned)(sb < sbmax ? sb : sbmax), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
-    const cudaError_t le = cudaGetLastError();
-    const cudaError_t se = ev_tot ? cudaEventSynchronize(ev_tot) : cudaSuccess;
-    if (ev_tot) cudaEventDestroy(ev_tot);
-    CZ_CUDA(le);
-    CZ_CUDA(se);
-    if (!xyzz) tot = *h_tot;
+    CZ_CUDA_LAUNCHED();
+    uint32_t tot = 0;
+    if (!xyzz) {
+        CZ_CUDA(cudaEventSynchronize(hs[dev].ev));
+        memcpy(&tot, h_pin, sizeof tot);
+    }
     unsigned cnt_parts = (unsigned)blocks;
     if (xyzz) {
         kern<<<blocks, bt, 0, st>>>(part, (const cz_daff<F> *)d_bases, idx, offs + nw);

@@ -1,6 +1,6 @@
 /* Host side of the GPU MSM / batch addition (G1 and G2): converts the device's xyzz results with the
  * host group law (src/ec), and does the final Horner over the window sums (a few hundred operations). */
-#include <stdlib.h>
+#include <stdlib.h> /* getenv */
 #include <string.h>
 
 #include "cz_error.h"
@@ -62,13 +62,11 @@ int cz_gpu_g1_msm_multi(cz_g1_jac *r, const cz_g1_affine *const *d_bases, const 
         tot += n[i];
     }
     if (shared && tot < ((size_t)1 << 31)) {
-        cz_g1_xyzz *win = malloc(4 * 32 * sizeof *win); /* k W window sums (W <= 32) */
-        if (!win) return cz_error(CZ_ENOMEM, "GPU multi-MSM: window sums");
+        cz_g1_xyzz win[4 * 32]; /* k W window sums (W <= 32) */
         unsigned W, c;
         int rc = cz_gpu_g1_msm_multi_windows_(win, &W, &c, d_bases[0], d_scalars, base0, n, k, stream);
         if (rc == 0)
             for (unsigned i = 0; i < k; i++) g1_horner(&r[i], win + (size_t)i * W, W, c);
-        free(win);
         if (rc <= 0) return rc;
     }
     for (unsigned i = 0; i < k; i++) {

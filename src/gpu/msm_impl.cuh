@@ -1543,9 +1543,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     if (!seg) {
         one.k = 1, one.sc[0] = d_scalars, one.base0[0] = 0, one.n[0] = n;
         seg = &one;
-    } else if (seg->k < 1 || seg->k > MSM_MAX_SEGS) {
-        return cz_error(CZ_ERANGE, "MSM of %u segments (1..%d)", seg->k, MSM_MAX_SEGS);
-    } else if (seg->k > 1 && (n == 0 || !msm_allw<F>(n))) {
+    } else if (seg->k > 1 && (n == 0 || !msm_allw<F>(n))) { /* 1 <= k <= MSM_MAX_SEGS: the caller's check */
         return 1;
     }
     const unsigned K = seg->k;

@@ -352,23 +352,23 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         if (prof)
             fprintf(stderr, "query %d: len %llu tail %u classify %.2f ms batch add %.2f ms\n", q, (unsigned long long)len,
                     tail, tc - t0, t1 - tc);
+        /* scalars, then bases, each part rounded up to 768 B (a whole number of 96-B points) */
         const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
         if (!rc && batch && batch->used + sb + bb > pr->tail_cap) rc = tails_flush(pr, batch, st);
-        if (!rc && batch && batch->k < 3 && sb + bb <= pr->tail_cap) {
-            cz_fr *bsc = (cz_fr *)(pr->d_tail + batch->used);
-            cz_g1_affine *bbs = (cz_g1_affine *)(pr->d_tail + batch->used + sb);
-            rc = cz_gpu_split_scatter_(bsc, bbs, pr->d_w, map, base, len, pr->d_q[q], sizeof(cz_g1_affine), offs, pr->st);
+        const int queued = !rc && batch && batch->k < 3 && sb + bb <= pr->tail_cap;
+        uint8_t *at = pr->d_tail + (queued ? batch->used : 0);
+        cz_fr *tsc = (cz_fr *)at;
+        cz_g1_affine *tb = (cz_g1_affine *)(at + sb);
+        if (!rc)
+            rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, map, base, len, pr->d_q[q], sizeof(cz_g1_affine), offs, pr->st);
+        if (queued) {
             const unsigned i = batch->k++;
-            batch->ans[i] = ans, batch->ba[i] = ba, batch->tb[i] = bbs, batch->tsc[i] = bsc, batch->n[i] = tail;
+            batch->ans[i] = ans, batch->ba[i] = ba, batch->tb[i] = tb, batch->tsc[i] = tsc, batch->n[i] = tail;
             batch->used += sb + bb;
             st->tail_msm_ms += cz_gpu_now_ms_() - t1;
             st->dtoh_bytes += 192; /* the batch addition's result; tails_flush counts the MSM's */
             return rc;
         }
-        cz_fr *tsc = (cz_fr *)pr->d_tail;
-        cz_g1_affine *tb = (cz_g1_affine *)(pr->d_tail + (((size_t)tail * 32 + 255) & ~(size_t)255));
-        if (!rc)
-            rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, map, base, len, pr->d_q[q], sizeof(cz_g1_affine), offs, pr->st);
         if (!rc) rc = cz_gpu_g1_msm(&tm, tb, tsc, tail, pr->st);
         if (rc) return rc;
         cz_g1_jac_add(ans, &ba, &tm);
