@@ -1,8 +1,11 @@
 /* Device management, copies, timers and device-side random data for the C API in gpu.h. */
 #include <stdio.h>
 
+#include <type_traits>
+
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
+#include "gpu/fp_dfma.cuh"
 #include "gpu/fp_inv.cuh"
 #include "gpu/gpu.h"
 
@@ -125,25 +128,37 @@ extern "C" int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed) {
 /* ---- field multiplication micro-benchmark ---- */
 
 /* Two independent chains per thread, iters steps each: MODE 0 products x *= y, w *= y (the default routine),
- * 1 the same by the naive CIOS product, 2 squares x = x^2, w = w^2 (sqr). */
+ * 1 the same by the naive CIOS product, 2 squares x = x^2, w = w^2 (sqr). Fp only, the FP64-pipe product
+ * (fp_dfma.cuh) in a share of the warps, the integer one in the rest: 3 / 4 every warp (low halves summed in
+ * doubles / in integers), 5 / 6 half of them, 7 / 8 a quarter; 9 / 10: every thread's w on the FP64 pipe and
+ * its x on IMAD (two independent products, one per pipe, in one instruction stream). The pipes belong to an SM's four schedulers
+ * and warp w of a block runs on scheduler w mod 4, so the mixed modes launch blocks of 8 warps (two per
+ * scheduler, at most 128 registers for two blocks per SM) and pick warps 4..7: each scheduler gets both
+ * kinds (a quarter: in odd blocks only). */
+#define MULBENCH_MIXED_THREADS 256
 template <class F, int MODE>
-static __global__ void mulbench_kernel(F *out, const F *in, size_t n, int iters) {
+static CZ_DEV F mulbench_step(const F &x, const F &y, bool dfma) {
+    if (MODE == 1) return x.mul_cios(y);
+    if (MODE == 2) return x.sqr();
+    if constexpr (std::is_same<F, cz_dfp>::value && MODE >= 3) {
+        if (dfma) return cz_fp_mul_dfma<MODE == 10 ? 1 : MODE == 9 ? 0 : (MODE - 3) & 1>(x, y);
+    }
+    return x * y;
+}
+template <class F, int MODE>
+static __global__ void __launch_bounds__(MODE >= 3 ? MULBENCH_MIXED_THREADS : 128, MODE >= 3 ? 2 : 1)
+    mulbench_kernel(F *out, const F *in, size_t n, int iters) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
+    const unsigned warp = threadIdx.x >> 5;
+    const bool dfma = MODE >= 3 && (MODE < 5 || MODE >= 9 || ((warp >> 2) & 1 && (MODE < 7 || (blockIdx.x & 1))));
+    (void)warp;
     F x = cz_ld(in + 3 * i), w = cz_ld(in + 3 * i + 1);
     const F y = cz_ld(in + 3 * i + 2);
 #pragma unroll 1
     for (int k = 0; k < iters; k++) {
-        if (MODE == 1) {
-            x = x.mul_cios(y);
-            w = w.mul_cios(y);
-        } else if (MODE == 2) {
-            x = x.sqr();
-            w = w.sqr();
-        } else {
-            x = x * y;
-            w = w * y;
-        }
+        x = mulbench_step<F, MODE>(x, y, dfma && MODE < 9);
+        w = mulbench_step<F, MODE>(w, y, dfma);
     }
     cz_st(out + 2 * i, x);
     cz_st(out + 2 * i + 1, w);
@@ -171,22 +186,35 @@ static int timed(Launch launch, float *ms) {
     return e == cudaSuccess ? 0 : cz_error(CZ_EDEVICE, "timed kernels: %s", cudaGetErrorString(e));
 }
 
+template <class F, int MODE>
+static void mulbench_launch(void *d_out, const void *d_in, size_t n, int iters) {
+    const unsigned t = MODE >= 3 ? MULBENCH_MIXED_THREADS : 128;
+    mulbench_kernel<F, MODE><<<(unsigned)((n + t - 1) / t), t>>>((F *)d_out, (const F *)d_in, n, iters);
+}
+
 template <class F>
-static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int cios, float *ms) {
-    const unsigned g = (unsigned)((n + 127) / 128);
+static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode, float *ms) {
     return timed(
         [&] {
-            if (cios == 1)
-                mulbench_kernel<F, 1><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
-            else if (cios == 2)
-                mulbench_kernel<F, 2><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
-            else
-                mulbench_kernel<F, 0><<<g, 128>>>((F *)d_out, (const F *)d_in, n, iters);
+            switch (mode) {
+            case 1: mulbench_launch<F, 1>(d_out, d_in, n, iters); break;
+            case 2: mulbench_launch<F, 2>(d_out, d_in, n, iters); break;
+            case 3: mulbench_launch<F, 3>(d_out, d_in, n, iters); break;
+            case 4: mulbench_launch<F, 4>(d_out, d_in, n, iters); break;
+            case 5: mulbench_launch<F, 5>(d_out, d_in, n, iters); break;
+            case 6: mulbench_launch<F, 6>(d_out, d_in, n, iters); break;
+            case 7: mulbench_launch<F, 7>(d_out, d_in, n, iters); break;
+            case 8: mulbench_launch<F, 8>(d_out, d_in, n, iters); break;
+            case 9: mulbench_launch<F, 9>(d_out, d_in, n, iters); break;
+            case 10: mulbench_launch<F, 10>(d_out, d_in, n, iters); break;
+            default: mulbench_launch<F, 0>(d_out, d_in, n, iters); break;
+            }
         },
         ms);
 }
 
 extern "C" int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms) {
+    if (cios < 0 || cios > 10 || (!fp && cios > 2)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..2, Fp 0..10)", cios);
     return fp ? mulbench<cz_dfp>(d_out, d_in, n, iters, cios, ms) : mulbench<cz_dfr>(d_out, d_in, n, iters, cios, ms);
 }
 

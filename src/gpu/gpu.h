@@ -47,7 +47,10 @@ int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed);
 /* Field multiplication micro-benchmark: for each of n threads, d_in holds (x, w, y) (Fr: fp = 0, 32 B each;
  * Fp: fp = 1, 48 B each, Montgomery form, fully reduced); after iters steps of x *= y, w *= y, d_out holds
  * (x, w). cios = 1 uses the naive CIOS product instead of the default carry-chain one; cios = 2 squares instead
- * (x = x^2, w = w^2 by the squaring routine; y unused). *ms = kernel time. */
+ * (x = x^2, w = w^2 by the squaring routine; y unused). Fp only, the FP64-pipe product (fp_dfma.cuh) in a
+ * share of the warps and the integer one in the others: cios = 3 / 4 all warps (low halves summed in doubles /
+ * integers), 5 / 6 half, 7 / 8 a quarter; 9 / 10 w on the FP64 pipe and x on IMAD in every thread. *ms = kernel
+ * time. */
 int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms);
 /* Inverts n Fp (fp2 = 0) or Fp2 elements in Montgomery form (0 gives 0) with the device routine of the
  * batch-affine rounds: serial = 0 one thread per element, 1 one thread for all of them in turn (its

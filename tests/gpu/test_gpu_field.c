@@ -1,5 +1,6 @@
 /* Device Fr / Fp Montgomery products (the default carry-chain product and the naive CIOS one) and squares
- * (the squaring routine) against the host's src/ff on fresh
+ * (the squaring routine), and the Fp product on the FP64 pipe (all warps, or a share of them beside warps of the
+ * integer one) against the host's src/ff on fresh
  * random elements plus 0, 1, p-1, p-2, 2 and values just below p: every thread runs three chained steps
  * (x *= y, w *= y; or x = x^2, w = w^2); all outputs are compared. Then the device inversion of the
  * batch-affine rounds (fp_inv.cuh), Fp and Fp2, against the host's on random elements plus 0, 1, -1 and
@@ -22,7 +23,11 @@
 #define NT 8192
 #define ITERS 3
 
-static const char *const mode_name[3] = {"products (default)", "products (CIOS)", "squares"};
+static const char *const mode_name[11] = {"products (default)", "products (CIOS)", "squares",
+                                         "products (FP64, low halves in doubles)", "products (FP64, low halves in integers)",
+                                         "products (1/2 FP64 warps, doubles)", "products (1/2 FP64 warps, integers)",
+                                         "products (1/4 FP64 warps, integers)", "products (1/4 FP64 warps, doubles)",
+                                          "products (x IMAD, w FP64, doubles)", "products (x IMAD, w FP64, integers)"};
 
 static void run_fr(cz_rng *rng, int cios, void *d_in, void *d_out) {
     cz_fr *in = malloc(3 * NT * sizeof *in), *out = malloc(2 * NT * sizeof *out);
@@ -84,6 +89,14 @@ static void run_fp(cz_rng *rng, int cios, void *d_in, void *d_out) {
         cz_fp_set_u64(&t, 1 + cz_rng_next(rng) % 1000);
         cz_fp_neg(&in[i], &t);
         in[i + 1] = in[i];
+    }
+    for (int m = 1; m < 8; m++) { /* raw limbs: ones below bit 48m (whole 48-bit limbs of the FP64 product), y = p-1 or ones */
+        const int i = 60 + 3 * m;
+        memset(&in[i], 0, sizeof in[i]);
+        for (int b = 0; b < 48 * m; b++) in[i].l[b / 64] |= (uint64_t)1 << (b % 64);
+        in[i + 1] = in[i];
+        if (m & 1) in[i + 2] = m1;
+        else in[i + 2] = in[i];
     }
     int rc = cz_gpu_memcpy_htod(d_in, in, 3 * NT * sizeof *in);
     if (!rc) rc = cz_gpu_memset(d_out, 0xa5, 2 * NT * sizeof *out);
@@ -200,6 +213,7 @@ int main(void) {
         run_fr(&rng, cios, d_in, d_out);
         run_fp(&rng, cios, d_in, d_out);
     }
+    for (int mode = 3; mode < 11; mode++) run_fp(&rng, mode, d_in, d_out); /* FP64-pipe products, alone and beside IMAD warps */
     run_inv(&rng, 0, d_in, d_out);
     run_inv(&rng, 1, d_in, d_out);
     cz_gpu_free(d_in);

@@ -5,7 +5,8 @@
  *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms;
  *  - the whole prover: random satisfiable circuits (several sizes), witnesses with a PoRep-like mix
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
- *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped),
+ *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped), and
+ *    a third mix (30 % zeros, 30 % ones of the free values) whose tails lie near the split / full-MSM line,
  *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
  *    verifies, and a wrong public input does not;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
@@ -224,9 +225,10 @@ int main(void) {
     static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         uint64_t seed = cz_rng_next(&rng);
-        circuit bits, rnd;
+        circuit bits, rnd, mid;
         CHECK(build(&rng, &bits, shapes[si][0], shapes[si][1], shapes[si][2], seed, 45, 45) == 0);
         CHECK(build(&rng, &rnd, shapes[si][0], shapes[si][1], shapes[si][2], seed, 5, 5) == 0);
+        CHECK(build(&rng, &mid, shapes[si][0], shapes[si][1], shapes[si][2], seed, 30, 30) == 0);
         test_spmv(&bits);
         test_spmv(&rnd);
         cz_groth16_toxic tox;
@@ -255,6 +257,9 @@ int main(void) {
                 prove_both(&bits, &p, &pvk, gp, "bits, prefetching random");
                 prove_both(&bits, &p, &pvk, gp, "bits again, stale prefetch");
             }
+            /* a third mix: tails near half of each query, around the split / full-MSM threshold */
+            snprintf(what, sizeof what, "rows %llu mid", (unsigned long long)mid.r.num_rows);
+            prove_both(&mid, &p, &pvk, gp, what);
         }
         cz_gpu_prover_destroy(gp);
         if (si == 2) { /* the engine backend: OS randomness, so the proof only has to verify */
@@ -282,6 +287,7 @@ int main(void) {
         cz_groth16_params_free(&p);
         circuit_free(&bits);
         circuit_free(&rnd);
+        circuit_free(&mid);
     }
     CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
     cz_gpu_g1_release_scratch();

@@ -434,26 +434,34 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
             DIE_IF(cz_gpu_fr_random((cz_fr *)d_in, 3 * nt, seed ^ 0x2718), "random");
         }
         size_t es = fp ? sizeof(cz_fp) : sizeof(cz_fr);
-        double med[3];
-        for (int cios = 0; cios < 3; cios++) { /* 2: squares (timed only; test_gpu_field checks them) */
-            float ms[9];
-            void *o = cios == 1 ? d_out2 : d_out;
-            DIE_IF(cz_gpu_mul_bench(fp, cios, o, d_in, nt, iters, &ms[0]), "mul bench");
-            for (int r = 0; r < 5; r++) DIE_IF(cz_gpu_mul_bench(fp, cios, o, d_in, nt, iters, &ms[r]), "mul bench");
-            med[cios] = median_ms(ms, 5);
-        }
+        /* Fp also: the FP64-pipe product in all / half / a quarter of the warps (modes 3..8, gpu.h) */
+        static const char *const name[11] = {"mul carry chains", "mul naive CIOS", "sqr",
+                                            "mul FP64 (lo in doubles)", "mul FP64 (lo in integers)",
+                                            "mul 1/2 FP64 warps (lo doubles) + 1/2 IMAD", "mul 1/2 FP64 warps (lo integers) + 1/2 IMAD",
+                                            "mul 1/4 FP64 warps (lo integers) + 3/4 IMAD", "mul 1/4 FP64 warps (lo doubles) + 3/4 IMAD",
+                                            "mul x IMAD + w FP64 (lo doubles) per thread", "mul x IMAD + w FP64 (lo integers) per thread"};
+        const int nmodes = fp ? 11 : 3;
+        double med[11];
         DIE_IF(cz_gpu_mul_bench(fp, 0, d_out, d_in, nt, iters, &ms_unused), "mul bench");
         DIE_IF(cz_gpu_memcpy_dtoh(h1, d_out, 2 * nt * es), "dtoh");
-        DIE_IF(cz_gpu_memcpy_dtoh(h2, d_out2, 2 * nt * es), "dtoh");
-        int same = memcmp(h1, h2, 2 * nt * es) == 0;
-        printf("check %s products, carry-chain vs CIOS on %zu x %d x 2 products: %s\n", fp ? "Fp" : "Fr", nt, iters,
-               same ? "ok" : "FAIL");
-        failures += !same;
+        for (int mode = 0; mode < nmodes; mode++) { /* 2: squares (timed only; test_gpu_field checks them) */
+            float ms[9];
+            DIE_IF(cz_gpu_memset(d_out2, 0xa5, 2 * nt * es), "memset");
+            DIE_IF(cz_gpu_mul_bench(fp, mode, d_out2, d_in, nt, iters, &ms[0]), "mul bench");
+            if (mode != 0 && mode != 2) { /* the same chained products as the default's, bit for bit */
+                DIE_IF(cz_gpu_memcpy_dtoh(h2, d_out2, 2 * nt * es), "dtoh");
+                int same = memcmp(h1, h2, 2 * nt * es) == 0;
+                printf("check %s products, %s vs carry chains on %zu x %d x 2 products: %s\n", fp ? "Fp" : "Fr", name[mode], nt,
+                       iters, same ? "ok" : "FAIL");
+                failures += !same;
+            }
+            for (int r = 0; r < 5; r++) DIE_IF(cz_gpu_mul_bench(fp, mode, d_out2, d_in, nt, iters, &ms[r]), "mul bench");
+            med[mode] = median_ms(ms, 5);
+        }
         double prods = 2.0 * nt * iters;
-        for (int cios = 0; cios < 3; cios++)
+        for (int mode = 0; mode < nmodes; mode++)
             tl += snprintf(table + tl, cap - tl, "| %s %s (%.1f G/s) | 2^19 thr x %d x 2 | %.3f | - | - | - |\n", fp ? "Fp" : "Fr",
-                           cios == 2 ? "sqr" : cios ? "mul naive CIOS" : "mul carry chains", prods / med[cios] / 1e6, iters,
-                           med[cios]);
+                           name[mode], prods / med[mode] / 1e6, iters, med[mode]);
     }
     cz_gpu_free(d_in);
     cz_gpu_free(d_out);
@@ -686,11 +694,12 @@ int main(int argc, char **argv) {
         return failures ? 1 : 0;
     }
     {
-        char mt[2048];
+        char mt[4096];
         size_t ml = snprintf(mt, sizeof mt, "| op | size | median ms | min ms | sppark ms | ours/sppark |\n|---|---|---|---|---|---|\n");
         ml = mul_bench(mt, ml, sizeof mt, seed);
         printf("\n%s\n", mt);
         fflush(stdout);
+        if (getenv("CZ_BENCH_MUL_ONLY")) return failures ? 1 : 0;
     }
     /* CZ_BENCH_NTT_ONLY (set by hand for a quick timing run): the product and NTT tables only, no checks
      * (the gpu tests check the same kernels) */
