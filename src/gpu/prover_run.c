@@ -329,7 +329,9 @@ static int tails_flush(cz_gpu_prover *pr, tail_batch *b, cz_gpu_prove_stats *st)
 
 /* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. With batch, the
  * tail is scattered into the batch's next part of d_tail and its MSM left to tails_flush (which *ans then
- * waits for); a batch that has no room for it is flushed first. */
+ * waits for); a batch that has no room for it is flushed first, and so is a batch with parts waiting when
+ * this query needs d_tail from its start (a full MSM gathers its scalars there, a tail that runs alone is
+ * scattered there). */
 static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stats *st, tail_batch *batch) {
     const uint64_t len = pr->len[q], base = q == Q_L ? pr->ni : 0;
     const uint32_t *map = pr->d_map[q];
@@ -354,8 +356,9 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
                     tail, tc - t0, t1 - tc);
         /* scalars, then bases, each part rounded up to 768 B (a whole number of 96-B points) */
         const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
-        if (!rc && batch && batch->used + sb + bb > pr->tail_cap) rc = tails_flush(pr, batch, st);
-        const int queued = !rc && batch && batch->k < 3 && sb + bb <= pr->tail_cap;
+        if (!rc && batch && (batch->used + sb + bb > pr->tail_cap || batch->k >= 3)) rc = tails_flush(pr, batch, st);
+        const int queued = !rc && batch && sb + bb <= pr->tail_cap;
+        if (!rc && !queued && batch) rc = tails_flush(pr, batch, st); /* the tail runs alone from d_tail's start */
         uint8_t *at = pr->d_tail + (queued ? batch->used : 0);
         cz_fr *tsc = (cz_fr *)at;
         cz_g1_affine *tb = (cz_g1_affine *)(at + sb);
@@ -378,7 +381,10 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
     } else {
         const cz_fr *sc = pr->d_w + pr->ni;
         if (map) {
-            rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, map, base, len, pr->st);
+            /* the scalars go to d_tail's start: the tails waiting there first (found by test_gpu_prover's "mid"
+             * witness: B split, then L full overwrote B's waiting tail) */
+            if (batch) rc = tails_flush(pr, batch, st);
+            if (!rc) rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, map, base, len, pr->st);
             sc = (const cz_fr *)pr->d_tail;
         }
         double t1 = cz_gpu_now_ms_();

@@ -1,6 +1,7 @@
 /* GPU G1 MSM and 0/1 batch addition against the CPU (src/ec/msm.c) on fresh random data, 2^10..2^20:
  * random subgroup points from a pool (repeats exercise the doubling paths), some infinity bases,
- * random scalars with 0, 1 and r-1 mixed in; bitmaps at ~50 %, all ones, all zeros and lengths that
+ * random scalars with 0, 1 and r-1 mixed in, and at 1..33 points structured ones (small integers, powers of two,
+ * r - small, r - 2^b); bitmaps at ~50 %, all ones, all zeros and lengths that
  * are not a multiple of 64. The batch addition runs under ten settings of its knobs (ba_modes: the
  * default xyzz sums at these sizes, the fused rounds with q = 8, 2, 1, with and without prefetch, in
  * chunks of 2^14 down to 3 points, the previous rounds with split and interleaved buffers and with the
@@ -248,6 +249,39 @@ int main(void) {
                    k > 3 ? n[3] : 0);
         }
     }
+
+    /* structured scalars at tiny sizes (a prover's tail can be one or two points holding small witness values):
+     * small integers, powers of two, r - small, r - 2^b and random ones mixed, every MSM mode against the CPU */
+    for (int trial = 0; trial < 96; trial++) {
+        static const size_t tn[] = {1, 2, 3, 5, 9, 33};
+        const size_t n = tn[trial % 6];
+        for (size_t i = 0; i < n; i++) {
+            bases[i] = pool[cz_rng_next(&rng) % POOL];
+            uint64_t raw[4] = {0, 0, 0, 0};
+            const unsigned b = (unsigned)(cz_rng_next(&rng) % 254);
+            cz_fr t;
+            switch (cz_rng_next(&rng) % 5) {
+            case 0: cz_fr_set_u64(&sc[i], 2 + cz_rng_next(&rng) % 1000); break;
+            case 1: raw[b / 64] = (uint64_t)1 << (b % 64), cz_fr_from_raw(&sc[i], raw); break;
+            case 2: cz_fr_set_u64(&t, 1 + cz_rng_next(&rng) % 1000), cz_fr_neg(&sc[i], &t); break;
+            case 3: raw[b / 64] = (uint64_t)1 << (b % 64), cz_fr_from_raw(&t, raw), cz_fr_neg(&sc[i], &t); break;
+            default: cz_fr_random(&sc[i], &rng);
+            }
+        }
+        CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
+        CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
+        cz_g1_jac cpu, gpu;
+        cz_g1_msm(&cpu, bases, sc, n, 0);
+        for (int k = 0; k < N_MSM_MODES; k++) {
+            msm_mode(k);
+            memset(&gpu, 0xa5, sizeof gpu);
+            rc = cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL);
+            CHECK_MSG(rc == 0 && same(&cpu, &gpu), "GPU MSM of %zu structured scalars (trial %d, mode %d) differs from the CPU",
+                      n, trial, k);
+        }
+        msm_mode(0);
+    }
+    printf("structured scalars at 1..33 points checked\n");
 
     /* exceptional cases of the affine rounds */
     static const size_t esizes[] = {2, 3, 1024 + 37, (1 << 16) + 3};

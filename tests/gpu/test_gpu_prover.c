@@ -9,6 +9,8 @@
  *    a third mix (30 % zeros, 30 % ones of the free values) whose tails lie near the split / full-MSM line,
  *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
  *    verifies, and a wrong public input does not;
+ *  - the order of the queries' shared tail buffer: circuits searched on the host for a split B (its tail waiting
+ *    for the shared MSM) followed by a full A (which gathers its scalars into the same buffer), proved on both;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
  *  - the engine backend (backend_gpu.c): a proof with OS randomness verifies; a bad device is refused;
  *  - the benchmark's synthetic prover (cz_gpu_prover_create_synthetic) at 2^12, plain and dictionary-coded
@@ -135,8 +137,9 @@ static void test_spmv_mode(const circuit *tc, int mode) {
 
 static int splits, fulls;
 
-static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp,
-                       const char *what) {
+/* what NULL: no line for a proof that passes; stats (may be NULL): the GPU start's figures */
+static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp,
+                          const char *what, cz_gpu_prove_stats *stats) {
     cz_fr r, s;
     cz_fr_random(&r, &rng);
     cz_fr_random(&s, &rng);
@@ -146,6 +149,9 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
     int rc = cz_groth16_prove_start(&pc, p, &tc->r, tc->inputs, tc->aux, 0);
     CHECK_MSG(rc == 0, "CPU start: %s", cz_error_message());
     rc = cz_gpu_prover_start(&pg, gp, tc->inputs, tc->aux, 0, &st);
+    if (stats) *stats = st;
+    const int quiet = !what;
+    if (!what) what = "(quiet)";
     CHECK_MSG(rc == 0, "GPU start (%s): %s", what, cz_error_message());
     if (rc) return;
     CHECK_MSG(cz_g1_jac_equal(&pc.h_msm, &pg.h_msm), "%s: H differs", what);
@@ -170,9 +176,85 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
         CHECK_MSG(cz_groth16_verify(pvk, &pfg, bad + 1, tc->ni - 1) == CZ_EVERIFY, "%s: wrong input verifies", what);
         free(bad);
     }
-    printf("%s: ok (tails L/A/B %llu/%llu/%llu of %llu/%zu/%zu, full %d%d%d)\n", what,
-           (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
-           (unsigned long long)tc->na, p->a_len, p->b_len, st.full_msm[0], st.full_msm[1], st.full_msm[2]);
+    if (!quiet)
+        printf("%s: ok (tails L/A/B %llu/%llu/%llu of %llu/%zu/%zu, full %d%d%d)\n", what, (unsigned long long)st.tail[0],
+               (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], (unsigned long long)tc->na, p->a_len, p->b_len,
+               st.full_msm[0], st.full_msm[1], st.full_msm[2]);
+}
+static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp,
+                       const char *what) {
+    prove_both_st(tc, p, pvk, gp, what, NULL);
+}
+
+/* values outside {0, 1} */
+static int is_tail(const cz_fr *x) { return !cz_fr_is_zero(x) && !cz_fr_equal(x, &CZ_FR_ONE_V); }
+
+/* The device queries (prover.c's maps): A = every input, then the aux with A density; B = the inputs with B input
+ * density, then the aux with B aux density. Their lengths and tails (values outside {0, 1}) from the host. */
+static void query_tails(const circuit *tc, uint64_t len[2], uint64_t tail[2]) {
+    const cz_r1cs *r = &tc->r;
+    len[0] = tail[0] = len[1] = tail[1] = 0;
+    for (uint64_t i = 0; i < tc->ni; i++) {
+        len[0]++, tail[0] += is_tail(&tc->inputs[i]);
+        if (cz_density_get(r->b_input_density, i)) len[1]++, tail[1] += is_tail(&tc->inputs[i]);
+    }
+    for (uint64_t j = 0; j < tc->na; j++) {
+        if (cz_density_get(r->a_aux_density, j)) len[0]++, tail[0] += is_tail(&tc->aux[j]);
+        if (cz_density_get(r->b_aux_density, j)) len[1]++, tail[1] += is_tail(&tc->aux[j]);
+    }
+}
+
+/* The queries run B, L, A; split queries leave their tails in one buffer for one shared MSM, and a later query
+ * that needs that buffer from its start (a full MSM gathering its scalars there) must run them first. From
+ * 6f097d5 (the shared tail MSM) until the fix it did not: A's gather overwrote B's waiting tail (found by the
+ * "mid" witnesses below, about one run in sixteen). Here the host searches small random circuits and witnesses
+ * for that order (B split with a tail: 0 < 2 tail <= len; A full: 2 tail > len), then proves them on the GPU
+ * against the CPU and checks that the device took the paths predicted. */
+static void test_tail_order(void) {
+    int found = 0, tried = 0;
+    for (int shape = 0; shape < 256 && found < 3; shape++) {
+        const uint64_t seed = cz_rng_next(&rng);
+        const size_t nfree = 2 + (size_t)shape % 5, nc = 3 + (size_t)shape % 7;
+        circuit w;
+        int hit = 0;
+        for (int k = 0; k < 32 && !hit; k++, tried++) {
+            if (build(&rng, &w, 1, nfree, nc, seed, 30, 30)) return;
+            uint64_t len[2], tail[2];
+            query_tails(&w, len, tail);
+            hit = tail[1] > 0 && 2 * tail[1] <= len[1] && 2 * tail[0] > len[0];
+            if (!hit) circuit_free(&w);
+        }
+        if (!hit) continue;
+        found++;
+        uint64_t len[2], tail[2];
+        query_tails(&w, len, tail);
+        cz_groth16_toxic tox;
+        cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
+        cz_groth16_params p;
+        memset(&p, 0, sizeof p);
+        int rc = cz_groth16_setup(&p, &w.r, &tox, 0);
+        cz_groth16_pvk pvk;
+        if (!rc) rc = cz_groth16_pvk_init(&pvk, &p.vk);
+        cz_gpu_prover *gp = NULL;
+        if (!rc) rc = cz_gpu_prover_create(&gp, 0, &p, &w.r, 0);
+        CHECK_MSG(rc == 0, "tail order: setup / create: %s", cz_error_message());
+        if (!rc) {
+            char what[96];
+            snprintf(what, sizeof what, "tail order: B %llu of %llu (split), A %llu of %llu (full)", (unsigned long long)tail[1],
+                     (unsigned long long)len[1], (unsigned long long)tail[0], (unsigned long long)len[0]);
+            cz_gpu_prove_stats st;
+            memset(&st, 0, sizeof st);
+            prove_both_st(&w, &p, &pvk, gp, what, &st);
+            CHECK_MSG(st.tail[2] == tail[1] && !st.full_msm[2] && st.tail[1] == tail[0] && st.full_msm[1],
+                      "tail order: the device's paths (B tail %llu full %d, A tail %llu full %d) are not the ones predicted",
+                      (unsigned long long)st.tail[2], st.full_msm[2], (unsigned long long)st.tail[1], st.full_msm[1]);
+        }
+        cz_gpu_prover_destroy(gp);
+        cz_groth16_params_free(&p);
+        circuit_free(&w);
+    }
+    CHECK_MSG(found > 0, "tail order: no circuit with a split B and a full A in %d witnesses", tried);
+    printf("tail order: %d circuits with a split B and a full A (of %d witnesses searched)\n", found, tried);
 }
 
 static void test_synthetic(void) {
@@ -221,6 +303,7 @@ int main(void) {
     for (unsigned k = 1; k <= 16; k += (k < 4 ? 1 : 3)) test_h(k);
     printf("H pipeline checked\n");
     test_synthetic();
+    test_tail_order();
 
     static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
