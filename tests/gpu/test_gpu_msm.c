@@ -168,18 +168,7 @@ int main(void) {
             sc[5] = sc[4];               /* a repeated (scalar, base) pair */
             bases[5] = bases[4];
         }
-        CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
-        CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
-        cz_g1_jac cpu, gpu;
-        cz_g1_msm(&cpu, bases, sc, n, 0);
-        for (int k = 0; k < N_MSM_MODES; k++) {
-            msm_mode(k);
-            memset(&gpu, 0xa5, sizeof gpu);
-            rc = cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL);
-            CHECK_MSG(rc == 0, "msm %zu (mode %d): %s", n, k, cz_error_message());
-            CHECK_MSG(same(&cpu, &gpu), "GPU MSM of %zu points (mode %d) differs from the CPU", n, k);
-        }
-        msm_mode(0);
+        check_msm(bases, sc, n, d_bases, d_sc, "random scalars");
 
         /* batch addition: ~50 % ones, all ones, all zeros */
         for (int pat = 0; pat < 3; pat++) {
@@ -268,18 +257,9 @@ int main(void) {
             default: cz_fr_random(&sc[i], &rng);
             }
         }
-        CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
-        CHECK(cz_gpu_memcpy_htod(d_sc, sc, n * sizeof *sc) == 0);
-        cz_g1_jac cpu, gpu;
-        cz_g1_msm(&cpu, bases, sc, n, 0);
-        for (int k = 0; k < N_MSM_MODES; k++) {
-            msm_mode(k);
-            memset(&gpu, 0xa5, sizeof gpu);
-            rc = cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL);
-            CHECK_MSG(rc == 0 && same(&cpu, &gpu), "GPU MSM of %zu structured scalars (trial %d, mode %d) differs from the CPU",
-                      n, trial, k);
-        }
-        msm_mode(0);
+        char what[48];
+        snprintf(what, sizeof what, "structured scalars, trial %d", trial);
+        check_msm(bases, sc, n, d_bases, d_sc, what);
     }
     printf("structured scalars at 1..33 points checked\n");
 
