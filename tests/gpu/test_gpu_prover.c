@@ -207,7 +207,7 @@ static void query_tails(const circuit *tc, uint64_t len[2], uint64_t tail[2]) {
 /* The queries run B, L, A; split queries leave their tails in one buffer for one shared MSM, and a later query
  * that needs that buffer from its start (a full MSM gathering its scalars there) must run them first. From
  * 6f097d5 (the shared tail MSM) until the fix it did not: A's gather overwrote B's waiting tail (found by the
- * "mid" witnesses below, about one run in sixteen). Here the host searches small random circuits and witnesses
+ * "mid" witnesses below, about one run in twelve). Here the host searches small random circuits and witnesses
  * for that order (B split with a tail: 0 < 2 tail <= len; A full: 2 tail > len), then proves them on the GPU
  * against the CPU and checks that the device took the paths predicted. */
 static void test_tail_order(void) {
