@@ -131,10 +131,10 @@ extern "C" int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed) {
  * 1 the same by the naive CIOS product, 2 squares x = x^2, w = w^2 (sqr). Fp only, the FP64-pipe product
  * (fp_dfma.cuh) in a share of the warps, the integer one in the rest: 3 / 4 every warp (low halves summed in
  * doubles / in integers), 5 / 6 half of them, 7 / 8 a quarter; 9 / 10: every thread's w on the FP64 pipe and
- * its x on IMAD (two independent products, one per pipe, in one instruction stream). The pipes belong to an SM's four schedulers
- * and warp w of a block runs on scheduler w mod 4, so the mixed modes launch blocks of 8 warps (two per
- * scheduler, at most 128 registers for two blocks per SM) and pick warps 4..7: each scheduler gets both
- * kinds (a quarter: in odd blocks only). */
+ * its x on IMAD (two independent products, one per pipe, in one instruction stream). The pipes belong to an
+ * SM's four schedulers and warp w of a block runs on scheduler w mod 4, so the mixed modes launch blocks of 8
+ * warps (two per scheduler, at most 128 registers for two blocks per SM) and pick warps 4..7: each scheduler
+ * gets both kinds (a quarter: in odd blocks only). */
 #define MULBENCH_MIXED_THREADS 256
 template <class F, int MODE>
 static CZ_DEV F mulbench_step(const F &x, const F &y, bool dfma) {
@@ -152,7 +152,6 @@ static __global__ void __launch_bounds__(MODE >= 3 ? MULBENCH_MIXED_THREADS : 12
     if (i >= n) return;
     const unsigned warp = threadIdx.x >> 5;
     const bool dfma = MODE >= 3 && (MODE < 5 || MODE >= 9 || ((warp >> 2) & 1 && (MODE < 7 || (blockIdx.x & 1))));
-    (void)warp;
     F x = cz_ld(in + 3 * i), w = cz_ld(in + 3 * i + 1);
     const F y = cz_ld(in + 3 * i + 2);
 #pragma unroll 1
@@ -196,18 +195,24 @@ template <class F>
 static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode, float *ms) {
     return timed(
         [&] {
-            switch (mode) {
-            case 1: mulbench_launch<F, 1>(d_out, d_in, n, iters); break;
-            case 2: mulbench_launch<F, 2>(d_out, d_in, n, iters); break;
-            case 3: mulbench_launch<F, 3>(d_out, d_in, n, iters); break;
-            case 4: mulbench_launch<F, 4>(d_out, d_in, n, iters); break;
-            case 5: mulbench_launch<F, 5>(d_out, d_in, n, iters); break;
-            case 6: mulbench_launch<F, 6>(d_out, d_in, n, iters); break;
-            case 7: mulbench_launch<F, 7>(d_out, d_in, n, iters); break;
-            case 8: mulbench_launch<F, 8>(d_out, d_in, n, iters); break;
-            case 9: mulbench_launch<F, 9>(d_out, d_in, n, iters); break;
-            case 10: mulbench_launch<F, 10>(d_out, d_in, n, iters); break;
-            default: mulbench_launch<F, 0>(d_out, d_in, n, iters); break;
+            if constexpr (!std::is_same<F, cz_dfp>::value) { /* Fr: modes 0..2 (cz_gpu_mul_bench checks) */
+                if (mode == 1) mulbench_launch<F, 1>(d_out, d_in, n, iters);
+                else if (mode == 2) mulbench_launch<F, 2>(d_out, d_in, n, iters);
+                else mulbench_launch<F, 0>(d_out, d_in, n, iters);
+            } else {
+                switch (mode) {
+                case 1: mulbench_launch<F, 1>(d_out, d_in, n, iters); break;
+                case 2: mulbench_launch<F, 2>(d_out, d_in, n, iters); break;
+                case 3: mulbench_launch<F, 3>(d_out, d_in, n, iters); break;
+                case 4: mulbench_launch<F, 4>(d_out, d_in, n, iters); break;
+                case 5: mulbench_launch<F, 5>(d_out, d_in, n, iters); break;
+                case 6: mulbench_launch<F, 6>(d_out, d_in, n, iters); break;
+                case 7: mulbench_launch<F, 7>(d_out, d_in, n, iters); break;
+                case 8: mulbench_launch<F, 8>(d_out, d_in, n, iters); break;
+                case 9: mulbench_launch<F, 9>(d_out, d_in, n, iters); break;
+                case 10: mulbench_launch<F, 10>(d_out, d_in, n, iters); break;
+                default: mulbench_launch<F, 0>(d_out, d_in, n, iters); break;
+                }
             }
         },
         ms);

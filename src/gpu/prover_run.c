@@ -356,9 +356,9 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
                     tail, tc - t0, t1 - tc);
         /* scalars, then bases, each part rounded up to 768 B (a whole number of 96-B points) */
         const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
+        /* no room (which covers a tail too big to queue at all: it then runs alone from d_tail's start) */
         if (!rc && batch && (batch->used + sb + bb > pr->tail_cap || batch->k >= 3)) rc = tails_flush(pr, batch, st);
         const int queued = !rc && batch && sb + bb <= pr->tail_cap;
-        if (!rc && !queued && batch) rc = tails_flush(pr, batch, st); /* the tail runs alone from d_tail's start */
         uint8_t *at = pr->d_tail + (queued ? batch->used : 0);
         cz_fr *tsc = (cz_fr *)at;
         cz_g1_affine *tb = (cz_g1_affine *)(at + sb);
@@ -382,7 +382,7 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         const cz_fr *sc = pr->d_w + pr->ni;
         if (map) {
             /* the scalars go to d_tail's start: the tails waiting there first (found by test_gpu_prover's "mid"
-             * witness: B split, then L full overwrote B's waiting tail) */
+             * witness: B split, then A full overwrote B's waiting tail) */
             if (batch) rc = tails_flush(pr, batch, st);
             if (!rc) rc = cz_gpu_gather_scalars_((cz_fr *)pr->d_tail, pr->d_w, map, base, len, pr->st);
             sc = (const cz_fr *)pr->d_tail;

@@ -27,7 +27,7 @@ static const char *const mode_name[11] = {"products (default)", "products (CIOS)
                                          "products (FP64, low halves in doubles)", "products (FP64, low halves in integers)",
                                          "products (1/2 FP64 warps, doubles)", "products (1/2 FP64 warps, integers)",
                                          "products (1/4 FP64 warps, integers)", "products (1/4 FP64 warps, doubles)",
-                                          "products (x IMAD, w FP64, doubles)", "products (x IMAD, w FP64, integers)"};
+                                         "products (x IMAD, w FP64, doubles)", "products (x IMAD, w FP64, integers)"};
 
 static void run_fr(cz_rng *rng, int cios, void *d_in, void *d_out) {
     cz_fr *in = malloc(3 * NT * sizeof *in), *out = malloc(2 * NT * sizeof *out);

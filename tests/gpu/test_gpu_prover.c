@@ -216,18 +216,16 @@ static void test_tail_order(void) {
         const uint64_t seed = cz_rng_next(&rng);
         const size_t nfree = 2 + (size_t)shape % 5, nc = 3 + (size_t)shape % 7;
         circuit w;
+        uint64_t len[2], tail[2];
         int hit = 0;
         for (int k = 0; k < 32 && !hit; k++, tried++) {
             if (build(&rng, &w, 1, nfree, nc, seed, 30, 30)) return;
-            uint64_t len[2], tail[2];
             query_tails(&w, len, tail);
             hit = tail[1] > 0 && 2 * tail[1] <= len[1] && 2 * tail[0] > len[0];
             if (!hit) circuit_free(&w);
         }
         if (!hit) continue;
         found++;
-        uint64_t len[2], tail[2];
-        query_tails(&w, len, tail);
         cz_groth16_toxic tox;
         cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
         cz_groth16_params p;

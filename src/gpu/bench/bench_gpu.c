@@ -434,7 +434,8 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
             DIE_IF(cz_gpu_fr_random((cz_fr *)d_in, 3 * nt, seed ^ 0x2718), "random");
         }
         size_t es = fp ? sizeof(cz_fp) : sizeof(cz_fr);
-        /* Fp also: the FP64-pipe product in all / half / a quarter of the warps (modes 3..8, gpu.h) */
+        /* Fp also: the FP64-pipe product in all / half / a quarter of the warps, or beside IMAD in each thread
+         * (modes 3..10, gpu.h) */
         static const char *const name[11] = {"mul carry chains", "mul naive CIOS", "sqr",
                                             "mul FP64 (lo in doubles)", "mul FP64 (lo in integers)",
                                             "mul 1/2 FP64 warps (lo doubles) + 1/2 IMAD", "mul 1/2 FP64 warps (lo integers) + 1/2 IMAD",
