@@ -136,10 +136,8 @@ extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
     return rc;
 }
 
-/* log_rev > 0: row i goes to position bitrev(i) of 2^log_rev (scattered 32-byte stores, one sector each). */
-__global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const cz_dfr *w, unsigned log_rev) {
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n_out) return;
+/* row i of m times w (0 past the last row) */
+static __device__ __forceinline__ cz_dfr csr_row(const cz_gpu_csr &m, const cz_dfr *w, size_t i) {
     cz_dfr acc = cz_dfr::zero();
     if (i < m.rows) {
         const cz_dfr one = cz_dfr::one();
@@ -154,15 +152,52 @@ __global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const
             }
         }
     }
-    cz_st(out + (log_rev ? (size_t)(__brev((uint32_t)i) >> (32 - log_rev)) : i), acc);
+    return acc;
+}
+
+__global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const cz_dfr *w) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n_out) cz_st(out + i, csr_row(m, w, i));
+}
+
+/* Row i into position bitrev(i) of 2^log_n, through a tile in shared memory so the stores are coalesced (one
+ * thread per row storing at bitrev(i) scatters 32-byte stores over the whole array). Write i = hi 2^(n-k) +
+ * mid 2^k + lo (hi, lo of k bits): bitrev(i) = rev(lo) 2^(n-k) + rev(mid) 2^k + rev(hi). Block mid sums the
+ * 2^2k rows of its tile (consecutive threads take consecutive lo: consecutive rows) into tile[hi][lo], then
+ * stores them by (lo, rev(hi)): for each lo a run of 2^k consecutive positions. The tile's column index is
+ * XORed with hi's top 3 bits, so both the row-wise puts and the reversed-column gets of 8 lanes hit 8
+ * different 16-byte bank groups. k = min(5, n/2). */
+#define REV_K 5
+__global__ void __launch_bounds__(256) csr_mul_vec_rev(cz_dfr *out, const cz_gpu_csr m, const cz_dfr *w, unsigned log_n,
+                                                       unsigned k) {
+    __shared__ uint4 sh[2 << (2 * REV_K)]; /* two planes of 16-byte halves */
+    const unsigned T = 1u << k, tile = T * T, sw = k > 3 ? k - 3 : 0, mb = log_n - 2 * k;
+    const size_t mid = blockIdx.x;
+    auto slot = [&](unsigned hi, unsigned lo) { return hi * T + (T >= 8 ? lo ^ ((hi >> sw) & 7) : lo); };
+    for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+        const unsigned lo = e & (T - 1), hi = e >> k;
+        const cz_dfr x = csr_row(m, w, ((size_t)hi << (log_n - k)) | (mid << k) | lo);
+        const unsigned s = slot(hi, lo);
+        sh[s] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+        sh[s + tile] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+    }
+    __syncthreads();
+    const size_t rmid = mb ? __brev((uint32_t)mid) >> (32 - mb) : 0;
+    for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
+        const unsigned hh = e & (T - 1), lo = e >> k, hi = k ? __brev(hh) >> (32 - k) : 0, s = slot(hi, lo);
+        const size_t rlo = k ? __brev(lo) >> (32 - k) : 0;
+        const uint4 a = sh[s], b = sh[s + tile];
+        uint4 *q = reinterpret_cast<uint4 *>(out + ((rlo << (log_n - k)) | (rmid << k) | hh));
+        q[0] = a, q[1] = b;
+    }
 }
 
 extern "C" int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream) {
     if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
                                          (unsigned long long)m->rows);
     if (!n_out) return 0;
-    csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
-        (cz_dfr *)d_out, n_out, *m, (const cz_dfr *)d_w, 0);
+    csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d_out, n_out, *m,
+                                                                                 (const cz_dfr *)d_w);
     CZ_CUDA_LAUNCHED();
     return 0;
 }
@@ -173,8 +208,9 @@ extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu
     const size_t n_out = (size_t)1 << log_n;
     if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
                                          (unsigned long long)m->rows);
-    csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
-        (cz_dfr *)d_out, n_out, *m, (const cz_dfr *)d_w, log_n);
+    const unsigned k = log_n / 2 < REV_K ? log_n / 2 : REV_K;
+    csr_mul_vec_rev<<<(unsigned)((size_t)1 << (log_n - 2 * k)), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d_out, *m,
+                                                                                             (const cz_dfr *)d_w, log_n, k);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

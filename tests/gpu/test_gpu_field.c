@@ -47,6 +47,29 @@ static void run_fr(cz_rng *rng, int cios, void *d_in, void *d_out) {
         cz_fr_neg(&in[i], &t);
         in[i + 1] = in[i];
     }
+    /* raw words for the Montgomery steps that take p's words 0 and 1 by additions (field.cuh red_step): rows
+     * whose low word is 0 (m = 0, where m * (2^32 - 1)'s high word is 0, not m - 1) or 1, -1. x: its low
+     * k % 8 words 0, the rest random; w: the same low zeros, then 2^32 - 1 and 0 alternating; y = 2^(32 j) or
+     * 2^(32 j) - 1 (j = k / 8); top words kept below p's. */
+    for (int k = 0; k < 64; k++) {
+        const int i = 60 + 3 * k, z = k % 8, j = k / 8;
+        memset(&in[i], 0, 3 * sizeof in[i]);
+        for (int q = z; q < 8; q++) {
+            uint32_t wx = (uint32_t)cz_rng_next(rng), ww = (q - z) % 2 ? 0 : 0xffffffffu;
+            if (q == 7) wx &= 0x3fffffffu, ww &= 0x3fffffffu;
+            in[i].l[q / 2] |= (uint64_t)wx << (32 * (q % 2));
+            in[i + 1].l[q / 2] |= (uint64_t)ww << (32 * (q % 2));
+        }
+        in[i + 2].l[j / 2] = (uint64_t)1 << (32 * (j % 2));
+        if (k & 1) { /* 2^(32 j) - 1 */
+            uint64_t b = 1;
+            for (int q = 0; q < 4; q++) {
+                const uint64_t v = in[i + 2].l[q];
+                in[i + 2].l[q] = v - b;
+                b = v < b;
+            }
+        }
+    }
     int rc = cz_gpu_memcpy_htod(d_in, in, 3 * NT * sizeof *in);
     if (!rc) rc = cz_gpu_memset(d_out, 0xa5, 2 * NT * sizeof *out);
     float ms;
