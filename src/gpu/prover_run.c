@@ -233,6 +233,24 @@ static int upload_staged(cz_gpu_prover *pr, int k, void *const dst[], const void
     return rc;
 }
 
+/* CZ_GPU_UP_STAGED: 2 (default) page-locking each part of 1 MiB or more for its copy (upload_parts; start() locks
+ * a compact witness's parts before it takes the device), 0 the driver's pageable copy, 1 through the pinned chunks
+ * (upload_staged). H200 machine, 2^27 PoRep-shaped partition (86.7 MB, session 10, 4 runs each): upload_ms
+ * 10.0-10.9 / 12.5-14.0 / 2.5-54.2, gpu_total_ms median 975.4 / 978.0 / 986.2: the chunks' threads made the copy
+ * erratic there (the benchmark's own threads beside them), so page-locking is the default. */
+static int up_how(void) {
+    const char *e = getenv("CZ_GPU_UP_STAGED");
+    return e && *e ? atoi(e) : 2;
+}
+
+/* the host parts of a compact witness's upload: inputs, is_bit, bit, the dense values */
+static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, const void *src[4],
+                          size_t bytes[4]) {
+    const size_t bm = (pr->na + 63) / 64 * 8;
+    src[0] = inputs, src[1] = w->is_bit, src[2] = w->bit, src[3] = w->dense;
+    bytes[0] = pr->ni * sizeof(cz_fr), bytes[1] = bytes[2] = pr->na ? bm : 0, bytes[3] = w->n_dense * sizeof(cz_fr);
+}
+
 /* Compact witness: inputs into d_w, then is_bit, bit and the dense values into the tail buffer (free until
  * the queries; 64 bytes per position of the longest query, L's na included, so 16 bytes per 64 values of
  * bitmap and 32 per dense value always fit), expanded into d_w's aux part on the compute stream. A
@@ -251,15 +269,10 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     uint64_t *d_isb = (uint64_t *)area, *d_bit = (uint64_t *)(area + bm);
     cz_fr *d_dense = (cz_fr *)(area + doff);
     void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
-    const void *const src[4] = {inputs, w->is_bit, w->bit, w->dense};
-    const size_t bytes[4] = {pr->ni * sizeof(cz_fr), pr->na ? bm : 0, pr->na ? bm : 0, w->n_dense * sizeof(cz_fr)};
-    /* CZ_GPU_UP_STAGED: 2 (default) page-locking each part of 1 MiB or more for its copy (upload_parts), 0 the
-     * driver's pageable copy, 1 through the pinned chunks (upload_staged). H200 machine, 2^27 PoRep-shaped
-     * partition (86.7 MB, session 10, 4 runs each): upload_ms 10.0-10.9 / 12.5-14.0 / 2.5-54.2, gpu_total_ms
-     * median 975.4 / 978.0 / 986.2: the chunks' threads made the copy erratic there (the benchmark's own
-     * threads beside them), so page-locking is the default. */
-    const char *e = getenv("CZ_GPU_UP_STAGED");
-    const int how = e && *e ? atoi(e) : 2;
+    const void *src[4];
+    size_t bytes[4];
+    compact_parts(pr, inputs, w, src, bytes);
+    const int how = up_how();
     int rc = how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
     /* d_cnt holds 2 * (2 * nw + 2) u32 (sized for the longest query, >= na), the expansion needs 2 * (nw + 1) */
     if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
@@ -660,9 +673,25 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
 #ifndef CZ_GPU_HAVE_G2_MSM
     if (pr->p) have_thread = pthread_create(&th, NULL, g2_thread, &job) == 0;
 #endif
+    /* A compact witness's big parts are page-locked here, before the device is taken, so the other worker's
+     * kernels run meanwhile (upload_parts finds them pinned and only copies); unlocked after it is released.
+     * H200, 2^27 PoRep-shaped partition (86.7 MB, CZ_GPU_PIN_EARLY=0 / default, 8 runs each): upload_ms 7.0-8.2 ->
+     * 1.7, gpu_total 959.6 -> 954.7 ms; two workers on one prover 961.8 -> 957.9 ms a partition (wall). */
+    const void *src[4] = {NULL, NULL, NULL, NULL};
+    size_t bytes[4] = {0, 0, 0, 0};
+    int reg[4] = {0, 0, 0, 0};
+    const char *early = getenv("CZ_GPU_PIN_EARLY"); /* 0: inside the device region, as before (A/B) */
+    if (caux && up_how() == 2 && !(early && *early == '0') && !cz_gpu_set_device(pr->device)) {
+        compact_parts(pr, inputs, caux, src, bytes);
+        for (int i = 0; i < 4; i++)
+            if (bytes[i] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[i]))
+                cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
+    }
     cz_gpu_lock(pr->device);
     int rc = run_device(pr, out, inputs, aux, caux, stats);
     cz_gpu_unlock(pr->device);
+    for (int i = 0; i < 4; i++)
+        if (reg[i]) cz_gpu_host_unregister_((void *)src[i]);
 #ifndef CZ_GPU_HAVE_G2_MSM
     if (pr->p && !have_thread) g2_thread(&job); /* no thread available: run it here */
 #endif

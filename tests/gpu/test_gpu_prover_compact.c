@@ -6,6 +6,8 @@
  *    all-bit (no dense value at all) and no-bit witnesses: the pending terms of start_compact equal those of
  *    the dense start() and of the CPU prover (cz_groth16_prove_start), the proofs for the same r, s are
  *    byte-identical, the compact proof verifies; htod bytes = 32 ni + 16 per 64 aux + 32 per non-bit;
+ *  - a part of 1 MiB or more (the largest no-bit witness's dense values) is page-locked for the upload and not
+ *    left locked after start_compact returns;
  *  - a prefetch named by set_next survives a compact start and is then used by the dense start;
  *  - a compact witness of the wrong length is refused (CZ_EFORMAT);
  *  - the engine hook cz_backend_gpu_start_compact: a proof with OS randomness verifies;
@@ -98,6 +100,8 @@ static void test_expand(uint64_t n, unsigned pb, int by_append) {
     free(got);
 }
 
+static int locked_parts; /* compact starts with a part big enough to be page-locked */
+
 static void test_prover(size_t pub, size_t nfree, size_t nc, unsigned p0, unsigned p1, const char *mix, int backend) {
     circuit tc;
     int rc = build(&rng, &tc, pub, nfree, nc, cz_rng_next(&rng), p0, p1);
@@ -137,6 +141,11 @@ static void test_prover(size_t pub, size_t nfree, size_t nc, unsigned p0, unsign
         CHECK(cz_gpu_prover_set_next(gp, tc.inputs, tc.aux) == 0);
         int rk = cz_gpu_prover_start_compact(&pk, gp, tc.inputs, &cw, 0, &sk);
         CHECK_MSG(rk == 0, "%s: compact start: %s", mix, cz_error_message());
+        /* parts of 1 MiB or more are page-locked before the device region and unlocked after it (default way) */
+        if (cw.n_dense * sizeof(cz_fr) >= ((size_t)1 << 20) && !getenv("CZ_GPU_UP_STAGED")) {
+            locked_parts++;
+            CHECK_MSG(!cz_gpu_host_is_pinned_(cw.dense), "%s: the dense part is still page-locked after start", mix);
+        }
         int rd2 = cz_gpu_prover_start(&pd2, gp, tc.inputs, tc.aux, 0, &sd2);
         CHECK_MSG(rd2 == 0, "%s: dense start after compact: %s", mix, cz_error_message());
         CHECK_MSG(!rc && jac_all_equal(&pc, &pd), "%s: dense GPU pending differs from the CPU's", mix);
@@ -216,8 +225,10 @@ int main(void) {
         test_prover(sh[0], sh[1], sh[2], 50, 50, "all bits", 0);
         test_prover(sh[0], sh[1], sh[2], 0, 0, "no bits", 0);
     }
-    /* The upload's other ways (CZ_GPU_UP_STAGED; the default page-locks each part of 1 MiB or more, so these
-     * small parts are copied pageable): pinned chunks of 256 B, so every part crosses in several chunks through
+    /* the largest no-bit witness (33,000 dense values, 1.06 MB) took the page-locked way */
+    CHECK_MSG(locked_parts > 0, "no compact start had a part of 1 MiB or more");
+    /* The upload's other ways (CZ_GPU_UP_STAGED; the default page-locks each part of 1 MiB or more, so most of
+     * these small parts are copied pageable): pinned chunks of 256 B, so every part crosses in several chunks through
      * both buffers, pinned chunks of the default 8 MiB (one per part), and the driver's pageable copy */
     static const char *const ups[][2] = {{"1", "256"}, {"1", NULL}, {"0", NULL}};
     for (size_t u = 0; u < sizeof ups / sizeof ups[0]; u++) {
