@@ -225,12 +225,18 @@ static void test_tail_order(void) {
             if (!hit) circuit_free(&w);
         }
         if (!hit) continue;
-        found++;
         cz_groth16_toxic tox;
         cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
         cz_groth16_params p;
         memset(&p, 0, sizeof p);
         int rc = cz_groth16_setup(&p, &w.r, &tox, 0);
+        if (rc == CZ_EINVAL && strstr(cz_error_message(), "unconstrained")) { /* such tiny circuits may leave an aux
+                                                                                  variable out of every matrix */
+            cz_groth16_params_free(&p);
+            circuit_free(&w);
+            continue;
+        }
+        found++;
         cz_groth16_pvk pvk;
         if (!rc) rc = cz_groth16_pvk_init(&pvk, &p.vk);
         cz_gpu_prover *gp = NULL;
