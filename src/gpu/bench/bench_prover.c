@@ -12,12 +12,12 @@
  * (cz_gpu_prover_start_compact: bitmaps + non-bit values uploaded, expanded on the device; the expansion is
  * timed inside spmv_ms), built once on the host from the same witness; the pipelined pair is then skipped
  * (the prefetch is for dense witnesses); CZ_BENCH_WORKERS=2 adds two threads proving CZ_BENCH_REPS partitions each
- * through the same prover (the daemon's two workers per GPU; wall time per partition). --stream: the bases that do not fit beside the rest stay in pinned host
- * memory and cross PCIe per partition in chunks through a ring of staging buffers (streamed mode; chunks, stages
- * and kept parts from the memory left, CZ_GPU_MEM_LIMIT_MB caps it to mimic a smaller card, CZ_GPU_PROVER_STAGES /
- * CZ_GPU_PROVER_KEEP / CZ_GPU_PROVER_CHUNK override the plan; htod_MB then includes the streamed bases; the row
- * names the streamed parts); --both: each size resident, then streamed, in the
- * same run. The streamed prover's device needs (non-base part) are printed; a streamed prover that does not
+ * through the same prover (the daemon's two workers per GPU; wall time per partition). --stream: the bases that do
+ * not fit beside the rest stay in pinned host memory and cross PCIe per partition in chunks through a ring of
+ * staging buffers (streamed mode; chunks, stages and kept parts from the memory left, CZ_GPU_MEM_LIMIT_MB caps it
+ * to mimic a smaller card, CZ_GPU_PROVER_STAGES / CZ_GPU_PROVER_KEEP / CZ_GPU_PROVER_CHUNK override the plan;
+ * htod_MB then includes the streamed bases; the row names the streamed parts); --both: each size resident, then
+ * streamed, in the same run. The streamed prover's device needs (non-base part) are printed; a streamed prover that does not
  * fit prints the CZ_ENOMEM message with the sizes and the run goes on.
  * Usage: cz_bench_prover [--compact] [--stream | --both] [log_n ...] (default 24) */
 #include <stdio.h>
