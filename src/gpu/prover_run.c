@@ -166,18 +166,27 @@ static int prefetch_next(cz_gpu_prover *pr) {
 
 /* Copies k host parts to the device on the upload stream, with pin: page-locking big pageable sources for
  * the copy (unlocked again once it is done), and makes the compute stream wait for them. */
+/* Page-locks the parts of 1 MiB or more that are not pinned yet; reg[i] = 1 for those it locked (a part that
+ * cannot be locked stays pageable). unpin_parts unlocks them. */
+static void pin_parts(int k, const void *const src[], const size_t bytes[], int reg[]) {
+    for (int i = 0; i < k; i++)
+        if (bytes[i] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[i]))
+            cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
+}
+static void unpin_parts(int k, const void *const src[], const int reg[]) {
+    for (int i = 0; i < k; i++)
+        if (reg[i]) cz_gpu_host_unregister_((void *)src[i]);
+}
+
 static int upload_parts(cz_gpu_prover *pr, int k, void *const dst[], const void *const src[], const size_t bytes[],
                         int pin) {
     int reg[4] = {0, 0, 0, 0}, rc = 0;
-    for (int i = 0; i < k && pin && !rc; i++)
-        if (bytes[i] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[i]))
-            rc = cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
+    if (pin) pin_parts(k, src, bytes, reg);
     for (int i = 0; i < k && !rc; i++) rc = cz_gpu_htod_async_(dst[i], src[i], bytes[i], pr->st_up);
     if (!rc) rc = cz_gpu_event_record_(pr->ev_up, pr->st_up);
     if (!rc) rc = cz_gpu_stream_wait_(pr->st, pr->ev_up);
     int rc2 = cz_gpu_stream_sync_(pr->st_up); /* before unregistering */
-    for (int i = 0; i < k; i++)
-        if (reg[i]) cz_gpu_host_unregister_((void *)src[i]);
+    unpin_parts(k, src, reg);
     return rc ? rc : rc2;
 }
 
@@ -683,15 +692,12 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     const char *early = getenv("CZ_GPU_PIN_EARLY"); /* 0: inside the device region, as before (A/B) */
     if (caux && up_how() == 2 && !(early && *early == '0') && !cz_gpu_set_device(pr->device)) {
         compact_parts(pr, inputs, caux, src, bytes);
-        for (int i = 0; i < 4; i++)
-            if (bytes[i] >= ((size_t)1 << 20) && !cz_gpu_host_is_pinned_(src[i]))
-                cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
+        pin_parts(4, src, bytes, reg);
     }
     cz_gpu_lock(pr->device);
     int rc = run_device(pr, out, inputs, aux, caux, stats);
     cz_gpu_unlock(pr->device);
-    for (int i = 0; i < 4; i++)
-        if (reg[i]) cz_gpu_host_unregister_((void *)src[i]);
+    unpin_parts(4, src, reg);
 #ifndef CZ_GPU_HAVE_G2_MSM
     if (pr->p && !have_thread) g2_thread(&job); /* no thread available: run it here */
 #endif

@@ -47,10 +47,11 @@ static void run_fr(cz_rng *rng, int cios, void *d_in, void *d_out) {
         cz_fr_neg(&in[i], &t);
         in[i + 1] = in[i];
     }
-    /* raw words for the Montgomery steps that take p's words 0 and 1 by additions (field.cuh red_step): rows
-     * whose low word is 0 (m = 0, where m * (2^32 - 1)'s high word is 0, not m - 1) or 1, -1. x: its low
-     * k % 8 words 0, the rest random; w: the same low zeros, then 2^32 - 1 and 0 alternating; y = 2^(32 j) or
-     * 2^(32 j) - 1 (j = k / 8); top words kept below p's. */
+    /* raw words that give Montgomery rows a low word of 0 (m = 0), 1 or -1: the edge cases of a reduction that
+     * takes Fr's words 0 and 1 (1 and 2^32 - 1) by additions, where m * (2^32 - 1)'s high word is 0 for m = 0,
+     * not m - 1 (measured in session 12, docs/perf.md; not kept). x: its low k % 8 words 0, the rest random; w:
+     * the same low zeros, then 2^32 - 1 and 0 alternating; y = 2^(32 j) or 2^(32 j) - 1 (j = k / 8); top
+     * words kept below p's. */
     for (int k = 0; k < 64; k++) {
         const int i = 60 + 3 * k, z = k % 8, j = k / 8;
         memset(&in[i], 0, 3 * sizeof in[i]);

@@ -228,8 +228,8 @@ int main(void) {
     /* the largest no-bit witness (33,000 dense values, 1.06 MB) took the page-locked way */
     CHECK_MSG(locked_parts > 0, "no compact start had a part of 1 MiB or more");
     /* The upload's other ways (CZ_GPU_UP_STAGED; the default page-locks each part of 1 MiB or more, so most of
-     * these small parts are copied pageable): pinned chunks of 256 B, so every part crosses in several chunks through
-     * both buffers, pinned chunks of the default 8 MiB (one per part), and the driver's pageable copy */
+     * these small parts are copied pageable): pinned chunks of 256 B, so every part crosses in several chunks
+     * through both buffers, pinned chunks of the default 8 MiB (one per part), and the driver's pageable copy */
     static const char *const ups[][2] = {{"1", "256"}, {"1", NULL}, {"0", NULL}};
     for (size_t u = 0; u < sizeof ups / sizeof ups[0]; u++) {
         setenv("CZ_GPU_UP_STAGED", ups[u][0], 1);
