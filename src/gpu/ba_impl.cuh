@@ -282,6 +282,7 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         return 0;
     }
     if (n >= ((size_t)1 << 32)) return cz_error(CZ_ERANGE, "batch add of %zu points (max 2^32-1)", n);
+    if (int rm = red_mode()) return rm;
     const size_t nw = (n + 63) / 64;
     /* CZ_GPU_BA_PROFILE: host time to the count (launches, the index list, the sync), the rounds, the end */
     const bool hprof = getenv("CZ_GPU_BA_PROFILE") != nullptr;

@@ -133,5 +133,93 @@ static CZ_DEV cz_dxyzz<F> cz_ec_warp_sum(cz_dxyzz<F> a) {
     }
     return a;
 }
+/* One field element of lane src (every lane names its own source). */
+static CZ_DEV cz_dfp cz_shfl_idx(const cz_dfp &a, unsigned src) {
+    cz_dfp r;
+#pragma unroll
+    for (int i = 0; i < 12; i++) r.v[i] = __shfl_sync(0xffffffffu, a.v[i], src);
+    return r;
+}
+static CZ_DEV cz_dfp2 cz_shfl_idx(const cz_dfp2 &a, unsigned src) { return {cz_shfl_idx(a.c0, src), cz_shfl_idx(a.c1, src)}; }
+template <class F>
+static CZ_DEV cz_dxyzz<F> cz_ec_shfl_idx(const cz_dxyzz<F> &a, unsigned src) {
+    cz_dxyzz<F> r;
+    r.x = cz_shfl_idx(a.x, src);
+    r.y = cz_shfl_idx(a.y, src);
+    r.zz = cz_shfl_idx(a.zz, src);
+    r.zzz = cz_shfl_idx(a.zzz, src);
+    return r;
+}
+
+/* p + q by the four lanes of a quad (lanes 4g .. 4g+3, each holding the same p and q; each gets the sum): the
+ * 16 products of cz_ec_add in 4 rounds of one product per lane, the results shared by shuffles. For the
+ * latency-bound ends of the reductions (a tree of single additions): a lane does its products one after the
+ * other even when they are independent (ptxas does not overlap two carry-chain products; measured on the
+ * H200: one Fp product ~1,800 cycles alone in a warp, two independent ones ~3,700), so cz_ec_add's chain
+ * costs ~16 product latencies and this one 4. Same formulas and order of products as cz_ec_add, so the
+ * same xyzz bytes. The whole warp calls it (full-mask shuffles); the special cases are taken after the
+ * last shuffle, uniformly within a quad. */
+template <class F>
+static __device__ __noinline__ cz_dxyzz<F> cz_ec_add_quad(const cz_dxyzz<F> &p, const cz_dxyzz<F> &q) {
+    const unsigned k = threadIdx.x & 3, b = threadIdx.x & 31 & ~3u;
+    if (__all_sync(0xffffffffu, p.is_inf() || q.is_inf())) return q.is_inf() ? p : q; /* nothing to add in the warp */
+    /* round 1: u1 = p.x q.zz, u2 = q.x p.zz, s1 = p.y q.zzz, s2 = q.y p.zzz */
+    F m = (k == 0 ? p.x : k == 1 ? q.x : k == 2 ? p.y : q.y) * (k == 0 ? q.zz : k == 1 ? p.zz : k == 2 ? q.zzz : p.zzz);
+    const F u1 = cz_shfl_idx(m, b), u2 = cz_shfl_idx(m, b + 1), s1 = cz_shfl_idx(m, b + 2), s2 = cz_shfl_idx(m, b + 3);
+    const F P = u2 - u1, R = s2 - s1;
+    /* round 2: P^2, R^2, p.zz q.zz, p.zzz q.zzz */
+    m = (k == 0 ? P : k == 1 ? R : k == 2 ? p.zz : p.zzz) * (k == 0 ? P : k == 1 ? R : k == 2 ? q.zz : q.zzz);
+    const F pp = cz_shfl_idx(m, b), rr = cz_shfl_idx(m, b + 1), zz = cz_shfl_idx(m, b + 2), zzz = cz_shfl_idx(m, b + 3);
+    /* round 3: ppp = P pp, Q = u1 pp, zz pp (lane 3 idle) */
+    m = (k == 0 ? P : k == 1 ? u1 : zz) * pp;
+    const F ppp = cz_shfl_idx(m, b), Q = cz_shfl_idx(m, b + 1), zz3 = cz_shfl_idx(m, b + 2);
+    const F x3 = rr - ppp - Q.dbl();
+    /* round 4: zzz ppp, s1 ppp, R (Q - x3) (lane 3 idle) */
+    m = (k == 0 ? zzz : k == 1 ? s1 : R) * (k == 2 ? Q - x3 : ppp);
+    const F zzz3 = cz_shfl_idx(m, b), t = cz_shfl_idx(m, b + 1), w = cz_shfl_idx(m, b + 2);
+    if (q.is_inf()) return p;
+    if (p.is_inf()) return q;
+    if (P.is_zero()) return R.is_zero() ? cz_ec_dbl(p) : cz_dxyzz<F>::inf();
+    cz_dxyzz<F> r;
+    r.x = x3;
+    r.y = w - t;
+    r.zz = zz3;
+    r.zzz = zzz3;
+    return r;
+}
+
+/* Sum of the values of lanes 0 .. n-1 (1 <= n <= 32, the same n in every lane; the other lanes' values are
+ * not read) by quads: level by level, m values become ceil(m / 2) (value j + ceil(m / 2) added to value j),
+ * quad g computing the new values g and g + 8; after the first level value j lives in quad j mod 8, slot
+ * j / 8 (s0, s1). Lane 0 (and its quad) ends with the total. 32 values: 6 quad additions in a row, against
+ * 5 of cz_ec_add for cz_ec_warp_sum. The whole warp calls it. */
+template <class F>
+static CZ_DEV cz_dxyzz<F> cz_ec_warp_sum_quad(const cz_dxyzz<F> &a, unsigned n) {
+    const unsigned lane = threadIdx.x & 31, g = lane >> 2, k = lane & 3;
+    unsigned m = n, h = (m + 1) / 2;
+    cz_dxyzz<F> s0 = cz_dxyzz<F>::inf(), s1 = s0;
+#pragma unroll 1
+    for (unsigned r = 0; r < 2; r++) { /* first level: from the lanes */
+        const unsigned j = g + 8 * r;
+        if (r == 1 && h <= 8) break; /* uniform: h is the same in every lane */
+        cz_dxyzz<F> p = cz_ec_shfl_idx(a, j < h ? j : 0), q = cz_ec_shfl_idx(a, j + h < m ? j + h : 0);
+        if (j >= h) p = cz_dxyzz<F>::inf();
+        if (j >= h || j + h >= m) q = cz_dxyzz<F>::inf();
+        const cz_dxyzz<F> v = cz_ec_add_quad(p, q);
+        if (r == 0) s0 = v;
+        else s1 = v;
+    }
+#pragma unroll 1
+    for (m = h; m > 1; m = h) {
+        h = (m + 1) / 2; /* value g += value g + h (quad (g + h) mod 8, slot (g + h) / 8) */
+        const unsigned o = g + h, src = 4 * (o & 7) + k;
+        const cz_dxyzz<F> q0 = cz_ec_shfl_idx(s0, src), q1 = cz_ec_shfl_idx(s1, src);
+        cz_dxyzz<F> q = o >= m ? cz_dxyzz<F>::inf() : o >= 8 ? q1 : q0;
+        const cz_dxyzz<F> p = g < h ? s0 : cz_dxyzz<F>::inf();
+        s0 = cz_ec_add_quad(p, q);
+        s1 = cz_dxyzz<F>::inf();
+    }
+    return s0;
+}
 
 #endif

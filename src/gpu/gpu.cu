@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "gpu/cuda_util.cuh"
+#include "gpu/ec.cuh"
 #include "gpu/field.cuh"
 #include "gpu/fp_dfma.cuh"
 #include "gpu/fp_inv.cuh"
@@ -251,4 +252,34 @@ static int inv_run(void *d_out, const void *d_in, size_t n, int serial, float *m
 extern "C" int cz_gpu_fp_inv_test(int fp2, int serial, void *d_out, const void *d_in, size_t n, float *ms) {
     if (n == 0) return 0;
     return fp2 ? inv_run<cz_dfp2>(d_out, d_in, n, serial, ms) : inv_run<cz_dfp>(d_out, d_in, n, serial, ms);
+}
+
+/* ---- the reductions' warp sums, plain and by quads (ec.cuh): check and latency ---- */
+
+/* warp w sums in[w per .. w per + per) (per <= 32) into out[w] */
+template <class F, bool QUAD>
+static __global__ void warp_sum_kernel(cz_dxyzz<F> *out, const cz_dxyzz<F> *in, size_t n, unsigned per) {
+    const size_t w = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const unsigned lane = threadIdx.x & 31;
+    const size_t i = w * per + lane;
+    cz_dxyzz<F> a = lane < per && i < n ? cz_ec_ld(in + i) : cz_dxyzz<F>::inf();
+    a = QUAD ? cz_ec_warp_sum_quad(a, per) : cz_ec_warp_sum(a);
+    if (lane == 0 && w * per < n) cz_ec_st(out + w, a);
+}
+
+template <class F>
+static int warp_sum_run(int quad, void *d_out, const void *d_in, size_t n, unsigned per, float *ms) {
+    const unsigned blocks = (unsigned)((n + (size_t)per * 4 - 1) / ((size_t)per * 4)); /* 4 warps a block */
+    return timed(
+        [&] {
+            if (quad) warp_sum_kernel<F, true><<<blocks, 128>>>((cz_dxyzz<F> *)d_out, (const cz_dxyzz<F> *)d_in, n, per);
+            else warp_sum_kernel<F, false><<<blocks, 128>>>((cz_dxyzz<F> *)d_out, (const cz_dxyzz<F> *)d_in, n, per);
+        },
+        ms);
+}
+
+extern "C" int cz_gpu_ec_warp_sum_test(int g2, int quad, void *d_out, const void *d_in, size_t n, unsigned per, float *ms) {
+    if (per < 1 || per > 32) return cz_error(CZ_ERANGE, "warp sum of %u lanes (1..32)", per);
+    if (n == 0) return 0;
+    return g2 ? warp_sum_run<cz_dfp2>(quad, d_out, d_in, n, per, ms) : warp_sum_run<cz_dfp>(quad, d_out, d_in, n, per, ms);
 }

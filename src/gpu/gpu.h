@@ -56,6 +56,10 @@ int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, 
  * batch-affine rounds: serial = 0 one thread per element, 1 one thread for all of them in turn (its
  * latency); *ms is the kernel time. For tests and benchmarks. */
 int cz_gpu_fp_inv_test(int fp2, int serial, void *d_out, const void *d_in, size_t n, float *ms);
+/* xyzz sums of per <= 32 points a warp (warp w: in[w per ..], n points in all; G1 or G2 xyzz, the host's layout)
+ * into out[w], by the reductions' warp sum: quad = 0 one lane an addition (cz_ec_add), 1 four lanes an addition
+ * (the default of the MSM / batch-addition reductions). *ms = kernel time. For tests. */
+int cz_gpu_ec_warp_sum_test(int g2, int quad, void *d_out, const void *d_in, size_t n, unsigned per, float *ms);
 
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----
  * Same results as src/poly/ntt.h, in place on device memory, natural order in and out. */

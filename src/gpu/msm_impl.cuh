@@ -88,17 +88,38 @@ static int sm_count() {
 /* ---- reductions shared by both ---- */
 #define RED_THREADS 256
 
-/* Block-wide sum of one value per thread; thread 0 gets the total. */
+/* The block sums' warp levels by quads of lanes (cz_ec_warp_sum_quad, the default) or one lane an addition
+ * (cz_ec_warp_sum: CZ_GPU_RED_QUAD=0, for A/B). One flag per translation unit and device, set by red_mode(). */
+static __device__ int g_red_plain;
+static int red_mode() {
+    static int cur[CZ_GPU_SCRATCH_DEVICES]; /* the flag as last set: 0, the device's initial value */
+    int dev = 0;
+    CZ_CUDA(cudaGetDevice(&dev));
+    const char *e = getenv("CZ_GPU_RED_QUAD");
+    const int plain = e && atoi(e) == 0;
+    if (dev >= 0 && dev < CZ_GPU_SCRATCH_DEVICES && cur[dev] != plain) {
+        CZ_CUDA(cudaMemcpyToSymbol(g_red_plain, &plain, sizeof plain));
+        cur[dev] = plain;
+    }
+    return 0;
+}
+
+/* Block-wide sum of one value per thread; thread 0 gets the total. Its levels are single additions in a chain,
+ * so their latency is what counts: for 256 threads, 9 quad additions of ~4 product latencies each against 8
+ * plain ones of ~16 (test_gpu_field, H200: a warp's 32-point sum 43.5 against 137.7 us in G1, 115 against 437
+ * in G2; a batch addition's xyzz tail and final sum 0.58 against 0.90 ms). */
 template <class F>
 static __device__ cz_dxyzz<F> block_sum(cz_dxyzz<F> a) {
     __shared__ cz_dxyzz<F> part[RED_THREADS / 32];
-    a = cz_ec_warp_sum(a);
+    const bool plain = g_red_plain;
+    const unsigned nw = blockDim.x >> 5;
+    a = plain ? cz_ec_warp_sum(a) : cz_ec_warp_sum_quad(a, 32);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) cz_ec_st(&part[warp], a);
     __syncthreads();
     if (warp == 0) {
-        a = lane < (int)(blockDim.x >> 5) ? cz_ec_ld(&part[lane]) : cz_dxyzz<F>::inf();
-        a = cz_ec_warp_sum(a);
+        a = lane < (int)nw ? cz_ec_ld(&part[lane]) : cz_dxyzz<F>::inf();
+        a = plain ? cz_ec_warp_sum(a) : cz_ec_warp_sum_quad(a, nw);
     }
     return a;
 }
@@ -431,6 +452,7 @@ static size_t env_size(const char *name, size_t def, size_t lo, size_t hi) {
  * memory the caller allocates next. */
 template <class Need>
 static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
+    if (need(start) <= held) return start; /* what is held already takes the largest: no query, no new memory */
     size_t fr = 0, total = 0;
     if (cudaMemGetInfo(&fr, &total) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -559,31 +581,38 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
 /* ---- MSM ---- */
 #define MSM_CHUNK 64 /* buckets per thread in the bucket combination */
 
-/* Montgomery -> canonical (times 1/R), 8x32 limbs. */
-static __global__ void msm_from_mont(cz_dfr *out, const cz_dfr *in, size_t n) {
+/* Montgomery -> canonical (times 1/R), 8x32 limbs, stored as 8 planes of words (word j of scalar i at
+ * out[j * ld + i]): a window's digits then read the one or two planes that hold its bits, 0.5-1 GB at 2^27
+ * instead of every scalar's whole 32-byte sector (4.3 GB a window, 13 windows, on the sort stream beside the
+ * memory-bound forward passes). */
+static __global__ void msm_from_mont(uint32_t *out, size_t ld, const cz_dfr *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     cz_dfr one = cz_dfr::zero();
     one.v[0] = 1;
-    cz_st(out + i, cz_ld(in + i) * one);
+    const cz_dfr r = cz_ld(in + i) * one;
+#pragma unroll
+    for (int j = 0; j < 8; j++) out[j * ld + i] = r.v[j];
 }
 
-/* Booth digit of window w: bits [w*c - 1, w*c + c) of s (bit -1 = 0), value in [-2^(c-1), 2^(c-1)]. */
-static __global__ void msm_digits(uint32_t *key, uint32_t *val, const cz_dfr *sc, size_t n, unsigned w, unsigned c,
-                                  uint32_t vbase) {
+/* Booth digit of window w: bits [w*c - 1, w*c + c) of s (bit -1 = 0), value in [-2^(c-1), 2^(c-1)]; sc: the word
+ * planes of msm_from_mont (ld apart), the segment's first scalar at sc[0]. */
+static __global__ void msm_digits(uint32_t *key, uint32_t *val, const uint32_t *sc, size_t ld, size_t n, unsigned w,
+                                  unsigned c, uint32_t vbase) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const uint32_t *s = sc[i].v;
+    const uint32_t *s = sc + i;
     int lo = (int)(w * c) - 1; /* first bit */
     uint64_t bits;
     if (lo < 0) {
         bits = ((uint64_t)s[0] << 1);
     } else {
         unsigned limb = lo >> 5, sh = lo & 31;
-        uint64_t v = s[limb];
-        if (limb + 1 < 8) v |= (uint64_t)s[limb + 1] << 32;
+        uint64_t v = s[limb * ld];
+        if (limb + 1 < 8) v |= (uint64_t)s[(limb + 1) * ld] << 32;
         bits = v >> sh;
-        if (sh && limb + 2 < 8) bits |= (uint64_t)s[limb + 2] << (64 - sh);
+        /* a third word only when the c + 1 bits reach past the two (c > 31 - sh + 32: never for c <= 31) */
+        if (sh && sh + c + 1 > 64 && limb + 2 < 8) bits |= (uint64_t)s[(limb + 2) * ld] << (64 - sh);
     }
     uint32_t wval = (uint32_t)(bits & ((1u << (c + 1)) - 1));
     uint32_t neg = wval >> c;               /* top bit: negative digit */
@@ -1493,8 +1522,8 @@ static size_t msm_scratch_bytes(size_t n) {
                                     (uint32_t *)nullptr, (int)n, 0, (int)c, (cudaStream_t)0);
     const size_t nch = nb / MSM_CHUNK;
     size_t b = n * sizeof(cz_dfr) + 3 * n * sizeof(uint32_t) + (size_t)W * n * sizeof(uint32_t) +
-               2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) + ((size_t)W * nch + W) * sizeof(P) +
-               temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
+               2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) +
+               ((size_t)W * nch + 9 * (size_t)W) * sizeof(P) /* chunk sums, window sums, 8 parts a window */ + temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
     {
         if (msm_allw<F>(n)) {
             const size_t wn = (size_t)W * n, first = msa_first_chunk(wn), cw = wn < first ? wn : first;
@@ -1539,6 +1568,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     typedef cz_dxyzz<F> P;
     cudaStream_t st = (cudaStream_t)stream;
     if (n >= ((size_t)1 << 31)) return cz_error(CZ_ERANGE, "MSM of %zu points (max 2^31-1)", n);
+    if (int rm = red_mode()) return rm;
     msm_segs one;
     if (!seg) {
         one.k = 1, one.sc[0] = d_scalars, one.base0[0] = 0, one.n[0] = n;
@@ -1563,7 +1593,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     int rc = msm_streams_get(&ms);
     if (rc) return rc;
     cudaStream_t ws = ms->work, ss = ms->sort;
-    cz_dfr *sc = nullptr;
+    uint32_t *sc = nullptr; /* the canonical scalars' 8 word planes, n words apart (msm_from_mont) */
     uint32_t *key = nullptr, *val, *key2, *sorted = nullptr, *start = nullptr, *end;
     P *bucket = nullptr, *chunks = nullptr, *wins, *top = nullptr;
     unsigned *mx = nullptr;
@@ -1583,7 +1613,11 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
     if (!rc) rc = scratch_get(g_msm[3], 2 * KW * (nb + 1) * sizeof(uint32_t), (void **)&start);
     if (!rc) rc = scratch_get(g_msm[4], KW * nb * sizeof(P), (void **)&bucket);
-    if (!rc) rc = scratch_get(g_msm[5], (KW * nch + KW) * sizeof(P), (void **)&chunks);
+    /* the window sums' parts: S = 8 a window while that leaves each part at least 256 chunks (a block's worth);
+     * CZ_GPU_MSM_WSUM_PARTS=1 sums each window in one block (A/B) */
+    unsigned wss = nch >= 8 * RED_THREADS ? 8 : 1;
+    if (const char *e = getenv("CZ_GPU_MSM_WSUM_PARTS")) wss = atoi(e) == 1 ? 1 : wss;
+    if (!rc) rc = scratch_get(g_msm[5], (KW * nch + KW + KW * wss) * sizeof(P), (void **)&chunks);
     if (!rc) rc = scratch_get(g_msm[6], temp_bytes + 16, &temp);
     if (!rc && split) rc = scratch_get(g_msm[7], ((size_t)1 << tb) * sizeof(P), (void **)&top);
     if (!rc && aff) rc = scratch_get(g_msm[8], 32 * sizeof(unsigned), (void **)&mx);
@@ -1592,10 +1626,12 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     key2 = key + 2 * n;
     end = start + KW * (nb + 1);
     wins = chunks + KW * nch;
+    P *const wpart = wins + KW; /* KW wss part sums */
     msm_prof prof(ws);
     for (unsigned i = 0; i < K; i++) {
         if (!seg->n[i]) continue;
-        msm_from_mont<<<(unsigned)((seg->n[i] + 255) / 256), 256, 0, st>>>(sc + off[i], (const cz_dfr *)seg->sc[i], seg->n[i]);
+        msm_from_mont<<<(unsigned)((seg->n[i] + 255) / 256), 256, 0, st>>>(sc + off[i], n, (const cz_dfr *)seg->sc[i],
+                                                                            seg->n[i]);
         CZ_CUDA_LAUNCHED();
     }
     CZ_CUDA(cudaMemsetAsync(start, 0, 2 * KW * (nb + 1) * sizeof(uint32_t), st));
@@ -1618,7 +1654,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
             if (!ni) continue;
             const unsigned gi = (unsigned)((ni + 255) / 256);
             uint32_t *sw = start + ((size_t)i * W + w) * (nb + 1), *ew = end + ((size_t)i * W + w) * (nb + 1), *k2 = k2of(w) + o;
-            msm_digits<<<gi, 256, 0, ss>>>(key + o, val + o, sc + o, ni, w, c, seg->base0[i]);
+            msm_digits<<<gi, 256, 0, ss>>>(key + o, val + o, sc + o, n, ni, w, c, seg->base0[i]);
             CZ_CUDA_LAUNCHED();
             CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key + o, k2, val + o, sorted + (size_t)w * n + o, (int)ni,
                                                     0, (int)c, ss));
@@ -1746,7 +1782,15 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     msm_combine<F><<<(unsigned)((nch * KW + 127) / 128), 128, 0, ws>>>(chunks, bucket, nb, (unsigned)KW);
     CZ_CUDA_LAUNCHED();
     prof.mark("combine");
-    sum_segments<F><<<(unsigned)KW, RED_THREADS, 0, ws>>>(wins, chunks, nch, nch);
+    /* window sums of the nch chunk sums each: in S parts a window first (KW blocks alone left ~120 of the 132
+     * SMs idle for 0.85 ms at 2^27), then a warp per window over its S part sums */
+    if (wss > 1) {
+        sum_segments<F><<<(unsigned)(KW * wss), RED_THREADS, 0, ws>>>(wpart, chunks, nch / wss, nch / wss);
+        CZ_CUDA_LAUNCHED();
+        sum_segments<F><<<(unsigned)KW, 32, 0, ws>>>(wins, wpart, wss, wss);
+    } else {
+        sum_segments<F><<<(unsigned)KW, RED_THREADS, 0, ws>>>(wins, chunks, nch, nch);
+    }
     CZ_CUDA_LAUNCHED();
     prof.mark("window-sums");
     /* the work stream waited for every window's sort: the caller's stream after it covers both */

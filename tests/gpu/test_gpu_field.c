@@ -17,6 +17,8 @@
 #include "ff/fp.h"
 #include "ff/fp2.h"
 #include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 #include "gpu/gpu.h"
 #include "testutil.h"
 
@@ -221,6 +223,92 @@ static void run_inv(cz_rng *rng, int fp2, void *d_in, void *d_out) {
     free(out);
 }
 
+/* The reductions' last levels (ec.cuh): a warp's xyzz sum of its first `per` lanes by the plain additions
+ * (cz_ec_warp_sum) and by quads of lanes (cz_ec_warp_sum_quad), G1 and G2, against the host's xyzz additions.
+ * Inputs are points lifted to xyzz with a random factor (x l^2, y l^3, l^2, l^3) so no two representations
+ * agree by accident: distinct random points; a pool of 6 points and their negations (doublings and
+ * cancellations at every level); one point repeated (doublings only); half infinities. Counts that are not
+ * powers of two take the quads' uneven levels. Compared as affine points; outputs poisoned before each run.
+ * Then one warp's 32-value sum timed both ways. */
+#define EC_SUM_TEST(G, FT, F_MUL, F_SQR, F_RANDOM, IS_G2)                                                                 \
+    static void run_ec_sums_##G(cz_rng *rng) {                                                                           \
+        enum { NW = 48, NFRESH = 64, NPOOL = 6 };                                                                        \
+        static const unsigned pers[] = {1, 2, 3, 5, 8, 9, 13, 16, 17, 24, 31, 32};                                        \
+        cz_##G##_affine fresh[NFRESH], pool[2 * NPOOL];                                                                  \
+        for (int i = 0; i < NFRESH; i++) cz_##G##_random(&fresh[i], rng);                                              \
+        for (int i = 0; i < NPOOL; i++) {                                                                                \
+            cz_##G##_random(&pool[i], rng);                                                                              \
+            cz_##G##_affine_neg(&pool[NPOOL + i], &pool[i]);                                                             \
+        }                                                                                                                \
+        cz_##G##_xyzz *in = malloc(NW * 32 * sizeof *in), *out = malloc(NW * sizeof *out);                             \
+        void *d_in = NULL, *d_out = NULL;                                                                                \
+        int rc = cz_gpu_malloc(&d_in, NW * 32 * sizeof *in);                                                            \
+        if (!rc) rc = cz_gpu_malloc(&d_out, NW * sizeof *out);                                                          \
+        CHECK_MSG(rc == 0, "EC sums: %s", cz_error_message());                                                          \
+        for (size_t pi = 0; !rc && pi < sizeof pers / sizeof pers[0]; pi++) {                                            \
+            const unsigned per = pers[pi];                                                                               \
+            const size_t n = (size_t)NW * per;                                                                           \
+            cz_##G##_affine want[NW];                                                                                    \
+            for (unsigned w = 0; w < NW; w++) {                                                                          \
+                cz_##G##_xyzz acc;                                                                                       \
+                cz_##G##_xyzz_set_infinity(&acc);                                                                        \
+                const unsigned rep = (unsigned)(cz_rng_next(rng) % (2 * NPOOL));                                        \
+                for (unsigned j = 0; j < per; j++) {                                                                     \
+                    const cz_##G##_affine *a;                                                                            \
+                    switch (w % 4) {                                                                                     \
+                    case 0: a = &fresh[cz_rng_next(rng) % NFRESH]; break;                                                \
+                    case 1: a = &pool[cz_rng_next(rng) % (2 * NPOOL)]; break;                                            \
+                    case 2: a = &pool[rep]; break;                                                                       \
+                    default: a = cz_rng_next(rng) % 2 ? NULL : &fresh[cz_rng_next(rng) % NFRESH]; break;               \
+                    }                                                                                                    \
+                    cz_##G##_xyzz *v = &in[w * per + j];                                                                 \
+                    if (!a) {                                                                                            \
+                        memset(v, 0, sizeof *v);                                                                         \
+                    } else {                                                                                             \
+                        FT l, l2;                                                                                        \
+                        F_RANDOM(&l, rng);                                                                               \
+                        F_SQR(&l2, &l);                                                                                  \
+                        v->zz = l2;                                                                                      \
+                        F_MUL(&v->zzz, &l2, &l);                                                                         \
+                        F_MUL(&v->x, &a->x, &v->zz);                                                                     \
+                        F_MUL(&v->y, &a->y, &v->zzz);                                                                    \
+                    }                                                                                                    \
+                    cz_##G##_xyzz_add(&acc, &acc, v);                                                                    \
+                }                                                                                                        \
+                cz_##G##_xyzz_to_affine(&want[w], &acc);                                                                 \
+            }                                                                                                            \
+            rc = cz_gpu_memcpy_htod(d_in, in, n * sizeof *in);                                                           \
+            for (int quad = 0; !rc && quad < 2; quad++) {                                                                \
+                float ms = 0;                                                                                            \
+                rc = cz_gpu_memset(d_out, 0x5a, NW * sizeof *out);                                                       \
+                if (!rc) rc = cz_gpu_ec_warp_sum_test(IS_G2, quad, d_out, d_in, n, per, &ms);                           \
+                if (!rc) rc = cz_gpu_memcpy_dtoh(out, d_out, NW * sizeof *out);                                          \
+                CHECK_MSG(rc == 0, "EC sums (%s): %s", #G, cz_error_message());                                         \
+                int bad = 0;                                                                                             \
+                for (unsigned w = 0; !rc && w < NW; w++) {                                                               \
+                    cz_##G##_affine got;                                                                                 \
+                    cz_##G##_xyzz_to_affine(&got, &out[w]);                                                              \
+                    bad += memcmp(&got, &want[w], sizeof got) != 0;                                                      \
+                }                                                                                                        \
+                CHECK_MSG(bad == 0, "%s warp sums of %u lanes (%s): %d of %d differ from the host", #G, per,            \
+                          quad ? "quads" : "plain", bad, NW);                                                            \
+            }                                                                                                            \
+        }                                                                                                                \
+        for (int quad = 0; !rc && quad < 2; quad++) { /* latency: one warp, 32 distinct points */                      \
+            float ms = 0;                                                                                                \
+            rc = cz_gpu_ec_warp_sum_test(IS_G2, quad, d_out, d_in, 32, 32, &ms);                                        \
+            if (!rc) rc = cz_gpu_ec_warp_sum_test(IS_G2, quad, d_out, d_in, 32, 32, &ms);                               \
+            CHECK_MSG(rc == 0, "EC sum timing: %s", cz_error_message());                                                \
+            if (!rc) printf("%s warp sum of 32 (%s): %.1f us\n", #G, quad ? "quads" : "plain", 1000.0 * ms);            \
+        }                                                                                                                \
+        cz_gpu_free(d_in);                                                                                               \
+        cz_gpu_free(d_out);                                                                                              \
+        free(in);                                                                                                        \
+        free(out);                                                                                                       \
+    }
+EC_SUM_TEST(g1, cz_fp, cz_fp_mul, cz_fp_sqr, cz_fp_random, 0)
+EC_SUM_TEST(g2, cz_fp2, cz_fp2_mul, cz_fp2_sqr, cz_fp2_random, 1)
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -240,6 +328,8 @@ int main(void) {
     for (int mode = 3; mode < 11; mode++) run_fp(&rng, mode, d_in, d_out); /* FP64-pipe products, alone and beside IMAD warps */
     run_inv(&rng, 0, d_in, d_out);
     run_inv(&rng, 1, d_in, d_out);
+    run_ec_sums_g1(&rng);
+    run_ec_sums_g2(&rng);
     cz_gpu_free(d_in);
     cz_gpu_free(d_out);
     return cz_test_finish();
