@@ -133,21 +133,14 @@ static CZ_DEV cz_dxyzz<F> cz_ec_warp_sum(cz_dxyzz<F> a) {
     }
     return a;
 }
-/* One field element of lane src (every lane names its own source). */
-static CZ_DEV cz_dfp cz_shfl_idx(const cz_dfp &a, unsigned src) {
-    cz_dfp r;
-#pragma unroll
-    for (int i = 0; i < 12; i++) r.v[i] = __shfl_sync(0xffffffffu, a.v[i], src);
-    return r;
-}
-static CZ_DEV cz_dfp2 cz_shfl_idx(const cz_dfp2 &a, unsigned src) { return {cz_shfl_idx(a.c0, src), cz_shfl_idx(a.c1, src)}; }
+
 template <class F>
 static CZ_DEV cz_dxyzz<F> cz_ec_shfl_idx(const cz_dxyzz<F> &a, unsigned src) {
     cz_dxyzz<F> r;
-    r.x = cz_shfl_idx(a.x, src);
-    r.y = cz_shfl_idx(a.y, src);
-    r.zz = cz_shfl_idx(a.zz, src);
-    r.zzz = cz_shfl_idx(a.zzz, src);
+    r.x = a.x.shfl_idx(src);
+    r.y = a.y.shfl_idx(src);
+    r.zz = a.zz.shfl_idx(src);
+    r.zzz = a.zzz.shfl_idx(src);
     return r;
 }
 
@@ -165,18 +158,18 @@ static __device__ __noinline__ cz_dxyzz<F> cz_ec_add_quad(const cz_dxyzz<F> &p, 
     if (__all_sync(0xffffffffu, p.is_inf() || q.is_inf())) return q.is_inf() ? p : q; /* nothing to add in the warp */
     /* round 1: u1 = p.x q.zz, u2 = q.x p.zz, s1 = p.y q.zzz, s2 = q.y p.zzz */
     F m = (k == 0 ? p.x : k == 1 ? q.x : k == 2 ? p.y : q.y) * (k == 0 ? q.zz : k == 1 ? p.zz : k == 2 ? q.zzz : p.zzz);
-    const F u1 = cz_shfl_idx(m, b), u2 = cz_shfl_idx(m, b + 1), s1 = cz_shfl_idx(m, b + 2), s2 = cz_shfl_idx(m, b + 3);
+    const F u1 = m.shfl_idx(b), u2 = m.shfl_idx(b + 1), s1 = m.shfl_idx(b + 2), s2 = m.shfl_idx(b + 3);
     const F P = u2 - u1, R = s2 - s1;
     /* round 2: P^2, R^2, p.zz q.zz, p.zzz q.zzz */
     m = (k == 0 ? P : k == 1 ? R : k == 2 ? p.zz : p.zzz) * (k == 0 ? P : k == 1 ? R : k == 2 ? q.zz : q.zzz);
-    const F pp = cz_shfl_idx(m, b), rr = cz_shfl_idx(m, b + 1), zz = cz_shfl_idx(m, b + 2), zzz = cz_shfl_idx(m, b + 3);
+    const F pp = m.shfl_idx(b), rr = m.shfl_idx(b + 1), zz = m.shfl_idx(b + 2), zzz = m.shfl_idx(b + 3);
     /* round 3: ppp = P pp, Q = u1 pp, zz pp (lane 3 idle) */
     m = (k == 0 ? P : k == 1 ? u1 : zz) * pp;
-    const F ppp = cz_shfl_idx(m, b), Q = cz_shfl_idx(m, b + 1), zz3 = cz_shfl_idx(m, b + 2);
+    const F ppp = m.shfl_idx(b), Q = m.shfl_idx(b + 1), zz3 = m.shfl_idx(b + 2);
     const F x3 = rr - ppp - Q.dbl();
     /* round 4: zzz ppp, s1 ppp, R (Q - x3) (lane 3 idle) */
     m = (k == 0 ? zzz : k == 1 ? s1 : R) * (k == 2 ? Q - x3 : ppp);
-    const F zzz3 = cz_shfl_idx(m, b), t = cz_shfl_idx(m, b + 1), w = cz_shfl_idx(m, b + 2);
+    const F zzz3 = m.shfl_idx(b), t = m.shfl_idx(b + 1), w = m.shfl_idx(b + 2);
     if (q.is_inf()) return p;
     if (p.is_inf()) return q;
     if (P.is_zero()) return R.is_zero() ? cz_ec_dbl(p) : cz_dxyzz<F>::inf();

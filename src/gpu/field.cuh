@@ -329,10 +329,15 @@ struct cz_dfield {
         r.final_sub();
         return r;
     }
-    CZ_DEV cz_dfield shfl_down(unsigned off) const {
+    /* warp shuffles of the whole element (full mask): from lane + off, lane - off, or lane src */
+    CZ_DEV cz_dfield shfl_down(unsigned off) const { return shfl([off](uint32_t w) { return __shfl_down_sync(0xffffffffu, w, off); }); }
+    CZ_DEV cz_dfield shfl_up(unsigned off) const { return shfl([off](uint32_t w) { return __shfl_up_sync(0xffffffffu, w, off); }); }
+    CZ_DEV cz_dfield shfl_idx(unsigned src) const { return shfl([src](uint32_t w) { return __shfl_sync(0xffffffffu, w, src); }); }
+    template <class S>
+    CZ_DEV cz_dfield shfl(S word) const {
         cz_dfield r;
 #pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = __shfl_down_sync(0xffffffffu, v[i], off);
+        for (int i = 0; i < N; i++) r.v[i] = word(v[i]);
         return r;
     }
 };
@@ -381,6 +386,8 @@ struct cz_dfp2 {
     /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: 2 Fp products */
     CZ_DEV cz_dfp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
     CZ_DEV cz_dfp2 shfl_down(unsigned off) const { return {c0.shfl_down(off), c1.shfl_down(off)}; }
+    CZ_DEV cz_dfp2 shfl_up(unsigned off) const { return {c0.shfl_up(off), c1.shfl_up(off)}; }
+    CZ_DEV cz_dfp2 shfl_idx(unsigned src) const { return {c0.shfl_idx(src), c1.shfl_idx(src)}; }
 };
 static CZ_DEV cz_dfp2 cz_ld(const cz_dfp2 *p) { return {cz_ld(&p->c0), cz_ld(&p->c1)}; }
 static CZ_DEV void cz_st(cz_dfp2 *p, const cz_dfp2 &a) {

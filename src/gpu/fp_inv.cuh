@@ -182,15 +182,10 @@ static __device__ __noinline__ cz_dfp2 cz_fp_inv(const cz_dfp2 &a) {
     return {a.c0 * t, (a.c1 * t).neg()};
 }
 
-/* Shuffles of whole field elements (field.cuh has shfl_down only). */
-static CZ_DEV cz_dfp cz_shfl_up(const cz_dfp &a, unsigned off) {
-    cz_dfp r;
-#pragma unroll
-    for (int i = 0; i < 12; i++) r.v[i] = __shfl_up_sync(0xffffffffu, a.v[i], off);
-    return r;
-}
-static CZ_DEV cz_dfp2 cz_shfl_up(const cz_dfp2 &a, unsigned off) { return {cz_shfl_up(a.c0, off), cz_shfl_up(a.c1, off)}; }
-static CZ_DEV cz_dfp cz_shfl_down(const cz_dfp &a, unsigned off) { return a.shfl_down(off); }
-static CZ_DEV cz_dfp2 cz_shfl_down(const cz_dfp2 &a, unsigned off) { return a.shfl_down(off); }
+/* Shuffles of whole field elements, as free functions for the templates over F. */
+template <class F>
+static CZ_DEV F cz_shfl_up(const F &a, unsigned off) { return a.shfl_up(off); }
+template <class F>
+static CZ_DEV F cz_shfl_down(const F &a, unsigned off) { return a.shfl_down(off); }
 
 #endif

@@ -7,7 +7,8 @@
  * raw limb patterns that stress its 30-step batches (small integers, powers of two, values just below p,
  * p's top limbs over a zero limb, long runs of ones, low limbs cleared); one thread per element, then one
  * thread for 64 in turn (latency
- * printed). Outputs poisoned before each run.
+ * printed). Then the reductions' warp sums of xyzz points (G1, G2), one lane an addition and four lanes an
+ * addition (ec.cuh), against the host's xyzz additions (see run_ec_sums). Outputs poisoned before each run.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
