@@ -164,8 +164,6 @@ static int prefetch_next(cz_gpu_prover *pr) {
     return rc;
 }
 
-/* Copies k host parts to the device on the upload stream, with pin: page-locking big pageable sources for
- * the copy (unlocked again once it is done), and makes the compute stream wait for them. */
 /* Page-locks the parts of 1 MiB or more that are not pinned yet; reg[i] = 1 for those it locked (a part that
  * cannot be locked stays pageable). unpin_parts unlocks them. */
 static void pin_parts(int k, const void *const src[], const size_t bytes[], int reg[]) {
@@ -178,6 +176,8 @@ static void unpin_parts(int k, const void *const src[], const int reg[]) {
         if (reg[i]) cz_gpu_host_unregister_((void *)src[i]);
 }
 
+/* Copies k host parts to the device on the upload stream, with pin: page-locking big pageable sources for
+ * the copy (unlocked again once it is done), and makes the compute stream wait for them. */
 static int upload_parts(cz_gpu_prover *pr, int k, void *const dst[], const void *const src[], const size_t bytes[],
                         int pin) {
     int reg[4] = {0, 0, 0, 0}, rc = 0;
