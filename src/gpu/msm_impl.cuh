@@ -15,7 +15,8 @@
  * run of the sorted list (the top window's few, long runs are cut into parts, one thread each, so
  * any window width keeps the threads balanced), or, from 2^24 points, the runs are halved by
  * rounds of affine pair additions: the batch addition's flat pairing over the window's sorted list
- * (msf_window, the default: a pair across two runs flushes the last point of one into its bucket) or
+ * (msf_window, the default: a pair across two runs flushes the last point of one into its bucket; once no run
+ * is longer than 12, one thread a bucket adds the rest in xyzz, msf_tail) or
  * per bucket segment (msa_run, CZ_GPU_MSM_FLAT=0), one chunk per window when free memory allows (from 2^19
  * points for G1, 2^18 for G2, up to 2^24, all windows' lists as ONE flat list instead: msm_allw); the
  * sort runs window by window on a low-priority side stream while the buckets of the sorted windows
@@ -622,12 +623,26 @@ static __global__ void msm_digits(uint32_t *key, uint32_t *val, const uint32_t *
     val[i] = ((uint32_t)i + vbase) | (d < 0 ? 0x80000000u : 0u); /* base index (vbase: its segment's first) */
 }
 
-static __global__ void msm_bounds(const uint32_t *key, size_t n, uint32_t *start, uint32_t *end) {
-    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
-    uint32_t k = key[j];
-    if (j == 0 || key[j - 1] != k) start[k] = (uint32_t)j;
-    if (j == n - 1 || key[j + 1] != k) end[k] = (uint32_t)(j + 1);
+/* the first position of the n sorted keys whose key is at least k */
+static CZ_DEV size_t msm_lower_bound(const uint32_t *key, size_t n, uint32_t k) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (key[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Run bounds of the sorted keys: start[k], end[k] for every key k <= nb (0, 0 when k is absent), one thread a key
+ * by binary search, so the stores are coalesced. (One thread a position storing at each run's ends made ~2^20
+ * scattered 4-byte stores a window at 2^27, 0.44 ms on the H200.) */
+static __global__ void msm_bounds(const uint32_t *key, size_t n, unsigned nb, uint32_t *start, uint32_t *end) {
+    const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k > nb) return;
+    const size_t s = msm_lower_bound(key, n, k), e = msm_lower_bound(key, n, k + 1);
+    start[k] = e > s ? (uint32_t)s : 0;
+    end[k] = e > s ? (uint32_t)e : 0;
 }
 
 
@@ -831,14 +846,16 @@ static __global__ void msa_fin(cz_dxyzz<F> *bucket, msa_src<F> src, msa_round rd
     cz_ec_st(bucket + kk, r);
 }
 
-/* longest segment per window: mx[w] (zeroed by the caller) */
+/* longest segment per window: mx[w] (zeroed by the caller). nb is a multiple of 32, so a warp stays in one window
+ * and takes its maximum first: one atomic a warp (one a thread, all on the same word, took 0.39 ms a window at 2^19
+ * buckets on the H200, on the sort stream beside the rounds; now 0.02) */
 static __global__ void msa_maxlen(unsigned *mx, const uint32_t *start, const uint32_t *end, unsigned nb, unsigned W, unsigned split) {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)nb * W) return;
     const unsigned w = (unsigned)(t / nb), kk = (unsigned)(t % nb);
-    uint32_t b, e;
-    msa_seg(start + (size_t)w * (nb + 1), end + (size_t)w * (nb + 1), kk, w == W - 1 ? split : 0, &b, &e);
-    if (e - b > 1) atomicMax(mx + w, e - b);
+    uint32_t b = 0, e = 0;
+    if (t < (size_t)nb * W) msa_seg(start + (size_t)w * (nb + 1), end + (size_t)w * (nb + 1), kk, w == W - 1 ? split : 0, &b, &e);
+    const unsigned len = __reduce_max_sync(0xffffffffu, e - b);
+    if ((threadIdx.x & 31) == 0 && len > 1) atomicMax(mx + w, len);
 }
 
 /* Threads of the affine rounds: a power of two (nb is one, so every thread owns the same number of
@@ -1165,6 +1182,43 @@ static __global__ void msf_fin(cz_dxyzz<F> *bucket, msf_src<F> src, size_t m) {
     }
 }
 
+/* The rounds stopped early (msf_tail_len): one thread per bucket (key k = 1..nb) adds what is left of its run
+ * to it, xyzz += affine. After r rounds position j stands for the sorted positions [j 2^r, (j + 1) 2^r) and holds
+ * the key of the last of them, so bucket k's points lie in [s >> r, (e - 1) >> r] for its run [s, e) of the
+ * chunk (the window's run from kstart / kend, cut to the chunk's c0 .. c0 + m0): the thread adds the positions
+ * there, below m, whose key is k. At most ceil(longest run / 2^r) + 1 positions a thread. */
+template <class F>
+static __global__ void __launch_bounds__(128) msf_tail(cz_dxyzz<F> *bucket, msf_src<F> src, size_t m, unsigned r,
+                                                       const uint32_t *kstart, const uint32_t *kend, unsigned nb, size_t c0,
+                                                       size_t m0) {
+    for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x + 1; k <= nb; k += gridDim.x * blockDim.x) {
+        size_t s = kstart[k], e = kend[k];
+        s = s > c0 ? s - c0 : 0;
+        e = e > c0 + m0 ? m0 : e > c0 ? e - c0 : 0;
+        if (s >= e) continue;
+        const size_t lo = s >> r;
+        size_t hi = (e - 1) >> r;
+        if (hi >= m) hi = m - 1; /* m >= 1: lo < m when the run reaches this chunk */
+        if (lo > hi) continue;
+        cz_dxyzz<F> acc = cz_ec_ld(bucket + (k - 1));
+        bool any = false;
+        for (size_t j = lo; j <= hi; j++)
+            if (src.key[j] == k) {
+                acc = cz_ec_add_aff_inl(acc, src.ld(j));
+                any = true;
+            }
+        if (any) cz_ec_st(bucket + (k - 1), acc);
+    }
+}
+
+/* Where the flat rounds stop: once no run of a window is longer than this (CZ_GPU_MSF_TAIL, default 12; 0 =
+ * never, every round down to one point a bucket, then msf_fin), msf_tail adds the rest with xyzz additions.
+ * The last rounds are short but each pays a launch triple, one inversion and a flush, whose fixed ~0.2 ms
+ * outweighs the ~4 products an addition the tail's xyzz adds cost on top of the affine ones. */
+static unsigned msf_tail_len() {
+    return (unsigned)env_size("CZ_GPU_MSF_TAIL", 12, 0, 1u << 30);
+}
+
 /* bytes of the flat rounds' scratch for chunks of cw positions, nb buckets, G blocks */
 template <class F>
 static size_t msf_need(size_t cw, unsigned nb, unsigned G) {
@@ -1290,19 +1344,25 @@ static int msf_setup(scratch *g, msf_state<F> *S, size_t n, unsigned nb, unsigne
 }
 
 /* Window w: its z zero digits first in the sorted list srt (n entries) with keys (bucket + 1), longest run
- * mx; buckets (nb, zeroed by the caller) accumulate the chunks. On stream st. */
+ * mx; buckets (zeroed by the caller) accumulate the chunks. kstart / kend (nb + 1 entries, by key; null for
+ * the all-window list): each key's run, for the early stop (msf_tail). On stream st. */
 template <class F>
 static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, const uint32_t *srt, const uint32_t *keys,
-                      size_t n, size_t z, unsigned mx, bool rprof, cudaStream_t st) {
+                      size_t n, size_t z, unsigned mx, bool rprof, cudaStream_t st, const uint32_t *kstart = nullptr,
+                      const uint32_t *kend = nullptr, unsigned nb = 0) {
     unsigned R = 0;
     while (mx > (1u << R)) R++;
+    const unsigned tl = kstart ? msf_tail_len() : 0;
+    unsigned R0 = R; /* rounds before the tail: while the longest run, at most ceil(mx / 2^r), exceeds tl */
+    if (tl)
+        for (R0 = 0; R0 < R && ((size_t)mx + ((size_t)1 << R0) - 1) >> R0 > tl;) R0++;
     const unsigned ig = (S.G + 31) / 32 * 32;
     const auto fwd = msf_pf() ? msf_fwd_pf_k<F>() : msf_fwd<F>; /* the knobs read once */
     const auto bwd0 = msf_bwd_k<F>(1), bwd = msf_bwd_k<F>(0);
     const cz_pts<F> outs[2] = {pts_buf(S.buf[0], S.z0), pts_buf(S.buf[1], S.z1)};
-    cudaEvent_t rev[3 * 40 + 1];
+    cudaEvent_t rev[3 * 40 + 2];
     if (rprof)
-        for (int i = 0; i < 3 * 40 + 1; i++) cudaEventCreate(&rev[i]);
+        for (int i = 0; i < 3 * 40 + 2; i++) cudaEventCreate(&rev[i]);
     for (size_t c0 = z; c0 < n; c0 += S.cw) {
         size_t m = n - c0 < S.cw ? n - c0 : S.cw;
         msf_src<F> src;
@@ -1310,7 +1370,9 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
         const bool rp = rprof && c0 == z && R <= 40;
         if (rp) cudaEventRecord(rev[0], st);
         CZ_CUDA(cudaMemsetAsync(S.fcnt, 0, 40 * sizeof(unsigned), st));
-        for (unsigned r = 0; r < R && m > 1; r++) {
+        const size_t m0 = m;
+        unsigned r = 0;
+        for (; r < R0 && m > 1; r++) {
             const cz_pts<F> out = outs[r & 1];
             uint32_t *kout = S.kb[r & 1];
             fwd<<<S.G, BAA_THREADS, 0, st>>>(src, m, S.pref, S.ex, S.btot);
@@ -1330,16 +1392,25 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
             src.in = out, src.srt = nullptr, src.key = kout;
             m /= 2;
         }
-        msf_fin<F><<<(unsigned)((m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096), 256, 0, st>>>(bucket, src, m);
+        if (R0 < R) {
+            msf_tail<F><<<(nb + 127) / 128, 128, 0, st>>>(bucket, src, m, r, kstart, kend, nb, c0, m0);
+        } else {
+            msf_fin<F><<<(unsigned)((m + 255) / 256 < 4096 ? (m + 255) / 256 : 4096), 256, 0, st>>>(bucket, src, m);
+        }
         CZ_CUDA_LAUNCHED();
         if (rp) {
-            fprintf(stderr, "msf rounds n=%zu zero=%zu chunk=%zu G=%u R=%u (fwd/inv/bwd+flush ms):", n, z, S.cw, S.G, R);
-            print_round_times(rev, R);
+            cudaEventRecord(rev[3 * r + 1], st);
+            fprintf(stderr, "msf rounds n=%zu zero=%zu chunk=%zu G=%u R=%u run=%u (fwd/inv/bwd+flush ms):", n, z, S.cw, S.G, R, r);
+            print_round_times(rev, r);
+            float tt = 0;
+            cudaEventSynchronize(rev[3 * r + 1]);
+            cudaEventElapsedTime(&tt, rev[3 * r], rev[3 * r + 1]);
+            fprintf(stderr, " | %s %.3f", R0 < R ? "tail" : "fin", tt);
             fprintf(stderr, "\n");
         }
     }
     if (rprof)
-        for (int i = 0; i < 3 * 40 + 1; i++) cudaEventDestroy(rev[i]);
+        for (int i = 0; i < 3 * 40 + 2; i++) cudaEventDestroy(rev[i]);
     return 0;
 }
 
@@ -1658,7 +1729,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
             CZ_CUDA_LAUNCHED();
             CZ_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, key + o, k2, val + o, sorted + (size_t)w * n + o, (int)ni,
                                                     0, (int)c, ss));
-            msm_bounds<<<gi, 256, 0, ss>>>(k2, ni, sw, ew);
+            msm_bounds<<<(nb + 256) / 256, 256, 0, ss>>>(k2, ni, nb, sw, ew);
             CZ_CUDA_LAUNCHED();
             if (aff) { /* the longest run over the segments (atomicMax) */
                 msa_maxlen<<<(nb + 255) / 256, 256, 0, ss>>>(mx + w, sw, ew, nb, 1, w == W - 1 && !flat ? split : 0);
@@ -1727,7 +1798,8 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
                 CZ_CUDA(cudaEventSynchronize(ms->ev_win[w]));
                 CZ_CUDA(cudaStreamWaitEvent(s, ms->ev_win[w], 0));
                 rc = msf_window<F>(S[w % nws], bucket + (size_t)w * nb, (const cz_daff<F> *)d_bases, sorted + (size_t)w * n,
-                                   k2of(w), n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, s);
+                                   k2of(w), n, ms->hz[w], ms->hmx[w], w == W / 2 && prof_level() >= 2, s,
+                                   start + (size_t)w * (nb + 1), end + (size_t)w * (nb + 1), nb);
                 if (!rc && sorted_w < W) { /* window w + nkb reuses window w's key buffer once its rounds are done */
                     CZ_CUDA(cudaEventRecord(ms->ev_in, s));
                     CZ_CUDA(cudaStreamWaitEvent(ss, ms->ev_in, 0));
