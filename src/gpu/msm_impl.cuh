@@ -580,7 +580,20 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
 /* ba_run (bitmap -> index list -> rounds or xyzz sums) is in ba_impl.cuh with the fused rounds. */
 
 /* ---- MSM ---- */
-#define MSM_CHUNK 64 /* buckets per thread in the bucket combination */
+/* Buckets per thread in the bucket combination (msm_combine): 64, halved down to 4 while that leaves fewer than
+ * 2^15 threads, whose chains of dependent additions would otherwise run on a few SMs: the partition's B_G2 tail
+ * (19 windows of 2^13 buckets) had 2,432 threads, 19 blocks, 18.8 ms. Smaller chunks add a double-and-add by the
+ * chunk's offset per chunk. CZ_GPU_MSM_CHUNK (1..64, a power of two) forces it (A/B). */
+static unsigned msm_chunk(unsigned nb, size_t KW) {
+    const char *e = getenv("CZ_GPU_MSM_CHUNK");
+    unsigned ch = 64;
+    if (e && atoi(e) >= 1 && atoi(e) <= 64) {
+        for (ch = 1; ch * 2 <= (unsigned)atoi(e);) ch *= 2;
+    } else {
+        while (ch > 4 && (size_t)(nb / ch) * KW < 32768) ch /= 2;
+    }
+    return ch < nb ? ch : nb;
+}
 
 /* Montgomery -> canonical (times 1/R), 8x32 limbs, stored as 8 planes of words (word j of scalar i at
  * out[j * ld + i]): a window's digits then read the one or two planes that hold its bits, 0.5-1 GB at 2^27
@@ -1414,18 +1427,18 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
     return 0;
 }
 
-/* One thread per (window, chunk of MSM_CHUNK buckets): sum over the chunk of k * B_k. */
+/* One thread per (window, chunk of CH buckets, msm_chunk): sum over the chunk of k * B_k. */
 template <class F>
 static __global__ void __launch_bounds__(128) msm_combine(cz_dxyzz<F> *out, const cz_dxyzz<F> *bucket, unsigned nb,
-                                                          unsigned W) {
-    const unsigned nch = nb / MSM_CHUNK;
+                                                          unsigned W, unsigned CH) {
+    const unsigned nch = nb / CH;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (size_t)nch * W) return;
     const unsigned w = (unsigned)(t / nch), ch = (unsigned)(t % nch);
     const cz_dxyzz<F> *B = bucket + (size_t)w * nb;
-    const unsigned lo = ch * MSM_CHUNK + 1; /* bucket values lo .. lo + CHUNK - 1 */
+    const unsigned lo = ch * CH + 1; /* bucket values lo .. lo + CH - 1 */
     cz_dxyzz<F> S = cz_dxyzz<F>::inf(), T = cz_dxyzz<F>::inf();
-    for (int i = MSM_CHUNK - 1; i >= 0; i--) {
+    for (int i = (int)CH - 1; i >= 0; i--) {
         S = cz_ec_add(S, cz_ec_ld(B + lo - 1 + i));
         T = cz_ec_add(T, S);
     }
@@ -1591,7 +1604,7 @@ static size_t msm_scratch_bytes(size_t n) {
     size_t temp_bytes = 0;
     cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t *)nullptr,
                                     (uint32_t *)nullptr, (int)n, 0, (int)c, (cudaStream_t)0);
-    const size_t nch = nb / MSM_CHUNK;
+    const size_t nch = nb / msm_chunk(nb, W);
     size_t b = n * sizeof(cz_dfr) + 3 * n * sizeof(uint32_t) + (size_t)W * n * sizeof(uint32_t) +
                2 * (size_t)W * (nb + 1) * sizeof(uint32_t) + (size_t)W * nb * sizeof(P) +
                ((size_t)W * nch + 9 * (size_t)W) * sizeof(P) /* chunk sums, window sums, 8 parts a window */ + temp_bytes + 16 + (split ? ((size_t)1 << tb) * sizeof(P) : 0);
@@ -1672,7 +1685,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t *)nullptr,
                                     (uint32_t *)nullptr, (int)n, 0, (int)c, ss);
     void *temp = nullptr;
-    const unsigned nch = nb / MSM_CHUNK;
+    const unsigned CH = msm_chunk(nb, KW), nch = nb / CH;
     /* all windows in one flat list (msm_allw): every window's sorted keys kept, window w's at key + (2 + w) n */
     const bool allw = msm_allw<F>(n);
     bool aff = allw || msm_affine<F>(n);
@@ -1851,7 +1864,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         CZ_CUDA(cudaMemsetAsync(tw + ntop, 0, (nb - ntop) * sizeof(P), ws));
     }
     prof.mark("top-merge");
-    msm_combine<F><<<(unsigned)((nch * KW + 127) / 128), 128, 0, ws>>>(chunks, bucket, nb, (unsigned)KW);
+    msm_combine<F><<<(unsigned)((nch * KW + 127) / 128), 128, 0, ws>>>(chunks, bucket, nb, (unsigned)KW, CH);
     CZ_CUDA_LAUNCHED();
     prof.mark("combine");
     /* window sums of the nch chunk sums each: in S parts a window first (KW blocks alone left ~120 of the 132
