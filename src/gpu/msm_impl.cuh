@@ -582,7 +582,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
 /* ---- MSM ---- */
 /* Buckets per thread in the bucket combination (msm_combine): 64, halved down to 4 while that leaves fewer than
  * 2^15 threads, whose chains of dependent additions would otherwise run on a few SMs: the partition's B_G2 tail
- * (19 windows of 2^13 buckets) had 2,432 threads, 19 blocks, 18.8 ms. Smaller chunks add a double-and-add by the
+ * (20 windows of 2^12 buckets) had 1,280 threads, 10 blocks, 18.8 ms. Smaller chunks add a double-and-add by the
  * chunk's offset per chunk. CZ_GPU_MSM_CHUNK (1..64, a power of two) forces it (A/B). */
 static unsigned msm_chunk(unsigned nb, size_t KW) {
     const char *e = getenv("CZ_GPU_MSM_CHUNK");
