@@ -1370,6 +1370,16 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
     if (tl)
         for (R0 = 0; R0 < R && ((size_t)mx + ((size_t)1 << R0) - 1) >> R0 > tl;) R0++;
     const unsigned ig = (S.G + 31) / 32 * 32;
+    /* the flush's grid: a thread for each flush a round can have (one a pair across two runs and the odd last
+     * point: at most m / 2 + 1, and nb + 1 for the window's buckets; at most 64 blocks an SM), so each adds one
+     * point instead of a strided few after one another. CZ_GPU_MSF_FLUSH_GRID=0: 4 blocks an SM (before, A/B). */
+    const bool fg_old = env_size("CZ_GPU_MSF_FLUSH_GRID", 1, 0, 1) == 0;
+    auto fgrid = [&](size_t m) -> unsigned {
+        if (fg_old) return 4 * sm_count();
+        size_t f = m / 2 + 1, cap = (size_t)64 * sm_count() * 128; /* the all-window list: grid-strided past 2^20 */
+        if (nb && f > (size_t)nb + 1) f = (size_t)nb + 1;
+        return (unsigned)(((f < cap ? f : cap) + 127) / 128);
+    };
     const auto fwd = msf_pf() ? msf_fwd_pf_k<F>() : msf_fwd<F>; /* the knobs read once */
     const auto bwd0 = msf_bwd_k<F>(1), bwd = msf_bwd_k<F>(0);
     const cz_pts<F> outs[2] = {pts_buf(S.buf[0], S.z0), pts_buf(S.buf[1], S.z1)};
@@ -1399,7 +1409,7 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
             (r ? bwd : bwd0)<<<S.G, BAA_THREADS, 0, st>>>(out, kout, S.fl, S.fk, S.fcnt + r, src, m, S.pref, S.ex, S.btot,
                                                           S.pbinv ? nullptr : S.binv);
             CZ_CUDA_LAUNCHED();
-            msf_flush<F><<<4 * sm_count(), 128, 0, st>>>(bucket, S.fl, S.fk, S.fcnt + r);
+            msf_flush<F><<<fgrid(m), 128, 0, st>>>(bucket, S.fl, S.fk, S.fcnt + r);
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 3], st);
             src.in = out, src.srt = nullptr, src.key = kout;
