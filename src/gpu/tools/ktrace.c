@@ -80,6 +80,7 @@ static void CUPTIAPI kt_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, s
 
 static void kt_fini(void) {
     if (!kt_out) return;
+    cuptiActivityFlushPeriod(0); /* no periodic flush from CUPTI's thread after the file is closed */
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     fclose(kt_out);
     kt_out = NULL;
