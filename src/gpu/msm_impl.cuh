@@ -583,12 +583,12 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
 /* Buckets per thread in the bucket combination (msm_combine): 64, halved down to 4 while that leaves fewer than
  * 2^15 threads, whose chains of dependent additions would otherwise run on a few SMs: the partition's B_G2 tail
  * (20 windows of 2^12 buckets) had 1,280 threads, 10 blocks, 18.8 ms. Smaller chunks add a double-and-add by the
- * chunk's offset per chunk. CZ_GPU_MSM_CHUNK (1..64, a power of two) forces it (A/B). */
+ * chunk's offset per chunk. CZ_GPU_MSM_CHUNK (1..64, rounded down to a power of two) forces it (A/B). */
 static unsigned msm_chunk(unsigned nb, size_t KW) {
-    const char *e = getenv("CZ_GPU_MSM_CHUNK");
+    const size_t forced = env_size("CZ_GPU_MSM_CHUNK", 0, 0, 64);
     unsigned ch = 64;
-    if (e && atoi(e) >= 1 && atoi(e) <= 64) {
-        for (ch = 1; ch * 2 <= (unsigned)atoi(e);) ch *= 2;
+    if (forced) {
+        for (ch = 1; ch * 2 <= forced;) ch *= 2;
     } else {
         while (ch > 4 && (size_t)(nb / ch) * KW < 32768) ch /= 2;
     }
