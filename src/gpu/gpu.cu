@@ -192,8 +192,44 @@ static void mulbench_launch(void *d_out, const void *d_in, size_t n, int iters) 
     mulbench_kernel<F, MODE><<<(unsigned)((n + t - 1) / t), t>>>((F *)d_out, (const F *)d_in, n, iters);
 }
 
+/* Fr mode 3: Shoup's product by the constant y of each thread (mul_shoup), the same products as mode 0's x * y;
+ * the constant pairs (y / R, floor(y / R 2^256 / r)) come from shoup_prep, outside the timing */
+static __global__ void shoup_prep(cz_dfr *cc, const cz_dfr *in, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    cz_dfr c, cp;
+    cz_ld(in + 3 * i + 2).shoup_const(c, cp);
+    cz_st(cc + 2 * i, c);
+    cz_st(cc + 2 * i + 1, cp);
+}
+static __global__ void __launch_bounds__(128) shoup_bench_kernel(cz_dfr *out, const cz_dfr *in, const cz_dfr *cc, size_t n, int iters) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    cz_dfr x = cz_ld(in + 3 * i), w = cz_ld(in + 3 * i + 1);
+    const cz_dfr c = cz_ld(cc + 2 * i), cp = cz_ld(cc + 2 * i + 1);
+#pragma unroll 1
+    for (int k = 0; k < iters; k++) {
+        x = x.mul_shoup(c, cp);
+        w = w.mul_shoup(c, cp);
+    }
+    cz_st(out + 2 * i, x);
+    cz_st(out + 2 * i + 1, w);
+}
+
 template <class F>
 static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode, float *ms) {
+    if constexpr (!std::is_same<F, cz_dfp>::value) {
+        if (mode == 3) {
+            cz_dfr *cc = nullptr;
+            CZ_CUDA(cudaMalloc(&cc, 2 * n * sizeof(cz_dfr)));
+            shoup_prep<<<(unsigned)((n + 127) / 128), 128>>>(cc, (const cz_dfr *)d_in, n);
+            cudaError_t e = cudaGetLastError();
+            int rc = e == cudaSuccess ? timed([&] { shoup_bench_kernel<<<(unsigned)((n + 127) / 128), 128>>>((cz_dfr *)d_out, (const cz_dfr *)d_in, cc, n, iters); }, ms)
+                                      : cz_error(CZ_EDEVICE, "shoup_prep: %s", cudaGetErrorString(e));
+            cudaFree(cc);
+            return rc;
+        }
+    }
     return timed(
         [&] {
             if constexpr (!std::is_same<F, cz_dfp>::value) { /* Fr: modes 0..2 (cz_gpu_mul_bench checks) */
@@ -220,7 +256,7 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode
 }
 
 extern "C" int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms) {
-    if (cios < 0 || cios > 10 || (!fp && cios > 2)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..2, Fp 0..10)", cios);
+    if (cios < 0 || cios > 10 || (!fp && cios > 3)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..3, Fp 0..10)", cios);
     return fp ? mulbench<cz_dfp>(d_out, d_in, n, iters, cios, ms) : mulbench<cz_dfr>(d_out, d_in, n, iters, cios, ms);
 }
 

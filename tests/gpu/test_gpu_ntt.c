@@ -5,7 +5,9 @@
  * transforms and the permuting pointwise step) against the same steps on the CPU, at sizes that cover one,
  * two and three passes. Every pass kernel (CZ_GPU_NTT_KERNEL=2, registers + warp shuffles with register caps,
  * the default; 1, the same without caps; 0, the shared-memory stages) is checked the same way on the same
- * data. Exits 77 (skipped) without a GPU. */
+ * data, and kernel 2 three ways: with Shoup's products by the table constants (the default), with Montgomery
+ * products (CZ_GPU_NTT_SHOUP=0), and with Shoup's at kernel 2's tighter register caps (CZ_GPU_NTT_SHOUP=1).
+ * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,18 @@
 #include "gpu_ref.h"
 #include "testutil.h"
 
-/* A plan with pass kernel kern (the plan reads CZ_GPU_NTT_KERNEL when it is created). */
-#define NKERN 3
+/* A plan with pass kernel kern (the plan reads CZ_GPU_NTT_KERNEL and _SHOUP when it is created): 0..2 those
+ * kernels (2 with Shoup's products), 3 kernel 2 with Montgomery products, 4 kernel 2 with Shoup's at the
+ * tighter caps. */
+#define NKERN 5
 static int plan_kern(cz_gpu_ntt **plan, unsigned log_n, int kern) {
-    char v[2] = {(char)('0' + kern), 0};
+    char v[2] = {(char)('0' + (kern > 2 ? 2 : kern)), 0};
     setenv("CZ_GPU_NTT_KERNEL", v, 1);
-    return cz_gpu_ntt_create(plan, log_n);
+    if (kern == 3) setenv("CZ_GPU_NTT_SHOUP", "0", 1);
+    if (kern == 4) setenv("CZ_GPU_NTT_SHOUP", "1", 1);
+    int rc = cz_gpu_ntt_create(plan, log_n);
+    unsetenv("CZ_GPU_NTT_SHOUP");
+    return rc;
 }
 
 static const char *kind_name[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
