@@ -193,11 +193,11 @@ static void mulbench_launch(void *d_out, const void *d_in, size_t n, int iters) 
 }
 
 /* Fr mode 3: Shoup's product by the constant y of each thread (mul_shoup), the same products as mode 0's x * y;
- * the constant pairs (y / R, floor(y / R 2^256 / r)) come from shoup_prep, outside the timing */
+ * the constant pairs (c = y / R, floor(c 2^256 / r)) come from shoup_prep, outside the timing */
 static __global__ void shoup_prep(cz_dfr *cc, const cz_dfr *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    cz_dfr c, cp;
+    cz_dfr c, cp = cz_dfr::zero();
     cz_ld(in + 3 * i + 2).shoup_const(c, cp);
     cz_st(cc + 2 * i, c);
     cz_st(cc + 2 * i + 1, cp);
