@@ -512,7 +512,8 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
                 rc = cudaGetLastError() == cudaSuccess ? 0 : cz_error(CZ_EDEVICE, "NTT Shoup direct tables");
             }
         }
-        if (!rc && cudaDeviceSynchronize() != cudaSuccess) rc = cz_error(CZ_EDEVICE, "NTT Shoup tables");
+        /* the prep kernels ran on the legacy stream: wait for them alone, not for other workers' streams */
+        if (!rc && cudaStreamSynchronize(0) != cudaSuccess) rc = cz_error(CZ_EDEVICE, "NTT Shoup tables");
     }
     if (rc) {
         cz_gpu_ntt_destroy(p);
