@@ -410,12 +410,16 @@ struct cz_dfield {
         r.final_sub();
         return r;
     }
+    /* the plain (canonical) value of this Montgomery element: this / R, the Montgomery product by the integer 1 */
+    CZ_DEV cz_dfield from_mont() const {
+        cz_dfield one_plain = zero();
+        one_plain.v[0] = 1;
+        return *this * one_plain;
+    }
     /* the constant pair of mul_shoup for the Montgomery element m: c = m / R (plain), cp = floor(c 2^(32N) / p)
      * by schoolbook binary division (slow; for tables and tests) */
     CZ_DEV void shoup_const(cz_dfield &c, cz_dfield &cp) const {
-        cz_dfield one_plain = zero();
-        one_plain.v[0] = 1;
-        c = *this * one_plain;
+        c = from_mont();
         cz_dfield rem = c;
 #pragma unroll 1
         for (int bit = 32 * N - 1; bit >= 0; bit--) {

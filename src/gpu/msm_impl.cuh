@@ -602,9 +602,7 @@ static unsigned msm_chunk(unsigned nb, size_t KW) {
 static __global__ void msm_from_mont(uint32_t *out, size_t ld, const cz_dfr *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    cz_dfr one = cz_dfr::zero();
-    one.v[0] = 1;
-    const cz_dfr r = cz_ld(in + i) * one;
+    const cz_dfr r = cz_ld(in + i).from_mont();
 #pragma unroll
     for (int j = 0; j < 8; j++) out[j * ld + i] = r.v[j];
 }
