@@ -532,23 +532,22 @@ extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
     free(p);
 }
 
-/* the kernel a pass of K stages runs: the register kernels from K = 6 */
-static bool pass_shfl(unsigned K, int kern) { return K >= 6 && kern >= 1; }
-
 template <int K, int MODE>
 static int launch_pass(const pass_args &a, int kern, int sh, cudaStream_t st) {
     const size_t nsub = (size_t)1 << (a.log_n - K);
     if constexpr (K >= 6) {
         if (kern >= 1) {
             const unsigned blocks = (unsigned)((nsub + shfl_shape<K>::S - 1) / shfl_shape<K>::S);
-            bool done = false;
-            if constexpr (K <= 9) { /* Shoup's products (run_pass: not for K = 10) */
-                if (kern == 2 && sh == 2) ntt_pass_shfl<K, MODE, true, 2><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
-                else if (kern == 2 && sh) ntt_pass_shfl<K, MODE, true, 1><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
-                done = kern == 2 && sh;
+            if constexpr (K <= 9) { /* Shoup's products (sh: kernel 2 only, run_pass) */
+                if (sh) {
+                    if (sh == 2) ntt_pass_shfl<K, MODE, true, 2><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+                    else ntt_pass_shfl<K, MODE, true, 1><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+                    CZ_CUDA_LAUNCHED();
+                    return 0;
+                }
             }
-            if (!done && kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
-            else if (!done) ntt_pass_shfl<K, MODE, false><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            if (kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            else ntt_pass_shfl<K, MODE, false><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
             CZ_CUDA_LAUNCHED();
             return 0;
         }
@@ -583,7 +582,7 @@ static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool i
     /* the register kernels take Shoup pairs when the plan has them (entry i at 2i), kernel 0 the elements */
     /* not for K = 10: its 512-thread blocks at one block per SM lose more than the products gain (H200, 2^20:
      * 0.305 against 0.285 ms) */
-    const int sh = p->tables_sh && pass_shfl(p->K[k], p->kern) && p->kern == 2 && p->K[k] <= 9 ? p->shv : 0;
+    const int sh = p->tables_sh && p->kern == 2 && p->K[k] >= 6 && p->K[k] <= 9 ? p->shv : 0;
     const unsigned u = sh ? 2 : 1;
     const cz_dfr *t = sh ? p->tables_sh : p->tables;
     auto tab = [&](int off) -> const cz_dfr * { return off < 0 ? NULL : t + (size_t)u * off; };
