@@ -221,12 +221,12 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode
     if constexpr (!std::is_same<F, cz_dfp>::value) {
         if (mode == 3) {
             cz_dfr *cc = nullptr;
-            CZ_CUDA(cudaMalloc(&cc, 2 * n * sizeof(cz_dfr)));
+            if (int rc = cz_gpu_malloc((void **)&cc, 2 * n * sizeof(cz_dfr))) return rc;
             shoup_prep<<<(unsigned)((n + 127) / 128), 128>>>(cc, (const cz_dfr *)d_in, n);
             cudaError_t e = cudaGetLastError();
             int rc = e == cudaSuccess ? timed([&] { shoup_bench_kernel<<<(unsigned)((n + 127) / 128), 128>>>((cz_dfr *)d_out, (const cz_dfr *)d_in, cc, n, iters); }, ms)
                                       : cz_error(CZ_EDEVICE, "shoup_prep: %s", cudaGetErrorString(e));
-            cudaFree(cc);
+            cz_gpu_free(cc);
             return rc;
         }
     }
