@@ -1601,6 +1601,14 @@ static __global__ void msm_key_off(uint32_t *k, size_t n, uint32_t off) {
     if (i < n && k[i]) k[i] += off;
 }
 
+/* CZ_GPU_MSM_SORT_FIRST=1 (benchmark knob): every window sorted before the per-window flat rounds start, each
+ * into its own key buffer (W instead of 2 per work stream), to time the rounds without the sorts beside them.
+ * H200, G1 2^27 (CZ_GPU_MSM_PROFILE, session 16): the sorts 44.8 ms, then the rounds 501.7; the default's rounds
+ * beside the sorts 529.6 ms, so the overlap hides 17 ms of the sorts' 45. */
+static bool msm_sort_first() {
+    return env_size("CZ_GPU_MSM_SORT_FIRST", 0, 0, 1) != 0;
+}
+
 /* The scratch msm_run allocates for n points with evenly spread digits (random scalars), when free
  * memory allows the affine rounds one chunk per window (they take less when it does not). */
 template <class F>
@@ -1625,7 +1633,8 @@ static size_t msm_scratch_bytes(size_t n) {
         if (msm_flat()) {
             const unsigned nws = msm_wstreams<F>();
             const size_t first = msa_first_chunk(nws > 1 ? (n + 1) / 2 : n), cw = n < first ? n : first;
-            return b + (2 * nws - 1) * n * sizeof(uint32_t) + 32 * sizeof(unsigned) +
+            const size_t nkb = msm_sort_first() ? W : 2 * nws; /* sorted-key buffers */
+            return b + (nkb - 1) * n * sizeof(uint32_t) + 32 * sizeof(unsigned) +
                    nws * msf_need<F>(cw, nb, msf_blocks<F>() / msf_gdiv(nws));
         }
         unsigned T, G;
@@ -1697,9 +1706,10 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     /* all windows in one flat list (msm_allw): every window's sorted keys kept, window w's at key + (2 + w) n */
     const bool allw = msm_allw<F>(n);
     bool aff = allw || msm_affine<F>(n);
-    /* flat rounds: window w's sorted keys stay in key2s[w & 1] until its rounds are done */
+    /* flat rounds: window w's sorted keys stay in key2s[w % nkb] until its rounds are done */
     bool flat = aff && msm_flat();
-    const unsigned nws = flat && !allw ? msm_wstreams<F>() : 1, nkb = allw ? W : 2 * nws; /* work streams, key buffers */
+    const bool sfirst = flat && !allw && msm_sort_first();
+    const unsigned nws = flat && !allw ? msm_wstreams<F>() : 1, nkb = allw || sfirst ? W : 2 * nws; /* work streams, key buffers */
     rc = scratch_get(g_msm[0], n * sizeof(cz_dfr), (void **)&sc);
     if (!rc) rc = scratch_get(g_msm[1], (flat ? 2 + nkb : 3) * n * sizeof(uint32_t), (void **)&key);
     if (!rc) rc = scratch_get(g_msm[2], (size_t)W * n * sizeof(uint32_t), (void **)&sorted);
@@ -1736,7 +1746,8 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
      * sorted keys, so their sorts alternate between two key buffers and run at most two windows ahead
      * (enqueued by the window loop below). */
     if (aff) CZ_CUDA(cudaMemsetAsync(mx, 0, 32 * sizeof(unsigned), ss));
-    uint32_t *key2s[4] = {key2, key2, key2, key2};
+    uint32_t *key2s[32]; /* W <= 32 */
+    for (unsigned i = 0; i < 32; i++) key2s[i] = key2;
     for (unsigned i = 1; flat && !allw && i < nkb; i++) key2s[i] = key + (2 + i) * n;
     auto k2of = [&](unsigned w) { return allw ? key + (2 + (size_t)w) * n : key2s[w % nkb]; };
     /* window w of each segment i: its part of the list at off[i] (the whole list for one segment) */
@@ -1776,7 +1787,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     if (!flat) prof.mark_side("sorted", ss);
     bool split_done = false; /* the flat rounds write the top window's buckets whole */
     const bool overlap = !(getenv("CZ_GPU_MSM_OVERLAP") && atoi(getenv("CZ_GPU_MSM_OVERLAP")) == 0);
-    CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[overlap ? 0 : W - 1], 0));
+    CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[overlap && !sfirst ? 0 : W - 1], 0));
     prof.mark("sort");
     /* bucket accumulation: flat affine rounds (default), affine rounds per segment (CZ_GPU_MSM_FLAT=0),
      * both from 2^24 points (msm_affine), else xyzz per bucket */

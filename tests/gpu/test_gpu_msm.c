@@ -62,43 +62,47 @@ static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 7); }
  * default stops once no run is longer than 12 and adds the rest per bucket; 0 runs every round; 1000000 no
  * round at all, the tail reading the sorted entries and signs; 1 and 3 with chunks of 2^10, whose runs the
  * tail cuts at chunk borders), and the bucket combination's chunks (CZ_GPU_MSM_CHUNK: the default at these sizes
- * is 4 buckets a thread; 64, and 1, every bucket its own double-and-add): {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG,
+ * is 4 buckets a thread; 64, and 1, every bucket its own double-and-add), and every window sorted before the
+ * per-window rounds (CZ_GPU_MSM_SORT_FIRST=1, its own key buffer each; in chunks of 2^10 on two work streams, and
+ * whole on one): {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG,
  * CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF, CZ_GPU_MSM_ALLW,
- * CZ_GPU_AFF_SOA, CZ_GPU_MSF_SPLIT, CZ_GPU_BINV, CZ_GPU_MSF_TAIL, CZ_GPU_MSM_CHUNK} */
-static const char *const msm_modes[][13] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, "2", "2", NULL, "0", NULL, NULL, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL},
-    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", "0", "0", NULL, NULL, NULL},
-    {NULL, "10", NULL, "0", NULL, NULL, "0", "1", "0", NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, "1", NULL, NULL},
-    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "0", NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "1000000", NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "1", NULL},
-    {"1", "10", NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, "3", NULL},
-    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "64"},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1"},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, "2"},
+ * CZ_GPU_AFF_SOA, CZ_GPU_MSF_SPLIT, CZ_GPU_BINV, CZ_GPU_MSF_TAIL, CZ_GPU_MSM_CHUNK, CZ_GPU_MSM_SORT_FIRST} */
+static const char *const msm_modes[][14] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "10", NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, "2", "2", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL, NULL},
+    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", "0", "0", NULL, NULL, NULL, NULL},
+    {NULL, "10", NULL, "0", NULL, NULL, "0", "1", "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, "1", NULL, NULL, NULL},
+    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "0", NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "1000000", NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "1", NULL, NULL},
+    {"1", "10", NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, "3", NULL, NULL},
+    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "64", NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, "2", NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, "1"},
+    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, "1"},
 };
-#define N_MSM_MODES 24
+#define N_MSM_MODES 26
 
-static const char *const msm_knobs[13] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+static const char *const msm_knobs[14] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
                                           "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSF_GDIV",          "CZ_GPU_MSF_BPF",  "CZ_GPU_MSM_ALLW",
                                           "CZ_GPU_AFF_SOA",      "CZ_GPU_MSF_SPLIT",         "CZ_GPU_BINV",     "CZ_GPU_MSF_TAIL",
-                                          "CZ_GPU_MSM_CHUNK"};
+                                          "CZ_GPU_MSM_CHUNK",    "CZ_GPU_MSM_SORT_FIRST"};
 
-static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 13); }
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 14); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {
