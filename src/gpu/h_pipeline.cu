@@ -1,6 +1,8 @@
 /* The pointwise step of the H pipeline (a*b - c) / Z on the coset, one fused pass over the three
  * vectors (the order of operations is cz_groth16_compute_h's; field results are canonical, so the
  * output is bit-identical to the CPU's). */
+#include <stdlib.h>
+
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
 #include "gpu/gpu_internal.h"
@@ -55,11 +57,56 @@ __global__ void h_pointwise_rev(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, uns
     cz_st(a + j, vi);
 }
 
+/* The same, through tiles: index bits (h | m | l), h and l of TB bits each, reverse to (rev l | rev m | rev h), so
+ * tile m (the 2^(2 TB) elements with middle bits m) goes whole to tile rev m, element (h, l) to (rev l, rev h). A
+ * block takes the tiles m and rev m (m <= rev m): it reads both row by row (runs of 2^TB elements), computes the
+ * values into shared memory and writes each tile's values into the other row by row, where h_pointwise_rev's
+ * partner loads and stores (position rev i of thread i) touch one element of every run. From 2^(2 TB) points;
+ * CZ_GPU_HPW_TILED=0 keeps h_pointwise_rev (A/B). */
+#define HPW_TB 4
+#define HPW_T (1u << (2 * HPW_TB))
+__global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, unsigned log_n,
+                                                               fr_arg zinv) {
+    /* rows of 2^TB + 1 elements: the transposed reads conflict 4-way instead of 8 */
+    __shared__ __align__(16) cz_dfr v[2][HPW_T + (1u << HPW_TB)];
+    const unsigned mb = log_n - 2 * HPW_TB; /* middle bits */
+    const uint32_t m = blockIdx.x, mr = mb ? __brev(m) >> (32 - mb) : 0;
+    if (m > mr) return; /* the pair's other block does it */
+    cz_dfr z;
+#pragma unroll
+    for (int k = 0; k < 8; k++) z.v[k] = zinv.v[k];
+    const unsigned t = threadIdx.x, h = t >> HPW_TB, l = t & ((1u << HPW_TB) - 1);
+    const uint32_t tm[2] = {m, mr};
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+        const size_t i = ((size_t)h << (log_n - HPW_TB)) | ((size_t)tm[q] << HPW_TB) | l;
+        cz_dfr x = cz_ld(a + i) * cz_ld(b + i);
+        if (c) x = x - cz_ld(c + i);
+        cz_st(&v[q][h * ((1u << HPW_TB) + 1) + l], x * z);
+    }
+    __syncthreads();
+    /* out (row t >> TB, column t & mask) of tile tm[q] is in (h, l) = (rev column, rev row) of tile tm[1 - q] */
+    const unsigned hs = __brev(l) >> (32 - HPW_TB), ls = __brev(h) >> (32 - HPW_TB);
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+        if (q && m == mr) break;
+        const size_t o = ((size_t)h << (log_n - HPW_TB)) | ((size_t)tm[q] << HPW_TB) | l;
+        cz_st(a + o, cz_ld(&v[1 - q][hs * ((1u << HPW_TB) + 1) + ls]));
+    }
+}
+
 extern "C" int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n,
                                        const cz_fr *zinv, void *s) {
     if (log_n < 1 || log_n > 31) return cz_error(CZ_ERANGE, "H pointwise of 2^%u", log_n);
     fr_arg z;
     memcpy(z.v, zinv, sizeof z.v);
+    const char *e = getenv("CZ_GPU_HPW_TILED");
+    if (log_n >= 2 * HPW_TB && !(e && atoi(e) == 0)) {
+        h_pointwise_rev_tiled<<<1u << (log_n - 2 * HPW_TB), HPW_T, 0, (cudaStream_t)s>>>((cz_dfr *)d_a, (const cz_dfr *)d_b,
+                                                                                        (const cz_dfr *)d_c, log_n, z);
+        CZ_CUDA_LAUNCHED();
+        return 0;
+    }
     const size_t n = (size_t)1 << log_n;
     h_pointwise_rev<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)s>>>((cz_dfr *)d_a, (const cz_dfr *)d_b,
                                                                              (const cz_dfr *)d_c, log_n, z);
