@@ -3,11 +3,17 @@
 kernel or copy ran, over the whole trace or one segment of it.
 
   python3 scripts/ktrace-summary.py trace.csv [--split REGEX] [--segment K] [--top N] [--gaps US]
+                                    [--launches REGEX] [--bins MS]
 
 --split REGEX starts a new segment at every kernel whose name matches (e.g. csr_mul_vec_rev: one PoRep
 partition from its SpMV on); --segment picks one (default -1, the last; 'all' prints each). Names keep
 their template arguments (msf_bwd<cz_dfp; 2; true; 1> is round 0's backward pass). 'busy' is the union of
-all intervals on all streams; 'sum' adds durations, so sum / busy > 1 means streams overlapped."""
+all intervals on all streams; 'sum' adds durations, so sum / busy > 1 means streams overlapped.
+
+--launches REGEX lists every kernel of the segment whose name matches, in start order: its start (ms from the
+segment's first record), duration and stream (e.g. ntt_pass: the NTT passes one by one). --bins MS prints the
+segment as a timeline: for each MS-wide bin, the device time each kernel name (cut at its first '<') spent in
+it, largest first (the phases of a partition and what runs beside what)."""
 import argparse
 import re
 import sys
@@ -73,6 +79,32 @@ def summary(recs, top, gap_us, title):
         print("%10.3f %7d %10.1f %6.1f  %s%s" % (ns / 1e6, cnt, ns / 1e3 / cnt, 100.0 * ns / span, name, extra))
 
 
+def launches(recs, pattern):
+    rx = re.compile(pattern)
+    t0 = min(r[1] for r in recs)
+    print("  start ms     ms  stream  name")
+    for r in recs:
+        if r[0] == "K" and rx.search(r[4]):
+            print("%10.3f %7.3f %6d  %s" % ((r[1] - t0) / 1e6, (r[2] - r[1]) / 1e6, r[3], r[4]))
+
+
+def bins(recs, width_ms, top=4):
+    t0 = min(r[1] for r in recs)
+    w = int(width_ms * 1e6)
+    per = defaultdict(lambda: defaultdict(int))  # bin -> short name -> ns
+    for r in recs:
+        name = r[4].split("<", 1)[0]
+        s, e = r[1] - t0, r[2] - t0
+        for b in range(s // w, (max(e - 1, s)) // w + 1):
+            lo, hi = max(s, b * w), min(e, (b + 1) * w)
+            if hi > lo:
+                per[b][name] += hi - lo
+    print("  bin ms  device ms by kernel (top %d)" % top)
+    for b in sorted(per):
+        items = sorted(per[b].items(), key=lambda kv: -kv[1])[:top]
+        print("%8.1f  %s" % (b * width_ms, "  ".join("%s %.2f" % (n, ns / 1e6) for n, ns in items)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
@@ -80,6 +112,8 @@ def main():
     ap.add_argument("--segment", default="-1", help="segment index, or 'all'")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--gaps", type=float, default=20.0, help="report idle gaps of at least this many us")
+    ap.add_argument("--launches", help="regex: list the matching kernels of the segment one by one")
+    ap.add_argument("--bins", type=float, help="timeline of the segment in bins of this many ms")
     a = ap.parse_args()
     recs, dropped = load(a.csv)
     if dropped:
@@ -91,12 +125,13 @@ def main():
         if not starts:
             sys.exit("no kernel matches %r" % a.split)
         segs = [recs[s:e] for s, e in zip(starts, starts[1:] + [len(recs)])]
-    if a.segment == "all":
-        for i, s in enumerate(segs):
-            summary(s, a.top, a.gaps, "segment %d of %d" % (i, len(segs)))
-    else:
-        i = int(a.segment)
-        summary(segs[i], a.top, a.gaps, "segment %d of %d" % (i if i >= 0 else len(segs) + i, len(segs)))
+    chosen = list(enumerate(segs)) if a.segment == "all" else [(int(a.segment) % len(segs), segs[int(a.segment)])]
+    for i, s in chosen:
+        summary(s, a.top, a.gaps, "segment %d of %d" % (i, len(segs)))
+        if a.launches:
+            launches(s, a.launches)
+        if a.bins:
+            bins(s, a.bins)
 
 
 if __name__ == "__main__":
