@@ -10,15 +10,25 @@
 
 struct fr_arg {
     uint32_t v[8];
+    CZ_DEV cz_dfr get() const {
+        cz_dfr z;
+#pragma unroll
+        for (int k = 0; k < 8; k++) z.v[k] = v[k];
+        return z;
+    }
 };
+
+/* (a[i] b[i] - c[i]) z, the c term only when c is given */
+static CZ_DEV cz_dfr h_value(const cz_dfr *a, const cz_dfr *b, const cz_dfr *c, size_t i, const cz_dfr &z) {
+    cz_dfr x = cz_ld(a + i) * cz_ld(b + i);
+    if (c) x = x - cz_ld(c + i);
+    return x * z;
+}
 
 __global__ void h_pointwise(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, size_t n, fr_arg zinv) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    cz_dfr z;
-#pragma unroll
-    for (int k = 0; k < 8; k++) z.v[k] = zinv.v[k];
-    cz_st(a + i, (cz_ld(a + i) * cz_ld(b + i) - cz_ld(c + i)) * z);
+    cz_st(a + i, h_value(a, b, c, i, zinv.get()));
 }
 
 extern "C" int cz_gpu_h_pointwise_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, size_t n, const cz_fr *zinv,
@@ -40,20 +50,12 @@ __global__ void h_pointwise_rev(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, uns
     if (i >= n) return;
     const size_t j = __brev((uint32_t)i) >> (32 - log_n);
     if (i > j) return;
-    cz_dfr z;
-#pragma unroll
-    for (int k = 0; k < 8; k++) z.v[k] = zinv.v[k];
-    cz_dfr vi = cz_ld(a + i) * cz_ld(b + i);
-    if (c) vi = vi - cz_ld(c + i);
-    vi = vi * z;
+    const cz_dfr z = zinv.get(), vi = h_value(a, b, c, i, z);
     if (i == j) {
         cz_st(a + i, vi);
         return;
     }
-    cz_dfr vj = cz_ld(a + j) * cz_ld(b + j);
-    if (c) vj = vj - cz_ld(c + j);
-    vj = vj * z;
-    cz_st(a + i, vj);
+    cz_st(a + i, h_value(a, b, c, j, z));
     cz_st(a + j, vi);
 }
 
@@ -72,17 +74,13 @@ __global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const 
     const unsigned mb = log_n - 2 * HPW_TB; /* middle bits */
     const uint32_t m = blockIdx.x, mr = mb ? __brev(m) >> (32 - mb) : 0;
     if (m > mr) return; /* the pair's other block does it */
-    cz_dfr z;
-#pragma unroll
-    for (int k = 0; k < 8; k++) z.v[k] = zinv.v[k];
+    const cz_dfr z = zinv.get();
     const unsigned t = threadIdx.x, h = t >> HPW_TB, l = t & ((1u << HPW_TB) - 1);
     const uint32_t tm[2] = {m, mr};
 #pragma unroll
     for (int q = 0; q < 2; q++) {
         const size_t i = ((size_t)h << (log_n - HPW_TB)) | ((size_t)tm[q] << HPW_TB) | l;
-        cz_dfr x = cz_ld(a + i) * cz_ld(b + i);
-        if (c) x = x - cz_ld(c + i);
-        cz_st(&v[q][h * ((1u << HPW_TB) + 1) + l], x * z);
+        cz_st(&v[q][h * ((1u << HPW_TB) + 1) + l], h_value(a, b, c, i, z));
     }
     __syncthreads();
     /* out (row t >> TB, column t & mask) of tile tm[q] is in (h, l) = (rev column, rev row) of tile tm[1 - q] */
