@@ -442,6 +442,7 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
                                             "mul 1/4 FP64 warps (lo integers) + 3/4 IMAD", "mul 1/4 FP64 warps (lo doubles) + 3/4 IMAD",
                                             "mul x IMAD + w FP64 (lo doubles) per thread", "mul x IMAD + w FP64 (lo integers) per thread"};
         const int nmodes = fp ? 11 : 4; /* Fr mode 3: Shoup's product by a constant */
+#define MUL_NAME(mode) (fp || (mode) != 3 ? name[mode] : "mul by a constant (Shoup)")
         double med[11];
         DIE_IF(cz_gpu_mul_bench(fp, 0, d_out, d_in, nt, iters, &ms_unused), "mul bench");
         DIE_IF(cz_gpu_memcpy_dtoh(h1, d_out, 2 * nt * es), "dtoh");
@@ -452,7 +453,7 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
             if (mode != 0 && mode != 2) { /* the same chained products as the default's, bit for bit */
                 DIE_IF(cz_gpu_memcpy_dtoh(h2, d_out2, 2 * nt * es), "dtoh");
                 int same = memcmp(h1, h2, 2 * nt * es) == 0;
-                printf("check %s products, %s vs carry chains on %zu x %d x 2 products: %s\n", fp ? "Fp" : "Fr", fp || mode != 3 ? name[mode] : "mul by a constant (Shoup)", nt,
+                printf("check %s products, %s vs carry chains on %zu x %d x 2 products: %s\n", fp ? "Fp" : "Fr", MUL_NAME(mode), nt,
                        iters, same ? "ok" : "FAIL");
                 failures += !same;
             }
@@ -462,7 +463,8 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
         double prods = 2.0 * nt * iters;
         for (int mode = 0; mode < nmodes; mode++)
             tl += snprintf(table + tl, cap - tl, "| %s %s (%.1f G/s) | 2^19 thr x %d x 2 | %.3f | - | - | - |\n", fp ? "Fp" : "Fr",
-                           fp || mode != 3 ? name[mode] : "mul by a constant (Shoup)", prods / med[mode] / 1e6, iters, med[mode]);
+                           MUL_NAME(mode), prods / med[mode] / 1e6, iters, med[mode]);
+#undef MUL_NAME
     }
     cz_gpu_free(d_in);
     cz_gpu_free(d_out);
