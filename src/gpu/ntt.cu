@@ -8,7 +8,8 @@
  * the passes in reverse order, each with its twiddle on the loads and Cooley-Tukey butterflies in
  * reverse stage order) takes bit-reversed order to natural order: F*P = (P*F)^T, F symmetric.
  *
- * Inside a pass (kernel 2, the default; ntt_pass_shfl) each thread holds two elements in registers and does
+ * Inside a pass (kernel 2, the default; ntt_pass_shfl, and for strided passes of K = 7..9 ntt_pass_tile, which
+ * stages the sub-problem in shared memory with cp.async first) each thread holds two elements in registers and does
  * one butterfly per stage; the pair moves between stages by warp shuffles, with one exchange through
  * shared memory per pass (K >= 6; smaller passes use kernel 0, ntt_pass: one butterfly per thread per stage
  * through shared memory, selectable for all K with CZ_GPU_NTT_KERNEL=0). Tried and measured slower on the
@@ -49,6 +50,7 @@ struct cz_gpu_ntt {
      * a constant (field.cuh mul_shoup); NULL when CZ_GPU_NTT_SHOUP=0 (Montgomery products, the previous default) */
     cz_dfr *tables_sh, *direct_sh;
     int shv; /* CZ_GPU_NTT_SHOUP: 2 (default) Shoup's products, one block per SM less than kernel 2's caps; 1 at those caps */
+    int tile; /* CZ_GPU_NTT_TILE: Z of the staged-tile strided passes (1, the default; 2, 4), 0 = the register kernel */
     int kern; /* pass kernel (CZ_GPU_NTT_KERNEL): 2 = registers + warp shuffles with register caps (default),
                * 1 = the same without caps, 0 = shared-memory stages (A/B knobs) */
 };
@@ -255,15 +257,15 @@ static CZ_DEV unsigned pos_b_end(unsigned w, unsigned l, unsigned r) { return r 
  * so it is a bijection). */
 static CZ_DEV unsigned swz(unsigned e) { return e ^ (((e >> 1) ^ (e >> 4) ^ (e >> 5)) & 7); }
 template <int K>
-static CZ_DEV void sh_put(uint4 *pl, unsigned e, const cz_dfr &x) {
-    const unsigned s = swz(e);
+static CZ_DEV void sh_put(uint4 *pl, unsigned e, const cz_dfr &x, unsigned flip = 0, unsigned flip1 = 0) {
+    const unsigned s = swz(e) ^ flip;
     pl[s] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
-    pl[s + (1u << K)] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+    pl[(s ^ flip1) + (1u << K)] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
 }
 template <int K>
-static CZ_DEV cz_dfr sh_get(const uint4 *pl, unsigned e) {
-    const unsigned s = swz(e);
-    const uint4 a = pl[s], b = pl[s + (1u << K)];
+static CZ_DEV cz_dfr sh_get(const uint4 *pl, unsigned e, unsigned flip = 0, unsigned flip1 = 0) {
+    const unsigned s = swz(e) ^ flip;
+    const uint4 a = pl[s], b = pl[(s ^ flip1) + (1u << K)];
     cz_dfr x;
     x.v[0] = a.x, x.v[1] = a.y, x.v[2] = a.z, x.v[3] = a.w;
     x.v[4] = b.x, x.v[5] = b.y, x.v[6] = b.z, x.v[7] = b.w;
@@ -372,6 +374,24 @@ static CZ_DEV void shfl_in_fix(cz_dfr &x, const pass_args &p, const shfl_sub &s,
     if (MODE == PASS_DIT && m > 0) pass_twiddle<K, SH>(x, s.L, a, p);
 }
 
+/* position of the element a thread stores from x (r = 0) or y (r = 1) */
+template <int K, int MODE>
+static CZ_DEV unsigned shfl_out_pos(unsigned w, unsigned l, unsigned r) {
+    return MODE == PASS_DIF ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
+}
+/* the factors on the stores of a DIF or DIT pass (DIF four-step twiddle, post factor by position, k, sub) */
+template <int K, int MODE, bool SH>
+static CZ_DEV void shfl_out_fix(cz_dfr &x, const pass_args &p, const shfl_sub &s, unsigned a) {
+    const unsigned m = p.log_n - p.s0 - K;
+    const size_t idx = s.base + ((size_t)a << m);
+    if (MODE == PASS_DIF && m > 0) pass_twiddle<K, SH>(x, s.L, a, p);
+    if (p.post_lo) {
+        const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - p.log_n) : (uint32_t)idx;
+        x = tw_mul<SH>(x, p.post_lo, p.post_hi, e);
+    }
+    pass_store_fix(x, p, idx);
+}
+
 /* Everything after the loads: the stages (both halves for the fused pass), the factors on the stores, stores. */
 template <int K, int MODE, bool SH>
 static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &s, unsigned w, unsigned l, uint4 *pl) {
@@ -392,15 +412,10 @@ static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &
     }
 #pragma unroll
     for (int r = 0; r < 2; r++) {
-        const unsigned a = MODE == PASS_DIF ? pos_b_end(w, l, r) : pos_a_init<K>(w, l, r);
+        const unsigned a = shfl_out_pos<K, MODE>(w, l, r);
         const size_t idx = s.base + ((size_t)a << m);
         cz_dfr x = v[r];
-        if (MODE == PASS_DIF && m > 0) pass_twiddle<K, SH>(x, s.L, a, p);
-        if (MODE != PASS_FUSED && p.post_lo) {
-            const uint32_t e = p.post_rev ? __brev((uint32_t)idx) >> (32 - log_n) : (uint32_t)idx;
-            x = tw_mul<SH>(x, p.post_lo, p.post_hi, e);
-        }
-        if (MODE != PASS_FUSED && s.live) pass_store_fix(x, p, idx);
+        if (MODE != PASS_FUSED && s.live) shfl_out_fix<K, MODE, SH>(x, p, s, a);
         if (s.live) cz_st(p.d + idx, x);
     }
 }
@@ -434,6 +449,87 @@ __global__ void __launch_bounds__(shfl_shape<K>::THREADS,
         }
     }
     shfl_finish<K, MODE, SH>(v, p, s, w, l, sh + (F > 0 ? (size_t)sb << (K + 1) : 0));
+}
+
+/* The strided passes (m > 0) through a staged tile (kernel 2 with Shoup's products, K = 7..9; CZ_GPU_NTT_TILE = Z,
+ * default 1, 0 = ntt_pass_shfl as for the contiguous passes).
+ * A block of 256 threads owns R = S Z consecutive residues (sub-problems q0 .. q0 + R - 1, whose elements base + r +
+ * (a << m) sit side by side for each position a). It copies all R 2^K elements into shared memory with cp.async,
+ * one lane a 16-byte half, so each warp's copy covers whole elements in runs of R; does the R sub-problems S at a
+ * time, as the register kernel does one (load factors, stages with its exchange planes apart from the tile, store
+ * factors), writing each one's outputs back over its inputs; and copies the tile out the same way. Residue r's
+ * elements sit in their own two planes at swz(a) ^ tile_flip(r), the upper halves' plane XORed again with 6: the
+ * stages' patterns (A_init, B_end) and the copies' runs then meet 8 bank groups in each quarter-warp (checked
+ * exhaustively for K = 7..9, R = 1..16).
+ * H200 (session 17, median of 5): Z = 1 (R = 1 at K = 9: the copies' many loads in flight, no registers held)
+ * takes the 6-NTT H pipeline at 2^27 from 248.6 to 246.4 ms and the partition's ntt_ms from 242.5 to 240.3; runs of
+ * residues do not help: Z = 2 262.2, Z = 4 287.9 (NTT 2^27 42.6 -> 44.7 / 49.5). So the strided passes' extra time
+ * against a contiguous one (9.8 ms; m = 9 12.5, m = 18 14.8) is not their access pattern but their four-step
+ * twiddle, one Shoup product an element (direct table) or two (split tables): ~2.5 ms for each 2^27 of them (1.9 at
+ * the products' rate alone). */
+static CZ_DEV unsigned tile_flip(unsigned r) { return (r * 5) & 7; }
+#define CZ_TILE_FLIP1 6u
+template <int K, int Z>
+struct tile_shape {
+    static constexpr int S = shfl_shape<K>::S, R = S * Z, E = R << K; /* residues and elements a block */
+    static constexpr size_t SMEM = (size_t)(2 * E + ((2 * S) << K)) * sizeof(uint4); /* tile + exchange planes */
+};
+/* half h of element a of residue r in the tile */
+template <int K>
+static CZ_DEV unsigned tile_half(unsigned r, unsigned a, unsigned h) {
+    return (r << (K + 1)) + (h << K) + ((swz(a) ^ tile_flip(r)) ^ (h ? CZ_TILE_FLIP1 : 0u));
+}
+template <int K, int MODE, int Z>
+__global__ void __launch_bounds__(256, 4) ntt_pass_tile(const pass_args p) {
+    constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, R = tile_shape<K, Z>::R, E = tile_shape<K, Z>::E;
+    static_assert(shfl_shape<K>::F > 0 && shfl_shape<K>::THREADS == 256 && MODE != PASS_FUSED, "tile pass shape");
+    extern __shared__ uint4 tile_sm[];
+    uint4 *const tile = tile_sm, *const xch = tile_sm + 2 * E;
+    const unsigned t = threadIdx.x, sb = t / H, w = (t % H) >> 5, l = t & 31;
+    const unsigned m = p.log_n - p.s0 - K; /* 2^m >= R (launch_pass) */
+    const size_t q0 = (size_t)blockIdx.x * R, L0 = q0 & (((size_t)1 << m) - 1);
+    const size_t base = ((q0 >> m) << (m + K)) + L0;
+    const uint4 *const g = reinterpret_cast<const uint4 *>(p.d);
+#pragma unroll
+    for (int i = 0; i < 2 * E / 256; i++) {
+        const unsigned u = i * 256 + t, j = u >> 1, r = j % R, a = j / R;
+        const size_t idx = base + r + ((size_t)a << m);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(tile + tile_half<K>(r, a, u & 1));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(g + 2 * idx + (u & 1)) : "memory");
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+#pragma unroll 1
+    for (int z = 0; z < Z; z++) {
+        const unsigned r = z * S + sb;
+        const shfl_sub s = {L0 + r, base + r, true};
+        uint4 *const pl = tile + ((size_t)r << (K + 1));
+        cz_dfr v[2];
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            const unsigned a = shfl_in_pos<K, MODE>(w, l, k);
+            v[k] = sh_get<K>(pl, a, tile_flip(r), CZ_TILE_FLIP1);
+            shfl_in_fix<K, MODE, true>(v[k], p, s, a);
+        }
+        /* the exchange's barrier also orders every read of tile r above before the writes below */
+        if (MODE == PASS_DIT) shfl_dit<K, true>(v[0], v[1], w, l, xch + ((size_t)sb << (K + 1)), p.inner);
+        else shfl_dif<K, true>(v[0], v[1], w, l, xch + ((size_t)sb << (K + 1)), p.inner);
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            const unsigned a = shfl_out_pos<K, MODE>(w, l, k);
+            shfl_out_fix<K, MODE, true>(v[k], p, s, a);
+            sh_put<K>(pl, a, v[k], tile_flip(r), CZ_TILE_FLIP1);
+        }
+        if (z + 1 < Z) __syncthreads(); /* the next sub-problems' exchange reuses the planes */
+    }
+    __syncthreads();
+    uint4 *const gd = reinterpret_cast<uint4 *>(p.d);
+#pragma unroll
+    for (int i = 0; i < 2 * E / 256; i++) {
+        const unsigned u = i * 256 + t, j = u >> 1, r = j % R, a = j / R;
+        const size_t idx = base + r + ((size_t)a << m);
+        gd[2 * idx + (u & 1)] = tile[tile_half<K>(r, a, u & 1)];
+    }
 }
 
 /* Bit-reversal permutation in place; mode 0: no scaling, 1: times c[0], 2: times lo/hi power table. */
@@ -499,6 +595,8 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     /* the Shoup pairs of both, from the device copies (a binary division per entry on the GPU) */
     const char *sv = getenv("CZ_GPU_NTT_SHOUP");
     if (!rc) p->shv = sv && (atoi(sv) == 0 || atoi(sv) == 1) ? atoi(sv) : 2;
+    const char *tv = getenv("CZ_GPU_NTT_TILE");
+    if (!rc) p->tile = tv && (atoi(tv) == 0 || atoi(tv) == 2 || atoi(tv) == 4) ? atoi(tv) : 1;
     if (!rc && p->shv) {
         rc = cz_gpu_malloc((void **)&p->tables_sh, 2 * sizeof(cz_fr) * CZ_NTT_T_TOTAL);
         if (!rc) {
@@ -532,9 +630,31 @@ extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
     free(p);
 }
 
+template <int K, int MODE, int Z>
+static int launch_tile(const pass_args &a, cudaStream_t st) {
+    constexpr size_t smem = tile_shape<K, Z>::SMEM;
+    /* over the static 48 KiB for Z = 4; set on every launch (for whichever device is current; cheap) */
+    if (cudaFuncSetAttribute(ntt_pass_tile<K, MODE, Z>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+        cudaSuccess)
+        return cz_error(CZ_EDEVICE, "NTT tile pass: %zu B of shared memory", smem);
+    const size_t blocks = ((size_t)1 << (a.log_n - K)) / tile_shape<K, Z>::R;
+    ntt_pass_tile<K, MODE, Z><<<(unsigned)blocks, 256, smem, st>>>(a);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
 template <int K, int MODE>
-static int launch_pass(const pass_args &a, int kern, int sh, cudaStream_t st) {
+static int launch_pass(const pass_args &a, int kern, int sh, int tile, cudaStream_t st) {
     const size_t nsub = (size_t)1 << (a.log_n - K);
+    if constexpr (K >= 7 && K <= 9 && MODE != PASS_FUSED) {
+        /* the staged tile for strided passes whose residues fill it (2^m >= R) */
+        const unsigned m = a.log_n - a.s0 - K;
+        if (sh == 2 && tile > 0 && m > 0 && ((size_t)1 << m) >= (size_t)tile_shape<K, 1>::S * tile) {
+            if (tile == 1) return launch_tile<K, MODE, 1>(a, st);
+            if (tile == 2) return launch_tile<K, MODE, 2>(a, st);
+            return launch_tile<K, MODE, 4>(a, st);
+        }
+    }
     if constexpr (K >= 6) {
         if (kern >= 1) {
             const unsigned blocks = (unsigned)((nsub + shfl_shape<K>::S - 1) / shfl_shape<K>::S);
@@ -559,9 +679,9 @@ static int launch_pass(const pass_args &a, int kern, int sh, cudaStream_t st) {
 }
 
 template <int MODE>
-static int launch_k(unsigned K, const pass_args &a, int kern, int sh, cudaStream_t st) {
+static int launch_k(unsigned K, const pass_args &a, int kern, int sh, int tile, cudaStream_t st) {
     switch (K) {
-#define CZ_PASS(k_) case k_: return launch_pass<k_, MODE>(a, kern, sh, st);
+#define CZ_PASS(k_) case k_: return launch_pass<k_, MODE>(a, kern, sh, tile, st);
         CZ_PASS(1) CZ_PASS(2) CZ_PASS(3) CZ_PASS(4) CZ_PASS(5)
         CZ_PASS(6) CZ_PASS(7) CZ_PASS(8) CZ_PASS(9) CZ_PASS(10)
 #undef CZ_PASS
@@ -603,9 +723,9 @@ static int run_pass(const cz_gpu_ntt *p, cz_dfr *d, unsigned k, int mode, bool i
     if (x.k) memcpy(a.k, x.k, sizeof a.k);
     else memset(a.k, 0, sizeof a.k);
     switch (mode) {
-    case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, p->kern, sh, st);
-    case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, p->kern, sh, st);
-    default: return launch_k<PASS_FUSED>(p->K[k], a, p->kern, sh, st);
+    case PASS_DIF: return launch_k<PASS_DIF>(p->K[k], a, p->kern, sh, p->tile, st);
+    case PASS_DIT: return launch_k<PASS_DIT>(p->K[k], a, p->kern, sh, p->tile, st);
+    default: return launch_k<PASS_FUSED>(p->K[k], a, p->kern, sh, p->tile, st);
     }
 }
 
