@@ -75,6 +75,10 @@ typedef enum {
 typedef struct cz_gpu_ntt cz_gpu_ntt;
 int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n);
 void cz_gpu_ntt_destroy(cz_gpu_ntt *plan);
+/* Device bytes a plan holds (its twiddle tables; 0 for NULL), and what cz_gpu_ntt_create would take for 2^log_n
+ * under the current environment (0 for a size it refuses): ~62 MB at 2^27. */
+size_t cz_gpu_ntt_bytes(const cz_gpu_ntt *plan);
+size_t cz_gpu_ntt_plan_bytes(unsigned log_n);
 /* Transforms the 2^log_n elements at d_data (device memory) in place, asynchronously on stream. */
 int cz_gpu_ntt_run(cz_gpu_ntt *plan, cz_fr *d_data, cz_gpu_ntt_kind kind, void *stream);
 

@@ -553,6 +553,30 @@ __global__ void ntt_bitrev_scale(cz_dfr *d, unsigned log_n, int mode, const cz_d
     if (i != j) cz_st(d + j, xi);
 }
 
+/* The direct tables' entries (forward or inverse) of a plan for 2^log_n: 2^(log_n - K[0]) with three passes or more
+ * (the middle pass reads them), else 0; the passes as cz_gpu_ntt_create splits them (test_gpu_ntt checks that
+ * cz_gpu_ntt_plan_bytes agrees with every plan's cz_gpu_ntt_bytes). */
+static size_t plan_direct_size(unsigned log_n) {
+    const unsigned np = (log_n + 9) / 10;
+    return np >= 3 ? (size_t)1 << (log_n - (log_n / np + (log_n % np ? 1 : 0))) : 0;
+}
+
+/* Device bytes of the tables: elements, plus their Shoup pairs when shv (twice the bytes). */
+static size_t plan_bytes(size_t dsize, int shv) {
+    const size_t el = sizeof(cz_fr) * (CZ_NTT_T_TOTAL + 2 * dsize);
+    return shv ? 3 * el : el;
+}
+
+extern "C" size_t cz_gpu_ntt_bytes(const cz_gpu_ntt *p) {
+    return p ? plan_bytes(p->direct ? p->dsize : 0, p->tables_sh != NULL) : 0;
+}
+
+extern "C" size_t cz_gpu_ntt_plan_bytes(unsigned log_n) {
+    if (log_n < 1 || log_n > 28) return 0;
+    const char *sv = getenv("CZ_GPU_NTT_SHOUP");
+    return plan_bytes(plan_direct_size(log_n), !(sv && atoi(sv) == 0));
+}
+
 extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     *plan = NULL;
     cz_fr *host = (cz_fr *)malloc(sizeof(cz_fr) * CZ_NTT_T_TOTAL);

@@ -212,5 +212,28 @@ int main(void) {
     cz_gpu_ntt *p = NULL;
     CHECK(cz_gpu_ntt_create(&p, 0) == CZ_ERANGE && p == NULL);
     CHECK(cz_gpu_ntt_create(&p, 29) == CZ_ERANGE && p == NULL);
+    CHECK(cz_gpu_ntt_plan_bytes(0) == 0 && cz_gpu_ntt_plan_bytes(29) == 0 && cz_gpu_ntt_bytes(NULL) == 0);
+    /* a plan's device bytes (the prover charges them to its accountant): the estimate before creation agrees with
+     * the plan at every size and both Shoup settings, and matches the free memory the creation took (within the
+     * allocator's 2 MiB pages: 4 or 2 allocations) */
+    for (int sh = 0; sh < 2; sh++) { /* sh = 0: CZ_GPU_NTT_SHOUP=0 (no Shoup pairs); 1: the default */
+        if (!sh) setenv("CZ_GPU_NTT_SHOUP", "0", 1);
+        for (unsigned log_n = 1; log_n <= 28; log_n++) {
+            size_t f0, f1, tot;
+            CHECK(cz_gpu_mem_info(&f0, &tot) == 0);
+            int rc = cz_gpu_ntt_create(&p, log_n);
+            CHECK_MSG(rc == 0, "plan 2^%u: %s", log_n, cz_error_message());
+            CHECK(cz_gpu_mem_info(&f1, &tot) == 0);
+            const size_t est = cz_gpu_ntt_plan_bytes(log_n), got = cz_gpu_ntt_bytes(p), took = f0 - f1,
+                         slack = (size_t)8 << 20;
+            CHECK_MSG(est == got, "plan 2^%u (Shoup %d): %zu bytes estimated, %zu held", log_n, sh, est, got);
+            CHECK_MSG(took <= got + slack && took + slack >= got, "plan 2^%u (Shoup %d): %zu bytes held, %zu taken",
+                      log_n, sh, got, took);
+            if (log_n == 27) printf("NTT plan 2^27 (Shoup %d): %zu bytes held, %zu taken\n", sh, got, took);
+            cz_gpu_ntt_destroy(p);
+            p = NULL;
+        }
+        unsetenv("CZ_GPU_NTT_SHOUP");
+    }
     return cz_test_finish();
 }

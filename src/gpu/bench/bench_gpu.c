@@ -344,8 +344,8 @@ timing:;
                 tl += snprintf(table + tl, cap - tl, "| G1 batch add %s | 2^%u | %.3f | %.3f | - | - |\n", pat ? "100%" : "~50%", lg, med, ms[0]);
         }
     }
-    static const unsigned msz[] = {18, 20, 22, 24, 26, 27};
-    static const double sp_msm[] = {0, 22.4, 54.6, 161.7, 567.9, 1110.8}; /* 0: no anchor */
+    static const unsigned msz[] = {18, 20, 22, 24, 26, 27, 28};
+    static const double sp_msm[] = {0, 22.4, 54.6, 161.7, 567.9, 1110.8, 0}; /* 0: no anchor */
     /* CZ_BENCH_MSM_AB: variants separated by ';', each "VAR=V,VAR=V" (at most 3) */
     const char *logs = getenv("CZ_BENCH_MSM_LOGS"), *ab = getenv("CZ_BENCH_MSM_AB");
     char var[4][128] = {""};
