@@ -426,12 +426,13 @@ static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &
  * at 2^27 and 2.2 % on the H pipeline; more warps hide the serial carry chains better than the spills cost.
  * SHV (kernel 2 only; CZ_GPU_NTT_SHOUP): 0 Montgomery products by the tables; 1 Shoup's (mul_shoup: ~20 % fewer
  * multiplies, 69.7 against 58.2 G products/s alone) at the same caps, where they spill 212-256 bytes; 2 (the
- * default) Shoup's at one block less per SM (64 registers, 0-8 bytes of spills). H200 (session 15, median of 5):
- * NTT 2^27 44.19 / 45.26 / 42.92 ms, the 6-NTT H pipeline at 2^27 264.3 / 264.9 / 254.8. Passes of K = 10
- * (512 threads) keep Montgomery products (run_pass). */
+ * default) Shoup's at one block less per SM for the DIF/DIT passes (64 registers, 0-8 bytes of spills). H200
+ * (session 15, median of 5): NTT 2^27 44.19 / 45.26 / 42.92 ms, the 6-NTT H pipeline at 2^27 264.3 / 264.9 / 254.8.
+ * The fused pass keeps 4 blocks with Shoup's products too (64 registers): H pipeline 2^27 246.4 -> 244.3 ms, 2^24
+ * 28.55 -> 28.33 against 3 blocks (session 17). Passes of K = 10 (512 threads) keep Montgomery products (run_pass). */
 template <int K, int MODE, bool TIGHT, int SHV = 0, bool SH = SHV != 0>
 __global__ void __launch_bounds__(shfl_shape<K>::THREADS,
-                                  (!TIGHT ? 1 : shfl_shape<K>::THREADS > 256 ? 2 : MODE == PASS_FUSED ? 4 : 5) - (SHV == 2))
+                                  !TIGHT ? 1 : shfl_shape<K>::THREADS > 256 ? 2 : MODE == PASS_FUSED ? 4 : 5 - (SHV == 2))
     ntt_pass_shfl(const pass_args p) {
     constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F;
     __shared__ uint4 sh[F > 0 ? (2 * S) << K : 1];
