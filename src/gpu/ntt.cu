@@ -431,8 +431,10 @@ static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &
  * The fused pass keeps 4 blocks with Shoup's products too (64 registers): H pipeline 2^27 246.4 -> 244.3 ms, 2^24
  * 28.55 -> 28.33 against 3 blocks (session 17). Passes of K = 10 (512 threads) keep Montgomery products (run_pass). */
 template <int K, int MODE, bool TIGHT, int SHV = 0, bool SH = SHV != 0>
-__global__ void __launch_bounds__(shfl_shape<K>::THREADS,
-                                  !TIGHT ? 1 : shfl_shape<K>::THREADS > 256 ? 2 : MODE == PASS_FUSED ? 4 : 5 - (SHV == 2))
+__global__ void __launch_bounds__(shfl_shape<K>::THREADS, !TIGHT                            ? 1
+                                                          : shfl_shape<K>::THREADS > 256    ? 2
+                                                          : MODE == PASS_FUSED              ? 4
+                                                                                            : 5 - (SHV == 2))
     ntt_pass_shfl(const pass_args p) {
     constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F;
     __shared__ uint4 sh[F > 0 ? (2 * S) << K : 1];

@@ -137,8 +137,8 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     if (!rc) { /* the plan allocates its own tables: charged here (work_need counts them beforehand) */
         const size_t pb = cz_gpu_ntt_bytes(pr->plan);
         if (fits(pr, pb)) pr->used += pb;
-        else rc = cz_error(CZ_ENOMEM, "GPU prover: the NTT plan (%.2f GiB) does not fit: %.2f GiB allocated, limit %.2f GiB",
-                           pb / GIB, pr->used / GIB, pr->limit / GIB);
+        else rc = cz_error(CZ_ENOMEM, "GPU prover: the NTT plan (%.2f GiB) does not fit: %.2f GiB allocated, "
+                           "limit %.2f GiB", pb / GIB, pr->used / GIB, pr->limit / GIB);
     }
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, 3 * pr->n * sizeof(cz_fr), "a, b, c");
@@ -197,8 +197,8 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
 }
 
 /* Per-partition device bytes beside the matrices, maps and bases: witness, a/b/c, bitmap and counts, the
- * tail buffer, the NTT plan's tables and the MSM / batch-add scratch at its floor (full = 0) or in full (1), for MSMs of msm_n
- * points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
+ * tail buffer, the NTT plan's tables and the MSM / batch-add scratch at its floor (full = 0) or in full (1),
+ * for MSMs of msm_n points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
 static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full) {
     const uint64_t maxlen = max_len(pr);
     return (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
