@@ -125,7 +125,16 @@ def main():
         if not starts:
             sys.exit("no kernel matches %r" % a.split)
         segs = [recs[s:e] for s, e in zip(starts, starts[1:] + [len(recs)])]
-    chosen = list(enumerate(segs)) if a.segment == "all" else [(int(a.segment) % len(segs), segs[int(a.segment)])]
+    if a.segment == "all":
+        chosen = list(enumerate(segs))
+    else:
+        try:
+            k = int(a.segment)
+        except ValueError:
+            ap.error("--segment: an index or 'all', not %r" % a.segment)
+        if not -len(segs) <= k < len(segs):
+            ap.error("--segment %d: the trace has %d segment(s)" % (k, len(segs)))
+        chosen = [(k % len(segs), segs[k])]
     for i, s in chosen:
         summary(s, a.top, a.gaps, "segment %d of %d" % (i, len(segs)))
         if a.launches:

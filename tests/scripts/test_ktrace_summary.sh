@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/ktrace-summary.py on a small hand-made trace whose figures are known: the segment split, the span /
-# busy / idle sums, the per-kernel table, --launches and --bins. Usage: test_ktrace_summary.sh SOURCE_DIR
+# busy / idle sums, the per-kernel table, --launches and --bins; a --segment it does not have refused. Usage:
+# test_ktrace_summary.sh SOURCE_DIR
 set -u
 src=${1:-$(dirname "$0")/../..}
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
@@ -30,5 +31,13 @@ if grep -Eq 'alpha<int>' <<<"$out"; then echo "FAIL: alpha<int> lies before the 
 expect '^ +0\.0  split_me 1\.00  alpha 1\.00  \[HtoD\] 0\.50$' "--bins: bin 0"
 expect '^ +2\.0  alpha 2\.00$' "--bins: bin 2"
 expect '^ +6\.0  beta 0\.50$' "--bins: bin 6"
+# a segment the trace does not have, or not a number: a clear usage error (exit 2), no traceback
+for seg in 1 -2 x; do
+    err=$(python3 "$src/scripts/ktrace-summary.py" "$tmp/t.csv" --split split_me --segment "$seg" 2>&1 >/dev/null)
+    rc=$?
+    if [ "$rc" != 2 ] || ! grep -q -- "--segment" <<<"$err" || grep -q Traceback <<<"$err"; then
+        echo "FAIL: --segment $seg: exit $rc, $err"; fail=1
+    fi
+done
 [ "$fail" = 0 ] && echo "ktrace-summary: ok"
 exit $fail
