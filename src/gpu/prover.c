@@ -75,18 +75,23 @@ static int fits(cz_gpu_prover *pr, size_t bytes) {
     return pr->used + bytes + pr->work_reserve <= pr->limit;
 }
 
-int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what) {
-    cz_gpu_prover *pr = ctx;
-    *ptr = NULL;
+/* Counts bytes against the limit (CZ_ENOMEM with the sizes when they do not fit). */
+static int charge(cz_gpu_prover *pr, size_t bytes, const char *what) {
     if (!fits(pr, bytes))
         return cz_error(CZ_ENOMEM,
                         "GPU prover: %s (%.2f GiB) does not fit: %.2f GiB allocated + %.2f GiB MSM working set, "
                         "limit %.2f GiB (free memory minus the safety margin)",
                         what, bytes / GIB, pr->used / GIB, pr->work_reserve / GIB, pr->limit / GIB);
-    int rc = cz_gpu_malloc(ptr, bytes ? bytes : 1);
-    if (rc) return rc;
     pr->used += bytes;
     return 0;
+}
+
+int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what) {
+    cz_gpu_prover *pr = ctx;
+    *ptr = NULL;
+    int rc = charge(pr, bytes, what);
+    if (!rc && (rc = cz_gpu_malloc(ptr, bytes ? bytes : 1))) pr->used -= bytes;
+    return rc;
 }
 
 int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
@@ -134,12 +139,8 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     pr->work_min = work_est(msm_n, ba_n, g2_n, 0);
     const size_t words = (maxlen + 63) / 64, groups = 2 * words;
     int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
-    if (!rc) { /* the plan allocates its own tables: charged here (work_need counts them beforehand) */
-        const size_t pb = cz_gpu_ntt_bytes(pr->plan);
-        if (fits(pr, pb)) pr->used += pb;
-        else rc = cz_error(CZ_ENOMEM, "GPU prover: the NTT plan (%.2f GiB) does not fit: %.2f GiB allocated, "
-                           "limit %.2f GiB", pb / GIB, pr->used / GIB, pr->limit / GIB);
-    }
+    /* the plan allocates its own tables: charged here (work_need counts them beforehand) */
+    if (!rc) rc = charge(pr, cz_gpu_ntt_bytes(pr->plan), "NTT plan");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, 3 * pr->n * sizeof(cz_fr), "a, b, c");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
