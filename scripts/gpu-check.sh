@@ -3,7 +3,9 @@
 # (correctness at 2^24+ first, then timings); the benchmark's table is printed last.
 # Usage: bash scripts/gpu-check.sh [max_log_n (27)]      env: BUILD_DIR (build-gpu), CZ_CUDA_ARCH (90),
 #   SANITIZE=1: also run every gpu test under compute-sanitizer memcheck (their sizes are small: 2^1..2^20;
-#   tests that read CZ_TEST_GPU_MAX_N stop at SANITIZE_MAX_N, default 4096; test_gpu_g2 at SANITIZE_MAX_N_G2, 1024),
+#   tests that read CZ_TEST_GPU_MAX_N stop at SANITIZE_MAX_N, default 4096; test_gpu_g2 at SANITIZE_MAX_N_G2, 1024;
+#   SANITIZE_TOOLS: the compute-sanitizer tools, default memcheck; racecheck and synccheck check the kernels'
+#   shared-memory hazards and barriers; SANITIZE_TESTS: a regex of the tests to run under them, default all),
 #   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only),
 #   BIN_DIR=dir: no build; the gpu tests (test_gpu_*) and the two benchmarks are taken from dir (built on
 #   the build machine with CUDA on, `bash scripts/gpu-check.sh --pack BUILD DIR` collects them; saves the
@@ -72,18 +74,24 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   if [ -z "$CS" ]; then echo "== sanitizer: compute-sanitizer not found"; trc=1
   else
     # the longest (test_gpu_msm) last
-    for t in $(echo "$TESTS" | grep -v _msm) $(echo "$TESTS" | grep _msm); do
-      [ -x "$t" ] || { echo "== memcheck: no $t"; trc=1; continue; }
+    SEL=$(echo "$TESTS" | grep -E "${SANITIZE_TESTS:-.}")
+    for tool in ${SANITIZE_TOOLS:-memcheck}; do
+    for t in $(echo "$SEL" | grep -v _msm) $(echo "$SEL" | grep _msm); do
+      [ -x "$t" ] || { echo "== $tool: no $t"; trc=1; continue; }
       t0=$(date +%s)
       # G2 kernels are slow under memcheck: test_gpu_g2 at a lower cap (SANITIZE_MAX_N_G2, 1024)
       cap=${SANITIZE_MAX_N:-4096}
       case $t in *test_gpu_g2) cap=${SANITIZE_MAX_N_G2:-1024} ;; esac
-      # memcheck: out-of-bounds / misaligned device accesses, device-side errors; the test's own checks still run
-      CZ_TEST_GPU_MAX_N=$cap timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool memcheck --error-exitcode 86 --print-limit 20 "$t" >"$B.$(basename "$t").cs.log" 2>&1
+      # memcheck: out-of-bounds / misaligned device accesses, device-side errors; racecheck: shared-memory
+      # read/write hazards between threads; synccheck: barriers not reached by every thread; the test's own
+      # checks still run
+      log="$B.$(basename "$t").$tool.log"
+      CZ_TEST_GPU_MAX_N=$cap timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool "$tool" --error-exitcode 86 --print-limit 20 "$t" >"$log" 2>&1
       src=$?
-      grep -E "ERROR SUMMARY|passed, " "$B.$(basename "$t").cs.log" | tail -2 | tr '\n' ' '
-      echo "== memcheck $(basename "$t") rc=$src, $(( $(date +%s) - t0 )) s"
-      [ $src -ne 0 ] && { grep -B2 -A12 "Invalid\|Error" "$B.$(basename "$t").cs.log" | head -60; trc=1; }
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed, " "$log" | tail -2 | tr '\n' ' '
+      echo "== $tool $(basename "$t") rc=$src, $(( $(date +%s) - t0 )) s"
+      [ $src -ne 0 ] && { grep -B2 -A12 "Invalid\|Error\|Race\|Hazard\|Barrier" "$log" | head -60; trc=1; }
+    done
     done
   fi
 fi
