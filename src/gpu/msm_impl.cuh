@@ -647,11 +647,15 @@ static CZ_DEV size_t msm_lower_bound(const uint32_t *key, size_t n, uint32_t k) 
 
 /* Run bounds of the sorted keys: start[k], end[k] for every key k <= nb (0, 0 when k is absent), one thread a key
  * by binary search, so the stores are coalesced. (One thread a position storing at each run's ends made ~2^20
- * scattered 4-byte stores a window at 2^27, 0.44 ms on the H200.) */
+ * scattered 4-byte stores a window at 2^27, 0.44 ms on the H200.) A run ends where the next key's starts, so each
+ * thread searches once and takes its end from the next lane (the warp's last lane searches twice); whole warps
+ * (blocks of a multiple of 32 threads), every lane searching before any returns. */
 static __global__ void msm_bounds(const uint32_t *key, size_t n, unsigned nb, uint32_t *start, uint32_t *end) {
     const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t s = msm_lower_bound(key, n, k);
+    size_t e = __shfl_down_sync(0xffffffffu, s, 1);
+    if ((threadIdx.x & 31) == 31) e = msm_lower_bound(key, n, k + 1);
     if (k > nb) return;
-    const size_t s = msm_lower_bound(key, n, k), e = msm_lower_bound(key, n, k + 1);
     start[k] = e > s ? (uint32_t)s : 0;
     end[k] = e > s ? (uint32_t)e : 0;
 }

@@ -660,10 +660,12 @@ extern "C" void cz_gpu_ntt_destroy(cz_gpu_ntt *p) {
 template <int K, int MODE, int Z>
 static int launch_tile(const pass_args &a, cudaStream_t st) {
     constexpr size_t smem = tile_shape<K, Z>::SMEM;
-    /* over the static 48 KiB for Z = 4; set on every launch (for whichever device is current; cheap) */
-    if (cudaFuncSetAttribute(ntt_pass_tile<K, MODE, Z>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-        cudaSuccess)
-        return cz_error(CZ_EDEVICE, "NTT tile pass: %zu B of shared memory", smem);
+    /* over the default 48 KiB only for Z = 4; set on every such launch (for whichever device is current) */
+    if constexpr (smem > 48 * 1024) {
+        if (cudaFuncSetAttribute(ntt_pass_tile<K, MODE, Z>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess)
+            return cz_error(CZ_EDEVICE, "NTT tile pass: %zu B of shared memory", smem);
+    }
     const size_t blocks = ((size_t)1 << (a.log_n - K)) / tile_shape<K, Z>::R;
     ntt_pass_tile<K, MODE, Z><<<(unsigned)blocks, 256, smem, st>>>(a);
     CZ_CUDA_LAUNCHED();
