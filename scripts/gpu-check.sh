@@ -5,7 +5,9 @@
 #   SANITIZE=1: also run every gpu test under compute-sanitizer memcheck (their sizes are small: 2^1..2^20;
 #   tests that read CZ_TEST_GPU_MAX_N stop at SANITIZE_MAX_N, default 4096; test_gpu_g2 at SANITIZE_MAX_N_G2, 1024;
 #   SANITIZE_TOOLS: the compute-sanitizer tools, default memcheck; racecheck and synccheck check the kernels'
-#   shared-memory hazards and barriers; SANITIZE_TESTS: a regex of the tests to run under them, default all),
+#   shared-memory hazards and barriers; SANITIZE_TESTS: a regex of the tests to run under them, default all;
+#   racecheck is practical for test_gpu_ntt (83 s at SANITIZE_MAX_N=262144 on the H200), while the MSM, G2 and
+#   prover tests under it did not finish in 1-3 minutes even at caps of 256-1024: SANITIZE_TESTS=ntt),
 #   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only),
 #   BIN_DIR=dir: no build; the gpu tests (test_gpu_*) and the two benchmarks are taken from dir (built on
 #   the build machine with CUDA on, `bash scripts/gpu-check.sh --pack BUILD DIR` collects them; saves the
