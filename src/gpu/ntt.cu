@@ -556,12 +556,21 @@ __global__ void ntt_bitrev_scale(cz_dfr *d, unsigned log_n, int mode, const cz_d
     if (i != j) cz_st(d + j, xi);
 }
 
-/* The direct tables' entries (forward or inverse) of a plan for 2^log_n: 2^(log_n - K[0]) with three passes or more
- * (the middle pass reads them), else 0; the passes as cz_gpu_ntt_create splits them (test_gpu_ntt checks that
- * cz_gpu_ntt_plan_bytes agrees with every plan's cz_gpu_ntt_bytes). */
+/* The passes of a plan for 2^log_n: near-equal size, at most 10 stages each, the larger ones first. */
+static unsigned plan_passes(unsigned log_n) { return (log_n + 9) / 10; }
+static unsigned plan_pass_k(unsigned log_n, unsigned k) {
+    const unsigned np = plan_passes(log_n);
+    return log_n / np + (k < log_n % np ? 1 : 0);
+}
+/* The direct tables' entries (forward or inverse): 2^(log_n - K[0]) with three passes or more (the middle pass
+ * reads them), else 0. */
 static size_t plan_direct_size(unsigned log_n) {
-    const unsigned np = (log_n + 9) / 10;
-    return np >= 3 ? (size_t)1 << (log_n - (log_n / np + (log_n % np ? 1 : 0))) : 0;
+    return plan_passes(log_n) >= 3 ? (size_t)1 << (log_n - plan_pass_k(log_n, 0)) : 0;
+}
+/* CZ_GPU_NTT_SHOUP: 0 Montgomery products, 1 Shoup's at kernel 2's caps, 2 (default) Shoup's a block an SM less */
+static int plan_shv() {
+    const char *sv = getenv("CZ_GPU_NTT_SHOUP");
+    return sv && (atoi(sv) == 0 || atoi(sv) == 1) ? atoi(sv) : 2;
 }
 
 /* Device bytes of the tables: elements, plus their Shoup pairs when shv (twice the bytes). */
@@ -576,8 +585,7 @@ extern "C" size_t cz_gpu_ntt_bytes(const cz_gpu_ntt *p) {
 
 extern "C" size_t cz_gpu_ntt_plan_bytes(unsigned log_n) {
     if (log_n < 1 || log_n > 28) return 0;
-    const char *sv = getenv("CZ_GPU_NTT_SHOUP");
-    return plan_bytes(plan_direct_size(log_n), !(sv && atoi(sv) == 0));
+    return plan_bytes(plan_direct_size(log_n), plan_shv());
 }
 
 extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
@@ -594,11 +602,10 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
         p->log_n = log_n;
         const char *kv = getenv("CZ_GPU_NTT_KERNEL");
         p->kern = kv && kv[0] >= '0' && kv[0] <= '2' ? kv[0] - '0' : 2;
-        /* passes of near-equal size, at most 10 stages each, the larger ones first */
-        p->np = (log_n + 9) / 10;
+        p->np = plan_passes(log_n);
         unsigned s0 = 0;
         for (unsigned k = 0; k < p->np; k++) {
-            p->K[k] = log_n / p->np + (k < log_n % p->np ? 1 : 0);
+            p->K[k] = plan_pass_k(log_n, k);
             p->s0[k] = s0;
             s0 += p->K[k];
         }
@@ -610,7 +617,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     free(host);
     if (!rc && p->dpass >= 0) {
         const unsigned s = p->s0[p->dpass];
-        p->dsize = (size_t)1 << (log_n - s);
+        p->dsize = plan_direct_size(log_n); /* 2^(log_n - s) */
         cz_fr *dh = (cz_fr *)malloc(sizeof(cz_fr) * 2 * p->dsize);
         if (!dh) rc = cz_error(CZ_ENOMEM, "NTT direct tables");
         if (!rc) rc = cz_gpu_ntt_direct_(dh, log_n, s, p->dsize, 0);
@@ -620,8 +627,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
         free(dh);
     }
     /* the Shoup pairs of both, from the device copies (a binary division per entry on the GPU) */
-    const char *sv = getenv("CZ_GPU_NTT_SHOUP");
-    if (!rc) p->shv = sv && (atoi(sv) == 0 || atoi(sv) == 1) ? atoi(sv) : 2;
+    if (!rc) p->shv = plan_shv();
     const char *tv = getenv("CZ_GPU_NTT_TILE");
     if (!rc) p->tile = tv && (atoi(tv) == 0 || atoi(tv) == 2 || atoi(tv) == 4) ? atoi(tv) : 1;
     if (!rc && p->shv) {
