@@ -142,7 +142,7 @@ int main(void) {
     char desc[256];
     if (!cz_gpu_describe(desc, sizeof desc)) printf("device: %s\n", desc);
 
-    /* CZ_TEST_GPU_MAX_N caps the transforms' sizes (compute-sanitizer runs; the staged-tile pass runs from 2^14) */
+    /* CZ_TEST_GPU_MAX_N caps the transforms' sizes (compute-sanitizer runs; the staged-tile pass runs from 2^13) */
     unsigned max_log = 22;
     const char *cap = getenv("CZ_TEST_GPU_MAX_N");
     if (cap) {
