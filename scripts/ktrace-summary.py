@@ -5,8 +5,8 @@ kernel or copy ran, over the whole trace or one segment of it.
   python3 scripts/ktrace-summary.py trace.csv [--split REGEX] [--segment K] [--top N] [--gaps US]
                                     [--launches REGEX] [--bins MS]
 
---split REGEX starts a new segment at every kernel whose name matches (e.g. csr_mul_vec_rev: one PoRep
-partition from its SpMV on); --segment picks one (default -1, the last; 'all' prints each). Names keep
+--split REGEX starts a new segment at every kernel whose name matches (e.g. ab_rev_tiled: one PoRep
+partition from its c = a b step on); --segment picks one (default -1, the last; 'all' prints each). Names keep
 their template arguments (msf_bwd<cz_dfp; 2; true; 1> is round 0's backward pass). 'busy' is the union of
 all intervals on all streams; 'sum' adds durations, so sum / busy > 1 means streams overlapped.
 

@@ -63,6 +63,10 @@ int cz_gpu_bitrev_(cz_fr *d, unsigned log_n, void *stream);
  * subtraction (the 6-NTT pipeline). */
 int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n, const cz_fr *zinv,
                             void *s);
+/* c = a b for i < 2^log_n, into c[bitrev(i)] when rev (the 6-NTT pipeline's c), else c[i]. For a satisfied
+ * R1CS, C w = (A w)(B w) row by row (padding rows are 0 in all three), so the prover needs neither C's SpMV
+ * nor C's matrix on the device. c must not alias a or b. */
+int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned log_n, int rev, void *s);
 
 #ifdef __cplusplus
 }

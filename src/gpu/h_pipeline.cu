@@ -18,11 +18,12 @@ struct fr_arg {
     }
 };
 
-/* (a[i] b[i] - c[i]) z, the c term only when c is given */
+/* (a[i] b[i] - c[i]) z, the c term only when c is given; without SCALE, a[i] b[i] - c[i] */
+template <bool SCALE = true>
 static CZ_DEV cz_dfr h_value(const cz_dfr *a, const cz_dfr *b, const cz_dfr *c, size_t i, const cz_dfr &z) {
     cz_dfr x = cz_ld(a + i) * cz_ld(b + i);
     if (c) x = x - cz_ld(c + i);
-    return x * z;
+    return SCALE ? x * z : x;
 }
 
 __global__ void h_pointwise(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, size_t n, fr_arg zinv) {
@@ -64,11 +65,13 @@ __global__ void h_pointwise_rev(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, uns
  * block takes the tiles m and rev m (m <= rev m): it reads both row by row (runs of 2^TB elements), computes the
  * values into shared memory and writes each tile's values into the other row by row, where h_pointwise_rev's
  * partner loads and stores (position rev i of thread i) touch one element of every run. From 2^(2 TB) points;
- * CZ_GPU_HPW_TILED=0 keeps h_pointwise_rev (A/B). */
+ * CZ_GPU_HPW_TILED=0 keeps h_pointwise_rev (A/B). out may be a (in place: both tiles are read before either is
+ * written) or another vector. */
 #define HPW_TB 4
 #define HPW_T (1u << (2 * HPW_TB))
-__global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, unsigned log_n,
-                                                               fr_arg zinv) {
+template <bool SCALE>
+static __device__ __forceinline__ void pointwise_rev_tile(cz_dfr *out, const cz_dfr *a, const cz_dfr *b, const cz_dfr *c,
+                                                          unsigned log_n, const fr_arg &zinv) {
     /* rows of 2^TB + 1 elements: the transposed reads conflict 4-way instead of 8 */
     __shared__ __align__(16) cz_dfr v[2][HPW_T + (1u << HPW_TB)];
     const unsigned mb = log_n - 2 * HPW_TB; /* middle bits */
@@ -80,7 +83,7 @@ __global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const 
 #pragma unroll
     for (int q = 0; q < 2; q++) {
         const size_t i = ((size_t)h << (log_n - HPW_TB)) | ((size_t)tm[q] << HPW_TB) | l;
-        cz_st(&v[q][h * ((1u << HPW_TB) + 1) + l], h_value(a, b, c, i, z));
+        cz_st(&v[q][h * ((1u << HPW_TB) + 1) + l], h_value<SCALE>(a, b, c, i, z));
     }
     __syncthreads();
     /* out (row t >> TB, column t & mask) of tile tm[q] is in (h, l) = (rev column, rev row) of tile tm[1 - q] */
@@ -89,8 +92,18 @@ __global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const 
     for (int q = 0; q < 2; q++) {
         if (q && m == mr) break;
         const size_t o = ((size_t)h << (log_n - HPW_TB)) | ((size_t)tm[q] << HPW_TB) | l;
-        cz_st(a + o, cz_ld(&v[1 - q][hs * ((1u << HPW_TB) + 1) + ls]));
+        cz_st(out + o, cz_ld(&v[1 - q][hs * ((1u << HPW_TB) + 1) + ls]));
     }
+}
+
+__global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const cz_dfr *b, const cz_dfr *c, unsigned log_n,
+                                                               fr_arg zinv) {
+    pointwise_rev_tile<true>(a, a, b, c, log_n, zinv);
+}
+
+/* c[bitrev(i)] = a[i] b[i] (cz_gpu_ab_product_), its own name in kernel traces */
+__global__ void __launch_bounds__(HPW_T) ab_rev_tiled(cz_dfr *c, const cz_dfr *a, const cz_dfr *b, unsigned log_n) {
+    pointwise_rev_tile<false>(c, a, b, NULL, log_n, fr_arg{});
 }
 
 extern "C" int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n,
@@ -108,6 +121,30 @@ extern "C" int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr
     const size_t n = (size_t)1 << log_n;
     h_pointwise_rev<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)s>>>((cz_dfr *)d_a, (const cz_dfr *)d_b,
                                                                              (const cz_dfr *)d_c, log_n, z);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+/* c = a b pointwise, natural order or into bit-reversed positions (small sizes; larger ones go through the tiles) */
+__global__ void ab_product(cz_dfr *c, const cz_dfr *a, const cz_dfr *b, unsigned log_n, int rev) {
+    const size_t n = (size_t)1 << log_n;
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const size_t j = rev ? __brev((uint32_t)i) >> (32 - log_n) : i;
+    cz_st(c + j, cz_ld(a + i) * cz_ld(b + i));
+}
+
+extern "C" int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned log_n, int rev, void *s) {
+    if (log_n < 1 || log_n > 31) return cz_error(CZ_ERANGE, "a b product of 2^%u", log_n);
+    if (rev && log_n >= 2 * HPW_TB) {
+        ab_rev_tiled<<<1u << (log_n - 2 * HPW_TB), HPW_T, 0, (cudaStream_t)s>>>((cz_dfr *)d_c, (const cz_dfr *)d_a,
+                                                                               (const cz_dfr *)d_b, log_n);
+        CZ_CUDA_LAUNCHED();
+        return 0;
+    }
+    const size_t n = (size_t)1 << log_n;
+    ab_product<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)s>>>((cz_dfr *)d_c, (const cz_dfr *)d_a,
+                                                                        (const cz_dfr *)d_b, log_n, rev);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -112,6 +112,8 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     /* tests and benches: behave as a smaller card (CZ_GPU_MEM_LIMIT_MB caps the usable memory) */
     const char *lim = getenv("CZ_GPU_MEM_LIMIT_MB");
     if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 20 < pr->limit) pr->limit = (size_t)atoll(lim) << 20;
+    const char *cs = getenv("CZ_GPU_C_SPMV");
+    pr->c_ab = !(cs && cs[0] == '1');
     if (!rc) rc = cz_gpu_stream_create_(&pr->st);
     if (!rc) rc = cz_gpu_stream_create_(&pr->st_up);
     if (!rc) rc = cz_gpu_event_create_(&pr->ev_up);
@@ -386,10 +388,11 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     /* the matrices' device form (dictionary-coded coefficients for real circuits) decides their size */
     const cz_csr *hm[3] = {&r->a, &r->b, &r->c};
     cz_csr_dict dict[3];
-    size_t mb[3], mat = 0;
+    size_t mb[3] = {0, 0, 0}, mat = 0;
+    const int nm = pr->c_ab ? 2 : 3; /* C stays on the host when c = a b */
     memset(dict, 0, sizeof dict);
-    for (int k = 0; k < 3 && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
-    for (int k = 0; k < 3 && !rc; k++) mat += mb[k];
+    for (int k = 0; k < nm && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
+    for (int k = 0; k < nm && !rc; k++) mat += mb[k];
     size_t bases = (p->h_len + p->l_len + p->a_len + p->b_len) * sizeof(cz_g1_affine);
 #ifdef CZ_GPU_HAVE_G2_MSM
     bases += p->b_len * sizeof(cz_g2_affine);
@@ -423,7 +426,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && !stream) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, p->b_len * sizeof(cz_g2_affine), "B_G2 query");
     if (!rc && !stream && p->b_len) rc = cz_gpu_memcpy_htod(pr->d_b2, p->b_g2, p->b_len * sizeof(cz_g2_affine));
 #endif
-    for (int k = 0; k < 3 && !rc; k++) rc = upload_csr(pr, &pr->m[k], hm[k], &dict[k], mb[k]);
+    for (int k = 0; k < nm && !rc; k++) rc = upload_csr(pr, &pr->m[k], hm[k], &dict[k], mb[k]);
     for (int k = 0; k < 3; k++) cz_csr_dict_free(&dict[k]);
     uint64_t *ba = NULL, *bi = NULL, *bb = NULL, a_len = 0, b_len = 0;
     if (!rc) rc = upload_bits(&ba, r->a_aux_density, na);

@@ -26,6 +26,10 @@ struct cz_gpu_prover {
     cz_g1_affine *d_h, *d_q[3];
     cz_g2_affine *d_b2; /* B_G2 bases, only with CZ_GPU_HAVE_G2_MSM */
     cz_gpu_csr *m[3];
+    /* 1 (the default): c = a b on the device (cz_gpu_ab_product_), C's matrix never uploaded (m[2] NULL), which
+     * holds for a witness that satisfies the circuit (one that does not gives a proof that does not verify, as
+     * with C's SpMV); 0: C's SpMV from the resident matrix (CZ_GPU_C_SPMV=1, A/B), the CPU prover's reading */
+    int c_ab;
     uint32_t *d_map[3]; /* query position -> witness index (NULL for L: aux j is witness ni + j) */
     cz_fr *d_w, *d_abc;
     /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,

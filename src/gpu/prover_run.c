@@ -603,11 +603,13 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc && pr->streamed) rc = cz_gpu_prover_stream_begin_(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
-    /* c into bit-reversed positions for the 6-NTT H pipeline (cz_gpu_groth16_h_crev) */
+    /* c into bit-reversed positions for the 6-NTT H pipeline (cz_gpu_groth16_h_crev); a b instead of C's SpMV
+     * unless asked (c_ab) */
     const int six = cz_gpu_h_six_() && pr->log_n >= 1;
-    for (int k = 0; k < 3 && !rc; k++)
+    for (int k = 0; k < (pr->c_ab ? 2 : 3) && !rc; k++)
         rc = k == 2 && six ? cz_gpu_csr_mul_vec_rev(v[k], pr->log_n, pr->m[k], pr->d_w, pr->st)
                            : cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
+    if (!rc && pr->c_ab) rc = cz_gpu_ab_product_(c, a, b, pr->log_n, six, pr->st);
     if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->spmv_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();

@@ -60,7 +60,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
         int kind;
         unsigned lo, frac, in_w;
     } mk[3] = {{0, s->a_w_lo, s->a_w_frac, 1}, {1, s->b_w_lo, s->b_w_frac, 0}, {2, s->c_w_lo, s->c_w_frac, 0}};
-    for (int k = 0; k < 3 && !rc; k++) {
+    for (int k = 0; k < (pr->c_ab ? 2 : 3) && !rc; k++) { /* C only for C's SpMV */
         uint64_t *rp;
         uint32_t *col, *coef;
         cz_fr *val, *dict;

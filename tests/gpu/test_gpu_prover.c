@@ -1,9 +1,11 @@
 /* GPU partition prover pieces against the CPU prover, on fresh random data each run:
  *  - H pipeline (cz_gpu_groth16_h) against cz_groth16_compute_h, every coefficient, 2^1..2^16, a/b/c
  *    zero-padded past a random row count;
+ *  - c = a b (cz_gpu_ab_product_, natural and bit-reversed) against the host's products, 2^1..2^18;
  *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n, with the
  *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms;
- *  - the whole prover: random satisfiable circuits (several sizes), witnesses with a PoRep-like mix
+ *  - the whole prover: random satisfiable circuits (several sizes; c from a b, and from C's SpMV with C's
+ *    matrix on the device, CZ_GPU_C_SPMV=1, in turn), witnesses with a PoRep-like mix
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
  *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped), and
  *    a third mix (30 % zeros, 30 % ones of the free values) whose tails lie near the split / full-MSM line,
@@ -26,6 +28,7 @@
 #include "cz_error.h"
 #include "engine/backend.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
@@ -61,6 +64,35 @@ static void test_h(unsigned log_n) {
     cz_gpu_ntt_destroy(plan);
     free(h);
     free(g);
+}
+
+/* c = a b (cz_gpu_ab_product_, the prover's c without C's SpMV), natural and into bit-reversed positions,
+ * against the host's products: every element of a poisoned output */
+static void test_ab(unsigned log_n) {
+    const size_t n = (size_t)1 << log_n;
+    cz_fr *h = malloc(3 * n * sizeof *h), *d = NULL;
+    for (size_t i = 0; i < 2 * n; i++) cz_fr_random(&h[i], &rng);
+    int rc = cz_gpu_malloc((void **)&d, 3 * n * sizeof *d);
+    if (!rc) rc = cz_gpu_memcpy_htod(d, h, 2 * n * sizeof *d);
+    for (int rev = 0; rev < 2 && !rc; rev++) {
+        if (!rc) rc = cz_gpu_memset(d + 2 * n, 0xa5, n * sizeof *d);
+        if (!rc) rc = cz_gpu_ab_product_(d + 2 * n, d, d + n, log_n, rev, NULL);
+        if (!rc) rc = cz_gpu_sync();
+        if (!rc) rc = cz_gpu_memcpy_dtoh(h + 2 * n, d + 2 * n, n * sizeof *d);
+        size_t bad = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            size_t j = 0;
+            for (unsigned k = 0; k < log_n; k++) j |= ((i >> k) & 1) << (log_n - 1 - k);
+            cz_fr x;
+            cz_fr_mul(&x, &h[i], &h[n + i]);
+            bad += !cz_fr_equal(&x, &h[2 * n + (rev ? j : i)]);
+        }
+        CHECK_MSG(rc == 0 && bad == 0, "a b product 2^%u rev %d: %zu of %zu differ (%s)", log_n, rev, bad, n,
+                  rc ? cz_error_message() : "");
+    }
+    CHECK_MSG(rc == 0, "a b product 2^%u: %s", log_n, cz_error_message());
+    cz_gpu_free(d);
+    free(h);
 }
 
 /* the matrices' device forms: the default (the smaller), dictionary-coded forced, values forced */
@@ -306,6 +338,8 @@ int main(void) {
     cz_test_rng(&rng);
     for (unsigned k = 1; k <= 16; k += (k < 4 ? 1 : 3)) test_h(k);
     printf("H pipeline checked\n");
+    for (unsigned k = 1; k <= 18; k += (k < 9 ? 1 : 3)) test_ab(k);
+    printf("a b products checked\n");
     test_synthetic();
     test_tail_order();
 
@@ -328,10 +362,18 @@ int main(void) {
         CHECK(cz_groth16_pvk_init(&pvk, &p.vk) == 0);
         cz_gpu_prover *gp = NULL;
         set_dict_mode(si % 3); /* the provers' matrices in each device form in turn */
+        const int c_spmv = si % 2; /* and c from C's SpMV (its matrix on the device) or from a b (none) */
+        if (c_spmv) setenv("CZ_GPU_C_SPMV", "1", 1);
         rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, 0);
         set_dict_mode(0);
-        CHECK_MSG(rc == 0, "create (dict mode %zu): %s", si % 3, cz_error_message());
+        unsetenv("CZ_GPU_C_SPMV");
+        CHECK_MSG(rc == 0, "create (dict mode %zu, C SpMV %d): %s", si % 3, c_spmv, cz_error_message());
         if (!rc) {
+            uint64_t ni_, na_, al_, bl_, nnz[3];
+            cz_gpu_prover_sizes(gp, &ni_, &na_, &al_, &bl_, nnz);
+            CHECK_MSG(nnz[0] == cz_r1cs_nnz(&bits.r.a) && nnz[2] == (c_spmv ? cz_r1cs_nnz(&bits.r.c) : 0),
+                      "device matrices (C SpMV %d): nnz A %llu, C %llu", c_spmv, (unsigned long long)nnz[0],
+                      (unsigned long long)nnz[2]);
             char what[64];
             /* the random witness is prefetched during the bits proof (set_next), then used */
             CHECK(cz_gpu_prover_set_next(gp, rnd.inputs, rnd.aux) == 0);
