@@ -706,6 +706,7 @@ static void *gpu_main(void *arg) {
 
         pthread_mutex_lock(&e->mu);
         slot->busy = false;
+        if (rc) p->pending = NULL; /* a failed start() leaves nothing to discard */
         if (keep && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
             /* Back to the queue holding what it held there (its witness, still in e->witness_held): the
              * top-up for start() goes back to the budget, and is taken again by the next worker. */
@@ -725,7 +726,6 @@ static void *gpu_main(void *arg) {
         e->witness_held -= p->wheld;
         p->wheld = 0;
         if (rc) {
-            p->pending = NULL;
             if (gone) {
                 char detail[400];
                 snprintf(detail, sizeof detail, "%.160s (GPU device %d, ordinal %d, lost: %.160s%s)", msg, dev,
