@@ -41,6 +41,11 @@ static void p_discard(cz_backend *b, void *pending) {
     inner.discard(&inner, pending);
 }
 
+static bool p_device_lost(cz_backend *b, int device, char *why, size_t why_len) {
+    return device >= 0 && device < b->ndevices && inner.device_lost &&
+           inner.device_lost(&inner, ords[device], why, why_len);
+}
+
 static void p_destroy(cz_backend *b) {
     (void)b;
     cz_backend_gpu_release(); /* the cached provers and their device memory */
@@ -87,6 +92,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->destroy = p_destroy;
     b->ordinals = ords;
     b->describe = p_describe;
+    b->device_lost = p_device_lost;
     return 0;
 }
 

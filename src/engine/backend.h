@@ -11,6 +11,7 @@
 #define CZ_ENGINE_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/config.h"
@@ -51,6 +52,11 @@ typedef struct cz_backend {
      * its prover reads dense values), so the engine keeps the dense witness charged to the budget. False:
      * the backend never holds the dense form on the host (the GPU expands it on the device). */
     bool compact_expands;
+    /* Optional (GPU backends): after start() on `device` failed, whether the device can no longer be used (its
+     * context is broken: a sticky CUDA error, the GPU fell off the bus, ...), with why (why_len bytes) naming
+     * the cause. The engine calls it inside the device's lock and then takes the device out of service, its
+     * partitions going to the other devices. NULL: devices are never lost (the CPU backend). */
+    bool (*device_lost)(struct cz_backend *b, int device, char *why, size_t why_len);
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads

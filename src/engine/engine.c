@@ -10,7 +10,10 @@
  *   partitions verified, FAILED on the first failure, CANCELLED when cancelled (at partition boundaries).
  * Witnesses: a circuit that can write its witness compact (PoRep: bits packed, engine/witness.h) does so
  * when synthesis.compact_witness is on, and the partition waits in the queue and goes to the backend in
- * that form (GPU: uploaded as is and expanded on the device; CPU: expanded for its start() only). */
+ * that form (GPU: uploaded as is and expanded on the device; CPU: expanded for its start() only).
+ * Lost GPUs: when start() fails and the backend says the device can no longer be used (device_lost: a broken
+ * CUDA context), the device goes out of service (its workers end), and the partition goes back to the queue
+ * for another device, once; with every device lost, unfinished jobs fail and submit refuses new ones. */
 #include "engine/engine.h"
 
 #include <fcntl.h>
@@ -72,6 +75,7 @@ typedef struct part {
     void *pending;
     uint64_t synth_ms, t_start;
     int worker;
+    bool retried; /* requeued once after its start() failed on a lost device */
     struct part *next;
 } part;
 
@@ -82,11 +86,24 @@ typedef struct {
     uint64_t since;
 } worker_slot;
 
+/* A GPU of the backend. lost is written holding the device's lock and the engine lock, so either one reads
+ * it: a worker waiting for the device lock sees the loss before it would start on the broken context. */
+typedef struct {
+    bool lost;
+    char why[256];
+    uint64_t since;
+    char name[160]; /* described at start: a lost device is not asked again */
+} dev_state;
+
 struct cz_engine {
     cz_config cfg;
     cz_backend be;
     cz_srs_mgr srs;
     pthread_mutex_t mu, *dev_mu; /* dev_mu: one per GPU device (none for the CPU backend) */
+    dev_state *devs;             /* one per GPU device */
+    int n_lost;
+    uint64_t retries; /* partitions requeued after their device was lost */
+    char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
     pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done;
     cz_sched queue;
     job *jobs;
@@ -234,6 +251,61 @@ static void drop_part(cz_engine *e, part *p, const char *why) {
     cz_log(CZ_LOG_DEBUG, T, "partition dropped job_id=%s partition=%u (%s)", j->id, p->idx, why);
     free(p);
     maybe_complete(e, j);
+}
+
+/* ---- lost devices ---- */
+
+static bool dev_lost(const cz_engine *e, int dev) { return e->be.ndevices > 0 && e->devs[dev].lost; }
+
+static int dev_ordinal(const cz_engine *e, int dev) { return e->be.ordinals ? e->be.ordinals[dev] : dev; }
+
+static bool no_gpu(const cz_engine *e) { return e->be.ndevices > 0 && e->n_lost == e->be.ndevices; }
+
+/* Every device lost: nothing will prove again, so every unfinished job fails now (running ones as their
+ * partitions in flight drain; the queued partitions are dropped) instead of waiting forever. */
+static void fail_all_no_gpu(cz_engine *e) {
+    size_t o =
+        (size_t)snprintf(e->nogpu, sizeof e->nogpu, "no usable GPU: all %d devices lost (", e->be.ndevices);
+    for (int d = 0; d < e->be.ndevices && o < sizeof e->nogpu; d++)
+        o += (size_t)snprintf(e->nogpu + o, sizeof e->nogpu - o, "%sdevice %d, ordinal %d: %s", d ? "; " : "",
+                              d, dev_ordinal(e, d), e->devs[d].why);
+    if (o < sizeof e->nogpu) snprintf(e->nogpu + o, sizeof e->nogpu - o, ")");
+    cz_log(CZ_LOG_ERROR, T, "%s; every unfinished job fails, new jobs are refused", e->nogpu);
+    for (job *j = e->jobs; j; j = j->next) {
+        if (j->state == JQ) {
+            cz_sched_remove(&e->queue, j);
+            finish_job(e, j, CZ_JOB_FAILED, e->nogpu);
+        } else if (j->state != JF) {
+            if (!j->failed) snprintf(j->err, sizeof j->err, "%s", e->nogpu);
+            j->failed = true;
+            maybe_complete(e, j);
+        }
+    }
+    while (e->gq) {
+        part *p = e->gq;
+        e->gq = p->next;
+        e->gq_len--;
+        drop_part(e, p, "no usable GPU");
+    }
+    pthread_cond_broadcast(&e->cv_space);
+    pthread_cond_broadcast(&e->cv_work);
+}
+
+/* With the device's lock and the engine lock held. */
+static void lose_device(cz_engine *e, int dev, const char *why) {
+    dev_state *d = &e->devs[dev];
+    if (d->lost) return;
+    d->lost = true, d->since = cz_now_ms();
+    snprintf(d->why, sizeof d->why, "%s", why);
+    e->n_lost++;
+    if (!no_gpu(e))
+        cz_log(CZ_LOG_ERROR, T, "GPU device %d (ordinal %d) lost: %s; out of service, its partitions go to the "
+               "other %d device(s)", dev, dev_ordinal(e, dev), d->why, e->be.ndevices - e->n_lost);
+    else
+        cz_log(CZ_LOG_ERROR, T, "GPU device %d (ordinal %d) lost: %s; no device is left", dev,
+               dev_ordinal(e, dev), d->why);
+    pthread_cond_broadcast(&e->cv_gpu); /* its idle workers end */
+    if (no_gpu(e)) fail_all_no_gpu(e);
 }
 
 /* ---- dispatcher: queued job -> running (SRS acquired) ---- */
@@ -556,10 +628,16 @@ static void *gpu_main(void *arg) {
     int wid = ((worker_arg *)arg)->id;
     free(arg);
     worker_slot *slot = &e->slots[wid];
+    /* The device interlock: workers of one GPU take turns inside start(). The CPU backend has no device to
+     * share, so its workers run side by side on their share of the cores. */
+    int dev = e->be.ndevices > 0 ? wid / e->per_dev : 0;
+    bool lock = e->be.ndevices > 0;
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        while (!e->stop && !e->gq) pthread_cond_wait(&e->cv_gpu, &e->mu);
-        if (e->stop) break;
+        /* A lost device's workers end (joined at shutdown): waiting, they would take cv_gpu signals that are
+         * meant for the workers of the healthy devices. */
+        while (!e->stop && !e->gq && !dev_lost(e, dev)) pthread_cond_wait(&e->cv_gpu, &e->mu);
+        if (e->stop || dev_lost(e, dev)) break;
         part *p = e->gq;
         e->gq = p->next;
         e->gq_len--;
@@ -595,32 +673,67 @@ static void *gpu_main(void *arg) {
         pthread_mutex_unlock(&e->mu);
 
         cz_timeline("GPU_PICKUP", j->id, "worker=%d,partition=%u", wid, p->idx);
-        /* The device interlock: workers of one GPU take turns inside start(). The CPU backend has no
-         * device to share, so its workers run side by side on their share of the cores. */
-        int dev = e->be.ndevices > 0 ? wid / e->per_dev : 0;
-        bool lock = e->be.ndevices > 0;
         if (lock) pthread_mutex_lock(&e->dev_mu[dev]);
-        cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
-        p->t_start = cz_now_ms();
-        p->worker = wid;
-        int rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, &p->w, &p->pending);
+        /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
+        bool ran = !(lock && e->devs[dev].lost), gone = !ran;
+        char msg[300] = "not started: its device was lost", why[256] = "";
+        int rc = CZ_EDEVICE;
+        if (ran) {
+            cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
+            p->t_start = cz_now_ms();
+            p->worker = wid;
+            rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, &p->w, &p->pending);
+            snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
+            gone = rc && lock && e->be.device_lost && e->be.device_lost(&e->be, dev, why, sizeof why);
+            if (gone) {
+                pthread_mutex_lock(&e->mu);
+                lose_device(e, dev, why);
+                pthread_mutex_unlock(&e->mu);
+            }
+        }
         if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
-        cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d prove_start_ms=%llu "
-               "witness=%s", j->id, p->idx, wid, (unsigned long long)(cz_now_ms() - p->t_start),
-               !p->w.compact                                   ? "dense"
-               : e->be.start_compact && !e->be.compact_expands ? "compact"
-                                                               : "compact (expanded)");
-        char msg[300];
-        snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
-        cz_witness_free_aux(&p->w); /* inputs stay: the verifier needs the public inputs */
+        if (ran)
+            cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d "
+                   "prove_start_ms=%llu witness=%s", j->id, p->idx, wid,
+                   (unsigned long long)(cz_now_ms() - p->t_start),
+                   !p->w.compact                                   ? "dense"
+                   : e->be.start_compact && !e->be.compact_expands ? "compact"
+                                                                   : "compact (expanded)");
+        /* A partition whose device was lost keeps its witness for one more start on another device; one
+         * that breaks a second device is more likely a bad input or a kernel bug than two bad GPUs. */
+        bool keep = gone && (!ran || !p->retried);
+        if (!keep) cz_witness_free_aux(&p->w); /* inputs stay: the verifier needs the public inputs */
 
         pthread_mutex_lock(&e->mu);
+        slot->busy = false;
+        if (rc) p->pending = NULL; /* a failed start() leaves nothing to discard */
+        if (keep && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
+            /* Back to the queue holding what it held there (its witness, still in e->witness_held): the
+             * top-up for start() goes back to the budget, and is taken again by the next worker. */
+            p->retried |= ran;
+            e->retries++;
+            p->proving = false, e->proving--;
+            p->mem -= need;
+            budget_release(e, need);
+            j->part_state[p->idx] = 'S';
+            gq_insert(e, p);
+            cz_log(CZ_LOG_WARN, T, "partition requeued for another GPU job_id=%s partition=%u (device %d, ordinal "
+                   "%d lost)", j->id, p->idx, dev, dev_ordinal(e, dev));
+            cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u", wid, p->idx);
+            pthread_cond_signal(&e->cv_gpu);
+            continue;
+        }
         e->witness_held -= p->wheld;
         p->wheld = 0;
-        slot->busy = false;
         if (rc) {
-            p->pending = NULL;
-            fail_job(j, "prover start for partition %u failed: %s", msg, p->idx);
+            if (gone) {
+                char detail[400];
+                snprintf(detail, sizeof detail, "%.160s (GPU device %d, ordinal %d, lost: %.160s%s)", msg, dev,
+                         dev_ordinal(e, dev), e->devs[dev].why, keep ? "" : "; retried once already");
+                fail_job(j, "prover start for partition %u failed: %s", detail, p->idx);
+            } else {
+                fail_job(j, "prover start for partition %u failed: %s", msg, p->idx);
+            }
             drop_part(e, p, "prover failed");
             continue;
         }
@@ -718,18 +831,20 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
         return rc;
     }
     e->per_dev = per_dev;
+    e->dev_mu = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->dev_mu);
+    e->devs = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->devs);
+    if (!e->dev_mu || !e->devs) {
+        free(e->dev_mu), free(e->devs), free(e);
+        return cz_error(CZ_ENOMEM, "out of memory");
+    }
     for (int d = 0; d < e->be.ndevices; d++) {
         cz_gpu_info gi = {0};
         if (e->be.describe && e->be.describe(&e->be, d, &gi)) snprintf(gi.name, sizeof gi.name, "(%s)", cz_error_message());
+        snprintf(e->devs[d].name, sizeof e->devs[d].name, "%s", gi.name);
         cz_log(CZ_LOG_INFO, T, "GPU device %d: ordinal %d, %s, %d prover worker(s) sharing its lock", d,
-               e->be.ordinals ? e->be.ordinals[d] : d, gi.name, per_dev);
+               dev_ordinal(e, d), gi.name, per_dev);
     }
     e->n_gpu = per_dev * (e->be.ndevices > 0 ? e->be.ndevices : 1); /* CPU backend: one "device" */
-    e->dev_mu = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->dev_mu);
-    if (!e->dev_mu) {
-        free(e);
-        return cz_error(CZ_ENOMEM, "out of memory");
-    }
     for (int i = 0; i < e->be.ndevices; i++) pthread_mutex_init(&e->dev_mu[i], NULL);
     e->budget_total = cz_config_budget(cfg);
     uint32_t maxsyn = cfg->max_parallel_synthesis ? cfg->max_parallel_synthesis : 18;
@@ -832,7 +947,7 @@ void cz_engine_free(cz_engine *e) {
     cz_srs_destroy(&e->srs);
     free(e->synth), free(e->gpu), free(e->fin), free(e->slots);
     for (int i = 0; i < e->be.ndevices; i++) pthread_mutex_destroy(&e->dev_mu[i]);
-    free(e->dev_mu);
+    free(e->dev_mu), free(e->devs);
     if (e->be.destroy) e->be.destroy(&e->be);
     free(e);
 }
@@ -892,9 +1007,11 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     if (s->comm_d_new) vh = vh * 41 + hash_bytes(s->comm_d_new, s->comm_d_new_len);
     vh = vh * 31 + s->partition_index + (s->registered_proof << 32);
     pthread_mutex_lock(&e->mu);
-    if (e->shutting) {
+    if (e->shutting || no_gpu(e)) {
+        rc = e->shutting ? cz_error(CZ_ESHUTDOWN, "daemon is shutting down")
+                         : cz_error(CZ_EDEVICE, "%s", e->nogpu);
         pthread_mutex_unlock(&e->mu);
-        return cz_error(CZ_ESHUTDOWN, "daemon is shutting down");
+        return rc;
     }
     prune(e);
     job *old = find_job(e, id);
@@ -939,10 +1056,11 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
     pthread_mutex_lock(&e->mu);
     /* The checks again: another submit may have taken the id or the last slot while this one parsed. */
     old = find_job(e, id);
-    if (e->shutting || (old && (old->state != JF || old->status == CZ_JOB_COMPLETED)) ||
+    if (e->shutting || no_gpu(e) || (old && (old->state != JF || old->status == CZ_JOB_COMPLETED)) ||
         unfinished(e) >= e->cfg.max_pending) {
-        bool same = old && old->vhash == vh && old->kind == s->kind && !e->shutting;
+        bool same = old && old->vhash == vh && old->kind == s->kind && !e->shutting && !no_gpu(e);
         rc = e->shutting ? cz_error(CZ_ESHUTDOWN, "daemon is shutting down")
+             : no_gpu(e) ? cz_error(CZ_EDEVICE, "%s", e->nogpu) /* every device was lost while it parsed */
              : same      ? 0
              : old       ? cz_error(CZ_EEXIST, "request_id %s is already in use by a job with a different payload", id)
                          : cz_error(CZ_EFULL, "pending work limit reached (%u jobs; scheduler.max_pending)",
@@ -1163,6 +1281,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->witness_bytes = e->witness_held;
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
     memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
+    st->partition_retries = e->retries;
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {
@@ -1188,27 +1307,38 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
         cz_worker_info *w = &st->workers[st->n_workers++];
         w->worker_id = i, w->busy = e->slots[i].busy;
         w->device = e->be.ndevices > 0 ? i / e->per_dev : -1;
-        w->gpu_ordinal = w->device < 0 ? -1 : e->be.ordinals ? e->be.ordinals[w->device] : w->device;
+        w->gpu_ordinal = w->device < 0 ? -1 : dev_ordinal(e, w->device);
+        w->lost = w->device >= 0 && dev_lost(e, w->device);
         if (w->busy) {
             snprintf(w->current_job, sizeof w->current_job, "%s", e->slots[i].job);
             w->current_kind = e->slots[i].kind, w->current_partition = e->slots[i].partition;
             w->busy_ms = now - e->slots[i].since;
         }
     }
-    pthread_mutex_unlock(&e->mu);
-    /* The devices (outside the engine lock: the backend asks the driver for the free memory). */
     if (e->be.ndevices > 0 && (st->gpus = calloc((size_t)e->be.ndevices, sizeof *st->gpus))) {
         for (int d = 0; d < e->be.ndevices; d++) {
             cz_gpu_status *g = &st->gpus[st->n_gpus++];
-            g->ordinal = e->be.ordinals ? e->be.ordinals[d] : d;
-            cz_gpu_info gi;
-            if (e->be.describe && !e->be.describe(&e->be, d, &gi)) {
-                snprintf(g->name, sizeof g->name, "%s", gi.name);
-                g->vram_total = gi.vram_total, g->vram_free = gi.vram_free;
-                g->resident_circuits = gi.resident_circuits, g->circuit_uploads = gi.circuit_uploads;
-            } else {
-                snprintf(g->name, sizeof g->name, "GPU %d", g->ordinal);
+            g->ordinal = dev_ordinal(e, d);
+            if ((g->lost = e->devs[d].lost)) {
+                snprintf(g->name, sizeof g->name, "%s", e->devs[d].name);
+                snprintf(g->lost_reason, sizeof g->lost_reason, "%s", e->devs[d].why);
+                g->lost_ms_ago = now - e->devs[d].since;
             }
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    /* The devices in service (outside the engine lock: the backend asks the driver for the free memory; a lost
+     * device is not asked, its driver calls may fail or hang). */
+    for (size_t d = 0; d < st->n_gpus; d++) {
+        cz_gpu_status *g = &st->gpus[d];
+        cz_gpu_info gi;
+        if (g->lost) continue;
+        if (e->be.describe && !e->be.describe(&e->be, (int)d, &gi)) {
+            snprintf(g->name, sizeof g->name, "%s", gi.name);
+            g->vram_total = gi.vram_total, g->vram_free = gi.vram_free;
+            g->resident_circuits = gi.resident_circuits, g->circuit_uploads = gi.circuit_uploads;
+        } else {
+            snprintf(g->name, sizeof g->name, "GPU %d", g->ordinal);
         }
     }
     pthread_mutex_lock(&e->srs.mu);
@@ -1315,6 +1445,13 @@ char *cz_engine_metrics(cz_engine *e) {
         for (size_t i = 0; i < st.n_gpus; i++)
             fprintf(f, "cuzk_gpu_circuit_uploads_total{ordinal=\"%d\"} %llu\n", st.gpus[i].ordinal,
                     (unsigned long long)st.gpus[i].circuit_uploads);
+        fprintf(f, "# HELP cuzk_gpu_lost 1: the GPU is out of service (a broken CUDA context), its partitions go "
+                   "to the others.\n# TYPE cuzk_gpu_lost gauge\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_lost{ordinal=\"%d\"} %d\n", st.gpus[i].ordinal, st.gpus[i].lost);
+        fprintf(f, "# HELP cuzk_partition_retries_total Partitions requeued for another GPU after theirs was "
+                   "lost.\n# TYPE cuzk_partition_retries_total counter\n");
+        fprintf(f, "cuzk_partition_retries_total %llu\n", (unsigned long long)st.partition_retries);
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);

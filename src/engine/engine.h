@@ -91,6 +91,7 @@ typedef struct {
     int worker_id, gpu_ordinal; /* CUDA ordinal; -1: the CPU backend */
     int device;                 /* index into cz_engine_status.gpus (-1: CPU) */
     bool busy;
+    bool lost; /* its device is lost: the worker has stopped */
     char current_job[CZ_JOB_ID_MAX];
     int current_kind;
     int current_partition;
@@ -104,6 +105,9 @@ typedef struct {
     uint64_t vram_total, vram_free;
     int resident_circuits;    /* cz_gpu_info's */
     uint64_t circuit_uploads;
+    bool lost; /* out of service for lost_ms_ago (cz_backend.device_lost); name and VRAM not asked since */
+    char lost_reason[256];
+    uint64_t lost_ms_ago;
 } cz_gpu_status;
 
 typedef struct {
@@ -119,6 +123,7 @@ typedef struct {
     bool compact_witness;   /* synthesis.compact_witness in effect */
     uint64_t witness_bytes; /* host bytes of synthesized witnesses not yet through the prover's start */
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
+    uint64_t partition_retries; /* partitions requeued for another GPU after theirs was lost */
     const char *backend;
     size_t n_srs, n_pipelines, n_workers, n_gpus;
     cz_gpu_status *gpus; /* the backend's devices (none for the CPU backend) */
@@ -136,6 +141,7 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg);
 void cz_engine_shutdown(cz_engine *e, bool cancel_running);
 void cz_engine_free(cz_engine *e);
 
+/* CZ_EDEVICE ("no usable GPU: ...") once every GPU of the backend is lost. */
 int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *queue_position);
 /* timeout_ms 0 = wait until done; otherwise status CZ_JOB_TIMEOUT when not done in time. */
 int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out);

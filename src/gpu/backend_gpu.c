@@ -211,6 +211,13 @@ int cz_backend_gpu_start_compact(cz_backend *b, int device, const cz_groth16_par
     return start_either(b, device, p, r, inputs, NULL, aux, pending);
 }
 
+/* After a failed start(): a broken context (a sticky CUDA error) loses the device. Its residents stay in
+ * their slots (freeing them on a broken context is pointless) until cz_backend_gpu_release. */
+static bool gpu_device_lost(cz_backend *b, int device, char *why, size_t why_len) {
+    (void)b;
+    return cz_gpu_device_check(device, why, why_len) != 0;
+}
+
 /* finish (randomness r, s and assembly on the CPU) and discard are the CPU backend's: start() fills the
  * same cz_groth16_pending. */
 void cz_backend_gpu_init(cz_backend *b, int nthreads) {
@@ -221,6 +228,7 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     /* the compact witness crosses PCIe as is and is expanded on the device: nothing dense on the host */
     b->start_compact = cz_backend_gpu_start_compact;
     b->compact_expands = false;
+    b->device_lost = gpu_device_lost;
 }
 
 void cz_backend_gpu_release(void) {

@@ -34,6 +34,32 @@ extern "C" int cz_gpu_describe(char *out, size_t cap) {
     return 0;
 }
 
+extern "C" int cz_gpu_device_check(int ordinal, char *why, size_t n) {
+    cudaError_t e = cudaSetDevice(ordinal);
+    if (e == cudaSuccess) {
+        cudaGetLastError(); /* clears a non-sticky error; a sticky one stays and the sync reports it */
+        e = cudaDeviceSynchronize();
+    }
+    if (e == cudaSuccess) {
+        if (n) why[0] = 0;
+        return 0;
+    }
+    snprintf(why, n, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+    return cz_error(CZ_EDEVICE, "GPU %d is unusable: %s", ordinal, why);
+}
+
+/* volatile: the store must reach the device whatever the compiler knows about the address */
+static __global__ void fault_kernel(volatile uint64_t *p) { *p = 1; }
+
+extern "C" int cz_gpu_fault_for_test(int ordinal) {
+    CZ_CUDA(cudaSetDevice(ordinal));
+    fault_kernel<<<1, 1>>>((volatile uint64_t *)(uintptr_t)8); /* the first page: never mapped */
+    CZ_CUDA_LAUNCHED();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) return cz_error(CZ_EDEVICE, "GPU %d: the faulting kernel did not fault", ordinal);
+    return 0;
+}
+
 extern "C" int cz_gpu_malloc(void **dptr, size_t bytes) {
     *dptr = NULL;
     cudaError_t e = cudaMalloc(dptr, bytes);

@@ -24,6 +24,15 @@ int cz_gpu_device_count(void);
 int cz_gpu_set_device(int dev);
 /* A one-line description ("NVIDIA H200, 132 SMs, 139.8 GiB, sm_90"). */
 int cz_gpu_describe(char *out, size_t cap);
+/* Whether device `ordinal` can still be used, after a call on it failed: 0 when its context works (a
+ * non-sticky error left behind, such as a failed allocation, is cleared), CZ_EDEVICE when it is broken for
+ * good (a sticky error: illegal address, uncorrectable ECC, the GPU fell off the bus, ...; only a new
+ * process gets a working context), with why (n bytes) naming the CUDA error ("cudaErrorIllegalAddress: an
+ * illegal memory access was encountered"). Selects the device for the calling thread. */
+int cz_gpu_device_check(int ordinal, char *why, size_t n);
+/* Tests only: breaks device ordinal's context on purpose (a kernel writes to an invalid address, so it
+ * gets the sticky cudaErrorIllegalAddress). 0 once the device reported the fault, else CZ_EDEVICE. */
+int cz_gpu_fault_for_test(int ordinal);
 
 int cz_gpu_malloc(void **dptr, size_t bytes);
 void cz_gpu_free(void *dptr);

@@ -67,7 +67,7 @@ char *cz_status_json(cz_engine *e) {
     for (size_t i = 0; i < st.n_workers; i++) {
         cz_worker_info *w = &st.workers[i];
         json_t *o = json_pack("{s:i,s:i,s:s}", "worker_id", w->worker_id, "gpu_ordinal", w->gpu_ordinal, "state",
-                              w->busy ? "proving" : "idle");
+                              w->lost ? "lost" : w->busy ? "proving" : "idle");
         if (w->busy) {
             json_object_set_new(o, "current_job", json_string(w->current_job));
             json_object_set_new(o, "current_partition", json_integer(w->current_partition));
@@ -77,12 +77,18 @@ char *cz_status_json(cz_engine *e) {
     }
     json_object_set_new(root, "gpu_workers", ws);
     json_t *gj = json_array(); /* ours: the devices the backend proves on (empty for the CPU backend) */
-    for (size_t i = 0; i < st.n_gpus; i++)
-        json_array_append_new(gj, json_pack("{s:i,s:s,s:I,s:I,s:i,s:I}", "ordinal", st.gpus[i].ordinal, "name",
-                                            st.gpus[i].name, "vram_total_bytes", (json_int_t)st.gpus[i].vram_total,
-                                            "vram_free_bytes", (json_int_t)st.gpus[i].vram_free, "resident_circuits",
-                                            st.gpus[i].resident_circuits, "circuit_uploads",
-                                            (json_int_t)st.gpus[i].circuit_uploads));
+    for (size_t i = 0; i < st.n_gpus; i++) {
+        const cz_gpu_status *g = &st.gpus[i];
+        json_t *o = json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:b}", "ordinal", g->ordinal, "name", g->name,
+                              "vram_total_bytes", (json_int_t)g->vram_total, "vram_free_bytes",
+                              (json_int_t)g->vram_free, "resident_circuits", g->resident_circuits, "circuit_uploads",
+                              (json_int_t)g->circuit_uploads, "lost", g->lost);
+        if (g->lost) { /* out of service: why and since when (its workers show state "lost") */
+            json_object_set_new(o, "lost_reason", json_string(g->lost_reason));
+            json_object_set_new(o, "lost_secs_ago", json_real(g->lost_ms_ago / 1000.0));
+        }
+        json_array_append_new(gj, o);
+    }
     json_object_set_new(root, "gpus", gj);
     json_t *srs = json_array();
     for (size_t i = 0; i < st.n_srs; i++)

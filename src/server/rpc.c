@@ -64,7 +64,8 @@ int cz_rpc_status_from_rc(int rc) {
     case CZ_ENOTFOUND: return GRPC_STATUS_NOT_FOUND;
     case CZ_EFULL:
     case CZ_ENOMEM: return GRPC_STATUS_RESOURCE_EXHAUSTED;
-    case CZ_ESHUTDOWN: return GRPC_STATUS_UNAVAILABLE;
+    case CZ_ESHUTDOWN:
+    case CZ_EDEVICE: return GRPC_STATUS_UNAVAILABLE; /* every GPU lost: this daemon cannot prove (others may) */
     case CZ_EBUSY:
     case CZ_ENOPARAMS: return GRPC_STATUS_FAILED_PRECONDITION;
     case CZ_EEXIST: return GRPC_STATUS_ALREADY_EXISTS;

@@ -1,0 +1,217 @@
+/* Lost GPUs (cz_backend.device_lost) in the engine, on a fake two-device backend over the CPU prover whose
+ * start() fails with CZ_EDEVICE on chosen devices, saying the device is lost (a sticky CUDA error) or not:
+ *  - device 1 lost: every job still completes (the failed partition is proved on device 0 and verifies),
+ *    status and metrics show the loss and the retry, device 1 takes no partition after it (one start()
+ *    there, also for a job submitted later), the memory budget and held witnesses go back to zero;
+ *  - both devices lost: the jobs fail promptly with "no usable GPU: ..." naming both, a new submit is
+ *    refused with CZ_EDEVICE, status and metrics still answer, the engine shuts down;
+ *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../testutil.h"
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+
+static cz_backend cpu; /* the calls the fake makes once it lets a start() through */
+static const int ords[2] = {3, 5};
+static int fail_mask, lost_mask; /* by device: start() fails; device_lost says lost */
+static int fail_next;            /* the next so many start() calls fail, whatever the device */
+static int starts[2];            /* start() calls by device */
+
+static int fake_fails(int dev) {
+    __atomic_fetch_add(&starts[dev], 1, __ATOMIC_SEQ_CST);
+    /* device 0 is slow, so partitions wait in the queue and device 1's workers take some */
+    if (dev == 0) usleep(50 * 1000);
+    if ((fail_mask >> dev & 1) || __atomic_fetch_sub(&fail_next, 1, __ATOMIC_SEQ_CST) > 0)
+        return cz_error(CZ_EDEVICE, "fake start on device %d: an illegal memory access was encountered", dev);
+    return 0;
+}
+
+static int fake_start(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r,
+                      const cz_fr *inputs, const cz_fr *aux, void **pending) {
+    (void)b;
+    int rc = fake_fails(dev);
+    return rc ? rc : cpu.start(&cpu, dev, p, r, inputs, aux, pending);
+}
+
+static int fake_start_compact(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r,
+                              const cz_fr *inputs, const cz_wcompact *aux, void **pending) {
+    (void)b;
+    int rc = fake_fails(dev);
+    return rc ? rc : cpu.start_compact(&cpu, dev, p, r, inputs, aux, pending);
+}
+
+static bool fake_lost(cz_backend *b, int dev, char *why, size_t n) {
+    (void)b;
+    if (!(lost_mask >> dev & 1)) return false;
+    snprintf(why, n, "cudaErrorIllegalAddress: an illegal memory access was encountered (fake device %d)",
+             dev);
+    return true;
+}
+
+static int two_devices(void) { return 2; }
+
+static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(&cpu, nthreads);
+    *b = cpu;
+    b->name = "fake-gpu";
+    b->ndevices = 2;
+    b->ordinals = ords;
+    b->start = fake_start;
+    b->start_compact = fake_start_compact;
+    b->device_lost = fake_lost;
+    return 0;
+}
+
+static cz_engine *engine(int fails, int losts, int next) {
+    fail_mask = fails, lost_mask = losts, fail_next = next;
+    starts[0] = starts[1] = 0;
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    snprintf(cfg.backend, sizeof cfg.backend, "gpu");
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.gpu_workers_per_device = 2;
+    cz_engine *e = NULL;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    return e;
+}
+
+static int submit(cz_engine *e, const char *id) {
+    cz_submit s = {0};
+    s.request_id = id, s.kind = CZ_KIND_POREP, s.sector_size = 2048;
+    s.vanilla = (const uint8_t *)id, s.vanilla_len = strlen(id);
+    char out[CZ_JOB_ID_MAX];
+    uint32_t q;
+    return cz_engine_submit(e, &s, out, &q);
+}
+
+/* The job's final result, or CZ_JOB_TIMEOUT after a minute (a hang is a failure, not a stuck test). */
+static int await(cz_engine *e, const char *id, cz_result *r) {
+    CHECK(cz_engine_await(e, id, 60000, r) == 0);
+    return r->status;
+}
+
+static bool has(const char *m, const char *s) {
+    bool ok = m && strstr(m, s);
+    if (!ok) fprintf(stderr, "metrics lack: %s", s);
+    return ok;
+}
+
+static void one_lost(void) {
+    cz_engine *e = engine(2, 2, 0);
+    if (!e) return;
+    static const char *ids[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) CHECK(submit(e, ids[i]) == 0);
+    uint32_t parts = 0;
+    cz_result r;
+    for (int i = 0; i < 4; i++) {
+        CHECK_MSG(await(e, ids[i], &r) == CZ_JOB_COMPLETED && r.proof_len >= 192, "job %s: status %d: %s",
+                  ids[i], r.status, r.error);
+        parts += (uint32_t)(r.proof_len / 192);
+        cz_result_free(&r);
+    }
+    /* one start() on device 1 (it failed; its sibling worker saw the loss and did not start), every partition
+     * proved once on device 0 */
+    CHECK_MSG(starts[1] == 1 && starts[0] == (int)parts, "starts %d %d, %u partitions", starts[0], starts[1],
+              parts);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.n_gpus == 2 && st.n_workers == 4);
+    if (st.n_gpus == 2 && st.n_workers == 4) {
+        CHECK(st.gpus[1].lost && strstr(st.gpus[1].lost_reason, "cudaErrorIllegalAddress") &&
+              strstr(st.gpus[1].lost_reason, "fake device 1") && st.gpus[1].lost_ms_ago < 120000);
+        CHECK(!st.gpus[0].lost && !st.gpus[0].lost_reason[0] && st.gpus[0].ordinal == 3 &&
+              st.gpus[1].ordinal == 5);
+        CHECK(!st.workers[0].lost && !st.workers[1].lost && st.workers[2].lost && st.workers[3].lost);
+    }
+    /* the failed partition and, at most, its sibling's (requeued unstarted) */
+    CHECK_MSG(st.partition_retries >= 1 && st.partition_retries <= 2, "retries %llu",
+              (unsigned long long)st.partition_retries);
+    CHECK(st.completed == 4 && st.failed == 0 && st.witness_bytes == 0);
+    /* nothing left charged but the loaded SRS: a requeued partition's charge went back once */
+    uint64_t srs = 0;
+    for (size_t i = 0; i < st.n_srs; i++) srs += st.srs[i].tier == CZ_TIER_HOT ? st.srs[i].size_bytes : 0;
+    CHECK_MSG(st.budget_used == srs, "budget used %llu, SRS %llu", (unsigned long long)st.budget_used,
+              (unsigned long long)srs);
+    char *m = cz_engine_metrics(e), want[96];
+    snprintf(want, sizeof want, "cuzk_partition_retries_total %llu\n",
+             (unsigned long long)st.partition_retries);
+    CHECK(has(m, "cuzk_gpu_lost{ordinal=\"3\"} 0\n") && has(m, "cuzk_gpu_lost{ordinal=\"5\"} 1\n") &&
+          has(m, "# TYPE cuzk_gpu_lost gauge\n") && has(m, "# TYPE cuzk_partition_retries_total counter\n") &&
+          has(m, want));
+    free(m);
+    cz_engine_status_free(&st);
+    /* later work goes to device 0 only */
+    CHECK(submit(e, "later") == 0);
+    CHECK(await(e, "later", &r) == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    CHECK_MSG(starts[1] == 1, "device 1: %d starts", starts[1]);
+    cz_engine_free(e);
+}
+
+static void all_lost(void) {
+    cz_engine *e = engine(3, 3, 0);
+    if (!e) return;
+    static const char *ids[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; i++) CHECK(submit(e, ids[i]) == 0);
+    cz_result r;
+    for (int i = 0; i < 3; i++) {
+        CHECK_MSG(
+            await(e, ids[i], &r) == CZ_JOB_FAILED &&
+                strstr(r.error,
+                       "no usable GPU: all 2 devices lost (device 0, ordinal 3: cudaErrorIllegalAddress") &&
+                strstr(r.error, "; device 1, ordinal 5: cudaErrorIllegalAddress"),
+            "job %s: status %d: %s", ids[i], r.status, r.error);
+        cz_result_free(&r);
+    }
+    CHECK(submit(e, "refused") == CZ_EDEVICE &&
+          strstr(cz_error_message(), "no usable GPU: all 2 devices lost"));
+    /* at most one start() a device: the first failure loses it */
+    CHECK_MSG(starts[0] == 1 && starts[1] == 1, "starts %d %d", starts[0], starts[1]);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.n_gpus == 2 && st.gpus[0].lost && st.gpus[1].lost &&
+          st.failed == 3 && st.queue_depth == 0 && st.gpu_queue_len == 0 && st.witness_bytes == 0);
+    for (size_t i = 0; i < st.n_workers; i++) CHECK(st.workers[i].lost && !st.workers[i].busy);
+    cz_engine_status_free(&st);
+    char *m = cz_engine_metrics(e);
+    CHECK(has(m, "cuzk_gpu_lost{ordinal=\"3\"} 1\n") && has(m, "cuzk_gpu_lost{ordinal=\"5\"} 1\n") &&
+          has(m, "cuzk_proofs_failed_total 3\n"));
+    free(m);
+    cz_engine_free(e); /* returns: the lost devices' workers have ended */
+}
+
+static void start_error_not_lost(void) {
+    cz_engine *e = engine(0, 0, 1);
+    if (!e) return;
+    cz_result r;
+    CHECK(submit(e, "broken") == 0);
+    CHECK_MSG(await(e, "broken", &r) == CZ_JOB_FAILED && strstr(r.error, "prover start for partition") &&
+                  strstr(r.error, "illegal memory access") && !strstr(r.error, "lost"),
+              "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    CHECK(submit(e, "fine") == 0 && await(e, "fine", &r) == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.n_gpus == 2 && !st.gpus[0].lost && !st.gpus[1].lost &&
+          st.partition_retries == 0 && st.failed == 1 && st.completed == 1);
+    for (size_t i = 0; i < st.n_workers; i++) CHECK(!st.workers[i].lost);
+    cz_engine_status_free(&st);
+    cz_engine_free(e);
+}
+
+int main(void) {
+    static const cz_gpu_provider prov = {two_devices, fake_init};
+    cz_backend_set_gpu_provider(&prov);
+    cz_log_set_level("error");
+    one_lost();
+    all_lost();
+    start_error_not_lost();
+    cz_backend_set_gpu_provider(NULL);
+    return cz_test_finish();
+}
