@@ -1,5 +1,6 @@
 /* The GPU partition prover (issue 4): H, L, A, B_G1 and the R1CS matrices resident on one GPU, so per
- * partition only the witness crosses PCIe. start() = upload witness -> a, b, c by SpMV -> H pipeline ->
+ * partition only the witness crosses PCIe. start() = upload witness -> a, b by SpMV, c = a b (the witness must
+ * satisfy the circuit, as for any valid proof; C's matrix is not on the device unless CZ_GPU_C_SPMV=1) -> H pipeline ->
  * H MSM -> per query (L, A, B_G1) scalars 1 by bitmap batch addition and scalars outside {0, 1} by an MSM
  * over gathered bases (supraseal's split; one full MSM instead when more than half are "other").
  * B_G2 runs on the CPU (the same split: cz_g2_batch_add + cz_g2_msm) in a thread alongside the device
@@ -26,7 +27,7 @@ typedef struct cz_gpu_prover cz_gpu_prover;
 /* Per-start figures (host wall clock around synchronised steps, milliseconds). */
 typedef struct {
     double upload_ms;    /* witness HtoD */
-    double spmv_ms;      /* a, b, c = A w, B w, C w */
+    double spmv_ms;      /* a, b = A w, B w and c = a b (C w with CZ_GPU_C_SPMV=1), the expansion of a compact witness */
     double ntt_ms;       /* H pipeline (7 NTTs + pointwise) */
     double h_msm_ms;     /* H MSM (2^k - 1 points) */
     double batch_add_ms; /* L, A, B_G1 classification + 0/1 batch additions */
