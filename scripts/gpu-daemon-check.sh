@@ -8,7 +8,11 @@
 # then carry OUT_DIR and run `bash scripts/gpu-daemon-check.sh OUT_DIR` there. Exit 0 only when every proof
 # completed on the GPU backend; it counts the partitions each GPU started. env: COUNT (batch size,
 # 4), JOBS (proofs in flight, 2; on a machine of G GPUs use >= 2 G so every device gets work), ALL_DEVICES=1
-# (fail when a device proved nothing), BACKEND (gpu; cpu for a dry run on a machine without one)
+# (fail when a device proved nothing), BACKEND (gpu; cpu for a dry run on a machine without one), BREAK_GPU=ORDINAL
+# (a lost GPU: the daemon breaks that GPU's CUDA context before its first partition, CUZK_TEST_BREAK_GPU; the
+# check then also needs the device taken out of service, the partition requeued and every proof completed on
+# the others: run it on a machine of two GPUs or more; with LOSE_ALL=1 on one GPU, the proof must fail with "no usable
+# GPU", the next request be refused, and status and metrics still answer)
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -28,19 +32,32 @@ mkdir -p "$d/srs-cache"
 printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\n' \
     "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" >"$tmp/cuzk.toml"
 cat "$tmp/cuzk.toml"
-"$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
+CUZK_TEST_BREAK_GPU="${BREAK_GPU:-}" "$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -S "$tmp/cuzk.sock" ] && break; sleep 0.1; done
 a="unix://$tmp/cuzk.sock"
 rc=0
 "$d/bin/cuzk-bench" gen-vanilla porep --sector-size 2048 -o "$tmp/c1.json" || rc=1
-t0=$(date +%s%N)
-[ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
-echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-t0=$(date +%s%N)
-[ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j "${JOBS:-2}" || rc=1; }
-echo "== batch of ${COUNT:-4}, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+if [ "${LOSE_ALL:-0}" = 1 ]; then
+    # the only GPU breaks at the first partition: that proof fails, the next request is refused
+    o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | grep -vE "^proof|^ +[0-9a-f]" | tail -6
+    echo "$o" | grep -q "no usable GPU" || { echo "the proof did not fail with 'no usable GPU'"; rc=1; }
+    o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | tail -3
+    echo "$o" | grep -q "no usable GPU" || { echo "the next request was not refused"; rc=1; }
+else
+    t0=$(date +%s%N)
+    [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
+    echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    t0=$(date +%s%N)
+    [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j "${JOBS:-2}" || rc=1; }
+    echo "== batch of ${COUNT:-4}, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+fi
 "$d/bin/cuzk-bench" -a "$a" status || rc=1
+if [ -n "${BREAK_GPU:-}" ]; then
+    "$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/metrics.txt" || rc=1
+    grep -E "^cuzk_gpu_lost|^cuzk_partition_retries_total" "$tmp/metrics.txt"
+    grep -q "^cuzk_gpu_lost{ordinal=\"$BREAK_GPU\"} 1" "$tmp/metrics.txt" || { echo "metrics: GPU $BREAK_GPU not lost"; rc=1; }
+fi
 kill -TERM $pid
 wait $pid || rc=1
 grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error" "$tmp/cuzk.log" | head -60
@@ -57,6 +74,16 @@ if [ "$ndev" -gt 0 ]; then
         # which idle worker takes a partition is up to the scheduler: a hard check only when asked
         [ "$k" -gt 0 ] || [ "${ALL_DEVICES:-0}" = 0 ] || { echo "device $d proved nothing"; rc=1; }
     done
+fi
+if [ -n "${BREAK_GPU:-}" ]; then
+    grep -E "CUZK_TEST_BREAK_GPU|lost|requeued|no usable GPU" "$tmp/cuzk.log" | head -8
+    grep -q "GPU device [0-9]* (ordinal $BREAK_GPU) lost: cuda" "$tmp/cuzk.log" || { echo "GPU $BREAK_GPU was not taken out of service"; rc=1; }
+    if [ "${LOSE_ALL:-0}" = 1 ]; then
+        grep -q "no usable GPU: all 1 devices lost" "$tmp/cuzk.log" || { echo "no 'no usable GPU' line"; rc=1; }
+    else
+        grep -q "partition requeued for another GPU" "$tmp/cuzk.log" || { echo "no partition was requeued"; rc=1; }
+        ! grep -q "proof failed" "$tmp/cuzk.log" || { echo "a proof failed"; rc=1; }
+    fi
 fi
 [ -n "${OUT:-}" ] && cp "$tmp/cuzk.log" "$OUT/"
 rm -rf "$tmp"

@@ -3,7 +3,9 @@
  * The engine numbers its devices 0..n-1 (worker w proves on device w / gpu_workers_per_device, one lock
  * per device shared by that device's workers); gpus.devices maps them to CUDA ordinals here, so
  * `devices = [2, 3]` proves on GPUs 2 and 3 only. */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cz_error.h"
@@ -14,12 +16,24 @@
 
 static cz_backend inner; /* src/gpu's backend: takes CUDA ordinals */
 static int ords[CZ_CONFIG_MAX_DEVICES];
+/* CUZK_TEST_BREAK_GPU=ORDINAL (tests: scripts/gpu-daemon-check.sh BREAK_GPU): the first start() on that GPU
+ * breaks its CUDA context first (cz_gpu_fault_for_test), so the engine's lost-device path runs on real
+ * hardware: the device goes out of service and the partition is proved on another GPU. -1: off. */
+static int break_ord = -1;
+static atomic_int broken;
+
+static void maybe_break(int ord) {
+    if (ord != break_ord || atomic_exchange(&broken, 1)) return;
+    fprintf(stderr, "CUZK_TEST_BREAK_GPU: breaking GPU %d's CUDA context before its first start\n", ord);
+    if (cz_gpu_fault_for_test(ord)) fprintf(stderr, "CUZK_TEST_BREAK_GPU: %s\n", cz_error_message());
+}
 
 static int p_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
                    const cz_fr *aux, void **pending) {
     if (device < 0 || device >= b->ndevices)
         return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
     inner.nthreads = b->nthreads;
+    maybe_break(ords[device]);
     return inner.start(&inner, ords[device], p, r, inputs, aux, pending);
 }
 
@@ -28,6 +42,7 @@ static int p_start_compact(cz_backend *b, int device, const cz_groth16_params *p
     if (device < 0 || device >= b->ndevices)
         return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
     inner.nthreads = b->nthreads;
+    maybe_break(ords[device]);
     return inner.start_compact(&inner, ords[device], p, r, inputs, aux, pending);
 }
 
@@ -77,6 +92,8 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
             if (ords[k] == o) return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d twice", o);
         ords[i] = o;
     }
+    const char *bg = getenv("CUZK_TEST_BREAK_GPU");
+    break_ord = bg && *bg ? atoi(bg) : -1;
     memset(&inner, 0, sizeof inner);
     cz_backend_gpu_init(&inner, nthreads);
     if (cfg->gpu_max_resident) cz_backend_gpu_set_max_resident((int)cfg->gpu_max_resident);

@@ -277,7 +277,9 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         /* gpus: one entry per GPU worker, as cuzk (an ordinal appears gpu_workers_per_device times). */
         size_t nw = st.n_gpus ? st.n_workers : 0;
         Cuzk__V1__GPUStatus *gs = calloc(nw ? nw : 1, sizeof *gs), **gsp = calloc(nw ? nw : 1, sizeof *gsp);
-        for (size_t i = 0; gs && gsp && i < nw; i++) {
+        /* a lost GPU says so in its name: GPUStatus has no field for it (the proto stays Curio's) */
+        char(*lname)[sizeof st.gpus[0].name + sizeof st.gpus[0].lost_reason + 16] = calloc(nw ? nw : 1, sizeof *lname);
+        for (size_t i = 0; gs && gsp && lname && i < nw; i++) {
             const cz_worker_info *w = &st.workers[i];
             if (w->device < 0 || (size_t)w->device >= st.n_gpus) continue;
             const cz_gpu_status *g = &st.gpus[w->device];
@@ -285,6 +287,10 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
             cuzk__v1__gpustatus__init(x);
             x->ordinal = (uint32_t)g->ordinal;
             x->name = (char *)g->name;
+            if (g->lost) {
+                snprintf(lname[i], sizeof lname[i], "%s (lost: %s)", g->name, g->lost_reason);
+                x->name = lname[i];
+            }
             x->vram_total_bytes = g->vram_total;
             x->vram_free_bytes = g->vram_free;
             x->current_job_id = w->busy ? (char *)w->current_job : (char *)"";
@@ -315,7 +321,7 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         resp.total_proofs_failed = st.failed;
         resp.uptime_seconds = st.uptime_ms / 1000;
         PACK(get_status_response, &resp, *out);
-        free(gs), free(gsp);
+        free(gs), free(gsp), free(lname);
         cz_engine_status_free(&st);
     } else if (!strcmp(m, "GetMetrics")) {
         Cuzk__V1__GetMetricsRequest *r = cuzk__v1__get_metrics_request__unpack(NULL, inlen, in);
