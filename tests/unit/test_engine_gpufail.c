@@ -5,7 +5,10 @@
  *    there, also for a job submitted later), the memory budget and held witnesses go back to zero;
  *  - both devices lost: the jobs fail promptly with "no usable GPU: ..." naming both, a new submit is
  *    refused with CZ_EDEVICE, status and metrics still answer, the engine shuts down;
- *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost. */
+ *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost;
+ *  - a partition that breaks a second GPU (three devices, a one-partition circuit, the first two start()
+ *    calls fail and lose their device): its job fails naming the loss and the retry, the third device
+ *    goes on proving. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +17,17 @@
 #include "../testutil.h"
 #include "cz_error.h"
 #include "engine/backend.h"
+#include "engine/circuit.h"
 #include "engine/engine.h"
 #include "engine/log.h"
 
+#define MAXD 3
 static cz_backend cpu; /* the calls the fake makes once it lets a start() through */
-static const int ords[2] = {3, 5};
+static const int ords[MAXD] = {3, 5, 7};
+static int ndev = 2;             /* devices of the fake */
 static int fail_mask, lost_mask; /* by device: start() fails; device_lost says lost */
 static int fail_next;            /* the next so many start() calls fail, whatever the device */
-static int starts[2];            /* start() calls by device */
+static int starts[MAXD];         /* start() calls by device */
 
 static int fake_fails(int dev) {
     __atomic_fetch_add(&starts[dev], 1, __ATOMIC_SEQ_CST);
@@ -54,14 +60,14 @@ static bool fake_lost(cz_backend *b, int dev, char *why, size_t n) {
     return true;
 }
 
-static int two_devices(void) { return 2; }
+static int devices(void) { return ndev; }
 
 static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     (void)cfg;
     cz_backend_cpu_init(&cpu, nthreads);
     *b = cpu;
     b->name = "fake-gpu";
-    b->ndevices = 2;
+    b->ndevices = ndev;
     b->ordinals = ords;
     b->start = fake_start;
     b->start_compact = fake_start_compact;
@@ -69,19 +75,21 @@ static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     return 0;
 }
 
-static cz_engine *engine(int fails, int losts, int next) {
-    fail_mask = fails, lost_mask = losts, fail_next = next;
-    starts[0] = starts[1] = 0;
+static cz_engine *engine_n(int n, int per_dev, int fails, int losts, int next) {
+    ndev = n, fail_mask = fails, lost_mask = losts, fail_next = next;
+    memset(starts, 0, sizeof starts);
     cz_config cfg;
     cz_config_defaults(&cfg);
     snprintf(cfg.backend, sizeof cfg.backend, "gpu");
     cfg.param_cache[0] = 0;
     cfg.test_circuit = true;
-    cfg.gpu_workers_per_device = 2;
+    cfg.gpu_workers_per_device = (uint32_t)per_dev;
     cz_engine *e = NULL;
     CHECK(cz_engine_new(&e, &cfg) == 0 && e);
     return e;
 }
+
+static cz_engine *engine(int fails, int losts, int next) { return engine_n(2, 2, fails, losts, next); }
 
 static int submit(cz_engine *e, const char *id) {
     cz_submit s = {0};
@@ -205,13 +213,50 @@ static void start_error_not_lost(void) {
     cz_engine_free(e);
 }
 
+static void poison(void) {
+    /* one partition a job, so the two failures are the same partition's */
+    const cz_circuit *tc = cz_circuit_find("porep-2k-test");
+    CHECK(tc != NULL);
+    if (!tc) return;
+    cz_circuit one = *tc;
+    one.partitions = 1;
+    cz_engine *e = engine_n(3, 1, 0, 7, 2);
+    if (!e) return;
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, &one);
+    cz_result r;
+    CHECK(submit(e, "poison") == 0);
+    CHECK_MSG(await(e, "poison", &r) == CZ_JOB_FAILED && strstr(r.error, "lost") &&
+                  strstr(r.error, "retried once already") && strstr(r.error, "cudaErrorIllegalAddress"),
+              "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    CHECK(submit(e, "after") == 0);
+    CHECK_MSG(await(e, "after", &r) == CZ_JOB_COMPLETED && r.proof_len == 192, "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.n_gpus == 3);
+    int lost = 0, healthy = -1;
+    for (size_t i = 0; i < st.n_gpus; i++) {
+        lost += st.gpus[i].lost;
+        if (!st.gpus[i].lost) healthy = (int)i;
+    }
+    /* two devices lost, one start() on each; the third proved "after" alone; one requeue */
+    CHECK_MSG(lost == 2 && healthy >= 0 && starts[healthy] == 1 && starts[0] + starts[1] + starts[2] == 3 &&
+                  st.partition_retries == 1 && st.failed == 1 && st.completed == 1 && st.witness_bytes == 0,
+              "lost %d, starts %d %d %d, retries %llu", lost, starts[0], starts[1], starts[2],
+              (unsigned long long)st.partition_retries);
+    cz_engine_status_free(&st);
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, NULL);
+    cz_engine_free(e);
+}
+
 int main(void) {
-    static const cz_gpu_provider prov = {two_devices, fake_init};
+    static const cz_gpu_provider prov = {devices, fake_init};
     cz_backend_set_gpu_provider(&prov);
     cz_log_set_level("error");
     one_lost();
     all_lost();
     start_error_not_lost();
+    poison();
     cz_backend_set_gpu_provider(NULL);
     return cz_test_finish();
 }
