@@ -10,6 +10,7 @@
 
 #include "cz_error.h"
 #include "engine/backend.h"
+#include "engine/log.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_prover.h"
 #include "gpu_provider.h"
@@ -24,8 +25,8 @@ static atomic_int broken;
 
 static void maybe_break(int ord) {
     if (ord != break_ord || atomic_exchange(&broken, 1)) return;
-    fprintf(stderr, "CUZK_TEST_BREAK_GPU: breaking GPU %d's CUDA context before its first start\n", ord);
-    if (cz_gpu_fault_for_test(ord)) fprintf(stderr, "CUZK_TEST_BREAK_GPU: %s\n", cz_error_message());
+    cz_log(CZ_LOG_WARN, "cuzk::gpu", "CUZK_TEST_BREAK_GPU: breaking GPU %d's CUDA context before its first start", ord);
+    if (cz_gpu_fault_for_test(ord)) cz_log(CZ_LOG_ERROR, "cuzk::gpu", "CUZK_TEST_BREAK_GPU: %s", cz_error_message());
 }
 
 static int p_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
