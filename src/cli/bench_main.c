@@ -1,9 +1,15 @@
 /* cuzk-bench: a client of the daemon with cuzk-bench's subcommands and flags (cuzk-spec §4):
- *   single, batch, status, preload, metrics, plus evict, cancel and gen-vanilla porep (ours).
+ *   single, batch, status, preload, metrics, plus evict, cancel and gen-vanilla (ours: synthetic inputs).
  * Global flags: -a/--addr (default http://127.0.0.1:9820; unix:///path for a socket), --log-level.
+ * --vanilla PATH is a JSON array of base64 proofs (one vanilla_proofs entry each), or else the raw file as
+ * one proof; --randomness and --comm-r-old / --comm-r-new / --comm-d-new are 64 hex digits (32 bytes).
  * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
  * wrapper's SectorSize (cuzk hard-coded 32 GiB), and `single -t porep` without --c1 sends a fresh
- * synthetic C1 (src/filecoin/synth.h) of that size (default 2 KiB) in the Commit2In wrapper. */
+ * synthetic C1 (src/filecoin/synth.h) of that size (default 2 KiB) in the Commit2In wrapper; without
+ * --registered-proof a request carries the id of its type and sector size (PoRep V1_1, Window PoSt V1_1,
+ * Winning PoSt, SnapDeals V1) where cuzk sent 0; gen-vanilla makes synthetic inputs instead of reading a
+ * sealed sector (porep: a C1 wrapper; window-post / winning-post / snap-prove: a --vanilla file). */
+#include <ctype.h>
 #include <grpc/grpc.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -16,15 +22,20 @@
 #include "cz_error.h"
 #include "engine/engine.h"
 #include "server/client.h"
+#include "util/json.h"
 
 #define M(x) "/cuzk.v1.ProvingEngine/" x
 
 typedef struct {
-    const char *addr, *type, *c1, *vanilla, *circuit, *job, *out, *randomness;
+    const char *addr, *type, *c1, *vanilla, *circuit, *job, *out;
     uint64_t registered_proof, sector_num, miner_id, sector_size;
     uint32_t partition;
-    int count, concurrency;
+    int count, concurrency, count_set;
+    /* 32-byte values given as hex: randomness, comm_r_old, comm_r_new, comm_d_new */
+    uint8_t val[4][32];
+    int has[4];
 } opts;
+enum { V_RANDOMNESS, V_COMM_R_OLD, V_COMM_R_NEW, V_COMM_D_NEW };
 
 static double now_s(void) {
     struct timespec ts;
@@ -67,6 +78,11 @@ static char *b64(const uint8_t *p, size_t n) {
 /* c1_json.c: the Commit2In wrapper of a synthetic C1 (a consistent StackedDrg vanilla proof, not a
  * sealed sector), as Curio sends it. */
 char *cz_bench_c1_wrapper(uint64_t sector_size, uint64_t sector_num, uint64_t seed);
+/* vanilla_json.c: synthetic --vanilla files (JSON arrays of base64 bincode proofs). */
+char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
+                                 uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
+char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
+                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32]);
 
 static uint64_t fresh_seed(void) {
     uint64_t s = 0;
@@ -76,11 +92,31 @@ static uint64_t fresh_seed(void) {
     return s;
 }
 
-/* RegisteredSealProof V1_1 id of a sector size (5..9), as lotus/Curio send it. */
-static uint64_t seal_proof_v1_1(uint64_t ss) {
+/* 64 hex digits -> 32 bytes; 0 or -1. */
+static int hex32(const char *h, uint8_t out[32]) {
+    if (strlen(h) != 64) return -1;
+    for (int i = 0; i < 32; i++) {
+        unsigned x;
+        if (!isxdigit((unsigned char)h[2 * i]) || !isxdigit((unsigned char)h[2 * i + 1]) ||
+            sscanf(h + 2 * i, "%2x", &x) != 1)
+            return -1;
+        out[i] = (uint8_t)x;
+    }
+    return 0;
+}
+
+static void print_hex(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) printf("%02x", p[i]);
+}
+
+/* The registered proof id Curio sends for a kind and sector size (filecoin-ffi numbering): PoRep
+ * RegisteredSealProof V1_1 5..9, SnapDeals RegisteredUpdateProof 0..4, Winning PoSt 0..4, Window PoSt
+ * V1_1 10..14. 0 for an unknown size (the daemon then names what is wrong). */
+static uint64_t registered_of(int kind, uint64_t ss) {
     static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+    uint64_t base = kind == CZ_KIND_POREP ? 5 : kind == CZ_KIND_WPOST ? 10 : 0;
     for (int i = 0; i < 5; i++)
-        if (sizes[i] == ss) return 5 + (uint64_t)i;
+        if (sizes[i] == ss) return base + (uint64_t)i;
     return 0;
 }
 
@@ -117,8 +153,64 @@ static int call(cz_client *c, const char *method, const uint8_t *req, size_t len
     return 0;
 }
 
-/* Builds the SubmitProofRequest payload for the options (vanilla is owned by the caller). */
-static int build_submit(const opts *o, Cuzk__V1__SubmitProofRequest *s, uint8_t **vanilla, size_t *vlen) {
+/* A SubmitProofRequest and the buffers it points into. */
+typedef struct {
+    Cuzk__V1__SubmitProofRequest s;
+    uint8_t *file;  /* --c1 / --vanilla contents, or the synthetic C1 */
+    uint8_t **dec;  /* decoded entries of a JSON-array --vanilla file */
+    size_t ndec;
+} submit_buf;
+
+static void submit_free(submit_buf *b) {
+    for (size_t i = 0; i < b->ndec; i++) free(b->dec[i]);
+    free(b->dec);
+    free(b->s.vanilla_proofs);
+    free(b->file);
+    memset(b, 0, sizeof *b);
+}
+
+/* vanilla_proofs from a --vanilla file: a JSON array of base64 strings, one entry each; anything else
+ * (not JSON, or JSON of another shape) is one proof, the raw file. */
+static int vanilla_entries(submit_buf *b, size_t len, const char *path) {
+    Cuzk__V1__SubmitProofRequest *s = &b->s;
+    json_t *j = json_loadb((const char *)b->file, len, 0, NULL);
+    if (!json_is_array(j) || !json_array_size(j)) {
+        json_decref(j);
+        s->n_vanilla_proofs = 1;
+        if (!(s->vanilla_proofs = malloc(sizeof *s->vanilla_proofs))) return die("%s", "out of memory");
+        s->vanilla_proofs[0].data = b->file;
+        s->vanilla_proofs[0].len = len;
+        return 0;
+    }
+    size_t n = json_array_size(j);
+    s->vanilla_proofs = calloc(n, sizeof *s->vanilla_proofs);
+    b->dec = calloc(n, sizeof *b->dec);
+    if (!s->vanilla_proofs || !b->dec) {
+        json_decref(j);
+        return die("%s", "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(j, i);
+        size_t dl;
+        if (!json_is_string(e) ||
+            cz_base64_decode(json_string_value(e), json_string_length(e), &b->dec[i], &dl)) {
+            fprintf(stderr, "cuzk-bench: --vanilla %s: entry %zu is not a base64 string\n", path, i);
+            json_decref(j);
+            return 1;
+        }
+        b->ndec = i + 1;
+        s->vanilla_proofs[i].data = b->dec[i];
+        s->vanilla_proofs[i].len = dl;
+    }
+    s->n_vanilla_proofs = n;
+    json_decref(j);
+    return 0;
+}
+
+/* Builds the SubmitProofRequest for the options; submit_free releases it (also after an error). */
+static int build_submit(const opts *o, submit_buf *b) {
+    memset(b, 0, sizeof *b);
+    Cuzk__V1__SubmitProofRequest *s = &b->s;
     int kind = kind_of(o->type);
     if (!kind) return die("unknown --type '%s' (porep, snap, wpost, winning)", o->type);
     cuzk__v1__submit_proof_request__init(s);
@@ -128,35 +220,34 @@ static int build_submit(const opts *o, Cuzk__V1__SubmitProofRequest *s, uint8_t 
     s->sector_number = o->sector_num;
     s->miner_id = o->miner_id;
     s->partition_index = o->partition;
+    ProtobufCBinaryData *vals[4] = {&s->randomness, &s->comm_r_old, &s->comm_r_new, &s->comm_d_new};
+    for (int i = 0; i < 4; i++)
+        if (o->has[i]) vals[i]->data = (uint8_t *)o->val[i], vals[i]->len = 32;
     uint64_t ss = o->sector_size;
+    size_t vlen = 0;
     if (kind == CZ_KIND_POREP) {
         if (o->c1) {
-            if (!(*vanilla = read_file(o->c1, vlen))) return die("cannot read --c1 %s", o->c1);
-            json_t *j = json_loadb((const char *)*vanilla, *vlen, 0, NULL);
+            if (!(b->file = read_file(o->c1, &vlen))) return die("cannot read --c1 %s", o->c1);
+            json_t *j = json_loadb((const char *)b->file, vlen, 0, NULL);
             if (!ss && j && json_is_integer(json_object_get(j, "SectorSize")))
                 ss = (uint64_t)json_integer_value(json_object_get(j, "SectorSize"));
             json_decref(j);
         } else {
             if (!ss) ss = 2048;
-            if (!(*vanilla = (uint8_t *)cz_bench_c1_wrapper(ss, o->sector_num, fresh_seed())))
+            if (!(b->file = (uint8_t *)cz_bench_c1_wrapper(ss, o->sector_num, fresh_seed())))
                 return die("synthetic C1: %s", cz_error_message());
-            *vlen = strlen((char *)*vanilla);
+            vlen = strlen((char *)b->file);
         }
-        s->vanilla_proof.data = *vanilla;
-        s->vanilla_proof.len = *vlen;
-        if (o->registered_proof == UINT64_MAX) s->registered_proof = seal_proof_v1_1(ss);
+        s->vanilla_proof.data = b->file;
+        s->vanilla_proof.len = vlen;
     } else {
         if (!o->vanilla) return die("--vanilla PATH is needed for --type %s", o->type);
-        if (!(*vanilla = read_file(o->vanilla, vlen))) return die("cannot read --vanilla %s", o->vanilla);
-        /* One proof: the raw file (JSON arrays of base64 proofs are not split yet). */
-        s->n_vanilla_proofs = 1;
-        s->vanilla_proofs = malloc(sizeof *s->vanilla_proofs);
-        s->vanilla_proofs[0].data = *vanilla;
-        s->vanilla_proofs[0].len = *vlen;
+        if (!(b->file = read_file(o->vanilla, &vlen))) return die("cannot read --vanilla %s", o->vanilla);
+        if (vanilla_entries(b, vlen, o->vanilla)) return 1;
         if (!ss) ss = 32ull << 30;
     }
     s->sector_size = ss;
-    if (s->registered_proof == UINT64_MAX) s->registered_proof = 0;
+    if (s->registered_proof == UINT64_MAX) s->registered_proof = registered_of(kind, ss);
     return 0;
 }
 
@@ -191,14 +282,10 @@ static int prove_once(cz_client *c, Cuzk__V1__SubmitProofRequest *s, prove_out *
 }
 
 static int cmd_single(cz_client *c, const opts *o) {
-    Cuzk__V1__SubmitProofRequest s;
-    uint8_t *v = NULL;
-    size_t vlen = 0;
-    if (build_submit(o, &s, &v, &vlen)) return 1;
+    submit_buf b;
     prove_out p;
-    int rc = prove_once(c, &s, &p);
-    free(s.vanilla_proofs);
-    free(v);
+    int rc = build_submit(o, &b) || prove_once(c, &b.s, &p);
+    submit_free(&b);
     if (rc) return rc;
     Cuzk__V1__AwaitProofResponse *r = p.r;
     printf("=== Proof Result ===\nstatus: %s\njob_id: %s\n", status_name(r->status), r->job_id);
@@ -230,13 +317,10 @@ static void *batch_worker(void *arg) {
         int i = b->next++;
         pthread_mutex_unlock(&b->mu);
         if (i >= b->o->count) return NULL;
-        Cuzk__V1__SubmitProofRequest s;
-        uint8_t *v = NULL;
-        size_t vlen = 0;
+        submit_buf sb;
         prove_out p = {0};
-        int rc = build_submit(b->o, &s, &v, &vlen) || prove_once(b->c, &s, &p);
-        free(s.vanilla_proofs);
-        free(v);
+        int rc = build_submit(b->o, &sb) || prove_once(b->c, &sb.s, &p);
+        submit_free(&sb);
         pthread_mutex_lock(&b->mu);
         b->done++;
         double prove = p.r ? p.r->gpu_compute_ms / 1e3 : 0;
@@ -372,13 +456,95 @@ static int cmd_cancel(cz_client *c, const opts *o) {
     return 0;
 }
 
+static int write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return die("cannot write %s", path);
+    int bad = fputs(text, f) < 0;
+    bad |= fclose(f) != 0;
+    return bad ? die("cannot write %s", path) : 0;
+}
+
+/* gen-vanilla porep | window-post | winning-post | snap-prove (synthetic inputs, see the top). */
+static int gen_vanilla(const opts *o, const char *sub) {
+    uint64_t ss = o->sector_size ? o->sector_size : 2048;
+    if (!sub) sub = "";
+    if (!strcmp(sub, "porep")) {
+        char *c1 = cz_bench_c1_wrapper(ss, o->sector_num, fresh_seed());
+        if (!c1) return die("synthetic C1: %s", cz_error_message());
+        const char *path = o->out ? o->out : "c1.json";
+        int rc = write_text(path, c1);
+        free(c1);
+        if (!rc)
+            printf("wrote %s (synthetic %llu-byte-sector C1 in the Commit2In wrapper: consistent vanilla proofs, "
+                   "not a sealed sector)\n", path, (unsigned long long)ss);
+        return rc;
+    }
+    int wpost = !strcmp(sub, "window-post"), winning = !strcmp(sub, "winning-post");
+    if (wpost || winning) {
+        int kind = wpost ? CZ_KIND_WPOST : CZ_KIND_WINNING;
+        uint64_t reg = o->registered_proof == UINT64_MAX ? registered_of(kind, ss) : o->registered_proof;
+        uint8_t rnd[32];
+        if (o->has[V_RANDOMNESS]) {
+            memcpy(rnd, o->val[V_RANDOMNESS], 32);
+        } else { /* a fresh field element, byte 31 masked as Curio does */
+            uint64_t w[4] = {fresh_seed(), fresh_seed(), fresh_seed(), fresh_seed()};
+            memcpy(rnd, w, 32);
+            rnd[31] &= 0x3f;
+        }
+        if (rnd[31] & 0xc0) return die("%s", "--randomness is not a field element (byte 31 must be masked with 0x3f)");
+        unsigned count = o->count_set ? (unsigned)o->count : 1;
+        char *js = reg > 0xffffffffu ? NULL
+                   : cz_bench_post_vanilla_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition, count,
+                                                o->sector_num, fresh_seed());
+        if (!js) return die("gen-vanilla: %s", reg > 0xffffffffu ? "bad --registered-proof" : cz_error_message());
+        const char *path = o->out ? o->out : wpost ? "wpost-vanilla.json" : "winning-vanilla.json";
+        int rc = write_text(path, js);
+        free(js);
+        if (rc) return rc;
+        printf("wrote %s (%u synthetic %s sector proof(s), %llu-byte sectors, registered_proof %llu)\n", path, count,
+               wpost ? "Window PoSt" : "Winning PoSt", (unsigned long long)ss, (unsigned long long)reg);
+        printf("submit: cuzk-bench single -t %s --sector-size %llu --registered-proof %llu --partition %u --vanilla %s "
+               "--randomness ", wpost ? "wpost" : "winning", (unsigned long long)ss, (unsigned long long)reg,
+               winning ? 0 : o->partition, path);
+        print_hex(rnd, 32);
+        printf("\n");
+        return 0;
+    }
+    if (!strcmp(sub, "snap-prove")) {
+        uint8_t ro[32], rn[32], dn[32];
+        char *js = cz_bench_snap_vanilla_json(ss, fresh_seed(), ro, rn, dn);
+        if (!js) return die("gen-vanilla: %s", cz_error_message());
+        const char *path = o->out ? o->out : "snap-vanilla.json";
+        int rc = write_text(path, js);
+        free(js);
+        if (rc) return rc;
+        printf("wrote %s (the partition proofs of a synthetic updated %llu-byte sector)\n", path, (unsigned long long)ss);
+        printf("submit: cuzk-bench single -t snap --sector-size %llu --registered-proof %llu --vanilla %s",
+               (unsigned long long)ss, (unsigned long long)registered_of(CZ_KIND_SNAP, ss), path);
+        const uint8_t *v[3] = {ro, rn, dn};
+        static const char *const name[3] = {"comm-r-old", "comm-r-new", "comm-d-new"};
+        for (int i = 0; i < 3; i++) {
+            printf(" --%s ", name[i]);
+            print_hex(v[i], 32);
+        }
+        printf("\n");
+        return 0;
+    }
+    return die("gen-vanilla: porep, window-post, winning-post or snap-prove; got '%s'", sub);
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: cuzk-bench [-a ADDR] [--log-level L] <command> [flags]\n"
                "  single  -t/--type porep|snap|wpost|winning [--c1 PATH] [--vanilla PATH] [--registered-proof N]\n"
-               "          [--sector-num N] [--miner-id N] [--partition N] [--sector-size BYTES]\n"
+               "          [--sector-num N] [--miner-id N] [--partition N] [--sector-size BYTES] [--randomness HEX]\n"
+               "          [--comm-r-old HEX] [--comm-r-new HEX] [--comm-d-new HEX]\n"
                "  batch   (single's flags) -c/--count N (3) -j/--concurrency N (1)\n"
                "  status | metrics | preload -c ID | evict -c ID | cancel --job-id ID\n"
                "  gen-vanilla porep [--sector-size 2048] [--sector-number N] [-o c1.json]   (synthetic C1 wrapper)\n"
+               "  gen-vanilla window-post|winning-post [--sector-size 2048] [--registered-proof N] [--randomness HEX]\n"
+               "          [--partition K] [-c N sectors (1)] [--sector-number FIRST] [-o wpost-vanilla.json]\n"
+               "  gen-vanilla snap-prove [--sector-size 2048] [-o snap-vanilla.json]   (synthetic updated sector)\n"
+               "          (each prints the `single` command that submits what it wrote)\n"
                "  ADDR: http://host:port (default http://127.0.0.1:9820) or unix:///path\n");
 }
 
@@ -408,14 +574,21 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--miner-id")) { NEED(); o.miner_id = strtoull(v, NULL, 0); }
         else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); }
         else if (!strcmp(a, "--sector-size")) { NEED(); o.sector_size = strtoull(v, NULL, 0); }
-        else if (!strcmp(a, "--randomness")) { NEED(); o.randomness = v; }
+        else if (!strcmp(a, "--randomness") || !strcmp(a, "--comm-r-old") || !strcmp(a, "--comm-r-new") ||
+                 !strcmp(a, "--comm-d-new")) {
+            NEED();
+            int k = !strcmp(a, "--randomness") ? V_RANDOMNESS : !strcmp(a, "--comm-r-old") ? V_COMM_R_OLD
+                    : !strcmp(a, "--comm-r-new") ? V_COMM_R_NEW : V_COMM_D_NEW;
+            if (hex32(v, o.val[k])) return die("%s needs 64 hex digits (32 bytes)", a);
+            o.has[k] = 1;
+        }
         else if (!strcmp(a, "--job-id")) { NEED(); o.job = v; }
         else if (!strcmp(a, "-o")) { NEED(); o.out = v; }
         else if (OPT("-j", "--concurrency")) { NEED(); o.concurrency = atoi(v); }
         else if (OPT("-c", "--count") || !strcmp(a, "--circuit-id")) {
             NEED();
             if (cmd && (!strcmp(cmd, "preload") || !strcmp(cmd, "evict")) ) o.circuit = v;
-            else o.count = atoi(v);
+            else o.count = atoi(v), o.count_set = 1;
         } else if (a[0] == '-') {
             fprintf(stderr, "cuzk-bench: unknown flag %s\n", a);
             usage(stderr);
@@ -428,21 +601,7 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    if (!strcmp(cmd, "gen-vanilla")) {
-        if (!sub || strcmp(sub, "porep")) return die("gen-vanilla: only 'porep' (synthetic C1 wrapper) for now; got %s", sub ? sub : "nothing");
-        uint64_t ss = o.sector_size ? o.sector_size : 2048;
-        char *c1 = cz_bench_c1_wrapper(ss, o.sector_num, fresh_seed());
-        if (!c1) return die("synthetic C1: %s", cz_error_message());
-        const char *path = o.out ? o.out : "c1.json";
-        FILE *f = fopen(path, "w");
-        if (!f) return die("cannot write %s", path);
-        fputs(c1, f);
-        fclose(f);
-        free(c1);
-        printf("wrote %s (synthetic %llu-byte-sector C1 in the Commit2In wrapper: consistent vanilla proofs, "
-               "not a sealed sector)\n", path, (unsigned long long)ss);
-        return 0;
-    }
+    if (!strcmp(cmd, "gen-vanilla")) return gen_vanilla(&o, sub);
     grpc_init();
     cz_client *c;
     if (cz_client_open(&c, o.addr)) return die("%s", cz_error_message());

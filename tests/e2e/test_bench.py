@@ -1,6 +1,10 @@
 """e2e: cuzk-bench against the daemon (single, batch, status, preload, evict, metrics, cancel, gen-vanilla),
-over TCP and the unix socket."""
-import os, re, subprocess
+over TCP and the unix socket. The PoSt and Snap inputs: gen-vanilla window-post / winning-post write synthetic
+sector proofs as a JSON array of base64 entries and print the `single` command with the randomness; real 2 KiB
+Window (2 sectors) and Winning PoSt proofs complete through it (a seeded setup of seconds); gen-vanilla
+snap-prove's file and commitments are accepted at submit (a wrong comm_r_new is INVALID_ARGUMENT naming the
+partition; the 2 KiB Snap proof itself, a setup of ~30 s on 2 cores, is in slow_bench_snap.py)."""
+import base64, json, os, re, subprocess
 from cuzk_e2e import BUILD, TMP, Daemon, check, finish, prom_check, c1_unwrap
 
 CONFIG = """
@@ -56,6 +60,47 @@ try:
     check(rc == 1, "cancel of an unknown job fails")
     rc, out, _ = bench(*U, "evict", "-c", "porep-2k-test")
     check(rc == 0 and "evicted" in out, "evict: " + out.strip())
+
+    # PoSt through gen-vanilla's files and printed commands
+    def submit_line(out):
+        m = re.search(r"^submit: cuzk-bench (.*)$", out, re.M)
+        return m.group(1).split() if m else []
+    for sub, kind, n in (("window-post", "wpost", "2"), ("winning-post", "winning", "1")):
+        path = os.path.join(TMP, f"{kind}.json")
+        rc, out, err = bench("gen-vanilla", sub, "-c", n, "--partition", "1", "-o", path)
+        entries = json.load(open(path)) if rc == 0 else []
+        cmd = submit_line(out)
+        check(rc == 0 and len(entries) == int(n) and all(len(base64.b64decode(e)) > 100 for e in entries)
+              and "--randomness" in cmd, f"gen-vanilla {sub}: {n} base64 sector proof(s) and the submit line: {err}")
+        rc, out, err = bench(*U, *cmd)
+        check(rc == 0 and "status: COMPLETED" in out and "proof: 192 bytes" in out,
+              f"single -t {kind} with gen-vanilla's line: a real 2 KiB proof COMPLETED {err.strip()[:200]}")
+        if kind == "wpost":  # the randomness is part of the statement: another one does not verify
+            i = cmd.index("--randomness") + 1
+            other = cmd[:i] + [("%02x" % (int(cmd[i][:2], 16) ^ 1)) + cmd[i][2:]] + cmd[i + 1:]
+            rc, out, err = bench(*U, *other)
+            check(rc == 1 and "status 3" in err and "does not verify" in err,
+                  "wpost with another randomness: INVALID_ARGUMENT, does not verify: " + err.strip()[:160])
+    rc, out, err = bench(*U, "single", "-t", "wpost", "--sector-size", "2048", "--vanilla", path, "--randomness", "00")
+    check(rc == 1 and "64 hex digits" in err, "a short --randomness is refused before any request: " + err.strip())
+    bad = os.path.join(TMP, "bad-vanilla.json")
+    open(bad, "w").write('["AAAA", 7]')
+    rc, out, err = bench(*U, "single", "-t", "wpost", "--sector-size", "2048", "--vanilla", bad)
+    check(rc == 1 and "entry 1 is not a base64 string" in err, "a JSON array entry that is not base64: " + err.strip())
+
+    # Snap: the file and the three commitments reach the daemon's vanilla verifier
+    snap = os.path.join(TMP, "snap.json")
+    rc, out, err = bench("gen-vanilla", "snap-prove", "-o", snap)
+    cmd = submit_line(out)
+    check(rc == 0 and len(json.load(open(snap))) == 1 and "--comm-r-new" in cmd,
+          "gen-vanilla snap-prove: 1 partition proof and the commitments " + err.strip())
+    i = cmd.index("--comm-r-new") + 1
+    wrong = cmd[:i] + ["%064x" % (int(cmd[i], 16) ^ 1)] + cmd[i + 1:]
+    rc, out, err = bench(*U, *wrong)
+    check(rc == 1 and "status 3" in err and "vanilla_proofs[0] (partition 0) does not verify" in err,
+          "snap with a wrong --comm-r-new: INVALID_ARGUMENT naming the partition: " + err.strip()[:160])
+    rc, out, err = bench("gen-vanilla", "snap-prove", "--sector-size", str(512 << 20), "-o", snap)
+    check(rc == 1 and "2 KiB and 8 MiB" in err, "gen-vanilla snap-prove at 512 MiB is refused: " + err.strip())
 finally:
     check(d.stop() == 0, "daemon exits 0")
 finish()

@@ -1,0 +1,127 @@
+/* cuzk-bench gen-vanilla window-post | winning-post | snap-prove: synthetic vanilla proofs written as cuzk's
+ * `--vanilla` file, a JSON array of standard-base64 strings, each the bincode bytes Curio sends in one
+ * vanilla_proofs entry. cuzk's gen-vanilla reads a sealed sector from disk; these are made here:
+ *   PoSt: cz_post_synthetic_sector, answering the real challenges of the randomness (any sector size);
+ *   Snap: cz_snap_synthetic_sector, a whole updated sector with full trees (2 KiB and 8 MiB only), so every
+ *         partition's proof verifies against the three commitments, which are returned to the caller. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "filecoin/post_inputs.h"
+#include "filecoin/post_synth.h"
+#include "filecoin/snap_vanilla.h"
+#include "util/json.h"
+
+char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
+                                 uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
+char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
+                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32]);
+
+/* A growing "[\"b64\",...]" string. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} jarr;
+
+static int jarr_add(jarr *a, const uint8_t *buf, size_t n) {
+    size_t need = a->len + cz_base64_encoded_len(n) + 5; /* , " " ] NUL */
+    if (need > a->cap) {
+        size_t cap = need * 2;
+        char *s = realloc(a->s, cap);
+        if (!s) return cz_error(CZ_ENOMEM, "out of memory");
+        a->s = s, a->cap = cap;
+    }
+    char sep = a->len ? ',' : '[';
+    a->s[a->len++] = sep;
+    a->s[a->len++] = '"';
+    cz_base64_encode(a->s + a->len, buf, n);
+    a->len += cz_base64_encoded_len(n);
+    a->s[a->len++] = '"';
+    a->s[a->len] = 0;
+    return 0;
+}
+
+static char *jarr_end(jarr *a) {
+    if (!a->s) return NULL;
+    a->s[a->len++] = ']'; /* jarr_add left room for it and the NUL */
+    a->s[a->len] = 0;
+    return a->s;
+}
+
+/* count sector proofs of a PoSt partition (registered = RegisteredPoStProof: 0-4 Winning, 5-14 Window).
+ * Window sector i of partition k is at index k * sectors + i; sector ids first_sector + i. */
+char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
+                                 uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed) {
+    cz_post_kind kind;
+    uint64_t size;
+    bool v12;
+    if (cz_post_registered(registered, &kind, &size, &v12)) return NULL;
+    if (size != sector_size) {
+        cz_error(CZ_EINVAL, "registered_proof %u is for %llu-byte sectors, not %llu", registered,
+                 (unsigned long long)size, (unsigned long long)sector_size);
+        return NULL;
+    }
+    cz_post_params p;
+    if (cz_post_params_for(&p, kind, sector_size)) return NULL;
+    unsigned max = kind == CZ_POST_WINNING ? 1 : p.sectors;
+    if (!count || count > max) {
+        cz_error(CZ_EINVAL, "%u sector proofs: a %s partition takes 1..%u", count, p.name, max);
+        return NULL;
+    }
+    jarr a = {0};
+    for (unsigned i = 0; i < count; i++) {
+        cz_post_sector_proof sp;
+        uint64_t index = kind == CZ_POST_WINNING ? 0 : (uint64_t)partition * p.sectors + i;
+        uint8_t *buf = NULL;
+        size_t len;
+        int rc = cz_post_synthetic_sector(&sp, &p, v12, randomness, first_sector + i, index, seed + i);
+        if (!rc) {
+            rc = cz_post_sector_proof_encode(&sp, &p, &buf, &len);
+            cz_post_sector_proof_free(&sp);
+        }
+        if (!rc) rc = jarr_add(&a, buf, len);
+        free(buf);
+        if (rc) {
+            free(a.s);
+            return NULL;
+        }
+    }
+    return jarr_end(&a);
+}
+
+/* Every partition's PartitionProof of a fresh synthetic updated sector, under upstream's default h. */
+char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
+                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32]) {
+    cz_snap_params p;
+    if (cz_snap_params_for(&p, sector_size)) return NULL;
+    if (p.nodes_log2 > 20) {
+        cz_error(CZ_EINVAL, "snap-prove builds whole trees: 2 KiB and 8 MiB sectors only, not %llu",
+                 (unsigned long long)sector_size);
+        return NULL;
+    }
+    cz_snap_sector sec;
+    if (cz_snap_synthetic_sector(&sec, sector_size, p.hs[3], seed)) return NULL;
+    jarr a = {0};
+    int rc = 0;
+    for (unsigned k = 0; !rc && k < sec.p.partitions; k++) {
+        cz_snap_partition_proof pp;
+        uint8_t *buf = NULL;
+        size_t len;
+        if (!(rc = cz_snap_sector_partition_proof(&pp, &sec, k))) {
+            rc = cz_snap_partition_proof_encode(&pp, &sec.p, &buf, &len);
+            cz_snap_partition_proof_free(&pp);
+        }
+        if (!rc) rc = jarr_add(&a, buf, len);
+        free(buf);
+    }
+    cz_fr_to_bytes_le(comm_r_old, &sec.comm_r_old);
+    cz_fr_to_bytes_le(comm_r_new, &sec.comm_r_new);
+    cz_fr_to_bytes_le(comm_d_new, &sec.comm_d_new);
+    cz_snap_sector_free(&sec);
+    if (rc) {
+        free(a.s);
+        return NULL;
+    }
+    return jarr_end(&a);
+}
