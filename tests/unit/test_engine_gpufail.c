@@ -8,7 +8,10 @@
  *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost;
  *  - a partition that breaks a second GPU (three devices, a one-partition circuit, the first two start()
  *    calls fail and lose their device): its job fails naming the loss and the retry, the third device
- *    goes on proving. */
+ *    goes on proving.
+ * Built a second time with the server (test_engine_gpufail_json, src/cli/CMakeLists.txt, CZ_TEST_STATUS_JSON):
+ * the daemon's /status JSON (cz_status_json) shows the same: gpus[].lost, lost_reason and lost_secs_ago only
+ * on a lost device, gpu_workers[].state "lost". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,43 @@
 #include "engine/circuit.h"
 #include "engine/engine.h"
 #include "engine/log.h"
+
+#ifdef CZ_TEST_STATUS_JSON
+#include <jansson.h>
+
+#include "server/http.h"
+
+/* /status as the daemon serves it: gpus[i].lost == lost[i] (lost_reason naming why, lost_secs_ago, only
+ * then), gpu_workers[w].state "lost" exactly for the workers of lost devices (per_dev workers a device). */
+static void check_status_json(cz_engine *e, const bool *lost, int ndevs, int per_dev) {
+    char *s = cz_status_json(e);
+    json_error_t err;
+    json_t *j = s ? json_loads(s, 0, &err) : NULL;
+    CHECK_MSG(j != NULL, "/status JSON does not parse: %s", s ? err.text : "NULL");
+    json_t *g = json_object_get(j, "gpus"), *w = json_object_get(j, "gpu_workers");
+    CHECK_MSG(json_array_size(g) == (size_t)ndevs && json_array_size(w) == (size_t)(ndevs * per_dev),
+              "/status: %zu gpus, %zu workers", json_array_size(g), json_array_size(w));
+    for (int d = 0; j && d < ndevs && (size_t)d < json_array_size(g); d++) {
+        json_t *o = json_array_get(g, (size_t)d), *why = json_object_get(o, "lost_reason"),
+               *ago = json_object_get(o, "lost_secs_ago");
+        CHECK_MSG(json_is_boolean(json_object_get(o, "lost")) && json_is_true(json_object_get(o, "lost")) == lost[d],
+                  "/status gpus[%d].lost", d);
+        if (lost[d])
+            CHECK_MSG(json_is_string(why) && strstr(json_string_value(why), "cudaErrorIllegalAddress") &&
+                          json_is_number(ago) && json_number_value(ago) >= 0 && json_number_value(ago) < 120,
+                      "/status gpus[%d]: lost_reason / lost_secs_ago", d);
+        else
+            CHECK_MSG(!why && !ago, "/status gpus[%d]: lost_reason on a device in service", d);
+        for (int k = 0; k < per_dev && (size_t)(d * per_dev + k) < json_array_size(w); k++) {
+            const char *st = json_string_value(json_object_get(json_array_get(w, (size_t)(d * per_dev + k)), "state"));
+            CHECK_MSG(st && (!strcmp(st, "lost")) == lost[d], "/status gpu_workers[%d].state %s", d * per_dev + k,
+                      st ? st : "(none)");
+        }
+    }
+    json_decref(j);
+    free(s);
+}
+#endif
 
 #define MAXD 3
 static cz_backend cpu; /* the calls the fake makes once it lets a start() through */
@@ -155,6 +195,9 @@ static void one_lost(void) {
           has(m, want));
     free(m);
     cz_engine_status_free(&st);
+#ifdef CZ_TEST_STATUS_JSON
+    check_status_json(e, (const bool[]){false, true}, 2, 2);
+#endif
     /* later work goes to device 0 only */
     CHECK(submit(e, "later") == 0);
     CHECK(await(e, "later", &r) == CZ_JOB_COMPLETED);
@@ -191,6 +234,9 @@ static void all_lost(void) {
     CHECK(has(m, "cuzk_gpu_lost{ordinal=\"3\"} 1\n") && has(m, "cuzk_gpu_lost{ordinal=\"5\"} 1\n") &&
           has(m, "cuzk_proofs_failed_total 3\n"));
     free(m);
+#ifdef CZ_TEST_STATUS_JSON
+    check_status_json(e, (const bool[]){true, true}, 2, 2);
+#endif
     cz_engine_free(e); /* returns: the lost devices' workers have ended */
 }
 
@@ -210,6 +256,9 @@ static void start_error_not_lost(void) {
           st.partition_retries == 0 && st.failed == 1 && st.completed == 1);
     for (size_t i = 0; i < st.n_workers; i++) CHECK(!st.workers[i].lost);
     cz_engine_status_free(&st);
+#ifdef CZ_TEST_STATUS_JSON
+    check_status_json(e, (const bool[]){false, false}, 2, 2);
+#endif
     cz_engine_free(e);
 }
 
