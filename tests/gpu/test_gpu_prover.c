@@ -4,7 +4,7 @@
  *  - c = a b (cz_gpu_ab_product_, natural and bit-reversed) against the host's products, 2^1..2^18;
  *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n, with the
  *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms;
- *  - the whole prover: random satisfiable circuits (several sizes; c from a b, and from C's SpMV with C's
+ *  - the whole prover: random satisfiable circuits (several sizes, one with 2,500 public inputs; c from a b, and from C's SpMV with C's
  *    matrix on the device, CZ_GPU_C_SPMV=1, in turn), witnesses with a PoRep-like mix
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
  *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped), and
@@ -343,7 +343,9 @@ int main(void) {
     test_synthetic();
     test_tail_order();
 
-    static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000}};
+    static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000},
+                                       /* many public inputs, as a WindowPoSt partition has (25,840 at 32 GiB) */
+                                       {2500, 3000, 30000}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         uint64_t seed = cz_rng_next(&rng);
         circuit bits, rnd, mid;
