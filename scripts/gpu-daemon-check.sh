@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The daemon on the GPU end to end: cuzk with gpus.backend = "gpu" proves real 2 KiB PoRep C2s (fresh
 # synthetic C1s from `cuzk-bench gen-vanilla porep`) submitted over gRPC by cuzk-bench, one alone and then a
-# batch with two in flight (two workers per GPU share the device lock); the daemon verifies every proof
-# before it answers COMPLETED. For the device machine, which has no gRPC/protobuf-c/jansson/microhttpd:
+# batch with two in flight (two workers per GPU share the device lock), then one proof of each other kind in
+# KINDS (default "wpost winning snap": a 2-sector Window PoSt, a Winning PoSt and a SnapDeals update, 2 KiB,
+# their inputs from `cuzk-bench gen-vanilla window-post | winning-post | snap-prove`, submitted with the
+# command it prints); the daemon verifies every proof before it answers COMPLETED. For the device machine, which has no gRPC/protobuf-c/jansson/microhttpd:
 # pack the binaries and their shared libraries here with
 #   bash scripts/gpu-daemon-check.sh --pack BUILD_DIR OUT_DIR     (a CUDA + server build, e.g. -DCZ_CUDA_ARCH=90)
 # then carry OUT_DIR and run `bash scripts/gpu-daemon-check.sh OUT_DIR` there. Exit 0 only when every proof
@@ -51,8 +53,27 @@ else
     t0=$(date +%s%N)
     [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j "${JOBS:-2}" || rc=1; }
     echo "== batch of ${COUNT:-4}, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    for k in ${KINDS-wpost winning snap}; do
+        case $k in
+            wpost) g="window-post -c 2" ;;
+            winning) g="winning-post" ;;
+            snap) g="snap-prove" ;;
+            *) echo "unknown kind $k in KINDS"; rc=1; continue ;;
+        esac
+        # gen-vanilla prints the `single` command that submits its file (randomness or commitments included)
+        cmd=$("$d/bin/cuzk-bench" gen-vanilla $g --sector-size 2048 -o "$tmp/$k.json" | sed -n 's/^submit: cuzk-bench //p')
+        [ -n "$cmd" ] || { echo "gen-vanilla $g printed no submit line"; rc=1; continue; }
+        t0=$(date +%s%N)
+        o=$("$d/bin/cuzk-bench" -a "$a" $cmd 2>&1) || rc=1
+        echo "$o" | grep -E "^status|^error|^timings|^proof|gRPC"
+        echo "== $k (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    done
 fi
-"$d/bin/cuzk-bench" -a "$a" status || rc=1
+o=$("$d/bin/cuzk-bench" -a "$a" status) || rc=1
+echo "$o"
+if [ "${LOSE_ALL:-0}" != 1 ]; then
+    echo "$o" | grep -q "^proofs: [0-9]* completed, 0 failed" || { echo "a proof failed"; rc=1; }
+fi
 if [ -n "${BREAK_GPU:-}" ]; then
     "$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/metrics.txt" || rc=1
     grep -E "^cuzk_gpu_lost|^cuzk_partition_retries_total" "$tmp/metrics.txt"
