@@ -14,7 +14,8 @@
 # (a lost GPU: the daemon breaks that GPU's CUDA context before its first partition, CUZK_TEST_BREAK_GPU; the
 # check then also needs the device taken out of service, the partition requeued and every proof completed on
 # the others: run it on a machine of two GPUs or more; with LOSE_ALL=1 on one GPU, the proof must fail with "no usable
-# GPU", the next request be refused, and status and metrics still answer)
+# GPU", the next request be refused, and status and metrics still answer; with LOSE_ALL=1 EXIT_WHEN_LOST=1 the
+# daemon runs with gpus.exit_when_all_lost = true and must exit by itself with status 75 after that proof fails)
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -31,8 +32,8 @@ d=$(cd "${1:?usage: gpu-daemon-check.sh DIR | --pack BUILD_DIR OUT_DIR}" && pwd)
 export LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 tmp=$(mktemp -d)
 mkdir -p "$d/srs-cache"
-printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\n' \
-    "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" >"$tmp/cuzk.toml"
+printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\n' \
+    "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" >"$tmp/cuzk.toml"
 cat "$tmp/cuzk.toml"
 CUZK_TEST_BREAK_GPU="${BREAK_GPU:-}" "$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
 pid=$!
@@ -44,8 +45,18 @@ if [ "${LOSE_ALL:-0}" = 1 ]; then
     # the only GPU breaks at the first partition: that proof fails, the next request is refused
     o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | grep -vE "^proof|^ +[0-9a-f]" | tail -6
     echo "$o" | grep -q "no usable GPU" || { echo "the proof did not fail with 'no usable GPU'"; rc=1; }
-    o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | tail -3
-    echo "$o" | grep -q "no usable GPU" || { echo "the next request was not refused"; rc=1; }
+    if [ "${EXIT_WHEN_LOST:-0}" = 1 ]; then
+        # the daemon leaves by itself, status 75, for a supervisor to restart it
+        for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+        if kill -0 $pid 2>/dev/null; then echo "the daemon did not exit by itself within 30 s"; rc=1; kill -TERM $pid; fi
+        wait $pid; st=$?
+        echo "== the daemon exited by itself with status $st"
+        [ $st = 75 ] || { echo "exit status $st, not 75"; rc=1; }
+        pid=
+    else
+        o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | tail -3
+        echo "$o" | grep -q "no usable GPU" || { echo "the next request was not refused"; rc=1; }
+    fi
 else
     t0=$(date +%s%N)
     [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
@@ -69,18 +80,22 @@ else
         echo "== $k (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     done
 fi
+if [ -n "$pid" ]; then
 o=$("$d/bin/cuzk-bench" -a "$a" status) || rc=1
 echo "$o"
 if [ "${LOSE_ALL:-0}" != 1 ]; then
     echo "$o" | grep -q "^proofs: [0-9]* completed, 0 failed" || { echo "a proof failed"; rc=1; }
 fi
-if [ -n "${BREAK_GPU:-}" ]; then
+fi
+if [ -n "${BREAK_GPU:-}" ] && [ -n "$pid" ]; then
     "$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/metrics.txt" || rc=1
     grep -E "^cuzk_gpu_lost|^cuzk_partition_retries_total" "$tmp/metrics.txt"
     grep -q "^cuzk_gpu_lost{ordinal=\"$BREAK_GPU\"} 1" "$tmp/metrics.txt" || { echo "metrics: GPU $BREAK_GPU not lost"; rc=1; }
 fi
-kill -TERM $pid
-wait $pid || rc=1
+if [ -n "$pid" ]; then
+    kill -TERM $pid
+    wait $pid || rc=1
+fi
 grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error" "$tmp/cuzk.log" | head -60
 # every proof must have run on the GPU backend
 grep -q "engine started backend=${BACKEND:-gpu}" "$tmp/cuzk.log" || { echo "no GPU backend line in the daemon log"; rc=1; }
@@ -101,6 +116,10 @@ if [ -n "${BREAK_GPU:-}" ]; then
     grep -q "GPU device [0-9]* (ordinal $BREAK_GPU) lost: cuda" "$tmp/cuzk.log" || { echo "GPU $BREAK_GPU was not taken out of service"; rc=1; }
     if [ "${LOSE_ALL:-0}" = 1 ]; then
         grep -q "no usable GPU: all 1 devices lost" "$tmp/cuzk.log" || { echo "no 'no usable GPU' line"; rc=1; }
+        if [ "${EXIT_WHEN_LOST:-0}" = 1 ]; then
+            grep -E "exit_when_all_lost|exit 75" "$tmp/cuzk.log" | head -3
+            grep -q "exit 75" "$tmp/cuzk.log" || { echo "no 'exit 75' line"; rc=1; }
+        fi
     else
         grep -q "partition requeued for another GPU" "$tmp/cuzk.log" || { echo "no partition was requeued"; rc=1; }
         ! grep -q "proof failed" "$tmp/cuzk.log" || { echo "a proof failed"; rc=1; }

@@ -1,9 +1,11 @@
 /* cuzk: the proving daemon. `cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]`.
  * Startup: config -> engine -> HTTP status (optional) -> gRPC. SIGTERM/SIGINT: stop accepting calls,
  * cancel queued work and running work at the next partition boundary, answer every waiting call,
- * exit 0 (cuzk kept running after SIGINT and ignored SIGTERM). */
+ * exit 0 (cuzk kept running after SIGINT and ignored SIGTERM). With gpus.exit_when_all_lost, the loss of the
+ * last GPU does the same and exits 75 (EX_TEMPFAIL), for a supervisor to restart the daemon. */
 #include <grpc/grpc.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,15 @@
  * (gpu_provider.c); auto falls back to the CPU backend when no device is found. */
 #include "gpu_provider.h"
 #endif
+
+static atomic_bool all_gpus_lost;
+
+/* The engine's all-lost hook: wakes the main thread's sigwait (every thread blocks SIGUSR1). */
+static void all_lost(void *arg) {
+    (void)arg;
+    atomic_store(&all_gpus_lost, true);
+    kill(getpid(), SIGUSR1);
+}
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -93,6 +104,7 @@ int main(int argc, char **argv) {
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGUSR1); /* the engine's all-lost hook (gpus.exit_when_all_lost) */
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -117,16 +129,27 @@ int main(int argc, char **argv) {
     }
     cz_log(CZ_LOG_INFO, "cuzk", "cuzk daemon ready (listen=%s, status_listen=%s, pid=%d)", cfg.listen,
            *cfg.status_listen ? cfg.status_listen : "off", (int)getpid());
+    if (cfg.exit_when_all_lost) cz_engine_on_all_lost(e, all_lost, NULL);
     int sig = 0;
-    sigwait(&sigs, &sig);
-    cz_log(CZ_LOG_INFO, "cuzk", "received %s: stop accepting, cancel pending work, exit",
-           sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    for (;;) { /* a SIGUSR1 from elsewhere is not the engine's: ignored */
+        sigwait(&sigs, &sig);
+        if (sig != SIGUSR1 || atomic_load(&all_gpus_lost)) break;
+    }
+    int status = 0;
+    if (sig == SIGUSR1) {
+        status = 75; /* EX_TEMPFAIL */
+        cz_log(CZ_LOG_ERROR, "cuzk", "every GPU is lost and gpus.exit_when_all_lost is set: stop accepting, answer "
+               "the waiting calls, exit with status %d so that a supervisor restarts the daemon", status);
+    } else {
+        cz_log(CZ_LOG_INFO, "cuzk", "received %s: stop accepting, cancel pending work, exit",
+               sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
     cz_rpc_server_stop_accepting(rpc);
     cz_engine_shutdown(e, true);
     cz_rpc_server_destroy(rpc);
     cz_http_stop(http);
     cz_engine_free(e);
     grpc_shutdown();
-    cz_log(CZ_LOG_INFO, "cuzk", "clean exit");
-    return 0;
+    cz_log(CZ_LOG_INFO, "cuzk", status ? "exit %d" : "clean exit", status);
+    return status;
 }

@@ -24,6 +24,11 @@ typedef struct {
     int ndevices;
     uint32_t gpu_threads, gpu_workers_per_device;
     uint32_t gpu_max_resident; /* gpus.max_resident_circuits (ours): provers kept per GPU, 0 = the backend's 8 */
+    /* gpus.exit_when_all_lost (ours, default false): when every GPU is lost (a sticky CUDA error breaks the
+     * process's context for good), the daemon fails the unfinished jobs, answers the waiting calls and exits
+     * with status 75 (EX_TEMPFAIL), so that a supervisor restarts it with fresh contexts; false keeps it up,
+     * refusing proofs with UNAVAILABLE and answering status and metrics, until an operator restarts it. */
+    bool exit_when_all_lost;
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
     bool sort_by_type;

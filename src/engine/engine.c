@@ -104,6 +104,8 @@ struct cz_engine {
     int n_lost;
     uint64_t retries; /* partitions requeued after their device was lost */
     char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
+    void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
+    void *all_lost_arg;
     pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done;
     cz_sched queue;
     job *jobs;
@@ -289,6 +291,7 @@ static void fail_all_no_gpu(cz_engine *e) {
     }
     pthread_cond_broadcast(&e->cv_space);
     pthread_cond_broadcast(&e->cv_work);
+    if (e->all_lost_fn) e->all_lost_fn(e->all_lost_arg);
 }
 
 /* With the device's lock and the engine lock held. */
@@ -975,6 +978,12 @@ static void prune(cz_engine *e) {
         kept += j->state == JF;
         pp = &j->next;
     }
+}
+
+void cz_engine_on_all_lost(cz_engine *e, void (*fn)(void *arg), void *arg) {
+    pthread_mutex_lock(&e->mu);
+    e->all_lost_fn = fn, e->all_lost_arg = arg;
+    pthread_mutex_unlock(&e->mu);
 }
 
 void cz_engine_set_circuit_for_test(cz_engine *e, int kind, const struct cz_circuit *c) {

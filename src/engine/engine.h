@@ -163,6 +163,10 @@ int cz_engine_preload(cz_engine *e, const char *circuit_id, bool *already_loaded
 int cz_engine_evict(cz_engine *e, const char *circuit_id, bool *was_loaded, uint64_t *freed_bytes);
 int cz_engine_status_get(cz_engine *e, cz_engine_status *st);
 void cz_engine_status_free(cz_engine_status *st);
+/* fn(arg) is called once, when the last GPU device is lost (after the unfinished jobs were failed), with the
+ * engine lock held: it must only note the event (the daemon's wakes its main thread for
+ * gpus.exit_when_all_lost). Set it before the first job. */
+void cz_engine_on_all_lost(cz_engine *e, void (*fn)(void *arg), void *arg);
 /* Tests: requests of `kind` go to circuit c whatever their sector size (NULL: the registry again). */
 struct cz_circuit;
 void cz_engine_set_circuit_for_test(cz_engine *e, int kind, const struct cz_circuit *c);

@@ -1,6 +1,6 @@
 """e2e: config files and CLI flags. Bad configs give one clear error naming the key and line and a non-zero
 exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is."""
-import os, subprocess, tempfile, time
+import os, signal, subprocess, tempfile, time
 from cuzk_e2e import BUILD, SRC, TMP, check, finish
 
 CUZK = os.path.join(BUILD, "cuzk")
@@ -64,9 +64,16 @@ p = subprocess.Popen([CUZK, "-c", ex, "-l", "unix://" + sock], stderr=subprocess
 deadline = time.time() + 20
 while not os.path.exists(sock) and time.time() < deadline and p.poll() is None:
     time.sleep(0.05)
+# SIGUSR1 wakes the main thread only for the engine's all-lost hook (gpus.exit_when_all_lost): one from
+# outside is ignored
+p.send_signal(signal.SIGUSR1)
+time.sleep(0.5)
+alive = p.poll() is None
 p.terminate()
 out = p.communicate(timeout=30)[1]
 check(p.returncode == 0 and "WARN" not in out, "cuzk.example.toml is accepted as it is (no warnings)")
+check(alive and "clean exit" in out and "every GPU is lost" not in out,
+      "a SIGUSR1 from outside is ignored (the daemon goes on, then exits 0 on SIGTERM)")
 
 # logging.format = "json": every log line is one JSON object (TIMELINE lines stay CSV for their parsers).
 import json  # noqa: E402

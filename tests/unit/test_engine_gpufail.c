@@ -4,7 +4,8 @@
  *    status and metrics show the loss and the retry, device 1 takes no partition after it (one start()
  *    there, also for a job submitted later), the memory budget and held witnesses go back to zero;
  *  - both devices lost: the jobs fail promptly with "no usable GPU: ..." naming both, a new submit is
- *    refused with CZ_EDEVICE, status and metrics still answer, the engine shuts down;
+ *    refused with CZ_EDEVICE, status and metrics still answer, the all-lost hook (cz_engine_on_all_lost, the
+ *    daemon's gpus.exit_when_all_lost) ran once, the engine shuts down;
  *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost;
  *  - a partition that breaks a second GPU (three devices, a one-partition circuit, the first two start()
  *    calls fail and lose their device): its job fails naming the loss and the retry, the third device
@@ -152,9 +153,14 @@ static bool has(const char *m, const char *s) {
     return ok;
 }
 
+static int all_lost_calls;
+static void count_all_lost(void *arg) { (*(int *)arg)++; }
+
 static void one_lost(void) {
     cz_engine *e = engine(2, 2, 0);
     if (!e) return;
+    all_lost_calls = 0;
+    cz_engine_on_all_lost(e, count_all_lost, &all_lost_calls);
     static const char *ids[] = {"a", "b", "c", "d"};
     for (int i = 0; i < 4; i++) CHECK(submit(e, ids[i]) == 0);
     uint32_t parts = 0;
@@ -203,12 +209,15 @@ static void one_lost(void) {
     CHECK(await(e, "later", &r) == CZ_JOB_COMPLETED);
     cz_result_free(&r);
     CHECK_MSG(starts[1] == 1, "device 1: %d starts", starts[1]);
+    CHECK_MSG(all_lost_calls == 0, "all-lost hook ran %d times with a device left", all_lost_calls);
     cz_engine_free(e);
 }
 
 static void all_lost(void) {
     cz_engine *e = engine(3, 3, 0);
     if (!e) return;
+    all_lost_calls = 0;
+    cz_engine_on_all_lost(e, count_all_lost, &all_lost_calls);
     static const char *ids[] = {"x", "y", "z"};
     for (int i = 0; i < 3; i++) CHECK(submit(e, ids[i]) == 0);
     cz_result r;
@@ -223,6 +232,7 @@ static void all_lost(void) {
     }
     CHECK(submit(e, "refused") == CZ_EDEVICE &&
           strstr(cz_error_message(), "no usable GPU: all 2 devices lost"));
+    CHECK_MSG(all_lost_calls == 1, "all-lost hook ran %d times", all_lost_calls);
     /* at most one start() a device: the first failure loses it */
     CHECK_MSG(starts[0] == 1 && starts[1] == 1, "starts %d %d", starts[0], starts[1]);
     cz_engine_status st;
