@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +28,19 @@ void cz_test_rng(cz_rng *rng) { cz_rng_seed(rng, cz_test_seed()); }
 int cz_test_finish(void) {
     printf("%lu passed, %lu failed\n", cz_test_passed, cz_test_failed);
     return cz_test_failed ? 1 : 0;
+}
+
+size_t cz_test_gpu_max_n(size_t dflt) {
+    const char *v = getenv("CZ_TEST_GPU_MAX_N");
+    if (!v || !*v) return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 0);
+    if (errno || *end || !n || *v == '-') {
+        fprintf(stderr, "CZ_TEST_GPU_MAX_N=%s is not a positive integer\n", v);
+        exit(2);
+    }
+    return (size_t)n;
 }
 
 char *cz_test_fixture_path(char *path, size_t cap, const char *rel) {

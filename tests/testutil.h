@@ -3,6 +3,7 @@
 #ifndef CZ_TESTUTIL_H
 #define CZ_TESTUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -48,6 +49,10 @@ char *cz_test_read_file(const char *path, size_t *len);
 char *cz_test_fixture_path(char *path, size_t cap, const char *rel);
 /* cz_test_read_file of that fixture (NULL when absent). */
 char *cz_test_read_fixture(const char *rel, char *path, size_t cap, size_t *len);
+/* The GPU tests' size cap: $CZ_TEST_GPU_MAX_N (compute-sanitizer runs: every kernel path on small data), or
+ * dflt when it is unset or empty. A value that is not a positive integer stops the test (exit 2) rather than
+ * skipping every size and passing. */
+size_t cz_test_gpu_max_n(size_t dflt);
 /* Hex helpers for tests and tools. */
 void cz_hex_encode(char *out, const uint8_t *in, size_t n);
 int cz_hex_decode(uint8_t *out, size_t n, const char *in);

@@ -136,8 +136,7 @@ int main(void) {
     printf("stale prover dropped: ok\n");
 
     /* memory short: a ballast leaves room for C or A, not both (skipped under the sanitizer's size cap) */
-    const char *cap = getenv("CZ_TEST_GPU_MAX_N");
-    if (cap && atol(cap) < (1l << 16)) {
+    if (cz_test_gpu_max_n(SIZE_MAX) < ((size_t)1 << 16)) {
         cz_backend_gpu_release();
         unmake(&a);
         unmake(&b);

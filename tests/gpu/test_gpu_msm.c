@@ -167,7 +167,7 @@ int main(void) {
     if (rc) return cz_test_finish();
 
     /* CZ_TEST_GPU_MAX_N caps the sizes (compute-sanitizer runs: every kernel path, small data) */
-    const size_t cap = getenv("CZ_TEST_GPU_MAX_N") ? (size_t)strtoull(getenv("CZ_TEST_GPU_MAX_N"), NULL, 0) : max_n;
+    const size_t cap = cz_test_gpu_max_n(max_n);
     static const size_t sizes[] = {1, 63, 1024, 1024 + 37, 4096, 1 << 14, 1 << 16, 1 << 18, (1 << 20) - 5, 1 << 20};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si], nw = (n + 63) / 64;

@@ -144,11 +144,10 @@ int main(void) {
 
     /* CZ_TEST_GPU_MAX_N caps the transforms' sizes (compute-sanitizer runs; the staged-tile pass runs from 2^13) */
     unsigned max_log = 22;
-    const char *cap = getenv("CZ_TEST_GPU_MAX_N");
+    const size_t cap = cz_test_gpu_max_n(0);
     if (cap) {
-        const unsigned long long c = strtoull(cap, NULL, 0);
-        while (max_log > 1 && ((unsigned long long)1 << max_log) > c) max_log--;
-        printf("sizes capped at 2^%u (CZ_TEST_GPU_MAX_N=%s)\n", max_log, cap);
+        while (max_log > 1 && ((size_t)1 << max_log) > cap) max_log--;
+        printf("sizes capped at 2^%u (CZ_TEST_GPU_MAX_N=%zu)\n", max_log, cap);
     }
     for (unsigned log_n = 1; log_n <= max_log; log_n++) {
         size_t n = (size_t)1 << log_n, first, bad;

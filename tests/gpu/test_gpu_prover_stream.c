@@ -324,8 +324,7 @@ int main(void) {
     }
     cz_test_rng(&rng);
     unsetenv("CZ_GPU_PROVER_STREAM");
-    const char *cap = getenv("CZ_TEST_GPU_MAX_N");
-    const size_t max_n = cap ? (size_t)strtoull(cap, NULL, 0) : (size_t)1 << 16;
+    const size_t max_n = cz_test_gpu_max_n((size_t)1 << 16);
     /* (pub, free, constraints): rows = pub + 1 + constraints, never a power of two here */
     static const size_t shapes[][3] = {{1, 2, 3}, {2, 64, 130}, {4, 100, 900}, {3, 700, 3000}, {8, 3000, 30000}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
