@@ -2,7 +2,8 @@
  *   single, batch, status, preload, metrics, plus evict, cancel and gen-vanilla (ours: synthetic inputs).
  * Global flags: -a/--addr (default http://127.0.0.1:9820; unix:///path for a socket), --log-level.
  * --vanilla PATH is a JSON array of base64 proofs (one vanilla_proofs entry each), or else the raw file as
- * one proof; --randomness and --comm-r-old / --comm-r-new / --comm-d-new are 64 hex digits (32 bytes).
+ * one proof; --randomness and --comm-r-old / --comm-r-new / --comm-d-new are 64 hex digits (32 bytes); a PoSt
+ * request without --randomness carries 32 zero bytes, as cuzk's.
  * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
  * wrapper's SectorSize (cuzk hard-coded 32 GiB), and `single -t porep` without --c1 sends a fresh
  * synthetic C1 (src/filecoin/synth.h) of that size (default 2 KiB) in the Commit2In wrapper; without
@@ -221,8 +222,9 @@ static int build_submit(const opts *o, submit_buf *b) {
     s->miner_id = o->miner_id;
     s->partition_index = o->partition;
     ProtobufCBinaryData *vals[4] = {&s->randomness, &s->comm_r_old, &s->comm_r_new, &s->comm_d_new};
-    for (int i = 0; i < 4; i++)
-        if (o->has[i]) vals[i]->data = (uint8_t *)o->val[i], vals[i]->len = 32;
+    for (int i = 0; i < 4; i++) /* a PoSt request without --randomness: 32 zero bytes, as cuzk's bench */
+        if (o->has[i] || (i == V_RANDOMNESS && (kind == CZ_KIND_WPOST || kind == CZ_KIND_WINNING)))
+            vals[i]->data = (uint8_t *)o->val[i], vals[i]->len = 32;
     uint64_t ss = o->sector_size;
     size_t vlen = 0;
     if (kind == CZ_KIND_POREP) {

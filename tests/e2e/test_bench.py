@@ -81,6 +81,12 @@ try:
             rc, out, err = bench(*U, *other)
             check(rc == 1 and "status 3" in err and "does not verify" in err,
                   "wpost with another randomness: INVALID_ARGUMENT, does not verify: " + err.strip()[:160])
+    # without --randomness a PoSt request carries 32 zero bytes (cuzk's default): a proof made for them proves
+    zero = os.path.join(TMP, "wpost-zero.json")
+    rc, out, err = bench("gen-vanilla", "window-post", "--randomness", "00" * 32, "-o", zero)
+    rc2, out, err = bench(*U, "single", "-t", "wpost", "--sector-size", "2048", "--vanilla", zero)
+    check(rc == 0 and rc2 == 0 and "status: COMPLETED" in out,
+          "single -t wpost without --randomness: 32 zero bytes, COMPLETED " + err.strip()[:160])
     rc, out, err = bench(*U, "single", "-t", "wpost", "--sector-size", "2048", "--vanilla", path, "--randomness", "00")
     check(rc == 1 and "64 hex digits" in err, "a short --randomness is refused before any request: " + err.strip())
     bad = os.path.join(TMP, "bad-vanilla.json")
