@@ -1,5 +1,6 @@
 /* cuzk-bench: a client of the daemon with cuzk-bench's subcommands and flags (cuzk-spec §4):
- *   single, batch, status, preload, metrics, plus evict, cancel and gen-vanilla (ours: synthetic inputs).
+ *   single, batch, status, preload, metrics, synth-only, plus evict, cancel and gen-vanilla (ours: synthetic
+ *   inputs).
  * Global flags: -a/--addr (default http://127.0.0.1:9820; unix:///path for a socket), --log-level.
  * --vanilla PATH is a JSON array of base64 proofs (one vanilla_proofs entry each), or else the raw file as
  * one proof; --randomness and --comm-r-old / --comm-r-new / --comm-d-new are 64 hex digits (32 bytes); a PoSt
@@ -21,7 +22,9 @@
 
 #include "cuzk/v1/proving.pb-c.h"
 #include "cz_error.h"
+#include "engine/circuit.h"
 #include "engine/engine.h"
+#include "r1cs/wcompact.h"
 #include "server/client.h"
 #include "util/json.h"
 
@@ -31,7 +34,7 @@ typedef struct {
     const char *addr, *type, *c1, *vanilla, *circuit, *job, *out;
     uint64_t registered_proof, sector_num, miner_id, sector_size;
     uint32_t partition;
-    int count, concurrency, count_set;
+    int count, concurrency, count_set, iterations, dense, partition_set;
     /* 32-byte values given as hex: randomness, comm_r_old, comm_r_new, comm_d_new */
     uint8_t val[4][32];
     int has[4];
@@ -458,6 +461,87 @@ static int cmd_cancel(cz_client *c, const opts *o) {
     return 0;
 }
 
+/* synth-only: the daemon's synthesis in this process, no daemon involved (cuzk's synth-only, any kind): the
+ * request is built as for `single`, prepared by its circuit's hooks (the C1 or vanilla proofs parsed and
+ * verified, as at submit) and its partitions' witnesses synthesized (--partition P: that one only; for PoSt it
+ * is the request's partition_index, as in `single`), compact
+ * where the circuit has that form unless --dense, as the daemon does by default. */
+static int cmd_synth_only(const opts *o) {
+    submit_buf b;
+    if (build_submit(o, &b)) {
+        submit_free(&b);
+        return 1;
+    }
+    const Cuzk__V1__SubmitProofRequest *ps = &b.s;
+    const uint8_t **vp = calloc(ps->n_vanilla_proofs + 1, sizeof *vp);
+    size_t *vl = calloc(ps->n_vanilla_proofs + 1, sizeof *vl);
+    for (size_t i = 0; vp && vl && i < ps->n_vanilla_proofs; i++)
+        vp[i] = ps->vanilla_proofs[i].data, vl[i] = ps->vanilla_proofs[i].len;
+    cz_submit s = {0};
+    s.request_id = "synth-only", s.kind = ps->proof_kind, s.sector_size = ps->sector_size;
+    s.registered_proof = ps->registered_proof, s.vanilla = ps->vanilla_proof.data, s.vanilla_len = ps->vanilla_proof.len;
+    s.n_vanillas = ps->n_vanilla_proofs, s.vanillas = vp, s.vanilla_lens = vl;
+    s.sector_number = ps->sector_number, s.miner_id = ps->miner_id, s.partition_index = ps->partition_index;
+    s.randomness = ps->randomness.data, s.randomness_len = ps->randomness.len;
+    s.comm_r_old = ps->comm_r_old.data, s.comm_r_old_len = ps->comm_r_old.len;
+    s.comm_r_new = ps->comm_r_new.data, s.comm_r_new_len = ps->comm_r_new.len;
+    s.comm_d_new = ps->comm_d_new.data, s.comm_d_new_len = ps->comm_d_new.len;
+    const cz_circuit *c = NULL;
+    int rc = !vp || !vl ? die("%s", "out of memory") : 0;
+    if (!rc && cz_circuit_for_request(s.kind, s.sector_size, false, &c))
+        rc = die("%s", cz_error_message());
+    int iters = o->iterations > 0 ? o->iterations : 1;
+    double sum_wall = 0, sum_synth = 0;
+    for (int it = 0; !rc && it < iters; it++) {
+        double t0 = now_s(), synth = 0;
+        void *state = NULL;
+        if (c->prepare(c, &s, &state)) {
+            rc = die("prepare: %s", cz_error_message());
+            break;
+        }
+        uint32_t parts = c->partitions_of ? c->partitions_of(c, state) : c->partitions;
+        /* --partition picks a PoRep / Snap partition; a PoSt request's is its partition_index (one circuit) */
+        bool pick = o->partition_set && s.kind != CZ_KIND_WPOST && s.kind != CZ_KIND_WINNING;
+        uint32_t first = pick ? o->partition : 0, last = pick ? o->partition + 1 : parts;
+        if (first >= parts) {
+            fprintf(stderr, "cuzk-bench: --partition %u: %s has %u partition(s)\n", first, c->id, parts);
+            c->release(c, state);
+            rc = 1;
+            break;
+        }
+        uint64_t ni = 0, na = 0, bytes = 0;
+        bool compact = !o->dense && c->synthesize_compact;
+        for (uint32_t k = first; !rc && k < last; k++) {
+            cz_fr *in = NULL, *aux = NULL;
+            uint64_t n_in = 0, n_aux = 0;
+            cz_wcompact w;
+            cz_wcompact_init(&w);
+            double t1 = now_s();
+            int r = compact ? c->synthesize_compact(c, state, k, &in, &n_in, &w)
+                            : c->synthesize(c, state, k, &in, &n_in, &aux, &n_aux);
+            synth += now_s() - t1;
+            if (r) rc = die("synthesis: %s", cz_error_message());
+            if (compact) n_aux = w.n, bytes += cz_wcompact_bytes(&w);
+            else bytes += n_aux * sizeof(cz_fr);
+            ni += n_in, na += n_aux;
+            free(in), free(aux);
+            cz_wcompact_free(&w);
+        }
+        c->release(c, state);
+        if (rc) break;
+        double wall = now_s() - t0;
+        sum_wall += wall, sum_synth += synth;
+        printf("[%d] wall=%.0f ms synth=%.0f ms circuits=%u circuit=%s inputs=%llu aux=%llu witness=%s %.1f MB\n", it,
+               wall * 1e3, synth * 1e3, last - first, c->id, (unsigned long long)ni, (unsigned long long)na,
+               compact ? "compact" : "dense", bytes / 1e6);
+    }
+    if (!rc)
+        printf("average over %d: wall=%.0f ms synth=%.0f ms\n", iters, sum_wall * 1e3 / iters, sum_synth * 1e3 / iters);
+    free(vp), free(vl);
+    submit_free(&b);
+    return rc;
+}
+
 static int write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     if (!f) return die("cannot write %s", path);
@@ -542,6 +626,7 @@ static void usage(FILE *f) {
                "          [--comm-r-old HEX] [--comm-r-new HEX] [--comm-d-new HEX]\n"
                "  batch   (single's flags) -c/--count N (3) -j/--concurrency N (1)\n"
                "  status | metrics | preload -c ID | evict -c ID | cancel --job-id ID\n"
+               "  synth-only (single's flags) [-i/--iterations N (1)] [--dense]   (synthesis in this process, no daemon)\n"
                "  gen-vanilla porep [--sector-size 2048] [--sector-number N] [-o c1.json]   (synthetic C1 wrapper)\n"
                "  gen-vanilla window-post|winning-post [--sector-size 2048] [--registered-proof N] [--randomness HEX]\n"
                "          [--partition K] [-c N sectors (1)] [--sector-number FIRST] [-o wpost-vanilla.json]\n"
@@ -574,7 +659,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--registered-proof")) { NEED(); o.registered_proof = strtoull(v, NULL, 0); }
         else if (OPT("--sector-num", "--sector-number")) { NEED(); o.sector_num = strtoull(v, NULL, 0); }
         else if (!strcmp(a, "--miner-id")) { NEED(); o.miner_id = strtoull(v, NULL, 0); }
-        else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); }
+        else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); o.partition_set = 1; }
+        else if (OPT("-i", "--iterations")) { NEED(); o.iterations = atoi(v); }
+        else if (!strcmp(a, "--dense")) o.dense = 1;
         else if (!strcmp(a, "--sector-size")) { NEED(); o.sector_size = strtoull(v, NULL, 0); }
         else if (!strcmp(a, "--randomness") || !strcmp(a, "--comm-r-old") || !strcmp(a, "--comm-r-new") ||
                  !strcmp(a, "--comm-d-new")) {
@@ -604,6 +691,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (!strcmp(cmd, "gen-vanilla")) return gen_vanilla(&o, sub);
+    if (!strcmp(cmd, "synth-only")) return cmd_synth_only(&o);
     grpc_init();
     cz_client *c;
     if (cz_client_open(&c, o.addr)) return die("%s", cz_error_message());

@@ -61,6 +61,17 @@ try:
     rc, out, _ = bench(*U, "evict", "-c", "porep-2k-test")
     check(rc == 0 and "evicted" in out, "evict: " + out.strip())
 
+    # synth-only: the daemon's synthesis in this process; the aux counts are filecoin-circuits.md's (2 KiB PoRep
+    # 2,685,673; 2-sector 2 KiB Window PoSt 22,128)
+    rc, out, err = bench("synth-only", "--c1", c1, "-i", "2")
+    check(rc == 0 and len(re.findall(r"^\[\d\] wall=\d+ ms synth=\d+ ms circuits=1 circuit=porep-2k inputs=40 "
+                                     r"aux=2685673 witness=compact", out, re.M)) == 2 and "average over 2" in out,
+          "synth-only --c1 -i 2: two porep-2k syntheses, 2,685,673 aux " + err.strip()[:160])
+    rc, out, err = bench("synth-only", "--c1", c1, "--dense")
+    check(rc == 0 and "aux=2685673 witness=dense 85.9 MB" in out, "synth-only --dense: 32 bytes a value")
+    rc, out, err = bench("synth-only", "--c1", c1, "--partition", "1")
+    check(rc == 1 and "porep-2k has 1 partition(s)" in err, "synth-only --partition 1 of a 1-partition C1 fails")
+
     # PoSt through gen-vanilla's files and printed commands
     def submit_line(out):
         m = re.search(r"^submit: cuzk-bench (.*)$", out, re.M)
@@ -75,6 +86,10 @@ try:
         rc, out, err = bench(*U, *cmd)
         check(rc == 0 and "status: COMPLETED" in out and "proof: 192 bytes" in out,
               f"single -t {kind} with gen-vanilla's line: a real 2 KiB proof COMPLETED {err.strip()[:200]}")
+        if kind == "wpost":
+            rc, out, err = bench("synth-only", *cmd[1:])
+            check(rc == 0 and "circuit=wpost-2k inputs=23 aux=22128" in out,
+                  "synth-only with the same flags: the wpost-2k witness, 22,128 aux " + err.strip()[:160])
         if kind == "wpost":  # the randomness is part of the statement: another one does not verify
             i = cmd.index("--randomness") + 1
             other = cmd[:i] + [("%02x" % (int(cmd[i][:2], 16) ^ 1)) + cmd[i][2:]] + cmd[i + 1:]
