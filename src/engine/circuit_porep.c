@@ -26,6 +26,7 @@
 #include "filecoin/porep_inputs.h"
 #include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
+#include "util/par.h"
 
 typedef struct {
     cz_c1 c1;
@@ -57,6 +58,8 @@ int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     cz_cs_free(cs);
     return rc;
 }
+
+static int verify_partition(void *c1, unsigned k) { return cz_c1_verify(c1, k, true); }
 
 int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state) {
     int six = size_index(c->sector_size);
@@ -93,12 +96,12 @@ int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **sta
         /* NI-PoRep derives its challenges from replica_id and comm_r: its seed is unused */
         rc = cz_error(CZ_EINVAL, "vanilla_proof: comm_d, comm_r or seed is all zeros");
     }
-    for (unsigned k = 0; !rc && k < c1->partitions; k++) {
-        if ((rc = cz_c1_verify(c1, k, true))) {
-            char why[400];
-            snprintf(why, sizeof why, "%s", cz_error_message());
-            rc = cz_error(rc == CZ_EUNSUPPORTED ? rc : CZ_EINVAL, "vanilla proof does not verify: %s", why);
-        }
+    /* the partitions on OpenMP threads (a 32 GiB C1's ten took ~2.7 s one by one on the H200 host); the
+     * lowest failing partition is named, as one by one */
+    if (!rc && (rc = cz_par_check(c1->partitions, 0, verify_partition, c1, NULL))) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        rc = cz_error(rc == CZ_EUNSUPPORTED ? rc : CZ_EINVAL, "vanilla proof does not verify: %s", why);
     }
     if (rc) {
         cz_c1_free(c1);

@@ -19,6 +19,7 @@
 #include "filecoin/snap_circuit.h"
 #include "filecoin/snap_vanilla.h"
 #include "r1cs/cs.h"
+#include "util/par.h"
 
 typedef struct {
     cz_snap_params p;
@@ -68,6 +69,22 @@ static int verify_one(snap_state *st, unsigned k, unsigned h) {
                     "comm_d_new: %s", k, k, why);
 }
 
+typedef struct {
+    snap_state *st;
+    const cz_submit *s;
+} part_job;
+
+static int parse_one(void *ctx, unsigned k) {
+    const part_job *pj = ctx;
+    int rc = cz_snap_partition_proof_parse(&pj->st->pp[k], pj->s->vanillas[k], pj->s->vanilla_lens[k], &pj->st->p);
+    if (!rc) return 0;
+    char why[400];
+    snprintf(why, sizeof why, "%s", cz_error_message());
+    return cz_error(rc == CZ_ENOMEM ? CZ_ENOMEM : CZ_EINVAL, "vanilla_proofs[%u] (partition %u): %s", k, k, why);
+}
+
+static int verify_at_h(void *st, unsigned k) { return verify_one(st, k, ((snap_state *)st)->h); }
+
 int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state) {
     uint64_t size;
     if (s->registered_proof > 0xffffffffu || cz_snap_registered((unsigned)s->registered_proof, &size))
@@ -89,14 +106,12 @@ int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **stat
         rc = cz_error(CZ_EINVAL, "%u vanilla proofs, %s takes exactly %u (one per partition)", n, st->p.name,
                       st->p.partitions);
     if (!rc && !(st->pp = calloc(n, sizeof *st->pp))) rc = cz_error(CZ_ENOMEM, "out of memory");
-    for (unsigned k = 0; !rc && k < n; k++) {
-        if ((rc = cz_snap_partition_proof_parse(&st->pp[k], s->vanillas[k], s->vanilla_lens[k], &st->p))) {
-            char why[400];
-            snprintf(why, sizeof why, "%s", cz_error_message());
-            rc = cz_error(rc == CZ_ENOMEM ? CZ_ENOMEM : CZ_EINVAL, "vanilla_proofs[%u] (partition %u): %s", k, k, why);
-            break;
-        }
-        st->n = k + 1;
+    /* the partitions on OpenMP threads, parsed then verified; the lowest failing one is named, as one by one;
+     * every pp[k] is parsed or zeroed, so release frees them all */
+    part_job pj = {st, s};
+    if (!rc) {
+        st->n = n;
+        rc = cz_par_check(n, 0, parse_one, &pj, NULL);
     }
     if (!rc) { /* h: the allowed value under which partition 0 verifies, upstream's default first */
         unsigned order[6] = {3, 0, 1, 2, 4, 5};
@@ -110,7 +125,7 @@ int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **stat
                 break;
             }
         }
-        for (unsigned k = 0; !rc && k < n; k++) rc = verify_one(st, k, st->h);
+        rc = cz_par_check(n, 0, verify_at_h, st, NULL);
     }
     if (rc) {
         cz_snap_circuit_release(c, st);

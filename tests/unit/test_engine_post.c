@@ -142,6 +142,10 @@ int main(void) {
     size_t lens[2] = {w.len[0], w.len[1] - 7};
     bad = s, bad.vanilla_lens = lens;
     expect_reject("wpost-2k", &bad, "vanilla_proofs[1]");
+    /* both bad: the sectors are checked in parallel, the lowest is named (as one by one) */
+    size_t lens2[2] = {w.len[0] - 3, w.len[1] - 7};
+    bad = s, bad.vanilla_lens = lens2;
+    expect_reject("wpost-2k", &bad, "vanilla_proofs[0]");
     vanillas three = w;
     three.n = 3, three.buf[2] = w.buf[0], three.len[2] = w.len[0];
     bad = req(CZ_KIND_WPOST, 10, &three, rnd, k);
