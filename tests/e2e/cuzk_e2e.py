@@ -18,6 +18,15 @@ from cuzk.v1 import proving_pb2 as pb, proving_pb2_grpc as pbg  # noqa: E402,F40
 PARAMS = os.path.join(BUILD, "e2e-params")  # shared across tests so the seeded setup runs once
 SRS_CACHE = os.path.join(BUILD, "srs-cache")  # the real 2 KiB seeded setup (minutes), shared with scripts/demo.sh
 MiB = 1 << 20
+R_FR = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001  # BLS12-381 scalar field order
+# The real circuits with no official parameter file here: a seeded local setup cached in build/srs-cache
+SEEDED_CONFIG = """
+[daemon]
+listen = "unix://{sock}"
+[srs]
+param_cache = "{params}/official"
+local_cache = "{srs_cache}"
+"""
 passed = failed = 0
 
 
@@ -165,6 +174,17 @@ def gen_c1(sector_size=2048, sector_number=1):
                     "--sector-number", str(sector_number), "-o", path], check=True, capture_output=True)
     with open(path, "rb") as f:
         return f.read()
+
+
+def noble_verify(params, proof, inputs):
+    """(exit code, output) of tests/oracles/daemon_verify.mjs: the proof checked under @noble/curves with the vk read
+    from the parameter file and the public inputs (integers); npm ci on first use."""
+    ora = os.path.join(SRC, "tests", "oracles")
+    if not os.path.isdir(os.path.join(ora, "node_modules")):
+        subprocess.run(["npm", "ci", "--prefix", ora, "--no-audit", "--no-fund"], check=True, capture_output=True)
+    r = subprocess.run(["node", os.path.join(ora, "daemon_verify.mjs"), params, proof.hex(),
+                        ",".join(str(x) for x in inputs)], capture_output=True, text=True, timeout=600)
+    return r.returncode, r.stdout.strip()
 
 
 def c1_unwrap(wrapper):

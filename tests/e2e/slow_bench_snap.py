@@ -8,31 +8,14 @@ verifies under @noble/curves with the vk read from the parameter file and the pu
 + 1 does not.
 Usage: slow_bench_snap.py BUILD_DIR SOURCE_DIR."""
 import os, re, subprocess
-from cuzk_e2e import BUILD, SRC, SRS_CACHE, TMP, Daemon, check, finish
+from cuzk_e2e import BUILD, R_FR as R, SEEDED_CONFIG as CONFIG, SRS_CACHE, TMP, Daemon, check, finish, noble_verify as noble
 
-ORA = os.path.join(SRC, "tests", "oracles")
 B = os.path.join(BUILD, "cuzk-bench")
-R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
-CONFIG = """
-[daemon]
-listen = "unix://{sock}"
-[srs]
-param_cache = "{params}/official"
-local_cache = "{srs_cache}"
-"""
 
 
 def bench(*args, timeout=120):
     r = subprocess.run([B, *args], capture_output=True, text=True, timeout=timeout)
     return r.returncode, r.stdout, r.stderr
-
-
-def noble(params, proof, inputs):
-    if not os.path.isdir(os.path.join(ORA, "node_modules")):
-        subprocess.run(["npm", "ci", "--prefix", ORA, "--no-audit", "--no-fund"], check=True, capture_output=True)
-    r = subprocess.run(["node", os.path.join(ORA, "daemon_verify.mjs"), params, proof.hex(),
-                        ",".join(str(x) for x in inputs)], capture_output=True, text=True, timeout=600)
-    return r.returncode, r.stdout.strip()
 
 
 d = Daemon(CONFIG, name="snap2k", test_circuit=False)

@@ -8,18 +8,10 @@ from the parameter file and the public inputs printed by cz_tool_c1_inputs from 
 does not. A tampered C1 sent first is rejected and the daemon still proves the good one.
 Usage: slow_porep_2k.py BUILD_DIR SOURCE_DIR."""
 import os, subprocess, time
-from cuzk_e2e import BUILD, SRC, SRS_CACHE, TMP, Daemon, check, finish, pb, gen_c1, c1_unwrap, c1_wrap, grpc
+from cuzk_e2e import (BUILD, R_FR as R, SEEDED_CONFIG as CONFIG, SRS_CACHE, TMP, Daemon, check, finish, pb, gen_c1,
+                      c1_unwrap, c1_wrap, grpc, noble_verify as noble)
 
 C = pb.AwaitProofResponse
-ORA = os.path.join(SRC, "tests", "oracles")
-CONFIG = """
-[daemon]
-listen = "unix://{sock}"
-[srs]
-param_cache = "{params}/official"
-local_cache = "{srs_cache}"
-"""
-R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
 
 
 def public_inputs(c1_bytes):
@@ -29,14 +21,6 @@ def public_inputs(c1_bytes):
     tool = os.path.join(BUILD, "tests", "cz_tool_c1_inputs")
     out = subprocess.run([tool, path], capture_output=True, text=True, timeout=120).stdout
     return [int(x, 16) for x in out.split() if len(x) == 64]
-
-
-def noble(params, proof, inputs):
-    if not os.path.isdir(os.path.join(ORA, "node_modules")):
-        subprocess.run(["npm", "ci", "--prefix", ORA, "--no-audit", "--no-fund"], check=True, capture_output=True)
-    r = subprocess.run(["node", os.path.join(ORA, "daemon_verify.mjs"), params, proof.hex(),
-                        ",".join(str(x) for x in inputs)], capture_output=True, text=True, timeout=600)
-    return r.returncode, r.stdout.strip()
 
 
 good = gen_c1()

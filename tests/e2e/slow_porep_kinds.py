@@ -6,16 +6,9 @@ every partition against public inputs derived from public values before COMPLETE
 192 bytes; NI: 13 partitions, 2,496 bytes (on 2 CPU cores about 2 min per partition).
 Usage: slow_porep_kinds.py BUILD_DIR SOURCE_DIR."""
 import base64, json, os, random, subprocess, time
-from cuzk_e2e import BUILD, TMP, Daemon, check, finish, pb
+from cuzk_e2e import BUILD, SEEDED_CONFIG as CONFIG, TMP, Daemon, check, finish, pb
 
 C = pb.AwaitProofResponse
-CONFIG = """
-[daemon]
-listen = "unix://{sock}"
-[srs]
-param_cache = "{params}/official"
-local_cache = "{srs_cache}"
-"""
 
 
 def sealed_wrapper(proof_id):
