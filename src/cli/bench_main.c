@@ -465,7 +465,8 @@ static int cmd_cancel(cz_client *c, const opts *o) {
  * request is built as for `single`, prepared by its circuit's hooks (the C1 or vanilla proofs parsed and
  * verified, as at submit) and its partitions' witnesses synthesized (--partition P: that one only; for PoSt it
  * is the request's partition_index, as in `single`), compact
- * where the circuit has that form unless --dense, as the daemon does by default. */
+ * where the circuit has that form unless --dense, as the daemon does by default; it also prints the aux values' mix
+ * (0 / 1 / other: what the GPU adds as bits and what goes to full-scalar MSMs). */
 static int cmd_synth_only(const opts *o) {
     submit_buf b;
     if (build_submit(o, &b)) {
@@ -509,7 +510,7 @@ static int cmd_synth_only(const opts *o) {
             rc = 1;
             break;
         }
-        uint64_t ni = 0, na = 0, bytes = 0;
+        uint64_t ni = 0, na = 0, bytes = 0, nbit = 0, none = 0; /* aux values that are 0 or 1, and 1 */
         bool compact = !o->dense && c->synthesize_compact;
         for (uint32_t k = first; !rc && k < last; k++) {
             cz_fr *in = NULL, *aux = NULL;
@@ -521,8 +522,17 @@ static int cmd_synth_only(const opts *o) {
                             : c->synthesize(c, state, k, &in, &n_in, &aux, &n_aux);
             synth += now_s() - t1;
             if (r) rc = die("synthesis: %s", cz_error_message());
-            if (compact) n_aux = w.n, bytes += cz_wcompact_bytes(&w);
-            else bytes += n_aux * sizeof(cz_fr);
+            if (!r && compact) {
+                n_aux = w.n, bytes += cz_wcompact_bytes(&w);
+                for (uint64_t q = 0; q < (w.n + 63) / 64; q++)
+                    nbit += (uint64_t)__builtin_popcountll(w.is_bit[q]), none += (uint64_t)__builtin_popcountll(w.bit[q]);
+            } else if (!r) {
+                bytes += n_aux * sizeof(cz_fr);
+                for (uint64_t q = 0; q < n_aux; q++) {
+                    const bool zero = cz_fr_is_zero(&aux[q]), one = cz_fr_equal(&aux[q], &CZ_FR_ONE_V);
+                    nbit += zero || one, none += one;
+                }
+            }
             ni += n_in, na += n_aux;
             free(in), free(aux);
             cz_wcompact_free(&w);
@@ -531,9 +541,11 @@ static int cmd_synth_only(const opts *o) {
         if (rc) break;
         double wall = now_s() - t0;
         sum_wall += wall, sum_synth += synth;
-        printf("[%d] wall=%.0f ms synth=%.0f ms circuits=%u circuit=%s inputs=%llu aux=%llu witness=%s %.1f MB\n", it,
-               wall * 1e3, synth * 1e3, last - first, c->id, (unsigned long long)ni, (unsigned long long)na,
-               compact ? "compact" : "dense", bytes / 1e6);
+        const double pct = na ? 100.0 / (double)na : 0;
+        printf("[%d] wall=%.0f ms synth=%.0f ms circuits=%u circuit=%s inputs=%llu aux=%llu witness=%s %.1f MB "
+               "aux 0/1/other=%.1f/%.1f/%.1f %%\n", it, wall * 1e3, synth * 1e3, last - first, c->id,
+               (unsigned long long)ni, (unsigned long long)na, compact ? "compact" : "dense", bytes / 1e6,
+               (double)(nbit - none) * pct, (double)none * pct, (double)(na - nbit) * pct);
     }
     if (!rc)
         printf("average over %d: wall=%.0f ms synth=%.0f ms\n", iters, sum_wall * 1e3 / iters, sum_synth * 1e3 / iters);

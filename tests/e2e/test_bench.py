@@ -69,6 +69,10 @@ try:
           "synth-only --c1 -i 2: two porep-2k syntheses, 2,685,673 aux " + err.strip()[:160])
     rc, out, err = bench("synth-only", "--c1", c1, "--dense")
     check(rc == 0 and "aux=2685673 witness=dense 85.9 MB" in out, "synth-only --dense: 32 bytes a value")
+    # the witness mix, counted from the bitmaps (compact) and from the values (dense): the same, mostly bits
+    mixes = [re.findall(r"aux 0/1/other=([\d.]+)/([\d.]+)/([\d.]+) %", o) for o in (out, bench("synth-only", "--c1", c1)[1])]
+    check(all(len(m) == 1 for m in mixes) and mixes[0] == mixes[1] and float(mixes[0][0][2]) < 5
+          and abs(sum(map(float, mixes[0][0])) - 100) < 0.2, f"synth-only: porep-2k aux mix {mixes}, dense = compact")
     rc, out, err = bench("synth-only", "--c1", c1, "--partition", "1")
     check(rc == 1 and "porep-2k has 1 partition(s)" in err, "synth-only --partition 1 of a 1-partition C1 fails")
 
@@ -88,8 +92,10 @@ try:
               f"single -t {kind} with gen-vanilla's line: a real 2 KiB proof COMPLETED {err.strip()[:200]}")
         if kind == "wpost":
             rc, out, err = bench("synth-only", *cmd[1:])
-            check(rc == 0 and "circuit=wpost-2k inputs=23 aux=22128" in out,
-                  "synth-only with the same flags: the wpost-2k witness, 22,128 aux " + err.strip()[:160])
+            m = re.search(r"aux 0/1/other=[\d.]+/[\d.]+/([\d.]+) %", out)
+            check(rc == 0 and "circuit=wpost-2k inputs=23 aux=22128" in out and m and float(m.group(1)) > 90,
+                  "synth-only with the same flags: the wpost-2k witness, 22,128 aux, > 90 % neither 0 nor 1 "
+                  + err.strip()[:160])
         if kind == "wpost":  # the randomness is part of the statement: another one does not verify
             i = cmd.index("--randomness") + 1
             other = cmd[:i] + [("%02x" % (int(cmd[i][:2], 16) ^ 1)) + cmd[i][2:]] + cmd[i + 1:]
