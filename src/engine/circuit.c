@@ -143,7 +143,7 @@ static int test_synth_compact(const cz_circuit *c, void *state, uint32_t partiti
                    cz_post_circuit_release, NULL, NULL
 #define V28S "v28-empty-sector-update-merkletree-poseidon_hasher-"
 #define SNAP_HOOKS cz_snap_circuit_build, cz_snap_circuit_prepare, cz_snap_circuit_synth, cz_snap_circuit_inputs, \
-                   cz_snap_circuit_release, cz_snap_circuit_partitions, NULL
+                   cz_snap_circuit_release, cz_snap_circuit_partitions, cz_snap_circuit_synth_compact
 /* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
     {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,

@@ -91,6 +91,8 @@ int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out);
 int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_snap_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                           cz_fr **aux, uint64_t *na);
+int cz_snap_circuit_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                                  cz_wcompact *aux);
 int cz_snap_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n);
 void cz_snap_circuit_release(const cz_circuit *c, void *state);
 uint32_t cz_snap_circuit_partitions(const cz_circuit *c, void *state);

@@ -160,6 +160,28 @@ int cz_snap_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, 
     return 0;
 }
 
+int cz_snap_circuit_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs,
+                                  uint64_t *ni, cz_wcompact *aux) {
+    (void)c;
+    snap_state *st = state;
+    if (partition >= st->n) return cz_error(CZ_ERANGE, "snap: partition %u of %u", partition, st->n);
+    cz_fr *in = malloc(CZ_SNAP_INPUTS * sizeof *in);
+    cz_snap_challenge *chs = malloc(st->p.challenges * sizeof *chs);
+    cz_snap_witness w;
+    int rc = !in || !chs ? cz_error(CZ_ENOMEM, "snap witness: out of memory")
+                         : cz_snap_witness_from_proof(&w, chs, &st->pp[partition], &st->p, partition, st->h,
+                                                      &st->comm_r_old, &st->comm_d_new, &st->comm_r_new);
+    if (!rc) rc = cz_snap_witness_compact(&st->p, &w, in, CZ_SNAP_INPUTS, aux, 0);
+    free(chs);
+    if (rc) {
+        free(in);
+        return rc;
+    }
+    cz_wcompact_shrink(aux); /* the dense part grew geometrically; the partition may wait in the queue */
+    *inputs = in, *ni = CZ_SNAP_INPUTS;
+    return 0;
+}
+
 int cz_snap_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition, cz_fr *out, uint64_t n) {
     (void)c;
     snap_state *st = state;

@@ -404,3 +404,59 @@ int cz_snap_witness_parallel(const cz_snap_params *p, const cz_snap_witness *w, 
     top_free(&t);
     return err ? cz_error(err, "snap witness: %s", msg) : 0;
 }
+
+/* Copies inputs first.. of a witness-mode cs (the compact path keeps them in the cs). */
+static void copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) out[i] = *cz_cs_value(cs, cz_var_input(first + i));
+}
+
+int cz_snap_witness_compact(const cz_snap_params *p, const cz_snap_witness *w, cz_fr *inputs, uint64_t inputs_cap,
+                            cz_wcompact *aux, int nthreads) {
+    uint64_t top_aux, ch_aux;
+    int rc = cz_snap_shape(p, &top_aux, &ch_aux);
+    if (rc) return rc;
+    if (!w) return cz_error(CZ_EINVAL, "snap witness: no vanilla proof");
+    if (inputs_cap < CZ_SNAP_INPUTS)
+        return cz_error(CZ_ERANGE, "snap witness: the buffer holds %llu inputs, the %s circuit needs %u",
+                        (unsigned long long)inputs_cap, p->name, CZ_SNAP_INPUTS);
+    cz_wcompact_clear(aux);
+    /* bitmaps sized exactly; the dense part grows (its size depends on the values) */
+    if ((rc = cz_wcompact_reserve(aux, top_aux + ch_aux * p->challenges, 0))) return rc;
+    cz_cs *cs;
+    if ((rc = cz_cs_new(&cs, CZ_CS_WITNESS))) return rc;
+    snap_top t = {0};
+    rc = cz_cs_set_compact_aux(cs, aux);
+    if (!rc) rc = top_synth(cs, p, w, &t);
+    if (!rc && (cz_cs_num_aux(cs) != top_aux || cz_cs_num_inputs(cs) != CZ_SNAP_INPUTS))
+        rc = cz_error(CZ_EINVAL, "snap witness: top-level layout mismatch");
+    if (!rc) copy_inputs(cs, inputs, 0, CZ_SNAP_INPUTS);
+    cz_cs_free(cs);
+    if (rc) {
+        top_free(&t);
+        return rc;
+    }
+    /* Challenges in parallel, each into its own compact part; the parts are appended in challenge order as
+     * they complete (ordered), so at most a few parts exist beside the result. */
+    int err = 0;
+    char msg[256] = "";
+#pragma omp parallel for ordered schedule(dynamic, 1) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (unsigned c = 0; c < p->challenges; c++) {
+        cz_wcompact part;
+        cz_wcompact_init(&part);
+        cz_cs *ccs = NULL;
+        int r = cz_wcompact_reserve(&part, ch_aux, ch_aux / 16);
+        if (!r) r = cz_cs_new(&ccs, CZ_CS_WITNESS);
+        if (!r) r = cz_cs_set_compact_aux(ccs, &part);
+        if (!r) r = challenge_synth(ccs, p, &t, &w->ch[c], c);
+        if (!r && cz_cs_num_aux(ccs) != ch_aux) r = cz_error(CZ_EINVAL, "snap witness: challenge %u layout mismatch", c);
+        if (ccs) cz_cs_free(ccs);
+#pragma omp ordered
+        {
+            if (!r && !err) r = cz_wcompact_append(aux, &part);
+            if (r && !err) err = r, snprintf(msg, sizeof msg, "challenge %u: %s", c, cz_error_message());
+        }
+        cz_wcompact_free(&part);
+    }
+    top_free(&t);
+    return err ? cz_error(err, "snap witness: %s", msg) : 0;
+}

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "gadgets/por.h"
+#include "r1cs/wcompact.h"
 
 typedef struct {
     const char *name;
@@ -69,6 +70,11 @@ int cz_snap_shape(const cz_snap_params *p, uint64_t *top_aux, uint64_t *ch_aux);
  * too small) or the first failing challenge's error. */
 int cz_snap_witness_parallel(const cz_snap_params *p, const cz_snap_witness *w, cz_fr *inputs,
                              uint64_t inputs_cap, cz_fr *aux, uint64_t aux_cap, int nthreads);
+/* The same witness with aux in compact form (r1cs/wcompact.h: ~98 % of a Snap witness is 0 or 1), written
+ * without ever holding 32 bytes per aux value; aux is cleared first. 0, CZ_ERANGE, CZ_ENOMEM or the first
+ * failing challenge's error. */
+int cz_snap_witness_compact(const cz_snap_params *p, const cz_snap_witness *w, cz_fr *inputs, uint64_t inputs_cap,
+                            cz_wcompact *aux, int nthreads);
 
 /* Vanilla helpers shared by the witness, the verifier and the generator. */
 /* H_tag(a, b): Poseidon arity 2, domain tag 2^40 (phi, rho, challenge digests). */

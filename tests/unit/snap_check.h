@@ -97,6 +97,22 @@ static void one(uint64_t size, unsigned first_k, uint64_t seed) {
             CHECK(snin == CZ_SNAP_INPUTS && snaux == naux && !memcmp(sin, pin, sizeof pin) &&
                   !memcmp(saux, paux, naux * sizeof(cz_fr)));
             CHECK(cz_snap_witness_parallel(p, &w, pin, CZ_SNAP_INPUTS, paux, naux - 1, 2) == CZ_ERANGE);
+            /* the compact form (the daemon's default): the same inputs, aux expanding to exactly the dense
+             * values, n_dense the count of values outside {0, 1} */
+            cz_fr cin[CZ_SNAP_INPUTS], *cexp = NULL;
+            cz_wcompact caux;
+            cz_wcompact_init(&caux);
+            CHECK(cz_snap_witness_compact(p, &w, cin, CZ_SNAP_INPUTS, &caux, 2) == 0);
+            uint64_t others = 0;
+            for (uint64_t q = 0; q < naux; q++)
+                others += !cz_fr_is_zero(&paux[q]) && !cz_fr_equal(&paux[q], &CZ_FR_ONE_V);
+            CHECK_MSG(caux.n == naux && caux.n_dense == others && cz_wcompact_expand(&caux, &cexp) == 0 &&
+                          !memcmp(cexp, paux, naux * sizeof(cz_fr)) && !memcmp(cin, pin, sizeof pin),
+                      "compact snap witness: n %llu / %llu, dense %llu / %llu", (unsigned long long)caux.n,
+                      (unsigned long long)naux, (unsigned long long)caux.n_dense, (unsigned long long)others);
+            CHECK(cz_snap_witness_compact(p, &w, cin, CZ_SNAP_INPUTS - 1, &caux, 2) == CZ_ERANGE);
+            free(cexp);
+            cz_wcompact_free(&caux);
             free(sin), free(saux), free(paux);
             cz_cs_free(cs);
         }
@@ -113,6 +129,10 @@ static void one(uint64_t size, unsigned first_k, uint64_t seed) {
             CHECK(cz_snap_witness_parallel(p, &w, pin, CZ_SNAP_INPUTS, paux, ta + ca * p->challenges, 2) ==
                   CZ_EINVAL);
             printf("bad leaf_r_new: %s\n", cz_error_message());
+            cz_wcompact caux;
+            cz_wcompact_init(&caux);
+            CHECK(cz_snap_witness_compact(p, &w, pin, CZ_SNAP_INPUTS, &caux, 2) == CZ_EINVAL);
+            cz_wcompact_free(&caux);
             free(paux);
         }
         free(chs);
