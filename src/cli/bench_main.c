@@ -66,19 +66,6 @@ static uint8_t *read_file(const char *path, size_t *len) {
     return b;
 }
 
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-static char *b64(const uint8_t *p, size_t n) {
-    char *o = malloc(4 * ((n + 2) / 3) + 1), *w = o;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        *w++ = b64chars[v >> 18], *w++ = b64chars[(v >> 12) & 63];
-        *w++ = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
-        *w++ = i + 2 < n ? b64chars[v & 63] : '=';
-    }
-    *w = 0;
-    return o;
-}
-
 /* c1_json.c: the Commit2In wrapper of a synthetic C1 (a consistent StackedDrg vanilla proof, not a
  * sealed sector), as Curio sends it. */
 char *cz_bench_c1_wrapper(uint64_t sector_size, uint64_t sector_num, uint64_t seed);

@@ -264,11 +264,6 @@ int cz_porep_witness_parallel(const cz_porep_params *p, const cz_porep_witness *
     return err ? cz_error(err, "porep witness: %s", msg) : 0;
 }
 
-/* Copies inputs first.. of a witness-mode cs (the compact path keeps them in the cs). */
-static void copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) out[i] = *cz_cs_value(cs, cz_var_input(first + i));
-}
-
 int cz_porep_witness_compact(const cz_porep_params *p, const cz_porep_witness *w, cz_fr *inputs, uint64_t inputs_cap,
                              cz_wcompact *aux, int nthreads) {
     uint64_t top_aux, ch_aux;
@@ -289,7 +284,7 @@ int cz_porep_witness_compact(const cz_porep_params *p, const cz_porep_witness *w
     if (!rc) rc = top_synth(cs, w, &comm_d, &comm_c, &comm_r_last, id_bits);
     if (!rc && (cz_cs_num_aux(cs) != top_aux || cz_cs_num_inputs(cs) != CZ_POREP_TOP_INPUTS))
         rc = cz_error(CZ_EINVAL, "porep witness: top-level layout mismatch");
-    if (!rc) copy_inputs(cs, inputs, 0, CZ_POREP_TOP_INPUTS);
+    if (!rc) cz_cs_copy_inputs(cs, inputs, 0, CZ_POREP_TOP_INPUTS);
     cz_cs_free(cs);
     if (rc) return rc;
     /* Challenges in parallel, each into its own compact part; the parts are appended in challenge
@@ -312,8 +307,8 @@ int cz_porep_witness_compact(const cz_porep_params *p, const cz_porep_witness *w
         if (!r && (cz_cs_num_aux(ccs) != ch_aux || cz_cs_num_inputs(ccs) != 1 + CZ_POREP_CHALLENGE_INPUTS))
             r = cz_error(CZ_EINVAL, "porep witness: challenge %u layout mismatch", i);
         if (!r)
-            copy_inputs(ccs, inputs + CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * i, 1,
-                        CZ_POREP_CHALLENGE_INPUTS);
+            cz_cs_copy_inputs(ccs, inputs + CZ_POREP_TOP_INPUTS + (uint64_t)CZ_POREP_CHALLENGE_INPUTS * i, 1,
+                              CZ_POREP_CHALLENGE_INPUTS);
         if (ccs) cz_cs_free(ccs);
 #pragma omp ordered
         {

@@ -405,11 +405,6 @@ int cz_snap_witness_parallel(const cz_snap_params *p, const cz_snap_witness *w, 
     return err ? cz_error(err, "snap witness: %s", msg) : 0;
 }
 
-/* Copies inputs first.. of a witness-mode cs (the compact path keeps them in the cs). */
-static void copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) out[i] = *cz_cs_value(cs, cz_var_input(first + i));
-}
-
 int cz_snap_witness_compact(const cz_snap_params *p, const cz_snap_witness *w, cz_fr *inputs, uint64_t inputs_cap,
                             cz_wcompact *aux, int nthreads) {
     uint64_t top_aux, ch_aux;
@@ -429,7 +424,7 @@ int cz_snap_witness_compact(const cz_snap_params *p, const cz_snap_witness *w, c
     if (!rc) rc = top_synth(cs, p, w, &t);
     if (!rc && (cz_cs_num_aux(cs) != top_aux || cz_cs_num_inputs(cs) != CZ_SNAP_INPUTS))
         rc = cz_error(CZ_EINVAL, "snap witness: top-level layout mismatch");
-    if (!rc) copy_inputs(cs, inputs, 0, CZ_SNAP_INPUTS);
+    if (!rc) cz_cs_copy_inputs(cs, inputs, 0, CZ_SNAP_INPUTS);
     cz_cs_free(cs);
     if (rc) {
         top_free(&t);

@@ -139,6 +139,12 @@ static inline const cz_fr *cz_cs_value(const cz_cs *cs, cz_var v) {
     return i < cs->num_aux && !cs->compact_aux ? &cs->aux[i] : NULL;
 }
 
+/* Copies the values of inputs first .. first + n - 1 (witness mode, every one allocated) to out: the compact
+ * witness paths keep the inputs in the cs and hand them on this way. */
+static inline void cz_cs_copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) out[i] = *cz_cs_value(cs, cz_var_input(first + i));
+}
+
 /* Namespaces only nest (names are not kept); finalize checks that pushes and pops balance. */
 static inline void cz_cs_push_namespace(cz_cs *cs, const char *name) { (void)name; cs->ns_depth++; }
 static inline void cz_cs_pop_namespace(cz_cs *cs) { cs->ns_depth--; }
