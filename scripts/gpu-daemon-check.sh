@@ -15,7 +15,12 @@
 # check then also needs the device taken out of service, the partition requeued and every proof completed on
 # the others: run it on a machine of two GPUs or more; with LOSE_ALL=1 on one GPU, the proof must fail with "no usable
 # GPU", the next request be refused, and status and metrics still answer; with LOSE_ALL=1 EXIT_WHEN_LOST=1 the
-# daemon runs with gpus.exit_when_all_lost = true and must exit by itself with status 75 after that proof fails)
+# daemon runs with gpus.exit_when_all_lost = true and must exit by itself with status 75 after that proof fails).
+# SIZE (PoRep sector size in bytes, 2048): another size proves a synthetic C1 of that size against a seeded
+# setup ([testing] seeded_setup_any: the official parameters are not on the device machine; the setup's
+# fixed-base products run on the GPU), uncached above 512 MiB (SEEDED_CACHE=false: a 32 GiB file is 47 GB);
+# KINDS then defaults to none and COUNT to 0 (no batch). SIZE=34359738368 is a whole 32 GiB PoRep C2 (10
+# partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory).
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -32,15 +37,24 @@ d=$(cd "${1:?usage: gpu-daemon-check.sh DIR | --pack BUILD_DIR OUT_DIR}" && pwd)
 export LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 tmp=$(mktemp -d)
 mkdir -p "$d/srs-cache"
+size=${SIZE:-2048}
+if [ "$size" = 2048 ]; then kinds=${KINDS-wpost winning snap} count=${COUNT:-4}
+else kinds=${KINDS-} count=${COUNT:-0}; fi
 printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\n' \
     "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" >"$tmp/cuzk.toml"
+if [ "$size" != 2048 ]; then
+    printf '\n[testing]\nseeded_setup_any = true\nseeded_setup_cache = %s\n' \
+        "${SEEDED_CACHE:-$([ "$size" -gt 536870912 ] && echo false || echo true)}" >>"$tmp/cuzk.toml"
+fi
 cat "$tmp/cuzk.toml"
 CUZK_TEST_BREAK_GPU="${BREAK_GPU:-}" "$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -S "$tmp/cuzk.sock" ] && break; sleep 0.1; done
 a="unix://$tmp/cuzk.sock"
 rc=0
-"$d/bin/cuzk-bench" gen-vanilla porep --sector-size 2048 -o "$tmp/c1.json" || rc=1
+t0=$(date +%s%N)
+"$d/bin/cuzk-bench" gen-vanilla porep --sector-size "$size" -o "$tmp/c1.json" || rc=1
+echo "== gen-vanilla porep --sector-size $size: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 if [ "${LOSE_ALL:-0}" = 1 ]; then
     # the only GPU breaks at the first partition: that proof fails, the next request is refused
     o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | grep -vE "^proof|^ +[0-9a-f]" | tail -6
@@ -62,9 +76,11 @@ else
     [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
     echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     t0=$(date +%s%N)
-    [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "${COUNT:-4}" -j "${JOBS:-2}" || rc=1; }
-    echo "== batch of ${COUNT:-4}, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-    for k in ${KINDS-wpost winning snap}; do
+    if [ "$count" -gt 0 ]; then
+        [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "$count" -j "${JOBS:-2}" || rc=1; }
+        echo "== batch of $count, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    fi
+    for k in $kinds; do
         case $k in
             wpost) g="window-post -c 2" ;;
             winning) g="winning-post" ;;
@@ -96,7 +112,7 @@ if [ -n "$pid" ]; then
     kill -TERM $pid
     wait $pid || rc=1
 fi
-grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error" "$tmp/cuzk.log" | head -60
+grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error|seeded|recorded|fixed-base" "$tmp/cuzk.log" | head -80
 # every proof must have run on the GPU backend
 grep -q "engine started backend=${BACKEND:-gpu}" "$tmp/cuzk.log" || { echo "no GPU backend line in the daemon log"; rc=1; }
 # per device (the engine numbers workers device by device, "W prover worker(s)" each): partitions started there

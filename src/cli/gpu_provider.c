@@ -80,6 +80,25 @@ static int p_describe(cz_backend *b, int device, cz_gpu_info *out) {
     return rc;
 }
 
+/* Seeded setups' fixed-base products on the first configured GPU; a failure (device memory taken, a lost
+ * GPU) is logged and the setup computes that query on the CPU. */
+static int p_fb_mul_many(void *ctx, int g2, void *out, const void *tab, unsigned c, unsigned windows, const cz_fr *k,
+                         size_t n) {
+    (void)ctx;
+    uint64_t t0 = cz_now_ms();
+    int rc = cz_gpu_set_device(ords[0]);
+    if (!rc) rc = cz_gpu_fb_mul_many(g2, out, tab, c, windows, k, n);
+    if (rc)
+        cz_log(CZ_LOG_WARN, "cuzk::srs", "fixed-base products of %zu %s points on GPU %d failed, the CPU computes them: %s",
+               n, g2 ? "G2" : "G1", ords[0], cz_error_message());
+    else
+        cz_log(CZ_LOG_DEBUG, "cuzk::srs", "fixed-base products of %zu %s points on GPU %d: %.2f s", n, g2 ? "G2" : "G1",
+               ords[0], (cz_now_ms() - t0) / 1000.0);
+    return rc;
+}
+
+static const cz_groth16_fb_ops p_fb_ops = {p_fb_mul_many, NULL, 0};
+
 int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     int n = cz_gpu_device_count();
     if (n <= 0) return cz_error(CZ_EUNSUPPORTED, "no CUDA device found");
@@ -111,6 +130,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->ordinals = ords;
     b->describe = p_describe;
     b->device_lost = p_device_lost;
+    b->setup_ops = &p_fb_ops;
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "ff/fr.h"
 #include "groth16/params.h"
 #include "groth16/proof.h"
+#include "groth16/setup.h"
 #include "r1cs/r1cs.h"
 #include "r1cs/wcompact.h"
 
@@ -57,6 +58,9 @@ typedef struct cz_backend {
      * the cause. The engine calls it inside the device's lock and then takes the device out of service, its
      * partitions going to the other devices. NULL: devices are never lost (the CPU backend). */
     bool (*device_lost)(struct cz_backend *b, int device, char *why, size_t why_len);
+    /* Optional (GPU backends): fixed-base products for seeded setups (groth16/setup.h) on the backend's first
+     * device. NULL: the setup runs them on the CPU. */
+    const cz_groth16_fb_ops *setup_ops;
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads

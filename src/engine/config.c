@@ -29,6 +29,7 @@ void cz_config_defaults(cz_config *c) {
     c->synthesis_concurrency = 1;
     c->max_parallel_synthesis = 18;
     c->verify_digest = true;
+    c->seeded_cache = true;
     c->compact_witness = true;
     snprintf(c->log_level, sizeof c->log_level, "info");
     snprintf(c->log_format, sizeof c->log_format, "text");
@@ -100,6 +101,8 @@ static const keydef keys[] = {
     {"srs", "verify_digest", T_BOOL, F(verify_digest)},
     {"srs", "preload", T_DEPRECATED, 0, 0},
     {"testing", "builtin_test_circuit", T_BOOL, F(test_circuit)},
+    {"testing", "seeded_setup_any", T_BOOL, F(seeded_any)},
+    {"testing", "seeded_setup_cache", T_BOOL, F(seeded_cache)},
     {"gpus", "backend", T_STR, F(backend)},
     {"memory", "total_budget", T_SIZE, F(total_budget)},
     {"memory", "safety_margin", T_SIZE, F(safety_margin)},

@@ -16,6 +16,12 @@ typedef struct {
     char local_cache[512];   /* srs.local_cache (ours): seeded local setups are cached here; "" = param_cache */
     bool verify_digest;      /* srs.verify_digest (ours): check official files against parameters.json's digest */
     bool test_circuit;       /* [testing] builtin_test_circuit (ours): 2 KiB PoRep uses the fast test circuit */
+    /* [testing] seeded_setup_any (ours, default false): every circuit without its official parameter file
+     * gets a seeded local setup (seed from the circuit id), not only 2 KiB: for benchmarks and end-to-end
+     * runs at 32 GiB where the official files are absent. Proofs then verify only against that setup's key
+     * and are worthless on chain. seeded_setup_cache (default true): write seeded parameters to
+     * srs.local_cache (47 GB at 32 GiB PoRep); false keeps them in memory only (redone after eviction). */
+    bool seeded_any, seeded_cache;
     char backend[16];        /* gpus.backend (ours): "auto" (GPU when built with CUDA and a device exists), "cpu", "gpu" */
     uint64_t total_budget;   /* memory.total_budget: 0 = auto (MemTotal - safety_margin) */
     uint64_t safety_margin;  /* memory.safety_margin */

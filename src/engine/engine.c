@@ -860,6 +860,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     if (cw && (*cw == '0' || *cw == '1')) e->compact = *cw == '1';
     cz_srs_init(&e->srs, cfg->param_cache, cfg->local_cache, (int)ncpu);
     e->srs.verify_digest = cfg->verify_digest;
+    e->srs.seeded_any = cfg->seeded_any;
+    e->srs.seeded_cache = cfg->seeded_cache;
+    e->srs.fb_ops = e->be.setup_ops;
     cz_sched_init(&e->queue);
     pthread_mutex_init(&e->mu, NULL);
     pthread_condattr_t ca;

@@ -21,6 +21,16 @@ static uint64_t file_size(const char *path) {
     return path[0] && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
 }
 
+/* The seed of c's seeded setup: its own (2 KiB, the test circuit), else under [testing] seeded_setup_any
+ * FNV-1a of "cuzk-seeded:" and its id; 0 when it may not have one. */
+static uint64_t setup_seed(const cz_srs_mgr *m, const cz_circuit *c) {
+    if (c->setup_seed || !m->seeded_any) return c->setup_seed;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *s = "cuzk-seeded:"; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    for (const char *s = c->id; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
 /* The file a circuit's parameters come from: the official one when present, else (seeded circuits) the
  * local cache file, present or not. "" when neither applies. */
 static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_t cap, bool *seeded) {
@@ -31,8 +41,9 @@ static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_
         if (file_size(out)) return;
         *out = 0;
     }
-    if (c->setup_seed && *m->local_cache) snprintf(out, cap, "%s/cuzk-test-%s.params", m->local_cache, c->id);
-    *seeded = c->setup_seed != 0;
+    const uint64_t seed = setup_seed(m, c);
+    if (seed && *m->local_cache) snprintf(out, cap, "%s/cuzk-test-%s.params", m->local_cache, c->id);
+    *seeded = seed != 0;
 }
 
 /* Host bytes of a recorded R1CS (the CSR matrices and the density bitmaps): 32 GiB PoRep's ~722 M terms at
@@ -106,6 +117,7 @@ void cz_srs_init(cz_srs_mgr *m, const char *param_cache, const char *local_cache
     snprintf(m->local_cache, sizeof m->local_cache, "%s", local_cache && *local_cache ? local_cache : m->param_cache);
     m->nthreads = nthreads;
     m->verify_digest = true;
+    m->seeded_cache = true;
     for (size_t i = 0; i < cz_circuit_count(); i++) { /* COLD: known on disk */
         const cz_circuit *c = cz_circuit_at(i);
         char path[700];
@@ -169,7 +181,7 @@ static int missing(const cz_srs_mgr *m, const cz_circuit *c) {
 
 int cz_srs_check(cz_srs_mgr *m, const cz_circuit *c) {
     if (!c->available || !c->build_r1cs) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", c->id);
-    if (c->setup_seed) return 0;
+    if (setup_seed(m, c)) return 0;
     pthread_mutex_lock(&m->mu);
     int resident = 0;
     for (cz_srs_entry *e = m->head; e; e = e->next)
@@ -244,12 +256,17 @@ static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
            "no official parameters for %s: running a seeded local setup (public seed: these parameters prove "
            "nothing about a real sector; test/demo use only)", c->id);
     cz_groth16_toxic tw;
-    cz_groth16_toxic_from_seed(&tw, c->setup_seed);
+    cz_groth16_toxic_from_seed(&tw, setup_seed(m, c));
     uint64_t t0 = cz_now_ms();
-    int rc = cz_groth16_setup(&e->params, &e->r1cs, &tw, m->nthreads);
+    cz_groth16_fb_ops ops = {0};
+    if (m->fb_ops) ops = *m->fb_ops, ops.fail_count = 0;
+    int rc = cz_groth16_setup_ex(&e->params, &e->r1cs, &tw, m->nthreads, m->fb_ops ? &ops : NULL);
     if (rc) return rc;
-    cz_log(CZ_LOG_INFO, T, "seeded setup of %s done in %.1f s", c->id, (cz_now_ms() - t0) / 1000.0);
+    cz_log(CZ_LOG_INFO, T, "seeded setup of %s done in %.1f s (fixed-base products on the %s%s)", c->id,
+           (cz_now_ms() - t0) / 1000.0, m->fb_ops ? "GPU" : "CPU",
+           ops.fail_count ? ", some on the CPU after the GPU failed" : "");
     e->seeded = true;
+    if (!m->seeded_cache) e->path[0] = 0; /* [testing] seeded_setup_cache = false: memory only */
     if (!e->path[0]) return 0;
     char tmp[720];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", e->path, (int)getpid());

@@ -21,6 +21,7 @@
 
 #include "engine/circuit.h"
 #include "groth16/params.h"
+#include "groth16/setup.h"
 #include "groth16/verify.h"
 #include "r1cs/r1cs.h"
 
@@ -55,6 +56,11 @@ typedef struct {
     /* srs.verify_digest: check an official file's BLAKE2b digest against parameters.json before its first
      * decode (param_digest.h); on by default (cz_srs_init), a mismatch fails the load naming both digests. */
     bool verify_digest;
+    /* [testing] seeded_setup_any / seeded_setup_cache (config.h): a seeded setup for every circuit without
+     * its official file, and whether seeded parameters are written to local_cache (cz_srs_init: false, true). */
+    bool seeded_any, seeded_cache;
+    /* The backend's fixed-base products for seeded setups (a GPU's; NULL: the CPU's). Each setup uses a copy. */
+    const cz_groth16_fb_ops *fb_ops;
     /* Set by cz_srs_abort (daemon shutdown): a load in progress stops at its next stage boundary. */
     atomic_bool aborting;
 } cz_srs_mgr;

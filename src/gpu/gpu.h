@@ -71,6 +71,14 @@ int cz_gpu_fp_inv_test(int fp2, int serial, void *d_out, const void *d_in, size_
  * (the default of the MSM / batch-addition reductions). *ms = kernel time. For tests. */
 int cz_gpu_ec_warp_sum_test(int g2, int quad, void *d_out, const void *d_in, size_t n, unsigned per, float *ms);
 
+/* ---- fixed-base products of the generators (the seeded setup) ----
+ * out[i] = k[i] G for i < n, G the G1 (g2 = 0; out cz_g1_affine[n]) or G2 (g2 = 1; cz_g2_affine[n])
+ * generator, affine with infinity (0, 0) for k = 0: the same bytes as groth16's CPU fixed-base products.
+ * tab: windows x 2^(c-1) affine points, tab[w 2^(c-1) + j] = (j + 1) 2^(c w) G (groth16/fixed_base.h's
+ * table), windows x c >= 256. Host arrays; the current device computes them in chunks through ~1 GB of
+ * its memory (CZ_EDEVICE, the context left usable, when that cannot be had). */
+int cz_gpu_fb_mul_many(int g2, void *out, const void *tab, unsigned c, unsigned windows, const cz_fr *k, size_t n);
+
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----
  * Same results as src/poly/ntt.h, in place on device memory, natural order in and out. */
 typedef enum {
