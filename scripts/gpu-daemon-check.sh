@@ -115,6 +115,11 @@ fi
 grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error|seeded|recorded|fixed-base" "$tmp/cuzk.log" | head -80
 # every proof must have run on the GPU backend
 grep -q "engine started backend=${BACKEND:-gpu}" "$tmp/cuzk.log" || { echo "no GPU backend line in the daemon log"; rc=1; }
+# and logged cuzk's per-partition figures (CUZK_TIMING ... ntt_msm_h_ms= ... gpu_total_ms=)
+if [ "${BACKEND:-gpu}" = gpu ] && [ "${LOSE_ALL:-0}" != 1 ]; then
+    grep -o "CUZK_TIMING.*" "$tmp/cuzk.log" | tail -3
+    grep -q "CUZK_TIMING device=[0-9]* .*ntt_msm_h_ms=.*gpu_total_ms=" "$tmp/cuzk.log" || { echo "no CUZK_TIMING line"; rc=1; }
+fi
 # per device (the engine numbers workers device by device, "W prover worker(s)" each): partitions started there
 ndev=$(grep -c "GPU device [0-9]*: ordinal" "$tmp/cuzk.log")
 if [ "$ndev" -gt 0 ]; then

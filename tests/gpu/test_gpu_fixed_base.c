@@ -126,7 +126,8 @@ int main(void) {
     /* the whole setup, GPU products against the CPU's */
     for (int round = 0; round < 3; round++) {
         circuit c;
-        size_t nfree = 200 + cz_rng_next(&rng) % 3000, nc = 300 + cz_rng_next(&rng) % 5000;
+        /* nc >= nfree: every free variable is in some constraint (else the setup refuses it as unconstrained) */
+        size_t nfree = 200 + cz_rng_next(&rng) % 3000, nc = nfree + cz_rng_next(&rng) % 5000;
         if (build(&rng, &c, 1 + round, nfree, nc, cz_rng_next(&rng), 45, 45)) {
             CHECK(0);
             continue;
