@@ -1,6 +1,10 @@
 /* a = A w, b = B w, c = C w on the device from CSR matrices uploaded once, so that per partition only
  * the witness crosses PCIe. One thread per row: rows are short (PoRep: 1-3 entries on average), and
  * the sums are exact field sums, so the result is bit-identical to cz_csr_mul_vec whatever the order.
+ * The few long rows are summed by a warp each instead (their list made at upload): PoRep's A has
+ * rows of up to ~930 terms (SHA-256's packing sums), 0.5 % of its rows holding ~38 % of its terms, and
+ * a thread a row made each of their warps wait out the longest (32 GiB: A and B took ~90 ms, ~12x the
+ * terms' own loop count).
  * Coefficients equal to 1 (most of them in real circuits) skip the multiplication, as on the CPU.
  * The coefficients are stored dictionary-coded (r1cs/csr_dict.h: a u32 index per term into the matrix's
  * distinct values; 8 bytes a term instead of 36) when that is smaller, which it is for real circuits
@@ -19,7 +23,30 @@ struct cz_gpu_csr {
     uint32_t *coef; /* dictionary-coded: index per term into dict */
     cz_dfr *dict;
     uint32_t ndict, one; /* one: the index of 1 in dict (UINT32_MAX: none) */
+    uint32_t lmax;       /* rows of more terms than this are long (UINT32_MAX: none are) */
+    uint32_t *lrows;     /* the long rows' indices, nlong of them */
+    uint64_t nlong;
 };
+
+/* CZ_GPU_SPMV_LONG: the long-row bound (terms; 0: every row by one thread), default 8 */
+static uint32_t long_bound(void) {
+    const char *e = getenv("CZ_GPU_SPMV_LONG");
+    if (!e || !*e) return 8;
+    const long v = atol(e);
+    return v <= 0 ? UINT32_MAX : (uint32_t)v;
+}
+
+/* rows of m longer than lmax (out may be NULL: the count only) */
+static uint64_t long_rows(const cz_csr *m, uint32_t lmax, uint32_t *out) {
+    uint64_t n = 0;
+    if (lmax == UINT32_MAX) return 0;
+    for (uint64_t i = 0; i < m->rows; i++)
+        if (m->row_ptr[i + 1] - m->row_ptr[i] > lmax) {
+            if (out) out[n] = (uint32_t)i;
+            n++;
+        }
+    return n;
+}
 
 extern "C" size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz) {
     return (size_t)(rows + 1) * 8 + (size_t)nnz * (4 + sizeof(cz_fr));
@@ -32,8 +59,8 @@ static size_t dict_bytes(uint64_t rows, uint64_t nnz, uint32_t ndict) {
 /* CZ_GPU_CSR_DICT: 0 never, 1 always (tests), unset: when smaller */
 extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *bytes) {
     memset(d, 0, sizeof *d);
-    const uint64_t nnz = cz_r1cs_nnz(m);
-    *bytes = cz_gpu_csr_bytes(m->rows, nnz);
+    const uint64_t nnz = cz_r1cs_nnz(m), lb = long_rows(m, long_bound(), NULL) * 4;
+    *bytes = cz_gpu_csr_bytes(m->rows, nnz) + lb;
     const char *e = getenv("CZ_GPU_CSR_DICT");
     const int knob = e && *e ? atoi(e) : -1;
     if (knob == 0 || !nnz) return 0;
@@ -41,7 +68,7 @@ extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *byte
         memset(d, 0, sizeof *d);
         return 0;
     }
-    const size_t db = dict_bytes(m->rows, nnz, d->ncoeffs);
+    const size_t db = dict_bytes(m->rows, nnz, d->ncoeffs) + lb;
     if (knob == 1 || db < *bytes) {
         *bytes = db;
         return 0;
@@ -61,6 +88,7 @@ extern "C" int cz_gpu_csr_wrap_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_p
     m->col = col;
     m->val = (cz_dfr *)val;
     m->one = UINT32_MAX;
+    m->lmax = UINT32_MAX;
     *out = m;
     return 0;
 }
@@ -90,6 +118,7 @@ extern "C" void cz_gpu_csr_free(cz_gpu_csr *m) {
     cz_gpu_free(m->val);
     cz_gpu_free(m->coef);
     cz_gpu_free(m->dict);
+    cz_gpu_free(m->lrows);
     free(m);
 }
 
@@ -122,6 +151,23 @@ extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, co
         cz_gpu_free(val);
         cz_gpu_free(coef);
         cz_gpu_free(dv);
+        return rc;
+    }
+    const uint32_t lmax = long_bound();
+    const uint64_t nl = long_rows(h, lmax, NULL);
+    if (nl) {
+        uint32_t *hl = (uint32_t *)malloc(nl * 4), *dl = NULL;
+        if (!hl) rc = cz_error(CZ_ENOMEM, "GPU CSR: the long rows' list");
+        if (!rc) long_rows(h, lmax, hl), rc = cz_gpu_malloc((void **)&dl, nl * 4);
+        if (!rc) rc = cz_gpu_memcpy_htod(dl, hl, nl * 4);
+        free(hl);
+        if (rc) {
+            cz_gpu_free(dl);
+            cz_gpu_csr_free(*out);
+            *out = NULL;
+            return rc;
+        }
+        (*out)->lrows = dl, (*out)->nlong = nl, (*out)->lmax = lmax;
     }
     return rc;
 }
@@ -136,23 +182,47 @@ extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
     return rc;
 }
 
-/* row i of m times w (0 past the last row) */
+/* term k of m times its witness value */
+static __device__ __forceinline__ cz_dfr csr_term(const cz_gpu_csr &m, const cz_dfr *w, uint64_t k) {
+    const cz_dfr x = cz_ld(w + m.col[k]);
+    if (m.coef) {
+        const uint32_t c = m.coef[k];
+        return c == m.one ? x : cz_ld(m.dict + c) * x;
+    }
+    const cz_dfr v = cz_ld(m.val + k);
+    return v == cz_dfr::one() ? x : v * x;
+}
+
+/* row i of m times w (0 past the last row); a long row is left to csr_long_rows (its slot written there) */
 static __device__ __forceinline__ cz_dfr csr_row(const cz_gpu_csr &m, const cz_dfr *w, size_t i) {
     cz_dfr acc = cz_dfr::zero();
     if (i < m.rows) {
-        const cz_dfr one = cz_dfr::one();
-        for (uint64_t k = m.row_ptr[i], e = m.row_ptr[i + 1]; k < e; k++) {
-            const cz_dfr x = cz_ld(w + m.col[k]);
-            if (m.coef) {
-                const uint32_t c = m.coef[k];
-                acc = acc + (c == m.one ? x : cz_ld(m.dict + c) * x);
-            } else {
-                const cz_dfr v = cz_ld(m.val + k);
-                acc = acc + (v == one ? x : v * x);
-            }
-        }
+        const uint64_t s = m.row_ptr[i], e = m.row_ptr[i + 1];
+        if (e - s > m.lmax) return acc;
+        for (uint64_t k = s; k < e; k++) acc = acc + csr_term(m, w, k);
     }
     return acc;
+}
+
+/* the long rows, a warp each: lanes stride over the row's terms, then a shuffle sum; lane 0 stores at row
+ * i (log_n 0) or at bitrev(i) of 2^log_n. After the kernel that wrote the other rows (same stream). */
+__global__ void csr_long_rows(cz_dfr *out, const cz_gpu_csr m, const cz_dfr *w, unsigned log_n) {
+    const uint64_t r = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const unsigned lane = threadIdx.x & 31;
+    if (r >= m.nlong) return; /* whole warps leave together: nlong is per warp */
+    const uint32_t i = m.lrows[r];
+    cz_dfr acc = cz_dfr::zero();
+    for (uint64_t k = m.row_ptr[i] + lane, e = m.row_ptr[i + 1]; k < e; k += 32) acc = acc + csr_term(m, w, k);
+#pragma unroll
+    for (unsigned off = 16; off > 0; off >>= 1) acc = acc + acc.shfl_down(off);
+    if (lane == 0) cz_st(out + (log_n ? __brev(i) >> (32 - log_n) : i), acc);
+}
+
+static int launch_long(cz_dfr *out, const cz_gpu_csr *m, const cz_dfr *w, unsigned log_n, cudaStream_t st) {
+    if (!m->nlong) return 0;
+    csr_long_rows<<<(unsigned)((m->nlong * 32 + 255) / 256), 256, 0, st>>>(out, *m, w, log_n);
+    CZ_CUDA_LAUNCHED();
+    return 0;
 }
 
 __global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const cz_dfr *w) {
@@ -199,7 +269,7 @@ extern "C" int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *
     csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d_out, n_out, *m,
                                                                                  (const cz_dfr *)d_w);
     CZ_CUDA_LAUNCHED();
-    return 0;
+    return launch_long((cz_dfr *)d_out, m, (const cz_dfr *)d_w, 0, (cudaStream_t)stream);
 }
 
 extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu_csr *m, const cz_fr *d_w,
@@ -212,5 +282,5 @@ extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu
     csr_mul_vec_rev<<<(unsigned)((size_t)1 << (log_n - 2 * k)), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d_out, *m,
                                                                                              (const cz_dfr *)d_w, log_n, k);
     CZ_CUDA_LAUNCHED();
-    return 0;
+    return launch_long((cz_dfr *)d_out, m, (const cz_dfr *)d_w, log_n, (cudaStream_t)stream);
 }

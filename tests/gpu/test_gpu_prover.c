@@ -3,7 +3,10 @@
  *    zero-padded past a random row count;
  *  - c = a b (cz_gpu_ab_product_, natural and bit-reversed) against the host's products, 2^1..2^18;
  *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n, with the
- *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms;
+ *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms, and
+ *    the long rows summed by a warp each (CZ_GPU_SPMV_LONG: the default bound, 1: every row of two terms or
+ *    more, 0: none), also on circuits whose A rows run from 0 to ~1,000 terms (PoRep's reach ~930),
+ *    lengths at the bound and one past it included;
  *  - the whole prover: random satisfiable circuits (several sizes, one with 2,500 public inputs; c from a b, and from C's SpMV with C's
  *    matrix on the device, CZ_GPU_C_SPMV=1, in turn), witnesses with a PoRep-like mix
  *    (mostly 0 and 1) and with mostly random values (so both the split path and the full-MSM fallback
@@ -104,8 +107,63 @@ static void set_dict_mode(int k) {
 
 static void test_spmv_mode(const circuit *tc, int mode);
 static void test_spmv(const circuit *tc) {
-    for (int k = 0; k < 3; k++) test_spmv_mode(tc, k);
+    static const char *const long_modes[3] = {NULL, "1", "0"};
+    for (int l = 0; l < 3; l++) {
+        if (long_modes[l]) setenv("CZ_GPU_SPMV_LONG", long_modes[l], 1);
+        else unsetenv("CZ_GPU_SPMV_LONG");
+        for (int k = 0; k < 3; k++) test_spmv_mode(tc, k);
+    }
+    unsetenv("CZ_GPU_SPMV_LONG");
     set_dict_mode(0);
+}
+
+/* A circuit for the SpMV only: nc rows (lc of a random length) * ONE = a fresh variable; lengths mostly 1-2, some
+ * 3-8, 9 (one past the default long-row bound), 9-40 and 100-1,000 terms, random coefficients and variables. */
+static int build_long(circuit *tc, size_t nfree, size_t nc) {
+    memset(tc, 0, sizeof *tc);
+    cz_cs *cs;
+    if (cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS)) return -1;
+    cz_var *vars = malloc((nfree + nc + 1) * sizeof *vars);
+    cz_fr *vals = malloc((nfree + nc + 1) * sizeof *vals);
+    size_t nv = 0;
+    vars[nv] = CZ_CS_ONE, vals[nv++] = CZ_FR_ONE_V;
+    for (size_t i = 0; i < nfree; i++, nv++) {
+        mixed_value(&rng, &vals[nv], 30, 30);
+        vars[nv] = cz_cs_alloc(cs, &vals[nv]);
+    }
+    for (size_t k = 0; k < nc; k++) {
+        unsigned u = (unsigned)(cz_rng_next(&rng) % 100), len;
+        if (u < 50) len = 1 + u % 2;
+        else if (u < 70) len = 3 + u % 6;
+        else if (u < 80) len = 8 + u % 2;
+        else if (u < 92) len = 9 + (unsigned)(cz_rng_next(&rng) % 32);
+        else if (u < 97) len = 100 + (unsigned)(cz_rng_next(&rng) % 900);
+        else len = 0;
+        cz_lc a = CZ_LC_ZERO, b = CZ_LC_ZERO, c = CZ_LC_ZERO;
+        cz_fr v = CZ_FR_ZERO_V, cf, t;
+        for (unsigned j = 0; j < len; j++) {
+            size_t i = cz_rng_next(&rng) % nv;
+            coeff(&cf, &rng);
+            cz_lc_add(cs, &a, vars[i], &cf);
+            cz_fr_mul(&t, &cf, &vals[i]);
+            cz_fr_add(&v, &v, &t);
+        }
+        cz_lc_add(cs, &b, CZ_CS_ONE, NULL);
+        cz_var p = cz_cs_alloc(cs, &v);
+        cz_lc_add(cs, &c, p, NULL);
+        cz_cs_enforce(cs, &a, &b, &c);
+        cz_lc_free(cs, &a);
+        cz_lc_free(cs, &b);
+        cz_lc_free(cs, &c);
+        vars[nv] = p, vals[nv++] = v;
+    }
+    free(vars);
+    free(vals);
+    int rc = cz_cs_finalize(cs);
+    if (!rc) rc = cz_cs_take_r1cs(cs, &tc->r);
+    if (!rc) rc = cz_cs_take_witness(cs, &tc->inputs, &tc->ni, &tc->aux, &tc->na);
+    cz_cs_free(cs);
+    return rc;
 }
 
 static void test_spmv_mode(const circuit *tc, int mode) {
@@ -342,6 +400,17 @@ int main(void) {
     printf("a b products checked\n");
     test_synthetic();
     test_tail_order();
+    for (size_t nc = 3; nc <= 20000; nc *= 9) {
+        circuit lc;
+        CHECK(build_long(&lc, 50 + nc / 2, nc) == 0);
+        uint64_t mx = 0;
+        for (uint64_t i = 0; i < lc.r.a.rows; i++)
+            if (lc.r.a.row_ptr[i + 1] - lc.r.a.row_ptr[i] > mx) mx = lc.r.a.row_ptr[i + 1] - lc.r.a.row_ptr[i];
+        CHECK(nc < 1000 || mx >= 100); /* the long rows are there */
+        test_spmv(&lc);
+        circuit_free(&lc);
+    }
+    printf("SpMV with long rows checked\n");
 
     static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000},
                                        /* many public inputs, as a WindowPoSt partition has (25,840 at 32 GiB) */

@@ -1,0 +1,116 @@
+/* cz_bench_spmv [circuit-id]: the resident SpMV (a = A w, b = B w) on a real circuit's matrices (default
+ * porep-32g: recording it takes ~1 min and ~40 GB of host memory), for several long-row bounds
+ * (CZ_GPU_SPMV_LONG: rows of more terms are summed by a warp each; 0 = a thread every row). Prints the
+ * matrices' row-length profile, then per bound the median of CZ_BENCH_REPS (5) runs of each product, natural
+ * and bit-reversed, and checks that every bound gives the bytes of the first (random witness on the device). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cz_error.h"
+#include "engine/circuit.h"
+#include "gpu/gpu.h"
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_f(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void profile(const char *name, const cz_csr *m) {
+    uint64_t nnz = m->row_ptr[m->rows], mx = 0, slots = 0, long8 = 0, lterms = 0;
+    for (uint64_t w = 0; w < m->rows; w += 32) {
+        uint64_t wm = 0;
+        for (uint64_t j = w; j < w + 32 && j < m->rows; j++) {
+            uint64_t l = m->row_ptr[j + 1] - m->row_ptr[j];
+            if (l > wm) wm = l;
+            if (l > 8) long8++, lterms += l;
+        }
+        if (wm > mx) mx = wm;
+        slots += 32 * wm;
+    }
+    printf("%s: %llu rows, %llu terms (%.2f a row), longest %llu; a thread a row: %.2f x the terms in warp steps; "
+           "rows over 8 terms: %llu holding %.1f %% of the terms\n",
+           name, (unsigned long long)m->rows, (unsigned long long)nnz, (double)nnz / m->rows, (unsigned long long)mx,
+           (double)slots / nnz, (unsigned long long)long8, 100.0 * lterms / nnz);
+}
+
+int main(int argc, char **argv) {
+    const char *id = argc > 1 ? argv[1] : "porep-32g";
+    const cz_circuit *c = cz_circuit_find(id);
+    if (!c || !c->build_r1cs) {
+        fprintf(stderr, "no circuit %s\n", id);
+        return 2;
+    }
+    const char *e = getenv("CZ_BENCH_REPS");
+    const int reps = e && atoi(e) > 0 ? atoi(e) : 5;
+    cz_r1cs r = {0};
+    double t0 = now_ms();
+    if (c->build_r1cs(c, &r)) {
+        fprintf(stderr, "%s\n", cz_error_message());
+        return 1;
+    }
+    printf("%s recorded in %.1f s: %llu constraints, %llu inputs, %llu aux\n", id, (now_ms() - t0) / 1e3,
+           (unsigned long long)r.num_constraints, (unsigned long long)r.num_inputs, (unsigned long long)r.num_aux);
+    profile("A", &r.a);
+    profile("B", &r.b);
+    unsigned log_n = 1;
+    while (((size_t)1 << log_n) < r.num_rows) log_n++;
+    const size_t n = (size_t)1 << log_n, nw = r.num_inputs + r.num_aux;
+    cz_fr *d_w = NULL, *d_o = NULL;
+    int rc = cz_gpu_malloc((void **)&d_w, nw * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_malloc((void **)&d_o, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_fr_random(d_w, nw, 0x5eed);
+    cz_fr *ref[2][2] = {{NULL, NULL}, {NULL, NULL}}, *got = malloc(n * sizeof(cz_fr));
+    const char *bounds[] = {"0", "4", "8", "16", "32", "64"};
+    cz_gpu_timer *tm = NULL;
+    if (!rc) rc = cz_gpu_timer_create(&tm);
+    printf("\n| long-row bound | A (ms) | B (ms) | A bit-reversed (ms) | B bit-reversed (ms) | bytes as bound 0 |\n|---|---:|---:|---:|---:|---|\n");
+    for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0] && !rc; bi++) {
+        setenv("CZ_GPU_SPMV_LONG", bounds[bi], 1);
+        float med[2][2];
+        int same = 1;
+        for (int k = 0; k < 2 && !rc; k++) {
+            cz_gpu_csr *g = NULL;
+            rc = cz_gpu_csr_upload(&g, k ? &r.b : &r.a);
+            for (int rev = 0; rev < 2 && !rc; rev++) {
+                float ms[64];
+                for (int i = 0; i < reps && i < 64 && !rc; i++) {
+                    rc = cz_gpu_timer_start(tm, NULL);
+                    if (!rc) rc = rev ? cz_gpu_csr_mul_vec_rev(d_o, log_n, g, d_w, NULL) : cz_gpu_csr_mul_vec(d_o, n, g, d_w, NULL);
+                    if (!rc) rc = cz_gpu_timer_stop(tm, NULL, &ms[i]);
+                }
+                if (rc) break;
+                qsort(ms, (size_t)(reps < 64 ? reps : 64), sizeof ms[0], cmp_f);
+                med[k][rev] = ms[(reps < 64 ? reps : 64) / 2];
+                rc = cz_gpu_memcpy_dtoh(got, d_o, n * sizeof(cz_fr));
+                if (!rc && !ref[k][rev]) {
+                    ref[k][rev] = malloc(n * sizeof(cz_fr));
+                    memcpy(ref[k][rev], got, n * sizeof(cz_fr));
+                } else if (!rc) {
+                    same &= !memcmp(ref[k][rev], got, n * sizeof(cz_fr));
+                }
+            }
+            cz_gpu_csr_free(g);
+        }
+        if (!rc)
+            printf("| %s | %.2f | %.2f | %.2f | %.2f | %s |\n", bounds[bi], med[0][0], med[1][0], med[0][1], med[1][1],
+                   same ? "yes" : "NO");
+        if (!same) rc = 1;
+    }
+    if (rc) fprintf(stderr, "cz_bench_spmv: %s\n", rc == 1 ? "a bound changed the products" : cz_error_message());
+    cz_gpu_timer_destroy(tm);
+    cz_gpu_free(d_w);
+    cz_gpu_free(d_o);
+    for (int k = 0; k < 2; k++) free(ref[k][0]), free(ref[k][1]);
+    free(got);
+    cz_r1cs_free(&r);
+    return rc ? 1 : 0;
+}
