@@ -3,9 +3,11 @@ over TCP and the unix socket. The PoSt and Snap inputs: gen-vanilla window-post 
 sector proofs as a JSON array of base64 entries and print the `single` command with the randomness; real 2 KiB
 Window (2 sectors) and Winning PoSt proofs complete through it (a seeded setup of seconds); gen-vanilla
 snap-prove's file and commitments are accepted at submit (a wrong comm_r_new is INVALID_ARGUMENT naming the
-partition; the 2 KiB Snap proof itself, a setup of ~30 s on 2 cores, is in slow_bench_snap.py)."""
+partition; the 2 KiB Snap proof itself, a setup of ~30 s on 2 cores, is in slow_bench_snap.py). An 8 MiB Window
+PoSt has no official parameters here: FAILED_PRECONDITION naming the file, and under [testing] seeded_setup_any
+(seeded_setup_cache = false) a seeded setup, nothing written, and a real proof COMPLETED."""
 import base64, json, os, re, subprocess
-from cuzk_e2e import BUILD, TMP, Daemon, check, finish, prom_check, c1_unwrap
+from cuzk_e2e import BUILD, PARAMS, TMP, Daemon, check, finish, prom_check, c1_unwrap
 
 CONFIG = """
 [daemon]
@@ -128,6 +130,26 @@ try:
           "snap with a wrong --comm-r-new: INVALID_ARGUMENT naming the partition: " + err.strip()[:160])
     rc, out, err = bench("gen-vanilla", "snap-prove", "--sector-size", str(512 << 20), "-o", snap)
     check(rc == 1 and "2 KiB and 8 MiB" in err, "gen-vanilla snap-prove at 512 MiB is refused: " + err.strip())
+
+    # 8 MiB Window PoSt: no official file, then a seeded setup under [testing] seeded_setup_any
+    w8 = os.path.join(TMP, "wpost-8m.json")
+    rc, out, err = bench("gen-vanilla", "window-post", "--sector-size", str(8 << 20), "-c", "2", "-o", w8)
+    cmd8 = submit_line(out)
+    rc2, out2, err2 = bench(*U, *cmd8)
+    check(rc == 0 and rc2 == 1 and "status 9" in err2 and "v28-proof-of-spacetime" in err2,
+          "8 MiB Window PoSt without its parameters: FAILED_PRECONDITION naming the file " + err2.strip()[:160])
+    d8 = Daemon(CONFIG + "[testing]\nseeded_setup_any = true\nseeded_setup_cache = false\n", name="bench8m",
+                test_circuit=False)
+    try:
+        rc, out, err = bench("-a", d8.unix, *cmd8)
+        log = d8.logtext()
+        check(rc == 0 and "status: COMPLETED" in out and "proof: 192 bytes" in out
+              and "seeded setup of wpost-8m done" in log and "wrote seeded parameters" not in log
+              and not any(f.endswith("wpost-8m.params") for f in os.listdir(PARAMS)),
+              "8 MiB Window PoSt under seeded_setup_any: a seeded setup, not written, proof COMPLETED "
+              + err.strip()[:160])
+    finally:
+        check(d8.stop() == 0, "the seeded_setup_any daemon exits 0")
 finally:
     check(d.stop() == 0, "daemon exits 0")
 finish()
