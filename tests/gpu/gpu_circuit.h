@@ -32,6 +32,15 @@ typedef struct {
     uint64_t ni, na;
 } circuit;
 
+/* Finalizes cs into tc (its R1CS and witness) and frees cs. */
+static int circuit_take(cz_cs *cs, circuit *tc) {
+    int rc = cz_cs_finalize(cs);
+    if (!rc) rc = cz_cs_take_r1cs(cs, &tc->r);
+    if (!rc) rc = cz_cs_take_witness(cs, &tc->inputs, &tc->ni, &tc->aux, &tc->na);
+    cz_cs_free(cs);
+    return rc;
+}
+
 /* pub inputs, nfree free aux, nc constraints (LC * LC = fresh product). The shape depends only on seed;
  * the values come from rng with the given mix. Every free variable is used (A or B). With p0 + p1 = 100
  * or 0 every constraint is a product of two free variables, so every aux value is a bit (100) or, but for a
@@ -96,11 +105,7 @@ static int build(cz_rng *rng, circuit *tc, size_t pub, size_t nfree, size_t nc, 
     }
     free(vars);
     free(vals);
-    int rc = cz_cs_finalize(cs);
-    if (!rc) rc = cz_cs_take_r1cs(cs, &tc->r);
-    if (!rc) rc = cz_cs_take_witness(cs, &tc->inputs, &tc->ni, &tc->aux, &tc->na);
-    cz_cs_free(cs);
-    return rc;
+    return circuit_take(cs, tc);
 }
 
 static void circuit_free(circuit *tc) {

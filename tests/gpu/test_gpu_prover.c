@@ -159,11 +159,7 @@ static int build_long(circuit *tc, size_t nfree, size_t nc) {
     }
     free(vars);
     free(vals);
-    int rc = cz_cs_finalize(cs);
-    if (!rc) rc = cz_cs_take_r1cs(cs, &tc->r);
-    if (!rc) rc = cz_cs_take_witness(cs, &tc->inputs, &tc->ni, &tc->aux, &tc->na);
-    cz_cs_free(cs);
-    return rc;
+    return circuit_take(cs, tc);
 }
 
 static void test_spmv_mode(const circuit *tc, int mode) {
