@@ -861,6 +861,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     cz_srs_init(&e->srs, cfg->param_cache, cfg->local_cache, (int)ncpu);
     e->srs.verify_digest = cfg->verify_digest;
     e->srs.seeded_any = cfg->seeded_any;
+    if (cfg->seeded_any)
+        cz_log(CZ_LOG_WARN, T, "[testing] seeded_setup_any is on: a circuit without its official parameter file gets a "
+               "seeded local setup, whose proofs verify only here and are worthless on chain (tests and benchmarks only)");
     e->srs.seeded_cache = cfg->seeded_cache;
     e->srs.fb_ops = e->be.setup_ops;
     cz_sched_init(&e->queue);

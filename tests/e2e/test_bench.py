@@ -145,6 +145,7 @@ try:
         log = d8.logtext()
         check(rc == 0 and "status: COMPLETED" in out and "proof: 192 bytes" in out
               and "seeded setup of wpost-8m done" in log and "wrote seeded parameters" not in log
+              and "seeded_setup_any is on" in log
               and not any(f.endswith("wpost-8m.params") for f in os.listdir(PARAMS)),
               "8 MiB Window PoSt under seeded_setup_any: a seeded setup, not written, proof COMPLETED "
               + err.strip()[:160])
