@@ -1,7 +1,7 @@
 /* Fixed-base products of the G1 / G2 generator on the device, for the seeded setup (groth16/setup.h's
  * cz_groth16_fb_ops): out[i] = k[i] G from a host table tab[w 2^(c-1) + j] = (j + 1) 2^(c w) G (the same
  * table as the CPU's groth16/fixed_base.h). One thread an output: the scalar's signed c-bit digits (the
- * CPU's cz_msm_digit_) pick at most `windows` table points, added into an xyzz accumulator by the
+ * MSM's cz_booth_digit) pick at most `windows` table points, added into an xyzz accumulator by the
  * exact mixed addition (doubling and infinity handled), then one inversion makes it affine. Affine
  * points are unique, so the bytes equal the CPU's batch-affine results. The table (4.3 MiB in G1, 8.6 in
  * G2) stays in L2 while the outputs pass over it.
@@ -9,27 +9,13 @@
  * Host arrays in and out, in chunks of CZ_GPU_FB_CHUNK outputs: a seeded 32 GiB PoRep setup multiplies
  * ~330 M G1 and ~33 M G2 points, which this moves through ~1 GB of device memory. */
 #include "gpu/cuda_util.cuh"
+#include "gpu/digits.cuh"
 #include "gpu/ec.cuh"
 #include "gpu/field.cuh"
 #include "gpu/fp_inv.cuh"
 #include "gpu/gpu.h"
 
 #define CZ_GPU_FB_CHUNK ((size_t)1 << 21)
-
-/* bits [lo, lo + len) of the 256-bit little-endian s (bits past 255 read 0), len <= 24 */
-static CZ_DEV uint32_t fb_bits(const uint32_t s[8], int lo, unsigned len) {
-    if (lo < 0) return 0; /* only window 0's bit -1 asks, handled by the caller */
-    const unsigned wd = (unsigned)lo >> 5, sh = (unsigned)lo & 31;
-    uint64_t x = wd < 8 ? s[wd] : 0;
-    if (wd + 1 < 8) x |= (uint64_t)s[wd + 1] << 32;
-    return (uint32_t)(x >> sh) & ((1u << len) - 1);
-}
-
-/* cz_msm_digit_: bits [w c - 1, w c + c) of s, value in [-2^(c-1), 2^(c-1)] */
-static CZ_DEV int fb_digit(const uint32_t s[8], unsigned w, unsigned c) {
-    const uint32_t u = w == 0 ? fb_bits(s, 0, c) << 1 : fb_bits(s, (int)(w * c) - 1, c + 1);
-    return (int)(u >> 1) + (int)(u & 1) - (int)(((u >> c) & 1) << c);
-}
 
 template <class F>
 static __global__ void fb_kernel(cz_daff<F> *out, const cz_daff<F> *tab, unsigned c, unsigned windows,
@@ -41,7 +27,7 @@ static __global__ void fb_kernel(cz_daff<F> *out, const cz_daff<F> *tab, unsigne
     cz_dxyzz<F> acc = cz_dxyzz<F>::inf();
 #pragma unroll 1
     for (unsigned w = 0; w < windows; w++) {
-        const int d = fb_digit(s.v, w, c);
+        const int d = cz_booth_digit(s.v, 1, w, c);
         if (d == 0) continue;
         cz_daff<F> q = cz_ec_ld_aff(tab + w * half + (size_t)(d > 0 ? d : -d) - 1);
         if (d < 0) q.y = q.y.neg();
@@ -62,8 +48,9 @@ static __global__ void fb_kernel(cz_daff<F> *out, const cz_daff<F> *tab, unsigne
 template <class F>
 static int fb_run(void *out, const void *tab, unsigned c, unsigned windows, const cz_fr *k, size_t n) {
     typedef cz_daff<F> A;
-    if (c < 2 || c > 20 || windows == 0 || (size_t)windows * c < 256)
-        return cz_error(CZ_EINVAL, "fixed-base products: %u windows of %u bits do not cover a 256-bit scalar", windows, c);
+    if (c < 2 || c > 20 || windows == 0 || (size_t)windows * c < 256 || (size_t)(windows - 1) * c > 256)
+        return cz_error(CZ_EINVAL, "fixed-base products: %u windows of %u bits do not cover a 256-bit scalar exactly",
+                        windows, c);
     if (n == 0) return 0;
     const size_t tab_n = (size_t)windows << (c - 1), chunk = n < CZ_GPU_FB_CHUNK ? n : CZ_GPU_FB_CHUNK;
     A *d_tab = nullptr, *d_out = nullptr;

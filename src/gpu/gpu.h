@@ -75,7 +75,8 @@ int cz_gpu_ec_warp_sum_test(int g2, int quad, void *d_out, const void *d_in, siz
  * out[i] = k[i] G for i < n, G the G1 (g2 = 0; out cz_g1_affine[n]) or G2 (g2 = 1; cz_g2_affine[n])
  * generator, affine with infinity (0, 0) for k = 0: the same bytes as groth16's CPU fixed-base products.
  * tab: windows x 2^(c-1) affine points, tab[w 2^(c-1) + j] = (j + 1) 2^(c w) G (groth16/fixed_base.h's
- * table), windows x c >= 256. Host arrays; the current device computes them in chunks through ~1 GB of
+ * table), 2 <= c <= 20, (windows - 1) c <= 256 <= windows c. Host arrays; the current device computes them
+ * in chunks through ~1 GB of
  * its memory (CZ_EDEVICE, the context left usable, when that cannot be had). */
 int cz_gpu_fb_mul_many(int g2, void *out, const void *tab, unsigned c, unsigned windows, const cz_fr *k, size_t n);
 

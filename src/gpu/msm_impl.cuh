@@ -29,6 +29,7 @@
 
 #include <chrono>
 
+#include "gpu/digits.cuh"
 #include "gpu/cuda_util.cuh"
 #include "gpu/ec.cuh"
 #include "gpu/fp_inv.cuh"
@@ -613,23 +614,7 @@ static __global__ void msm_digits(uint32_t *key, uint32_t *val, const uint32_t *
                                   unsigned c, uint32_t vbase) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const uint32_t *s = sc + i;
-    int lo = (int)(w * c) - 1; /* first bit */
-    uint64_t bits;
-    if (lo < 0) {
-        bits = ((uint64_t)s[0] << 1);
-    } else {
-        unsigned limb = lo >> 5, sh = lo & 31;
-        uint64_t v = s[limb * ld];
-        if (limb + 1 < 8) v |= (uint64_t)s[(limb + 1) * ld] << 32;
-        bits = v >> sh;
-        /* a third word only when the c + 1 bits reach past the two (c > 31 - sh + 32: never for c <= 31) */
-        if (sh && sh + c + 1 > 64 && limb + 2 < 8) bits |= (uint64_t)s[(limb + 2) * ld] << (64 - sh);
-    }
-    uint32_t wval = (uint32_t)(bits & ((1u << (c + 1)) - 1));
-    uint32_t neg = wval >> c;               /* top bit: negative digit */
-    uint32_t mag = (wval + 1) >> 1;         /* (lower bits + borrow-in bit) */
-    int32_t d = neg ? (int32_t)mag - (1 << c) : (int32_t)mag;
+    const int32_t d = cz_booth_digit(sc + i, ld, w, c);
     key[i] = (uint32_t)(d < 0 ? -d : d);
     val[i] = ((uint32_t)i + vbase) | (d < 0 ? 0x80000000u : 0u); /* base index (vbase: its segment's first) */
 }
