@@ -48,15 +48,12 @@ static bool all_zero(const uint8_t b[32]) {
     return true;
 }
 
+static int record_porep(cz_cs *cs, const void *p) { return cz_porep_synthesize(cs, p, NULL); }
+
 int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     cz_porep_params p;
     int rc = cz_porep_params_for(&p, c->sector_size);
-    if (rc) return rc;
-    cz_cs *cs;
-    if ((rc = cz_cs_new(&cs, CZ_CS_RECORD))) return rc;
-    if (!(rc = cz_porep_synthesize(cs, &p, NULL)) && !(rc = cz_cs_finalize(cs))) rc = cz_cs_take_r1cs(cs, out);
-    cz_cs_free(cs);
-    return rc;
+    return rc ? rc : cz_cs_record_circuit(out, record_porep, &p, 0); /* the challenges on every thread */
 }
 
 static int verify_partition(void *c1, unsigned k) { return cz_c1_verify(c1, k, true); }

@@ -36,15 +36,12 @@ static int params_of(const cz_circuit *c, cz_post_params *p) {
     return cz_post_params_for(p, c->kind == CZ_KIND_WINNING ? CZ_POST_WINNING : CZ_POST_WINDOW, c->sector_size);
 }
 
+static int record_post(cz_cs *cs, const void *p) { return cz_post_synthesize(cs, p, NULL); }
+
 int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     cz_post_params p;
     int rc = params_of(c, &p);
-    if (rc) return rc;
-    cz_cs *cs;
-    if ((rc = cz_cs_new(&cs, CZ_CS_RECORD))) return rc;
-    if (!(rc = cz_post_synthesize(cs, &p, NULL)) && !(rc = cz_cs_finalize(cs))) rc = cz_cs_take_r1cs(cs, out);
-    cz_cs_free(cs);
-    return rc;
+    return rc ? rc : cz_cs_record_circuit(out, record_post, &p, 0); /* the sectors on every thread */
 }
 
 void cz_post_circuit_release(const cz_circuit *c, void *state) {

@@ -28,15 +28,12 @@ typedef struct {
     cz_snap_partition_proof *pp;
 } snap_state;
 
+static int record_snap(cz_cs *cs, const void *p) { return cz_snap_synthesize(cs, p, NULL); }
+
 int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     cz_snap_params p;
     int rc = cz_snap_params_for(&p, c->sector_size);
-    if (rc) return rc;
-    cz_cs *cs;
-    if ((rc = cz_cs_new(&cs, CZ_CS_RECORD))) return rc;
-    if (!(rc = cz_snap_synthesize(cs, &p, NULL)) && !(rc = cz_cs_finalize(cs))) rc = cz_cs_take_r1cs(cs, out);
-    cz_cs_free(cs);
-    return rc;
+    return rc ? rc : cz_cs_record_circuit(out, record_snap, &p, 0); /* the challenges on every thread */
 }
 
 void cz_snap_circuit_release(const cz_circuit *c, void *state) {

@@ -165,22 +165,34 @@ static int scratch_new(scratch *s) {
 
 static void scratch_free(scratch *s) { free(s->buf), free(s->parent_bits); }
 
+typedef struct {
+    const cz_porep_params *p;
+    const cz_porep_witness *w;
+    cz_num comm_d, comm_c, comm_r_last;
+    cz_bool id_bits[256];
+} synth_ctx;
+
+/* One challenge: a block of cz_cs_record_blocks (on its own cs and thread when recording). */
+static int challenge_block(cz_cs *cs, unsigned i, void *arg) {
+    const synth_ctx *x = arg;
+    scratch sc;
+    int rc = scratch_new(&sc);
+    if (rc) return rc;
+    cz_cs_push_namespace(cs, "challenge");
+    rc = challenge_synth(cs, x->p, x->w ? &x->w->ch[i] : NULL, &x->comm_d, &x->comm_c, &x->comm_r_last, x->id_bits,
+                         sc.buf, sc.parent_bits);
+    cz_cs_pop_namespace(cs);
+    scratch_free(&sc);
+    return rc;
+}
+
 int cz_porep_synthesize(cz_cs *cs, const cz_porep_params *p, const cz_porep_witness *w) {
     if (cz_cs_needs_values(cs) && !w) return cz_error(CZ_EINVAL, "porep: witness mode needs the vanilla proofs");
     if (!cz_cs_needs_values(cs)) w = NULL;
-    cz_num comm_d, comm_c, comm_r_last;
-    cz_bool id_bits[256];
-    int rc = top_synth(cs, w, &comm_d, &comm_c, &comm_r_last, id_bits);
+    synth_ctx x = {.p = p, .w = w};
+    int rc = top_synth(cs, w, &x.comm_d, &x.comm_c, &x.comm_r_last, x.id_bits);
     if (rc) return rc;
-    scratch sc;
-    if ((rc = scratch_new(&sc))) return rc;
-    for (unsigned i = 0; i < p->challenges && !rc; i++) {
-        cz_cs_push_namespace(cs, "challenge");
-        rc = challenge_synth(cs, p, w ? &w->ch[i] : NULL, &comm_d, &comm_c, &comm_r_last, id_bits, sc.buf,
-                             sc.parent_bits);
-        cz_cs_pop_namespace(cs);
-    }
-    scratch_free(&sc);
+    rc = cz_cs_record_blocks(cs, p->challenges, challenge_block, &x);
     return rc ? rc : cz_cs_status(cs);
 }
 

@@ -75,16 +75,25 @@ static int sector_synth(cz_cs *cs, const cz_post_params *p, const cz_post_sector
     return cz_cs_status(cs);
 }
 
+typedef struct {
+    const cz_post_params *p;
+    const cz_post_sector *sectors;
+} synth_ctx;
+
+/* One sector: a block of cz_cs_record_blocks (on its own cs and thread when recording). */
+static int sector_block(cz_cs *cs, unsigned i, void *arg) {
+    const synth_ctx *x = arg;
+    cz_cs_push_namespace(cs, "sector");
+    int rc = sector_synth(cs, x->p, x->sectors ? &x->sectors[i] : NULL);
+    cz_cs_pop_namespace(cs);
+    return rc;
+}
+
 int cz_post_synthesize(cz_cs *cs, const cz_post_params *p, const cz_post_sector *sectors) {
     if (cz_cs_needs_values(cs) && !sectors)
         return cz_error(CZ_EINVAL, "post: witness mode needs the vanilla proofs");
-    if (!cz_cs_needs_values(cs)) sectors = NULL;
-    int rc = 0;
-    for (unsigned i = 0; i < p->sectors && !rc; i++) {
-        cz_cs_push_namespace(cs, "sector");
-        rc = sector_synth(cs, p, sectors ? &sectors[i] : NULL);
-        cz_cs_pop_namespace(cs);
-    }
+    synth_ctx x = {p, cz_cs_needs_values(cs) ? sectors : NULL};
+    int rc = cz_cs_record_blocks(cs, p->sectors, sector_block, &x);
     return rc ? rc : cz_cs_status(cs);
 }
 

@@ -317,18 +317,29 @@ out:
     return rc ? rc : cz_cs_status(cs);
 }
 
+typedef struct {
+    const cz_snap_params *p;
+    const cz_snap_witness *w;
+    snap_top t;
+} synth_ctx;
+
+/* One challenge: a block of cz_cs_record_blocks (on its own cs and thread when recording). */
+static int challenge_block(cz_cs *cs, unsigned c, void *arg) {
+    const synth_ctx *x = arg;
+    cz_cs_push_namespace(cs, "challenge");
+    int rc = challenge_synth(cs, x->p, &x->t, x->w ? &x->w->ch[c] : NULL, c);
+    cz_cs_pop_namespace(cs);
+    return rc;
+}
+
 int cz_snap_synthesize(cz_cs *cs, const cz_snap_params *p, const cz_snap_witness *w) {
     if (cz_cs_needs_values(cs) && !w)
         return cz_error(CZ_EINVAL, "snap: witness mode needs the vanilla proofs");
     if (!cz_cs_needs_values(cs)) w = NULL;
-    snap_top t = {0};
-    int rc = top_synth(cs, p, w, &t);
-    for (unsigned c = 0; c < p->challenges && !rc; c++) {
-        cz_cs_push_namespace(cs, "challenge");
-        rc = challenge_synth(cs, p, &t, w ? &w->ch[c] : NULL, c);
-        cz_cs_pop_namespace(cs);
-    }
-    top_free(&t);
+    synth_ctx x = {.p = p, .w = w};
+    int rc = top_synth(cs, p, w, &x.t);
+    if (!rc) rc = cz_cs_record_blocks(cs, p->challenges, challenge_block, &x);
+    top_free(&x.t);
     return rc ? rc : cz_cs_status(cs);
 }
 

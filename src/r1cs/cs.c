@@ -1,5 +1,7 @@
 #include "r1cs/cs.h"
 
+#include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,7 @@ int cz_cs_new(cz_cs **out, unsigned mode) {
     cz_cs *cs = calloc(1, sizeof *cs);
     if (!cs) return cz_error(CZ_ENOMEM, "cs: out of memory");
     cs->mode = mode;
+    cs->record_threads = 1;
     /* Without values the fast path only has to respect the id space. */
     cs->input_limit = cs->aux_limit = (mode & CZ_CS_WITNESS) ? 0 : (uint64_t)CZ_VAR_MAX_INDEX + 1;
     int rc = 0;
@@ -179,11 +182,18 @@ static int prepare_lc(cz_cs *cs, const cz_lc *lc, size_t *n_out) {
     }
     for (uint32_t i = 0; i < lc->n; i++) {
         cz_var v = lc->t[i].var;
-        uint64_t limit = cz_var_is_input(v) ? cs->num_inputs : cs->num_aux;
-        if (cz_var_index(v) >= limit)
-            return set_err(cs, cz_error(CZ_EINVAL, "cs: constraint %llu uses %s variable %u, which was never allocated",
-                                        (unsigned long long)cs->num_constraints,
-                                        cz_var_is_input(v) ? "input" : "aux", cz_var_index(v)));
+        const bool in = cz_var_is_input(v);
+        const uint64_t x = cz_var_index(v), limit = in ? cs->num_inputs : cs->num_aux;
+        if (x >= limit)
+            return set_err(cs, cz_error(CZ_EINVAL, "cs: constraint %llu uses %s variable %llu, which was never allocated",
+                                        (unsigned long long)cs->num_constraints, in ? "input" : "aux",
+                                        (unsigned long long)x));
+        if (x >= (in ? cs->input_shared : cs->aux_shared) && x < (in ? cs->input_base : cs->aux_base)) {
+            cs->blocks_differ = true; /* another block's variable: only the serial loop can record this */
+            return set_err(cs, cz_error(CZ_EUNSUPPORTED, "cs: constraint %llu uses %s variable %llu of another block",
+                                        (unsigned long long)cs->num_constraints, in ? "input" : "aux",
+                                        (unsigned long long)x));
+        }
         r->scratch[i] = lc->t[i];
     }
     *n_out = cz_lc_terms_normalize(r->scratch, lc->n);
@@ -211,8 +221,9 @@ void cz_cs_enforce_record_(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_l
 
 /* Turns variable ids into columns of [inputs | aux]. Ids are sorted, and the map keeps the order. */
 static void ids_to_columns(cz_csr *m, uint64_t num_inputs) {
-    uint64_t nnz = cz_r1cs_nnz(m);
-    for (uint64_t k = 0; k < nnz; k++) {
+    const int64_t nnz = (int64_t)cz_r1cs_nnz(m);
+#pragma omp parallel for schedule(static) if (nnz > (1 << 22))
+    for (int64_t k = 0; k < nnz; k++) {
         uint32_t id = m->col[k];
         if (id & CZ_VAR_AUX_BIT) m->col[k] = (uint32_t)(num_inputs + (id & ~CZ_VAR_AUX_BIT));
     }
@@ -293,4 +304,139 @@ int cz_cs_take_witness(cz_cs *cs, cz_fr **inputs, uint64_t *num_inputs, cz_fr **
     cs->input_limit = cs->aux_limit = 0;
     cs->values_taken = true;
     return 0;
+}
+
+/* ---- blocks on threads ---- */
+
+typedef struct {
+    uint64_t inputs, aux, constraints, nnz[3];
+} block_shape;
+
+/* Counts so far; a block's matrices count from where their slot (or the counting pass) starts. */
+static block_shape shape_of(const cz_cs *cs) {
+    block_shape b = {cs->num_inputs, cs->num_aux, cs->num_constraints, {0}};
+    for (int k = 0; k < 3; k++) b.nnz[k] = cs->rec->m[k].nnz;
+    return b;
+}
+
+/* A cs for block i, numbered where the serial loop would number it (at: cs before the blocks, d: a block's
+ * shape; d NULL: block 0 with counting matrices, to learn that shape). */
+static int block_cs(cz_cs **out, const cz_cs *cs, unsigned i, const block_shape *at, const block_shape *d) {
+    int rc = cz_cs_new(out, CZ_CS_RECORD);
+    if (rc) return rc;
+    cz_cs *b = *out;
+    b->input_shared = at->inputs, b->aux_shared = at->aux;
+    b->num_inputs = b->input_base = at->inputs + (d ? i * d->inputs : 0);
+    b->num_aux = b->aux_base = at->aux + (d ? i * d->aux : 0);
+    b->num_constraints = at->constraints + (d ? i * d->constraints : 0);
+    for (int k = 0; k < 3; k++) {
+        const cz_csr_builder *m = &cs->rec->m[k];
+        b->rec->m[k] = d ? (cz_csr_builder){.row_cap = d->constraints + 1,
+                                            .nnz = at->nnz[k] + i * d->nnz[k], .nnz_cap = at->nnz[k] + (i + 1) * d->nnz[k],
+                                            .row_ptr = m->row_ptr + at->constraints + i * d->constraints,
+                                            .col = m->col, .val = m->val, .fixed = true}
+                         : (cz_csr_builder){.rows = at->constraints, .nnz = at->nnz[k], .count_only = true};
+    }
+    return 0;
+}
+
+/* The block's shape check: 0, the block's own error, or CZ_EUNSUPPORTED with *differ set when it used
+ * another block's variables or does not end where block i of shape d ends. */
+static int block_done(cz_cs *b, unsigned i, int rc, const block_shape *at, const block_shape *d, bool *differ) {
+    if (!rc) rc = b->err;
+    for (int k = 0; k < 3; k++) /* a slot overflowed: more rows or terms than block 0 */
+        if (b->rec->m[k].overflowed) *differ = true;
+    if (!rc && b->ns_depth) rc = cz_error(CZ_EINVAL, "cs: block %u leaves %d namespace(s) pushed", i, b->ns_depth);
+    if (!rc) {
+        block_shape want = {at->inputs + (i + 1) * d->inputs, at->aux + (i + 1) * d->aux,
+                            at->constraints + (i + 1) * d->constraints, {0}};
+        for (int k = 0; k < 3; k++) want.nnz[k] = at->nnz[k] + (i + 1) * d->nnz[k];
+        block_shape end = shape_of(b);
+        if (memcmp(&end, &want, sizeof end)) *differ = true;
+    }
+    if (b->blocks_differ) *differ = true;
+    return *differ ? cz_error(CZ_EUNSUPPORTED, "cs: block %u does not have block 0's shape", i) : rc;
+}
+
+int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsigned i, void *ctx), void *ctx) {
+    int rc = 0;
+    const bool par = cs->mode == CZ_CS_RECORD && cs->record_threads != 1 && nblocks > 1 && !cs->err &&
+                     !cs->finalized && !cs->input_base && !cs->aux_base;
+    if (!par) {
+        for (unsigned i = 0; i < nblocks && !rc; i++) rc = fn(cs, i, ctx);
+        return rc ? rc : cs->err;
+    }
+    /* Block 0 once with counting matrices: a block's shape, so every block's slot is known up front. */
+    const block_shape at = shape_of(cs);
+    cz_cs *b0;
+    if ((rc = block_cs(&b0, cs, 0, &at, NULL))) return set_err(cs, rc);
+    rc = fn(b0, 0, ctx);
+    if (!rc) rc = b0->err;
+    block_shape d = shape_of(b0);
+    for (int k = 0; k < 3; k++) d.nnz[k] = b0->rec->m[k].nnz;
+    const bool differ0 = b0->blocks_differ;
+    cz_cs_free(b0);
+    if (rc) return set_err(cs, rc);
+    if (differ0) return set_err(cs, cz_error(CZ_EINVAL, "cs: block 0 uses variables that do not exist yet"));
+    d.inputs -= at.inputs, d.aux -= at.aux, d.constraints -= at.constraints;
+    for (int k = 0; k < 3; k++) d.nnz[k] -= at.nnz[k];
+    const uint64_t n_in = at.inputs + nblocks * d.inputs, n_aux = at.aux + nblocks * d.aux;
+    if (n_in > (uint64_t)CZ_VAR_MAX_INDEX + 1 || n_aux > (uint64_t)CZ_VAR_MAX_INDEX + 1)
+        return set_err(cs, cz_error(CZ_ERANGE, "cs: %u blocks need more than 2^31 variables", nblocks));
+    /* every row and term of the blocks, plus the input rows finalize appends (one term each in A) */
+    const uint64_t rows = at.constraints + nblocks * d.constraints + n_in;
+    for (int k = 0; k < 3; k++)
+        if ((rc = cz_csr_builder_reserve(&cs->rec->m[k], rows, at.nnz[k] + nblocks * d.nnz[k] + (k ? 0 : n_in))))
+            return set_err(cs, rc);
+    int err = 0;
+    unsigned bad = nblocks;
+    bool differ = false;
+    char msg[512] = "";
+    const int nt = cs->record_threads > 0 ? cs->record_threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (unsigned i = 0; i < nblocks; i++) {
+        bool dif = false;
+        cz_cs *b;
+        int r = block_cs(&b, cs, i, &at, &d);
+        if (!r) {
+            r = block_done(b, i, fn(b, i, ctx), &at, &d, &dif);
+            cz_cs_free(b); /* its matrices are windows: cs's stay */
+        }
+        if (r) {
+#pragma omp critical(cz_cs_blocks)
+            {
+                if (dif) differ = true;
+                if (i < bad) bad = i, err = r, snprintf(msg, sizeof msg, "%s", cz_error_message());
+            }
+        }
+    }
+    if (differ) {
+        cs->blocks_differ = true;
+        return set_err(cs, cz_error(CZ_EUNSUPPORTED, "cs: blocks of different shapes (%s): record them serially", msg));
+    }
+    if (err) return set_err(cs, cz_error(err, "%s", msg)); /* the message again, on the caller's thread */
+    for (int k = 0; k < 3; k++) {
+        cs->rec->m[k].rows = at.constraints + nblocks * d.constraints;
+        cs->rec->m[k].nnz = at.nnz[k] + nblocks * d.nnz[k];
+    }
+    cs->num_inputs = n_in, cs->num_aux = n_aux;
+    cs->num_constraints = at.constraints + nblocks * d.constraints;
+    return 0;
+}
+
+int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg, int nthreads) {
+    memset(out, 0, sizeof *out);
+    const char *env = getenv("CZ_RECORD_THREADS"); /* 1: the serial loop (to compare), n: n threads */
+    if (env && *env) nthreads = atoi(env);
+    for (int pass = 0; pass < 2; pass++) {
+        cz_cs *cs;
+        int rc = cz_cs_new(&cs, CZ_CS_RECORD);
+        if (rc) return rc;
+        cs->record_threads = pass ? 1 : nthreads;
+        if (!(rc = synth(cs, arg)) && !(rc = cz_cs_finalize(cs))) rc = cz_cs_take_r1cs(cs, out);
+        const bool again = rc && cs->blocks_differ && !pass;
+        cz_cs_free(cs);
+        if (!again) return rc;
+    }
+    return 0; /* not reached */
 }

@@ -76,6 +76,12 @@ typedef struct cz_cs {
     struct cz_cs_record *rec;     /* CZ_CS_RECORD only */
     struct cz_lc_pool *pool;      /* CZ_CS_RECORD only */
     struct cz_wcompact *compact_aux; /* witness mode: aux values go here instead (see below) */
+    /* cz_cs_record_blocks: threads for the blocks (1, the default: serial; 0: all), and whether blocks
+     * turned out not to share one shape. A block's own cs may use variables below *_shared (the part
+     * before the blocks) and from *_base on (its own), none between (another block's). */
+    int record_threads;
+    bool blocks_differ;
+    uint64_t input_shared, aux_shared, input_base, aux_base;
 } cz_cs;
 
 /* Creates a cs in mode and allocates ONE. 0, CZ_EINVAL (bad mode) or CZ_ENOMEM. */
@@ -144,6 +150,22 @@ static inline const cz_fr *cz_cs_value(const cz_cs *cs, cz_var v) {
 static inline void cz_cs_copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) out[i] = *cz_cs_value(cs, cz_var_input(first + i));
 }
+
+/* Synthesizes nblocks repeated blocks, fn(cs, i, ctx) for i = 0 .. nblocks - 1, as the loop
+ *     for (i = 0; i < nblocks && !rc; i++) rc = fn(cs, i, ctx);
+ * would, and gives the same matrices. In record mode (without values) with record_threads != 1, block 0
+ * runs on cs to learn a block's shape (inputs, aux, constraints, terms of A, B and C), the matrices are
+ * reserved for all blocks, and blocks 1 .. nblocks - 1 run on OpenMP threads, each on its own cs whose
+ * variables are numbered where the loop would number them and whose rows go straight into their slot.
+ * That needs blocks of one shape that use only variables from before the blocks and their own: a block
+ * that does otherwise sets cs->blocks_differ and fails the synthesis with CZ_EUNSUPPORTED (record again
+ * with record_threads = 1; cz_cs_record_circuit does). Any other error is the lowest failing block's. */
+int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsigned i, void *ctx), void *ctx);
+
+/* A circuit's matrices: synth(cs, arg) on a new record-mode cs with record_threads = nthreads (0: all;
+ * the environment's CZ_RECORD_THREADS, when set, instead), then finalize; when its blocks differ
+ * (cz_cs_record_blocks), once more serially. */
+int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg, int nthreads);
 
 /* Namespaces only nest (names are not kept); finalize checks that pushes and pops balance. */
 static inline void cz_cs_push_namespace(cz_cs *cs, const char *name) { (void)name; cs->ns_depth++; }

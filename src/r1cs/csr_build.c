@@ -76,7 +76,15 @@ static int reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz, bool huge) {
 int cz_csr_builder_reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz) { return reserve(b, rows, nnz, true); }
 
 int cz_csr_builder_push(cz_csr_builder *b, const cz_lc_term *t, size_t n) {
+    if (b->count_only) {
+        b->rows++, b->nnz += n;
+        return 0;
+    }
     if (b->rows + 2 > b->row_cap || b->nnz + n > b->nnz_cap) {
+        if (b->fixed) {
+            b->overflowed = true;
+            return cz_error(CZ_ERANGE, "csr: a block's rows overflow its slot");
+        }
         uint64_t rows = b->rows + 2 > b->row_cap ? (b->row_cap < 1024 ? 1024 : b->row_cap * 2) : b->row_cap;
         uint64_t nnz = b->nnz + n > b->nnz_cap ? b->nnz_cap * 2 + n + 1024 : b->nnz_cap;
         int rc = reserve(b, rows, nnz, false);
@@ -111,6 +119,10 @@ void cz_csr_builder_finish(cz_csr_builder *b, cz_csr *m) {
 }
 
 void cz_csr_builder_free(cz_csr_builder *b) {
+    if (b->fixed) {
+        memset(b, 0, sizeof *b);
+        return;
+    }
     free(b->row_ptr);
     free(b->col);
     free(b->val);

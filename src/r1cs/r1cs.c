@@ -29,16 +29,24 @@ static uint64_t popcount_words(const uint64_t *w, uint64_t nbits) {
     return n;
 }
 
+/* Most columns occur several times: look before the locked OR. */
+static inline void set_bit(uint64_t *w, uint64_t bit) {
+    if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit)) __atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+}
+
 /* Marks column c's bit in inputs (c < ni) or aux (c >= ni); either map may be NULL. */
 static void mark_columns(const cz_csr *m, uint64_t ni, uint64_t *inputs, uint64_t *aux) {
-    uint64_t nnz = cz_r1cs_nnz(m);
-    for (uint64_t k = 0; k < nnz; k++) {
+    const int64_t nnz = (int64_t)cz_r1cs_nnz(m);
+    /* threads on large matrices (32 GiB PoRep's A: 309 M terms); neighbouring rows mostly use
+     * neighbouring columns, so the atomic ORs rarely meet */
+#pragma omp parallel for schedule(static) if (nnz > (1 << 22))
+    for (int64_t k = 0; k < nnz; k++) {
         uint64_t c = m->col[k];
         if (c < ni) {
-            if (inputs) inputs[c >> 6] |= 1ull << (c & 63);
+            if (inputs) set_bit(&inputs[c >> 6], 1ull << (c & 63));
         } else if (aux) {
             c -= ni;
-            aux[c >> 6] |= 1ull << (c & 63);
+            set_bit(&aux[c >> 6], 1ull << (c & 63));
         }
     }
 }
