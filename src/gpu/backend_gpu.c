@@ -131,10 +131,16 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
              * even alone (streaming the PoRep bases every partition costs more than evicting an idle
              * WindowPoSt prover) */
             cz_gpu_lock(dev);
+            const uint64_t t0 = cz_now_ms();
             rc = cz_gpu_prover_create_mode(&free_slot->pr, dev, p, r, margin,
                                            resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO);
             cz_gpu_unlock(dev);
             if (!rc) {
+                char why[300];
+                cz_gpu_prover_build_report(free_slot->pr, why, sizeof why);
+                cz_log(CZ_LOG_INFO, "cuzk::gpu", "device %d: prover for %llu constraints built in %llu ms (%s): %s", dev,
+                       (unsigned long long)r->num_constraints, (unsigned long long)(cz_now_ms() - t0),
+                       cz_gpu_prover_is_streamed(free_slot->pr) ? "streamed bases" : "resident", why);
                 free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
                 free_slot->users = 1;
                 free_slot->used = ++g_dev[dev].tick;

@@ -9,6 +9,7 @@
  * chunk size is the largest (a whole query, halved down to 2^16 points) whose ring of staging buffers, tail
  * buffer and MSM scratch fit beside the matrices, maps and witness buffers; whole base arrays are then kept
  * on the device in what is left (plan_keep). */
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,9 +339,53 @@ static int upload_kept(cz_gpu_prover *pr) {
     return rc;
 }
 
-static int upload_bases(cz_gpu_prover *pr, cz_g1_affine **d, const cz_g1_affine *h, size_t n, const char *what) {
-    int rc = cz_gpu_prover_dalloc_(pr, (void **)d, n * sizeof(cz_g1_affine), what);
-    if (!rc && n) rc = cz_gpu_memcpy_htod(*d, h, n * sizeof(cz_g1_affine));
+/* The resident bases (47.5 GB at 32 GiB PoRep) cross PCIe once per prover: the driver's pageable copy runs at
+ * ~7 GB/s on the H200 host, so pageable sources of a chunk or more go through BUILD_BUFS page-locked chunks
+ * filled by up to 8 threads (cz_gpu_staged_htod_). CZ_GPU_BUILD_STAGED=0 keeps the driver's copy (to compare),
+ * as does a host short of page-locked memory; CZ_GPU_BUILD_CHUNK (bytes, 64 .. 64 MiB, a multiple of 64) is for
+ * tests. */
+enum { BUILD_BUFS = 3 };
+typedef struct {
+    void *buf[BUILD_BUFS], *ev[BUILD_BUFS];
+    size_t chunk;
+    int nt, ok;
+} build_copy;
+
+static void build_copy_init(build_copy *c) {
+    memset(c, 0, sizeof *c);
+    const char *e = getenv("CZ_GPU_BUILD_STAGED");
+    if (e && *e && atoi(e) == 0) return;
+    e = getenv("CZ_GPU_BUILD_CHUNK");
+    long long v = e && *e ? atoll(e) : 64ll << 20;
+    v = v < 64 ? 64 : v > (64ll << 20) ? 64ll << 20 : v;
+    c->chunk = (size_t)v & ~(size_t)63;
+    int rc = 0;
+    for (int i = 0; i < BUILD_BUFS && !rc; i++) {
+        rc = cz_gpu_host_alloc(&c->buf[i], c->chunk);
+        if (!rc) rc = cz_gpu_event_create_(&c->ev[i]);
+    }
+    c->nt = omp_get_max_threads() < 8 ? omp_get_max_threads() : 8;
+    c->ok = !rc && c->nt > 0;
+}
+
+static void build_copy_free(build_copy *c) {
+    for (int i = 0; i < BUILD_BUFS; i++) cz_gpu_host_free(c->buf[i]), cz_gpu_event_destroy_(c->ev[i]);
+    memset(c, 0, sizeof *c);
+}
+
+/* Synchronous: the copy is on the device when it returns. */
+static int build_htod(cz_gpu_prover *pr, const build_copy *c, void *dst, const void *src, size_t bytes) {
+    if (!c->ok || bytes < c->chunk || cz_gpu_host_is_pinned_(src)) return cz_gpu_memcpy_htod(dst, src, bytes);
+    int rc = cz_gpu_staged_htod_(dst, src, bytes, c->buf, c->ev, BUILD_BUFS, c->chunk, c->nt, pr->st_up);
+    int rc2 = cz_gpu_stream_sync_(pr->st_up);
+    return rc ? rc : rc2;
+}
+
+static int upload_bases(cz_gpu_prover *pr, const build_copy *c, void **d, const void *h, size_t n, size_t size,
+                        const char *what) {
+    int rc = cz_gpu_prover_dalloc_(pr, d, n * size, what);
+    if (!rc && n) rc = build_htod(pr, c, *d, h, n * size);
+    if (!rc) pr->build_bases += n * size;
     return rc;
 }
 
@@ -385,6 +430,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     pr->r = r;
     pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
     pr->len[Q_L] = na, pr->len[Q_A] = p->a_len, pr->len[Q_B] = p->b_len;
+    const double t0 = cz_gpu_now_ms_();
     /* the matrices' device form (dictionary-coded coefficients for real circuits) decides their size */
     const cz_csr *hm[3] = {&r->a, &r->b, &r->c};
     cz_csr_dict dict[3];
@@ -418,16 +464,24 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
     if (!rc && stream) rc = upload_kept(pr);
-    if (!rc && !stream) rc = upload_bases(pr, &pr->d_h, p->h, p->h_len, "H query");
-    if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_L], p->l, p->l_len, "L query");
-    if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_A], p->a, p->a_len, "A query");
-    if (!rc && !stream) rc = upload_bases(pr, &pr->d_q[Q_B], p->b_g1, p->b_len, "B_G1 query");
+    double t1 = cz_gpu_now_ms_();
+    build_copy bc;
+    build_copy_init(&bc);
+    pr->build_staged = bc.ok;
+    const size_t g1 = sizeof(cz_g1_affine);
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, "H query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, "L query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, "A query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, "B_G1 query");
 #ifdef CZ_GPU_HAVE_G2_MSM
-    if (!rc && !stream) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, p->b_len * sizeof(cz_g2_affine), "B_G2 query");
-    if (!rc && !stream && p->b_len) rc = cz_gpu_memcpy_htod(pr->d_b2, p->b_g2, p->b_len * sizeof(cz_g2_affine));
+    if (!rc && !stream)
+        rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), "B_G2 query");
 #endif
+    build_copy_free(&bc);
+    double t2 = cz_gpu_now_ms_();
     for (int k = 0; k < nm && !rc; k++) rc = upload_csr(pr, &pr->m[k], hm[k], &dict[k], mb[k]);
     for (int k = 0; k < 3; k++) cz_csr_dict_free(&dict[k]);
+    double t3 = cz_gpu_now_ms_();
     uint64_t *ba = NULL, *bi = NULL, *bb = NULL, a_len = 0, b_len = 0;
     if (!rc) rc = upload_bits(&ba, r->a_aux_density, na);
     if (!rc) rc = upload_bits(&bi, r->b_input_density, ni);
@@ -443,8 +497,19 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
         cz_gpu_prover_destroy(pr);
         return rc;
     }
+    pr->build_ms[0] = t1 - t0, pr->build_ms[1] = t2 - t1, pr->build_ms[2] = t3 - t2;
+    pr->build_ms[3] = cz_gpu_now_ms_() - t3;
     *out = pr;
     return 0;
+}
+
+void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
+    const double ms = pr->build_ms[1];
+    snprintf(out, n,
+             "matrices' device form %.0f ms, bases %.2f GB in %.0f ms (%.1f GB/s, %s), matrices' upload %.0f ms, "
+             "density maps and the rest %.0f ms",
+             pr->build_ms[0], pr->build_bases / 1e9, ms, ms > 0 ? pr->build_bases / 1e6 / ms : 0.0,
+             pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
 }
 
 

@@ -52,6 +52,12 @@ struct cz_gpu_prover {
      * after each chunk's copy; allocated on the first compact start (NULL / 0 until then) */
     void *h_up[2], *ev_upc[2];
     size_t up_chunk;
+    /* How its creation went (cz_gpu_prover_build_report): ms for the matrices' device form, the bases'
+     * upload, the matrices' upload and the density maps; bytes of bases uploaded, and whether through
+     * pinned chunks (1) or the driver's pageable copy (0) */
+    double build_ms[4];
+    size_t build_bases;
+    int build_staged;
     /* B_G2 beside L and A (prover_run.c): its own stream, an event after B's classification, and one buffer
      * for private copies of B's bitmap and tail offsets plus a tail area (g2buf_cap bytes in all; NULL when
      * it did not fit: B_G2 then runs after the G1 queries as before) */

@@ -214,31 +214,35 @@ static int upload_staged(cz_gpu_prover *pr, int k, void *const dst[], const void
     }
     int nt = omp_get_max_threads();
     nt = nt < 1 ? 1 : nt > 8 ? 8 : nt;
-    int b = 0;
     for (int i = 0; i < k && !rc; i++) {
         if (!bytes[i]) continue;
-        if (cz_gpu_host_is_pinned_(src[i])) {
-            rc = cz_gpu_htod_async_(dst[i], src[i], bytes[i], pr->st_up);
-            continue;
-        }
-        for (size_t off = 0; off < bytes[i] && !rc; off += chunk, b ^= 1) {
-            const size_t len = bytes[i] - off < chunk ? bytes[i] - off : chunk;
-            rc = cz_gpu_event_sync_(pr->ev_upc[b]); /* its previous copy has left (at once if never recorded) */
-            if (rc) break;
-            const uint8_t *from = (const uint8_t *)src[i] + off;
-            uint8_t *to = (uint8_t *)pr->h_up[b];
-            const size_t per = ((len + (size_t)nt - 1) / (size_t)nt + 63) & ~(size_t)63;
-#pragma omp parallel for schedule(static) num_threads(nt)
-            for (int t = 0; t < nt; t++) {
-                const size_t a = (size_t)t * per, e = a + per < len ? a + per : len;
-                if (a < e) memcpy(to + a, from + a, e - a);
-            }
-            rc = cz_gpu_htod_async_((uint8_t *)dst[i] + off, to, len, pr->st_up);
-            if (!rc) rc = cz_gpu_event_record_(pr->ev_upc[b], pr->st_up);
-        }
+        if (cz_gpu_host_is_pinned_(src[i])) rc = cz_gpu_htod_async_(dst[i], src[i], bytes[i], pr->st_up);
+        else rc = cz_gpu_staged_htod_(dst[i], src[i], bytes[i], pr->h_up, pr->ev_upc, 2, chunk, nt, pr->st_up);
     }
     if (!rc) rc = cz_gpu_event_record_(pr->ev_up, pr->st_up);
     if (!rc) rc = cz_gpu_stream_wait_(pr->st, pr->ev_up);
+    return rc;
+}
+
+int cz_gpu_staged_htod_(void *dst, const void *src, size_t bytes, void *const bufs[], void *const evs[], int nbuf,
+                        size_t chunk, int nt, void *s) {
+    int rc = 0;
+    for (size_t off = 0, i = 0; off < bytes && !rc; off += chunk, i++) {
+        const int b = (int)(i % (size_t)nbuf);
+        const size_t len = bytes - off < chunk ? bytes - off : chunk;
+        rc = cz_gpu_event_sync_(evs[b]); /* its previous copy has left (at once if never recorded) */
+        if (rc) break;
+        const uint8_t *from = (const uint8_t *)src + off;
+        uint8_t *to = (uint8_t *)bufs[b];
+        const size_t per = ((len + (size_t)nt - 1) / (size_t)nt + 63) & ~(size_t)63;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int t = 0; t < nt; t++) {
+            const size_t a = (size_t)t * per, e = a + per < len ? a + per : len;
+            if (a < e) memcpy(to + a, from + a, e - a);
+        }
+        rc = cz_gpu_htod_async_((uint8_t *)dst + off, to, len, s);
+        if (!rc) rc = cz_gpu_event_record_(evs[b], s);
+    }
     return rc;
 }
 

@@ -13,7 +13,8 @@
  *    run; the second witness uploaded by the prefetch of the first start, and a stale prefetch dropped), and
  *    a third mix (30 % zeros, 30 % ones of the free values) whose tails lie near the split / full-MSM line,
  *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
- *    verifies, and a wrong public input does not;
+ *    verifies, and a wrong public input does not; the bases uploaded at creation through small pinned
+ *    chunks (CZ_GPU_BUILD_CHUNK), the driver's pageable copy and the default in turn;
  *  - the order of the queries' shared tail buffer: circuits searched on the host for a split B (its tail waiting
  *    for the shared MSM) followed by a full A (which gathers its scalars into the same buffer), proved on both;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
@@ -431,9 +432,21 @@ int main(void) {
         set_dict_mode(si % 3); /* the provers' matrices in each device form in turn */
         const int c_spmv = si % 2; /* and c from C's SpMV (its matrix on the device) or from a b (none) */
         if (c_spmv) setenv("CZ_GPU_C_SPMV", "1", 1);
+        /* the bases' upload: through small pinned chunks (4,160 bytes: bases end mid-chunk), the driver's
+         * pageable copy, or the default 64 MiB chunks (these bases are smaller: the driver's copy too) */
+        if (si % 3 == 1) setenv("CZ_GPU_BUILD_CHUNK", "4160", 1);
+        if (si % 3 == 2) setenv("CZ_GPU_BUILD_STAGED", "0", 1);
         rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, 0);
         set_dict_mode(0);
         unsetenv("CZ_GPU_C_SPMV");
+        unsetenv("CZ_GPU_BUILD_CHUNK");
+        unsetenv("CZ_GPU_BUILD_STAGED");
+        if (!rc) {
+            char rep[300];
+            cz_gpu_prover_build_report(gp, rep, sizeof rep);
+            CHECK_MSG(strstr(rep, si % 3 == 2 ? "pageable" : "pinned chunks") != NULL, "build report: %s", rep);
+            if (si % 3 == 1) printf("shape %zu: %s\n", si, rep);
+        }
         CHECK_MSG(rc == 0, "create (dict mode %zu, C SpMV %d): %s", si % 3, c_spmv, cz_error_message());
         if (!rc) {
             uint64_t ni_, na_, al_, bl_, nnz[3];
