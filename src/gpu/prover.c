@@ -389,10 +389,22 @@ static int upload_bases(cz_gpu_prover *pr, const build_copy *c, void **d, const 
     return rc;
 }
 
-/* h in the device form cz_gpu_csr_prepare_ chose (d, b bytes) */
-static int upload_csr(cz_gpu_prover *pr, cz_gpu_csr **m, const cz_csr *h, const cz_csr_dict *d, size_t b) {
+typedef struct {
+    cz_gpu_prover *pr;
+    const build_copy *c;
+} build_ctx;
+
+static int build_htod_cb(void *ctx, void *dst, const void *src, size_t bytes) {
+    const build_ctx *x = ctx;
+    return build_htod(x->pr, x->c, dst, src, bytes);
+}
+
+/* h in the device form cz_gpu_csr_prepare_ chose (d, b bytes), its arrays through c's chunks */
+static int upload_csr(cz_gpu_prover *pr, const build_copy *c, cz_gpu_csr **m, const cz_csr *h, const cz_csr_dict *d,
+                      size_t b) {
     if (!fits(pr, b)) return cz_error(CZ_ENOMEM, "GPU prover: matrices do not fit");
-    int rc = cz_gpu_csr_upload_prepared_(m, h, d);
+    build_ctx x = {pr, c};
+    int rc = cz_gpu_csr_upload_prepared_(m, h, d, build_htod_cb, &x);
     if (!rc) pr->used += b;
     return rc;
 }
@@ -477,9 +489,9 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && !stream)
         rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), "B_G2 query");
 #endif
-    build_copy_free(&bc);
     double t2 = cz_gpu_now_ms_();
-    for (int k = 0; k < nm && !rc; k++) rc = upload_csr(pr, &pr->m[k], hm[k], &dict[k], mb[k]);
+    for (int k = 0; k < nm && !rc; k++) rc = upload_csr(pr, &bc, &pr->m[k], hm[k], &dict[k], mb[k]);
+    build_copy_free(&bc);
     for (int k = 0; k < 3; k++) cz_csr_dict_free(&dict[k]);
     double t3 = cz_gpu_now_ms_();
     uint64_t *ba = NULL, *bi = NULL, *bb = NULL, a_len = 0, b_len = 0;

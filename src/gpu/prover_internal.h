@@ -104,7 +104,9 @@ int cz_gpu_csr_wrap_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, 
 /* m's device form before the upload: *bytes its device memory; *d the dictionary coding when that form is
  * chosen (d->coef != NULL; the caller frees it with cz_csr_dict_free), zeroed when the values are stored. */
 int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *bytes);
-int cz_gpu_csr_upload_prepared_(struct cz_gpu_csr **out, const cz_csr *m, const cz_csr_dict *d);
+/* htod (NULL: cz_gpu_memcpy_htod) copies each host array, synchronously (the prover's pinned chunks). */
+int cz_gpu_csr_upload_prepared_(struct cz_gpu_csr **out, const cz_csr *m, const cz_csr_dict *d,
+                                int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
 void cz_gpu_csr_info_(const struct cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col);
 
 #ifdef __cplusplus

@@ -64,7 +64,7 @@ extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *byte
     const char *e = getenv("CZ_GPU_CSR_DICT");
     const int knob = e && *e ? atoi(e) : -1;
     if (knob == 0 || !nnz) return 0;
-    if (cz_csr_dict_from_csr(d, m)) { /* 2^32 distinct values, or no host memory for the coding: values */
+    if (cz_csr_dict_coefs(d, m, 0, (uint64_t)1 << 20)) { /* 2^32 distinct values, or no host memory: values */
         memset(d, 0, sizeof *d);
         return 0;
     }
@@ -122,7 +122,15 @@ extern "C" void cz_gpu_csr_free(cz_gpu_csr *m) {
     free(m);
 }
 
-extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d) {
+static int plain_htod(void *ctx, void *dst, const void *src, size_t bytes) {
+    (void)ctx;
+    return cz_gpu_memcpy_htod(dst, src, bytes);
+}
+
+extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d,
+                                           int (*htod)(void *ctx, void *dst, const void *src, size_t bytes),
+                                           void *ctx) {
+    if (!htod) htod = plain_htod;
     *out = NULL;
     const uint64_t rows = h->rows, nnz = cz_r1cs_nnz(h);
     const bool dict = d && d->coef;
@@ -134,11 +142,11 @@ extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, co
     if (!rc && !dict) rc = cz_gpu_malloc((void **)&val, (nnz ? nnz : 1) * sizeof(cz_fr));
     if (!rc && dict) rc = cz_gpu_malloc((void **)&coef, (nnz ? nnz : 1) * 4);
     if (!rc && dict) rc = cz_gpu_malloc((void **)&dv, (d->ncoeffs ? d->ncoeffs : 1) * sizeof(cz_fr));
-    if (!rc && rows) rc = cz_gpu_memcpy_htod(rp, h->row_ptr, (rows + 1) * 8);
+    if (!rc && rows) rc = htod(ctx, rp, h->row_ptr, (rows + 1) * 8);
     if (!rc && !rows) rc = cz_gpu_memset(rp, 0, 8);
-    if (!rc && nnz) rc = cz_gpu_memcpy_htod(col, h->col, nnz * 4);
-    if (!rc && nnz && !dict) rc = cz_gpu_memcpy_htod(val, h->val, nnz * sizeof(cz_fr));
-    if (!rc && nnz && dict) rc = cz_gpu_memcpy_htod(coef, d->coef, nnz * 4);
+    if (!rc && nnz) rc = htod(ctx, col, h->col, nnz * 4);
+    if (!rc && nnz && !dict) rc = htod(ctx, val, h->val, nnz * sizeof(cz_fr));
+    if (!rc && nnz && dict) rc = htod(ctx, coef, d->coef, nnz * 4);
     if (!rc && dict && d->ncoeffs) rc = cz_gpu_memcpy_htod(dv, d->coeffs, d->ncoeffs * sizeof(cz_fr));
     uint32_t one = UINT32_MAX; /* the index of 1 in the dictionary */
     for (uint32_t i = 0; dict && i < d->ncoeffs; i++)
@@ -177,7 +185,7 @@ extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
     size_t bytes;
     *out = NULL;
     int rc = cz_gpu_csr_prepare_(h, &d, &bytes);
-    if (!rc) rc = cz_gpu_csr_upload_prepared_(out, h, &d);
+    if (!rc) rc = cz_gpu_csr_upload_prepared_(out, h, &d, NULL, NULL);
     cz_csr_dict_free(&d);
     return rc;
 }

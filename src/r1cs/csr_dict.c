@@ -1,6 +1,7 @@
 #include "r1cs/csr_dict.h"
 
 #include <omp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,17 +76,21 @@ oom:
     return -1;
 }
 
-int cz_csr_dict_from_csr_par(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice) {
+/* structure: copy m's row_ptr and col (else they stay NULL: the caller reads m's) */
+static int code_par(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice, bool structure) {
     memset(out, 0, sizeof *out);
     const uint64_t nnz = cz_r1cs_nnz(m);
     out->rows = m->rows;
-    out->row_ptr = malloc((m->rows + 1) * sizeof *out->row_ptr);
-    out->col = malloc((nnz ? nnz : 1) * sizeof *out->col);
+    if (structure) {
+        out->row_ptr = malloc((m->rows + 1) * sizeof *out->row_ptr);
+        out->col = malloc((nnz ? nnz : 1) * sizeof *out->col);
+        if (!out->row_ptr || !out->col) goto oom;
+        if (m->rows) memcpy(out->row_ptr, m->row_ptr, (m->rows + 1) * sizeof *out->row_ptr);
+        else out->row_ptr[0] = 0;
+        if (nnz) memcpy(out->col, m->col, nnz * sizeof *out->col);
+    }
     out->coef = malloc((nnz ? nnz : 1) * sizeof *out->coef);
-    if (!out->row_ptr || !out->col || !out->coef) goto oom;
-    if (m->rows) memcpy(out->row_ptr, m->row_ptr, (m->rows + 1) * sizeof *out->row_ptr);
-    else out->row_ptr[0] = 0;
-    if (nnz) memcpy(out->col, m->col, nnz * sizeof *out->col);
+    if (!out->coef) goto oom;
     /* slices of the terms coded on their own (local indices), in parallel; then their distinct values merged in
      * slice order, which keeps the order of first use, so the result equals the one-slice coding exactly */
     int T = nthreads > 0 ? nthreads : omp_get_max_threads();
@@ -147,8 +152,16 @@ oom:
     return cz_error(CZ_ENOMEM, "csr dict: out of memory for %llu terms", (unsigned long long)nnz);
 }
 
+int cz_csr_dict_from_csr_par(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice) {
+    return code_par(out, m, nthreads, min_slice, true);
+}
+
 int cz_csr_dict_from_csr(cz_csr_dict *out, const cz_csr *m) {
     return cz_csr_dict_from_csr_par(out, m, 0, (uint64_t)1 << 20);
+}
+
+int cz_csr_dict_coefs(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice) {
+    return code_par(out, m, nthreads, min_slice, false);
 }
 
 void cz_csr_dict_free(cz_csr_dict *d) {

@@ -26,6 +26,9 @@ typedef struct {
 int cz_csr_dict_from_csr(cz_csr_dict *out, const cz_csr *m);
 /* The same with nthreads (0: all) and slices of at least min_slice terms (tests). */
 int cz_csr_dict_from_csr_par(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice);
+/* The coding alone (coef, coeffs; row_ptr and col left NULL: m's are the structure), as the GPU's upload
+ * needs it: no copy of the structure (2.2 GB of 32 GiB PoRep's A). */
+int cz_csr_dict_coefs(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t min_slice);
 void cz_csr_dict_free(cz_csr_dict *d);
 /* out[i] = <row i, w> with w = [inputs | aux] split at num_inputs, as cz_csr_mul_vec. */
 void cz_csr_dict_mul_vec(cz_fr *out, const cz_csr_dict *d, uint64_t num_inputs, const cz_fr *inputs,

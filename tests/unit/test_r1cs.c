@@ -477,6 +477,13 @@ static void test_eval_large(cz_rng *rng) {
             cz_csr_dict_free(&p1);
             cz_csr_dict_free(&pn);
         }
+        { /* the coding alone (the GPU upload's): the same coef and coeffs, no copy of the structure */
+            cz_csr_dict c;
+            CHECK(cz_csr_dict_coefs(&c, mats[m], 3, 1 + cz_rng_next(rng) % 3000) == 0);
+            CHECK(c.rows == d.rows && !c.row_ptr && !c.col && c.ncoeffs == d.ncoeffs &&
+                  memcmp(c.coeffs, d.coeffs, d.ncoeffs * sizeof *d.coeffs) == 0 && memcmp(c.coef, d.coef, nnz * 4) == 0);
+            cz_csr_dict_free(&c);
+        }
         cz_fr *o = malloc(r.num_rows * sizeof *o);
         cz_csr_dict_mul_vec(o, &d, r.num_inputs, w, w + r.num_inputs, 2);
         CHECK(memcmp(o, out[0][m], r.num_rows * sizeof *o) == 0);
