@@ -36,6 +36,17 @@ static void test_graph_primitives(void) {
     cz_hex_encode(hex, d, 64);
     CHECK(!strcmp(hex, "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
                        "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"));
+    /* several blocks, the last one whole (256 B) or partial (1000 B): Python's hashlib.blake2b as the oracle */
+    uint8_t msg[1000];
+    for (int i = 0; i < 1000; i++) msg[i] = (uint8_t)(i % 251);
+    cz_blake2b_512(d, msg, 256);
+    cz_hex_encode(hex, d, 64);
+    CHECK_MSG(!strcmp(hex, "93463ac058b6163eb43be3f5bb32b28541498f4e3366f1effe253ad44e1e076e"
+                           "41c3616046027c82a7124f8f4746668ad10b12e8e25a95ac8f3151df01cd5a93"), "%s", hex);
+    cz_blake2b_512(d, msg, 1000);
+    cz_hex_encode(hex, d, 64);
+    CHECK_MSG(!strcmp(hex, "c11e1c0340bd7e5a1b275f1230c962fad215ecb1391486e74e31b960a2f29963"
+                           "81a5fad092da06841d5f26e38f6ecfeaf441acbcd1c2de61aef121e7927175f5"), "%s", hex);
     /* §1.2: the parents of challenges 56 and 4 of the 2 KiB fixture (porep_id 5) */
     uint8_t pid[32];
     cz_porep_id(pid, 5);
