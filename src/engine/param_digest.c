@@ -2,10 +2,13 @@
  * "digest" of each .params / .vk: the first 16 bytes of the file's BLAKE2b-512, hex, as go-paramfetch
  * checks after a download. Generated from /work/shared/fixtures/real/filecoin-project+rust-fil-proofs/
  * parameters.json (44 files). */
+#define _POSIX_C_SOURCE 200809L /* st_mtim, st_ctim */
 #include "engine/param_digest.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "filecoin/graph.h"
 
@@ -114,4 +117,52 @@ void cz_param_digest(char hex[33], const void *data, size_t len) {
     uint8_t h[64];
     cz_blake2b_512(h, data, len);
     for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", h[i]);
+}
+
+static void memo_path(char *out, size_t cap, const char *dir, const char *path) {
+    const char *base = strrchr(path, '/');
+    snprintf(out, cap, "%s/cuzk-digest-%s.ok", dir, base ? base + 1 : path);
+}
+
+bool cz_param_digest_identity(const char *path, char *out, size_t cap) {
+    struct stat st;
+    if (stat(path, &st)) return false;
+    snprintf(out, cap, "cuzk-digest-v1 %llu %llu %llu %lld.%09ld %lld.%09ld", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino, (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+    return true;
+}
+
+bool cz_param_digest_memo_ok(const char *dir, const char *path, const char *want) {
+    char mp[1100], id[200], line[300], expect[300];
+    if (!dir || !*dir || !want || !cz_param_digest_identity(path, id, sizeof id)) return false;
+    memo_path(mp, sizeof mp, dir, path);
+    FILE *f = fopen(mp, "r");
+    if (!f) return false;
+    const bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    snprintf(expect, sizeof expect, "%s %s\n", id, want);
+    return got && !strcmp(line, expect);
+}
+
+int cz_param_digest_memo_store(const char *dir, const char *path, const char *id_before, const char *hex) {
+    char mp[1100], tmp[1120], id[200];
+    if (!dir || !*dir || !cz_param_digest_identity(path, id, sizeof id) || strcmp(id, id_before)) return -1;
+    memo_path(mp, sizeof mp, dir, path);
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", mp, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    bool ok = f && fprintf(f, "%s %s\n", id, hex) > 0;
+    if (f && fclose(f)) ok = false;
+    if (!ok || rename(tmp, mp)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void cz_param_digest_memo_drop(const char *dir, const char *path) {
+    char mp[1100];
+    if (!dir || !*dir) return;
+    memo_path(mp, sizeof mp, dir, path);
+    unlink(mp);
 }

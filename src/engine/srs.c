@@ -235,16 +235,28 @@ static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
         cz_log(CZ_LOG_WARN, T, "%s is not in parameters.json: its digest is not checked", e->path);
         return 0;
     }
+    if (cz_param_digest_memo_ok(m->local_cache, e->path, want)) {
+        cz_log(CZ_LOG_INFO, T, "digest of %s ok (%s): unchanged since it was checked (%s/cuzk-digest-*.ok)", e->path,
+               want, m->local_cache);
+        e->digest_ok = true;
+        return 0;
+    }
     uint64_t t0 = cz_now_ms();
-    char got[33];
+    char got[33], id[200];
+    const bool have_id = cz_param_digest_identity(e->path, id, sizeof id);
     cz_param_digest(got, e->map, e->map_len);
     madvise(e->map, e->map_len, MADV_DONTNEED);
-    if (strcmp(got, want))
+    if (strcmp(got, want)) {
+        cz_param_digest_memo_drop(m->local_cache, e->path);
         return cz_error(CZ_EFORMAT,
                         "digest mismatch: got %s, parameters.json says %s (BLAKE2b-512, first 16 bytes) for %s: "
                         "corrupt or not the official file; fetch it again (srs.verify_digest = false skips this check)",
                         got, want, e->path);
+    }
     cz_log(CZ_LOG_INFO, T, "digest of %s ok (%s, %.1f s)", e->path, got, (cz_now_ms() - t0) / 1000.0);
+    if (!have_id || cz_param_digest_memo_store(m->local_cache, e->path, id, got))
+        cz_log(CZ_LOG_DEBUG, T, "cannot note the digest in %s: the next daemon start hashes %s again", m->local_cache,
+               e->path);
     e->digest_ok = true;
     return 0;
 }

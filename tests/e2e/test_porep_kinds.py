@@ -4,7 +4,8 @@ sectors sealed in memory by cz_tool_c1_gen (fresh seed each run), sent in the Co
 srs.param_cache holds a fake official 2 KiB file (random bytes under the official name), so an accepted job
 runs into the digest check at once instead of a minutes-long proof: FAILED, naming the digest of the file
 (checked here against Python's hashlib BLAKE2b-512, first 16 bytes) and the one parameters.json gives; with
-srs.verify_digest = false the same file gets to the decoder and fails there. Rejected at submit
+srs.verify_digest = false the same file gets to the decoder and fails there. The digest memo: a mismatch leaves
+none, a memo of the file as it is skips the hash, a touched file is hashed again and its stale memo removed. Rejected at submit
 (INVALID_ARGUMENT): an NI C1 missing one of its 13 partitions, a Synthetic C1 relabelled as NI, a Synthetic
 C1 under a registered_proof of another sector size. The full proofs are slow_porep_kinds.py.
 Usage: test_porep_kinds.py BUILD_DIR SOURCE_DIR."""
@@ -91,6 +92,40 @@ try:
     check(f"got {GOT}" in d.logtext(), "the log names the digest")
 finally:
     check(d.stop() == 0, "daemon exits 0")
+
+# The digest memo (<local_cache>/cuzk-digest-<name>.ok: the file's identity when its digest matched): a mismatch
+# leaves none; a memo naming the file as it is and parameters.json's digest skips the hash (so this fake file
+# reaches the decoder); once the file is touched the memo no longer applies, the hash runs and fails again, and
+# the stale memo is removed.
+MEMO = os.path.join(TMP, "local", "cuzk-digest-" + NAME + ".ok")
+check(not os.path.exists(MEMO), "a digest mismatch leaves no memo")
+FPATH = os.path.join(PDIR, NAME)
+
+
+def plant_memo():
+    os.makedirs(os.path.dirname(MEMO), exist_ok=True)
+    st = os.stat(FPATH)
+    ns = lambda t: "%d.%09d" % divmod(t, 10**9)
+    with open(MEMO, "w") as f:
+        f.write(f"cuzk-digest-v1 {st.st_dev} {st.st_ino} {st.st_size} {ns(st.st_mtime_ns)} {ns(st.st_ctime_ns)} {WANT}\n")
+
+
+plant_memo()
+for name, touch in (("memo", False), ("memo-stale", True)):
+    if touch:
+        os.utime(FPATH, ns=(os.stat(FPATH).st_atime_ns, os.stat(FPATH).st_mtime_ns + 10**9))
+    d = Daemon(CONFIG % (PDIR, TMP, ""), name=name, test_circuit=False)
+    S, _ = d.stub()
+    try:
+        r = S.Prove(pb.ProveRequest(submit=req("syn-" + name, syn, 10)), timeout=300).result
+        if not touch:
+            check(r.status == C.FAILED and "digest" not in r.error_message and "unchanged since it was checked"
+                  in d.logtext(), f"a memo of this file: no hash, the fake file reaches the decoder ({r.error_message[:120]})")
+        else:
+            check(r.status == C.FAILED and GOT in r.error_message and not os.path.exists(MEMO),
+                  f"the file touched: the memo is ignored, the hash fails again and the memo is gone ({r.error_message[-120:]})")
+    finally:
+        check(d.stop() == 0, "daemon exits 0")
 
 d = Daemon(CONFIG % (PDIR, TMP, "verify_digest = false"), name="nodigest", test_circuit=False)
 S, _ = d.stub()
