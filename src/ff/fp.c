@@ -38,9 +38,16 @@ bool cz_fp_is_lexicographically_largest(const cz_fp *a) {
 int cz_fp_from_bytes_be(cz_fp *r, const uint8_t in[48]) {
     uint64_t v[6];
     for (int i = 0; i < 6; i++) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* one load and a byte swap a word: the decode of 47 GB of parameters spent a fifth of its time here */
+        uint64_t w;
+        memcpy(&w, in + (5 - i) * 8, 8);
+        v[i] = __builtin_bswap64(w);
+#else
         uint64_t w = 0;
         for (int j = 0; j < 8; j++) w = (w << 8) | in[(5 - i) * 8 + j];
         v[i] = w;
+#endif
     }
     return cz_fp_from_raw(r, v);
 }

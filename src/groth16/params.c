@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cz_error.h"
+#include "util/mem.h"
 
 /* A cursor over the file image; every error names the file, the section and the byte offset. */
 typedef struct {
@@ -287,6 +288,7 @@ int cz_groth16_params_write_file(const char *path, const cz_groth16_params *p) {
         *out = malloc((*n ? *n : 1) * sizeof **out);                                                          \
         if (!*out)                                                                                            \
             return cz_error(CZ_ENOMEM, "%s: section %s: cannot allocate %zu points", c->name, section, *n);   \
+        cz_advise_hugepages(*out, (*n ? *n : 1) * sizeof **out); /* written once, by every thread */          \
         return decode_##G##s(c, section, *out, *n, dflags, 0);                                                \
     }
 DEFINE_READ_SECTION(g1, 96)

@@ -2,9 +2,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cz_error.h"
+#include "util/mem.h"
 
 static int term_cmp(const void *x, const void *y) {
     uint32_t a = ((const cz_lc_term *)x)->var.id, b = ((const cz_lc_term *)y)->var.id;
@@ -34,18 +34,6 @@ size_t cz_lc_terms_normalize(cz_lc_term *t, size_t n) {
         if (!cz_fr_is_zero(&acc.coeff)) t[out++] = acc;
     }
     return out;
-}
-
-void cz_advise_hugepages(void *p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    /* Record mode writes gigabytes of fresh memory once; with 4 KiB pages the page faults cost more
-     * than the work (seen 2x-5x on a VM). Hints only: failure changes nothing. */
-    if (bytes < (8u << 20)) return;
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-    if (e > a) madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
 }
 
 static int reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz, bool huge) {

@@ -6,6 +6,7 @@
 
 #include "r1cs/cs.h"
 #include "r1cs/r1cs.h"
+#include "util/mem.h"
 
 typedef struct {
     uint64_t rows, row_cap, nnz, nnz_cap;
@@ -27,7 +28,5 @@ int cz_csr_builder_push(cz_csr_builder *b, const cz_lc_term *terms, size_t n);
 /* Moves the rows into m (shrunk to fit) and resets b. */
 void cz_csr_builder_finish(cz_csr_builder *b, cz_csr *m);
 void cz_csr_builder_free(cz_csr_builder *b);
-/* Asks for transparent huge pages on a large heap block (a no-op below 8 MiB or without THP). */
-void cz_advise_hugepages(void *p, size_t bytes);
 
 #endif
