@@ -88,7 +88,7 @@ void cz_gpu_prover_needs(const cz_gpu_prover *pr, size_t *resident, size_t *stre
 void cz_gpu_prover_destroy(cz_gpu_prover *pr);
 /* Device bytes the prover holds or needs for its working set (the figure create() checks). */
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
-/* One line on how the prover's creation went: the matrices' device form, the bases' upload (GB, ms, GB/s,
+/* One line on how the prover's creation went: the matrices' coding and set-up, the bases' upload (GB, ms, GB/s,
  * pinned chunks or pageable), the matrices' upload, the density maps (for the daemon's log). */
 void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n);
 /* The part of it not allocated yet: the device's shared MSM / batch-add scratch, grown on first use. */

@@ -518,7 +518,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
 void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
     const double ms = pr->build_ms[1];
     snprintf(out, n,
-             "matrices' device form %.0f ms, bases %.2f GB in %.0f ms (%.1f GB/s, %s), matrices' upload %.0f ms, "
+             "matrices' coding and set-up %.0f ms, bases %.2f GB in %.0f ms (%.1f GB/s, %s), matrices' upload %.0f ms, "
              "density maps and the rest %.0f ms",
              pr->build_ms[0], pr->build_bases / 1e9, ms, ms > 0 ? pr->build_bases / 1e6 / ms : 0.0,
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);

@@ -52,8 +52,9 @@ struct cz_gpu_prover {
      * after each chunk's copy; allocated on the first compact start (NULL / 0 until then) */
     void *h_up[2], *ev_upc[2];
     size_t up_chunk;
-    /* How its creation went (cz_gpu_prover_build_report): ms for the matrices' device form, the bases'
-     * upload, the matrices' upload and the density maps; bytes of bases uploaded, and whether through
+    /* How its creation went (cz_gpu_prover_build_report): ms for the matrices' coding with the device
+     * allocations (and, streamed, the host bases' page-locking), the bases' upload, the matrices' upload and
+     * the density maps; bytes of bases uploaded, and whether through
      * pinned chunks (1) or the driver's pageable copy (0) */
     double build_ms[4];
     size_t build_bases;

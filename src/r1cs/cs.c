@@ -372,12 +372,9 @@ int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsign
     if ((rc = block_cs(&b0, cs, 0, &at, NULL))) return set_err(cs, rc);
     rc = fn(b0, 0, ctx);
     if (!rc) rc = b0->err;
-    block_shape d = shape_of(b0);
-    for (int k = 0; k < 3; k++) d.nnz[k] = b0->rec->m[k].nnz;
-    const bool differ0 = b0->blocks_differ;
+    block_shape d = shape_of(b0); /* (block 0 cannot use another block's variables: there is none before it) */
     cz_cs_free(b0);
     if (rc) return set_err(cs, rc);
-    if (differ0) return set_err(cs, cz_error(CZ_EINVAL, "cs: block 0 uses variables that do not exist yet"));
     d.inputs -= at.inputs, d.aux -= at.aux, d.constraints -= at.constraints;
     for (int k = 0; k < 3; k++) d.nnz[k] -= at.nnz[k];
     const uint64_t n_in = at.inputs + nblocks * d.inputs, n_aux = at.aux + nblocks * d.aux;
