@@ -11,22 +11,50 @@ static int term_cmp(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-size_t cz_lc_terms_normalize(cz_lc_term *t, size_t n) {
-    if (n <= 32) {
-        /* Gadget LCs are mostly a few terms, often already in order: insertion sort wins here. */
-        for (size_t i = 1; i < n; i++) {
-            if (t[i - 1].var.id <= t[i].var.id) continue;
-            cz_lc_term x = t[i];
-            size_t j = i;
-            while (j > 0 && t[j - 1].var.id > x.var.id) {
-                t[j] = t[j - 1];
-                j--;
-            }
-            t[j] = x;
+/* Gadget LCs are mostly a few terms, often already in order: insertion sort wins there. */
+static void insertion_sort(cz_lc_term *t, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        if (t[i - 1].var.id <= t[i].var.id) continue;
+        cz_lc_term x = t[i];
+        size_t j = i;
+        while (j > 0 && t[j - 1].var.id > x.var.id) {
+            t[j] = t[j - 1];
+            j--;
         }
-    } else {
-        qsort(t, n, sizeof *t, term_cmp);
+        t[j] = x;
     }
+}
+
+/* Longer ones (Poseidon's linear layers: 20 % of a Window PoSt recording went to qsort and its comparator
+ * calls): runs of 16 by insertion, then bottom-up merges with the comparison inline. Equal ids may end in
+ * another order than qsort's; normalize only sums them, so the result is the same. */
+static void merge_sort(cz_lc_term *t, size_t n) {
+    enum { RUN = 16, STACK = 256 };
+    cz_lc_term stack[STACK], *tmp = n <= STACK ? stack : malloc(n * sizeof *tmp);
+    if (!tmp) {
+        qsort(t, n, sizeof *t, term_cmp);
+        return;
+    }
+    for (size_t lo = 0; lo < n; lo += RUN) insertion_sort(t + lo, n - lo < RUN ? n - lo : RUN);
+    cz_lc_term *src = t, *dst = tmp;
+    for (size_t w = RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            const size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = src[j].var.id < src[i].var.id ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        cz_lc_term *x = src;
+        src = dst, dst = x;
+    }
+    if (src != t) memcpy(t, src, n * sizeof *t);
+    if (tmp != stack) free(tmp);
+}
+
+size_t cz_lc_terms_normalize(cz_lc_term *t, size_t n) {
+    if (n <= 32) insertion_sort(t, n);
+    else merge_sort(t, n);
     size_t out = 0;
     for (size_t i = 0; i < n;) {
         cz_lc_term acc = t[i++];

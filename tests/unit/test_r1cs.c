@@ -7,6 +7,7 @@
 
 #include "cz_error.h"
 #include "r1cs/cs.h"
+#include "r1cs/csr_build.h"
 #include "r1cs/csr_dict.h"
 #include "r1cs/r1cs.h"
 #include "testutil.h"
@@ -723,9 +724,57 @@ static void test_errors(void) {
     cz_cs_free(cs);
 }
 
+/* cz_lc_terms_normalize at every sorting path (insertion up to 32 terms, merges above, a heap buffer past 256):
+ * random term lists with repeated ids (some summing to zero) against a naive oracle that sums each id's
+ * coefficients over the whole list and keeps the non-zero sums in id order. */
+static void test_normalize(cz_rng *rng) {
+    static const size_t sizes[] = {0, 1, 2, 31, 32, 33, 47, 200, 256, 257, 1000, 5000};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int rep = 0; rep < 4; rep++) {
+            const size_t n = sizes[si];
+            const uint32_t ids = 1 + (uint32_t)(cz_rng_next(rng) % (rep < 2 ? n + 1 : n / 4 + 1));
+            cz_lc_term *t = malloc((n ? n : 1) * sizeof *t), *raw = malloc((n ? n : 1) * sizeof *raw);
+            CHECK(t && raw);
+            if (!t || !raw) return;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t id = (uint32_t)(cz_rng_next(rng) % ids);
+                t[i].var = (cz_rng_next(rng) & 1) ? cz_var_aux(id) : cz_var_input(id);
+                if (rep == 3 && i && (cz_rng_next(rng) & 1)) { /* cancel an earlier term */
+                    t[i].var = t[i - 1].var;
+                    cz_fr_neg(&t[i].coeff, &t[i - 1].coeff);
+                } else {
+                    cz_fr_random(&t[i].coeff, rng);
+                }
+            }
+            memcpy(raw, t, n * sizeof *t);
+            const size_t m = cz_lc_terms_normalize(t, n);
+            bool ok = true;
+            for (size_t k = 1; k < m; k++) ok &= t[k - 1].var.id < t[k].var.id;
+            size_t expect = 0; /* every distinct id of raw with a non-zero sum is in t, with that sum */
+            for (size_t i = 0; i < n; i++) {
+                bool first = true;
+                for (size_t j = 0; j < i && first; j++) first = raw[j].var.id != raw[i].var.id;
+                if (!first) continue;
+                cz_fr sum = CZ_FR_ZERO_V;
+                for (size_t j = i; j < n; j++)
+                    if (raw[j].var.id == raw[i].var.id) cz_fr_add(&sum, &sum, &raw[j].coeff);
+                if (cz_fr_is_zero(&sum)) continue;
+                expect++;
+                bool found = false;
+                for (size_t k = 0; k < m && !found; k++)
+                    found = t[k].var.id == raw[i].var.id && cz_fr_equal(&t[k].coeff, &sum);
+                ok &= found;
+            }
+            CHECK_MSG(ok && m == expect, "normalize of %zu terms (%u ids, rep %d): %zu left, %zu expected", n, ids, rep,
+                      m, expect);
+            free(t), free(raw);
+        }
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
+    test_normalize(&rng);
     test_hand(&rng);
     test_random_circuits(&rng);
     test_eval_large(&rng);
