@@ -33,15 +33,27 @@ int main(int argc, char **argv) {
         fprintf(stderr, "witness: %s\n", cz_error_message());
         return 1;
     }
-    uint64_t zeros = 0, ones = 0;
+    uint64_t zeros = 0, ones = 0, hist[257] = {0};
     for (uint64_t i = 0; i < naux; i++) {
         if (cz_fr_is_zero(&aux[i])) zeros++;
         else if (cz_fr_equal(&aux[i], &CZ_FR_ONE_V)) ones++;
+        else {
+            uint8_t be[32];
+            cz_fr_to_bytes_be(be, &aux[i]);
+            unsigned bits = 256;
+            for (unsigned k = 0; k < 32 && be[k] == 0; k++) bits -= 8;
+            if (bits) for (unsigned char t = be[32 - bits / 8]; !(t & 0x80); t <<= 1) bits--;
+            hist[bits]++;
+        }
     }
     uint64_t other = naux - zeros - ones;
     printf("%s: %llu aux: zeros %llu (%.2f %%), ones %llu (%.2f %%), other %llu (%.2f %%)\n", p.name,
            (unsigned long long)naux, (unsigned long long)zeros, 100.0 * zeros / naux, (unsigned long long)ones,
            100.0 * ones / naux, (unsigned long long)other, 100.0 * other / naux);
+    printf("other values by bit length:");
+    for (unsigned b = 0; b <= 256; b++)
+        if (hist[b]) printf(" %u:%llu", b, (unsigned long long)hist[b]);
+    printf("\n");
     printf("mix %u %u\n", (unsigned)(1000.0 * zeros / naux + 0.5), (unsigned)(1000.0 * ones / naux + 0.5));
     free(in), free(aux), free(pool), free(ch);
     return 0;
