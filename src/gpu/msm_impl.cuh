@@ -7,8 +7,8 @@
  * then rounds of pairwise additions in affine coordinates with one field inversion per block and round
  * (Montgomery's trick; ~6 products per addition instead of 10) while more than 2^20 points
  * are left, then every thread sums a strided share of the rest (xyzz += affine); warp/block/grid tree
- * sums finish on the device. These rounds are the default; ba_run and the fused rounds
- * (CZ_GPU_BA_FUSED=1, slower as built) are in ba_impl.cuh. CZ_GPU_BA_XYZZ=1: the xyzz summation alone.
+ * sums finish on the device. These rounds are the default; ba_run is in ba_impl.cuh. CZ_GPU_BA_XYZZ=1:
+ * the xyzz summation alone.
  *
  * MSM: scalars leave Montgomery form once; per window, Booth digits d in [-2^(c-1), 2^(c-1)] are
  * radix-sorted by |d| (cub) with the point index and sign as value; one thread per bucket sums its
@@ -40,10 +40,6 @@
 
 #include <type_traits>
 
-/* Minimum resident blocks per SM for the register-capped kernel variants (benchmark knobs below);
- * the G2 instantiation never launches them, so they are instantiated for G1 only. */
-#define CZ_MINB2 2
-#define CZ_MINB4 4
 
 /* ---- scratch: grown on demand, kept between calls; one set per device (the caller's current one),
  * so GPUs proving at once never share buffers; one user at a time per device (the per-GPU lock) ---- */
@@ -171,8 +167,8 @@ static __global__ void ba_scatter(const uint64_t *bm, size_t nw, size_t n, const
     }
 }
 
-template <class F, int MINB = 1>
-static __global__ void __launch_bounds__(RED_THREADS, MINB) ba_sum(cz_dxyzz<F> *out, const cz_daff<F> *bases, const uint32_t *idx,
+template <class F>
+static __global__ void __launch_bounds__(RED_THREADS, 1) ba_sum(cz_dxyzz<F> *out, const cz_daff<F> *bases, const uint32_t *idx,
                                                              const uint32_t *total) {
     const size_t T = (size_t)gridDim.x * blockDim.x, tot = *total;
     cz_dxyzz<F> a = cz_dxyzz<F>::inf();
@@ -651,8 +647,8 @@ static __global__ void msm_bounds(const uint32_t *key, size_t n, unsigned nb, ui
  * buckets, each 2^(c-1-tb) times as full as the others: there each bucket's run is cut into
  * S = 2^split parts, thread (k-1)*S + s sums part s into bucket slot (k-1)*S + s, and msm_top_merge
  * adds the parts. Every thread then has about the same number of points (n / 2^(c-1)). */
-template <class F, int MINB = 1>
-static __global__ void __launch_bounds__(128, MINB) msm_accumulate(cz_dxyzz<F> *bucket, const cz_daff<F> *bases,
+template <class F>
+static __global__ void __launch_bounds__(128, 1) msm_accumulate(cz_dxyzz<F> *bucket, const cz_daff<F> *bases,
                                                              const uint32_t *sorted, const uint32_t *start,
                                                              const uint32_t *end, size_t n, unsigned nb, unsigned W,
                                                              unsigned split) {
@@ -1109,15 +1105,17 @@ static bool msf_pf() {
     return !e || atoi(e) != 0;
 }
 
-/* MINB 2 for G1: 128 registers, two blocks per SM (unbounded it takes 132, one block). PF (CZ_GPU_MSF_BPF, the
- * default): the next pair's keys and sorted entries are loaded while this pair computes, so its point gathers
- * start at once instead of after a dependent index load (ncu, 2^24: memory stalls 1.74 of 10.5 cycles per
- * instruction). H200, G1 MSM with two work streams: 2^27 591.2 -> 582.9 ms, 2^24 111.5 -> 110.9; G2 2^24 unchanged
- * (366.3 / 367.6). SRT: 1 = round 0 (sorted entries), 0 = later rounds, both known at compile time so the other
- * kind's loads and branches drop out of the loop (ncu, 2^24, round 1: the runtime test's kernel stalls 0.69
- * cycles per instruction on instruction fetch, the batch addition's 0.04); -1 = tested at run time. H200
- * (session 9, median of 3): G1 2^27 571.1 -> 561.8 ms, 2^24 106.6 -> 104.6; G2 2^24 365.3 -> 354.1. */
-template <class F, int MINB = sizeof(F) == 48 ? 2 : 1, bool PF = false, int SRT = -1>
+/* MINB 2 for G1: 128 registers, two blocks per SM (unbounded it takes 132, one block). The next pair's keys and
+ * sorted entries are loaded while this pair computes, so its point gathers start at once instead of after a
+ * dependent index load (ncu, 2^24: memory stalls 1.74 of 10.5 cycles per instruction). H200, G1 MSM with two
+ * work streams: 2^27 591.2 -> 582.9 ms, 2^24 111.5 -> 110.9; G2 2^24 unchanged (366.3 / 367.6). SRT: 1 = round 0
+ * (sorted entries), 0 = later rounds, both known at compile time so the other kind's loads and branches drop out
+ * of the loop (ncu, 2^24, round 1: a kernel testing the kind at run time stalls 0.69 cycles per instruction on
+ * instruction fetch, the batch addition's 0.04). H200 (session 9, median of 3): G1 2^27 571.1 -> 561.8 ms, 2^24
+ * 106.6 -> 104.6; G2 2^24 365.3 -> 354.1. (The variants without the loads ahead, CZ_GPU_MSF_BPF=0, tested at
+ * run time, CZ_GPU_MSF_SPLIT=0, and capped for three blocks an SM, CZ_GPU_MSF_MINB=3, were A/B knobs until
+ * commit 2489c26.) */
+template <class F, int SRT, int MINB = sizeof(F) == 48 ? 2 : 1>
 static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts<F> out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
                                                                unsigned *fcnt, msf_src<F> src_, size_t m, const F *pref,
                                                                const F *ex, const F *btot, const F *binv) {
@@ -1134,12 +1132,11 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts
     F inv = baa_start_inv(ex, btot, binv);
     if (t >= npair) return;
     size_t j = t + (npair - 1 - t) / T * T;
-    uint32_t ka = 0, kb = 0, va = 0, vb = 0; /* PF: pair j's keys and sorted entries */
-    if (PF) src.idx(j, ka, kb, va, vb);
+    uint32_t ka = 0, kb = 0, va = 0, vb = 0; /* pair j's keys and sorted entries */
+    src.idx(j, ka, kb, va, vb);
     for (;; j -= T) {
         uint32_t nka = 0, nkb = 0, nva = 0, nvb = 0;
-        if (PF && j >= T) src.idx(j - T, nka, nkb, nva, nvb);
-        if (!PF) src.idx(j, ka, kb, va, vb);
+        if (j >= T) src.idx(j - T, nka, nkb, nva, nvb);
         if (ka == kb && ka) {
             const cz_daff<F> a = src.ld_v(2 * j, va), b = src.ld_v(2 * j + 1, vb);
             F d, num;
@@ -1231,34 +1228,10 @@ static bool msm_flat() {
     return !e || atoi(e) != 0;
 }
 
-/* CZ_GPU_MSF_MINB=3 (G1; benchmark knob): the prefetching forward and the backward passes capped for three
- * 256-thread blocks per SM (85 registers, 24 warps) instead of two (128, 16 warps). ncu on the H200 (2^24):
- * the backward pass issues on 31 % of cycles with 3.5 warps per scheduler, 0.55 eligible; the top stall is
- * the carry chains' fixed-latency dependencies, so more warps may hide them at the price of spills. */
-static bool msf_minb3() {
-    const char *e = getenv("CZ_GPU_MSF_MINB");
-    return e && atoi(e) == 3;
-}
-static bool msf_bpf() {
-    const char *e = getenv("CZ_GPU_MSF_BPF");
-    return !e || atoi(e) != 0;
-}
-/* the backward pass for round 0 (srt 1) or a later round (srt 0): the default (prefetch) compiled for its round
- * kind unless CZ_GPU_MSF_SPLIT=0 (one kernel testing at run time, A/B) */
+/* the backward pass for round 0 (srt 1) or a later round (srt 0) */
 template <class F>
 static auto msf_bwd_k(int srt) {
-    constexpr int M = sizeof(F) == 48 ? 2 : 1;
-    if constexpr (sizeof(F) == 48)
-        if (msf_minb3()) return msf_bwd<F, 3>;
-    if (!msf_bpf()) return msf_bwd<F, M>;
-    if (env_size("CZ_GPU_MSF_SPLIT", 1, 0, 1) == 0) return msf_bwd<F, M, true>;
-    return srt ? msf_bwd<F, M, true, 1> : msf_bwd<F, M, true, 0>;
-}
-template <class F>
-static auto msf_fwd_pf_k() {
-    if constexpr (sizeof(F) == 48)
-        if (msf_minb3()) return msf_fwd_pf<F, 3>;
-    return msf_fwd_pf<F>;
+    return srt ? msf_bwd<F, 1> : msf_bwd<F, 0>;
 }
 
 template <class F>
@@ -1268,7 +1241,7 @@ static unsigned msf_blocks() {
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
         per_sm_f < per_sm)
         per_sm = per_sm_f;
-    if (msf_pf() && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd_pf_k<F>(), BAA_THREADS, 0) == cudaSuccess &&
+    if (msf_pf() && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, msf_fwd_pf<F>, BAA_THREADS, 0) == cudaSuccess &&
         per_sm_f >= 1 && per_sm_f < per_sm)
         per_sm = per_sm_f;
     unsigned G = (unsigned)(sm_count() * per_sm);
@@ -1367,7 +1340,7 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
         if (nb && f > (size_t)nb + 1) f = (size_t)nb + 1;
         return (unsigned)(((f < cap ? f : cap) + 127) / 128);
     };
-    const auto fwd = msf_pf() ? msf_fwd_pf_k<F>() : msf_fwd<F>; /* the knobs read once */
+    const auto fwd = msf_pf() ? msf_fwd_pf<F> : msf_fwd<F>; /* the knobs read once */
     const auto bwd0 = msf_bwd_k<F>(1), bwd = msf_bwd_k<F>(0);
     const cz_pts<F> outs[2] = {pts_buf(S.buf[0], S.z0), pts_buf(S.buf[1], S.z1)};
     cudaEvent_t rev[3 * 40 + 2];
@@ -1850,14 +1823,9 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
         else if (rc) return rc;
     }
     if (!aff) {
-        /* benchmark knob CZ_GPU_ACC_MINB=4 (G1 only): registers capped for four 128-thread blocks per SM */
         const unsigned ag = (unsigned)(((size_t)nb * W + 127) / 128);
-        auto acc = msm_accumulate<F>;
-        if constexpr (std::is_same<F, cz_dfp>::value) {
-            if (getenv("CZ_GPU_ACC_MINB") && atoi(getenv("CZ_GPU_ACC_MINB")) == 4) acc = msm_accumulate<F, CZ_MINB4>;
-        }
         CZ_CUDA(cudaStreamWaitEvent(ws, ms->ev_win[W - 1], 0));
-        acc<<<ag, 128, 0, ws>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
+        msm_accumulate<F><<<ag, 128, 0, ws>>>(bucket, (const cz_daff<F> *)d_bases, sorted, start, end, n, nb, W, split);
         CZ_CUDA_LAUNCHED();
     }
     prof.mark("accumulate");

@@ -49,10 +49,10 @@ struct cz_gpu_ntt {
     /* the same tables as Shoup pairs (entry i: c at 2i, cp at 2i + 1; ntt_shoup_prep), for kernel 2's products by
      * a constant (field.cuh mul_shoup); NULL when CZ_GPU_NTT_SHOUP=0 (Montgomery products, the previous default) */
     cz_dfr *tables_sh, *direct_sh;
-    int shv; /* CZ_GPU_NTT_SHOUP: 2 (default) Shoup's products, one block per SM less than kernel 2's caps; 1 at those caps */
-    int tile; /* CZ_GPU_NTT_TILE: Z of the staged-tile strided passes (1, the default; 2, 4), 0 = the register kernel */
+    int shv;  /* CZ_GPU_NTT_SHOUP: 2 (default) Shoup's products, one block per SM less than kernel 2's caps */
+    int tile; /* CZ_GPU_NTT_TILE: 1 (default) the staged-tile strided passes, 0 = the register kernel */
     int kern; /* pass kernel (CZ_GPU_NTT_KERNEL): 2 = registers + warp shuffles with register caps (default),
-               * 1 = the same without caps, 0 = shared-memory stages (A/B knobs) */
+               * 0 = shared-memory stages (A/B, and the bench's reference at 2^24 and 2^27) */
 };
 
 static CZ_DEV cz_dfr tw_pow(const cz_dfr *lo, const cz_dfr *hi, uint32_t e) {
@@ -420,21 +420,21 @@ static CZ_DEV void shfl_finish(cz_dfr v[2], const pass_args &p, const shfl_sub &
     }
 }
 
-/* TIGHT (kernel 2, the default): register caps for more resident warps, 40 per SM for the DIF/DIT passes of
- * 256 threads (ptxas: 48 registers, 40-80 bytes of spills), 32 for the fused pass (64); kernel 1 leaves ptxas
- * free (58-68 and 80-90 registers). Measured on the H200 (docs/perf.md, branch ntt4): kernel 2 is 1.7 % faster
- * at 2^27 and 2.2 % on the H pipeline; more warps hide the serial carry chains better than the spills cost.
- * SHV (kernel 2 only; CZ_GPU_NTT_SHOUP): 0 Montgomery products by the tables; 1 Shoup's (mul_shoup: ~20 % fewer
- * multiplies, 69.7 against 58.2 G products/s alone) at the same caps, where they spill 212-256 bytes; 2 (the
- * default) Shoup's at one block less per SM for the DIF/DIT passes (64 registers, 0-8 bytes of spills). H200
- * (session 15, median of 5): NTT 2^27 44.19 / 45.26 / 42.92 ms, the 6-NTT H pipeline at 2^27 264.3 / 264.9 / 254.8.
- * The fused pass keeps 4 blocks with Shoup's products too (64 registers): H pipeline 2^27 246.4 -> 244.3 ms, 2^24
- * 28.55 -> 28.33 against 3 blocks (session 17). Passes of K = 10 (512 threads) keep Montgomery products (run_pass). */
-template <int K, int MODE, bool TIGHT, int SHV = 0, bool SH = SHV != 0>
-__global__ void __launch_bounds__(shfl_shape<K>::THREADS, !TIGHT                            ? 1
-                                                          : shfl_shape<K>::THREADS > 256    ? 2
-                                                          : MODE == PASS_FUSED              ? 4
-                                                                                            : 5 - (SHV == 2))
+/* Kernel 2: register caps for more resident warps, 40 per SM for the DIF/DIT passes of 256 threads with Montgomery
+ * products (ptxas: 48 registers, 40-80 bytes of spills), 32 for the fused pass (64). Uncapped (58-68 and 80-90
+ * registers; the A/B knob CZ_GPU_NTT_KERNEL=1 until commit 2489c26) it was 1.7 % slower at 2^27 and 2.2 % on the
+ * H pipeline (H200, docs/perf.md, branch ntt4): more warps hide the serial carry chains better than the spills cost.
+ * SHV (CZ_GPU_NTT_SHOUP): 0 Montgomery products by the tables; 2 (the default) Shoup's (mul_shoup: ~20 % fewer
+ * multiplies, 69.7 against 58.2 G products/s alone) at one block less per SM for the DIF/DIT passes (64 registers,
+ * 0-8 bytes of spills). H200 (session 15, median of 5): NTT 2^27 44.19 (Montgomery) / 45.26 (Shoup's at the
+ * Montgomery caps, spilling 212-256 bytes; the knob's value 1 until 2489c26) / 42.92 ms (default), the 6-NTT H
+ * pipeline at 2^27 264.3 / 264.9 / 254.8. The fused pass keeps 4 blocks with Shoup's products too (64 registers):
+ * H pipeline 2^27 246.4 -> 244.3 ms, 2^24 28.55 -> 28.33 against 3 blocks (session 17). Passes of K = 10 (512
+ * threads) keep Montgomery products (run_pass). */
+template <int K, int MODE, int SHV = 0, bool SH = SHV != 0>
+__global__ void __launch_bounds__(shfl_shape<K>::THREADS, shfl_shape<K>::THREADS > 256 ? 2
+                                                          : MODE == PASS_FUSED           ? 4
+                                                                                         : 5 - (SHV == 2))
     ntt_pass_shfl(const pass_args p) {
     constexpr int H = shfl_shape<K>::H, S = shfl_shape<K>::S, F = shfl_shape<K>::F;
     __shared__ uint4 sh[F > 0 ? (2 * S) << K : 1];
@@ -454,8 +454,9 @@ __global__ void __launch_bounds__(shfl_shape<K>::THREADS, !TIGHT                
     shfl_finish<K, MODE, SH>(v, p, s, w, l, sh + (F > 0 ? (size_t)sb << (K + 1) : 0));
 }
 
-/* The strided passes (m > 0) through a staged tile (kernel 2 with Shoup's products, K = 7..9; CZ_GPU_NTT_TILE = Z,
- * default 1, 0 = ntt_pass_shfl as for the contiguous passes).
+/* The strided passes (m > 0) through a staged tile (kernel 2 with Shoup's products, K = 7..9; CZ_GPU_NTT_TILE=0
+ * runs them through ntt_pass_shfl as the contiguous passes). Launched with Z = 1 only: Z = 2 and 4 were measured
+ * slower (below; knob values until commit 2489c26).
  * A block of 256 threads owns R = S Z consecutive residues (sub-problems q0 .. q0 + R - 1, whose elements base + r +
  * (a << m) sit side by side for each position a). It copies all R 2^K elements into shared memory with cp.async,
  * one lane a 16-byte half, so each warp's copy covers whole elements in runs of R; does the R sub-problems S at a
@@ -567,10 +568,10 @@ static unsigned plan_pass_k(unsigned log_n, unsigned k) {
 static size_t plan_direct_size(unsigned log_n) {
     return plan_passes(log_n) >= 3 ? (size_t)1 << (log_n - plan_pass_k(log_n, 0)) : 0;
 }
-/* CZ_GPU_NTT_SHOUP: 0 Montgomery products, 1 Shoup's at kernel 2's caps, 2 (default) Shoup's a block an SM less */
+/* CZ_GPU_NTT_SHOUP: 0 Montgomery products, else (the default) Shoup's a block an SM less (ntt_pass_shfl) */
 static int plan_shv() {
     const char *sv = getenv("CZ_GPU_NTT_SHOUP");
-    return sv && (atoi(sv) == 0 || atoi(sv) == 1) ? atoi(sv) : 2;
+    return sv && *sv && atoi(sv) == 0 ? 0 : 2;
 }
 
 /* Device bytes of the tables: elements, plus their Shoup pairs when shv (twice the bytes). */
@@ -601,7 +602,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     if (!rc) {
         p->log_n = log_n;
         const char *kv = getenv("CZ_GPU_NTT_KERNEL");
-        p->kern = kv && kv[0] >= '0' && kv[0] <= '2' ? kv[0] - '0' : 2;
+        p->kern = kv && kv[0] == '0' ? 0 : 2;
         p->np = plan_passes(log_n);
         unsigned s0 = 0;
         for (unsigned k = 0; k < p->np; k++) {
@@ -629,7 +630,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     /* the Shoup pairs of both, from the device copies (a binary division per entry on the GPU) */
     if (!rc) p->shv = plan_shv();
     const char *tv = getenv("CZ_GPU_NTT_TILE");
-    if (!rc) p->tile = tv && (atoi(tv) == 0 || atoi(tv) == 2 || atoi(tv) == 4) ? atoi(tv) : 1;
+    if (!rc) p->tile = tv && *tv && atoi(tv) == 0 ? 0 : 1;
     if (!rc && p->shv) {
         rc = cz_gpu_malloc((void **)&p->tables_sh, 2 * sizeof(cz_fr) * CZ_NTT_T_TOTAL);
         if (!rc) {
@@ -684,25 +685,19 @@ static int launch_pass(const pass_args &a, int kern, int sh, int tile, cudaStrea
     if constexpr (K >= 7 && K <= 9 && MODE != PASS_FUSED) {
         /* the staged tile for strided passes whose residues fill it (2^m >= R) */
         const unsigned m = a.log_n - a.s0 - K;
-        if (sh == 2 && tile > 0 && m > 0 && ((size_t)1 << m) >= (size_t)tile_shape<K, 1>::S * tile) {
-            if (tile == 1) return launch_tile<K, MODE, 1>(a, st);
-            if (tile == 2) return launch_tile<K, MODE, 2>(a, st);
-            return launch_tile<K, MODE, 4>(a, st);
-        }
+        if (sh && tile && m > 0 && ((size_t)1 << m) >= (size_t)tile_shape<K, 1>::S) return launch_tile<K, MODE, 1>(a, st);
     }
     if constexpr (K >= 6) {
-        if (kern >= 1) {
+        if (kern == 2) {
             const unsigned blocks = (unsigned)((nsub + shfl_shape<K>::S - 1) / shfl_shape<K>::S);
             if constexpr (K <= 9) { /* Shoup's products (sh: kernel 2 only, run_pass) */
                 if (sh) {
-                    if (sh == 2) ntt_pass_shfl<K, MODE, true, 2><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
-                    else ntt_pass_shfl<K, MODE, true, 1><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+                    ntt_pass_shfl<K, MODE, 2><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
                     CZ_CUDA_LAUNCHED();
                     return 0;
                 }
             }
-            if (kern == 2) ntt_pass_shfl<K, MODE, true><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
-            else ntt_pass_shfl<K, MODE, false><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
+            ntt_pass_shfl<K, MODE><<<blocks, shfl_shape<K>::THREADS, 0, st>>>(a);
             CZ_CUDA_LAUNCHED();
             return 0;
         }

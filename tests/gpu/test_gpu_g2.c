@@ -54,21 +54,17 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
     set_knobs(knobs, modes[0], 8);
 }
 
-/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED, CZ_GPU_BA_PF, CZ_GPU_AFF_SOA, CZ_GPU_BINV}: the default
- * (xyzz sums at these sizes), fused affine rounds (q = 8 and q = 1, without and with the prefetch), the
- * default rounds from one point on with split (default) and interleaved round buffers; so the G2 affine
- * rounds are checked at small sizes, not only timed at 2^24 */
-static const char *const ba_modes[][6] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, "1", NULL, NULL, NULL}, {"1", "1", "1", "0", NULL, NULL},
-    {"1", "1", "1", "1", NULL, NULL},     {"1", NULL, "0", NULL, NULL, NULL}, {"1", NULL, "0", NULL, "0", NULL},
-    {"1", NULL, "0", NULL, NULL, "0"},
+/* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_AFF_SOA, CZ_GPU_BINV}: the default (xyzz sums at these sizes), the
+ * default rounds from one point on with split (default) and interleaved round buffers, and with the one-block
+ * inversion kernel instead of per block; so the G2 affine rounds are checked at small sizes, not only timed at
+ * 2^24 */
+static const char *const ba_modes[][3] = {
+    {NULL, NULL, NULL}, {"1", NULL, NULL}, {"1", "0", NULL}, {"1", NULL, "0"},
 };
-#define N_BA_MODES 7
-/* CZ_GPU_BINV=0 (last mode): the default rounds' inversions by the one-block kernel instead of per block */
-static const char *const ba_knobs[6] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_Q",    "CZ_GPU_BA_FUSED",
-                                        "CZ_GPU_BA_PF",      "CZ_GPU_AFF_SOA", "CZ_GPU_BINV"};
+#define N_BA_MODES 4
+static const char *const ba_knobs[3] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_AFF_SOA", "CZ_GPU_BINV"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 6); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 3); }
 
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;

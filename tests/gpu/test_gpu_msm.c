@@ -25,38 +25,31 @@
 
 static int same(const cz_g1_jac *a, const cz_g1_jac *b) { return cz_g1_jac_equal(a, b); }
 
-/* knob settings of the batch addition: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_CHUNK_LOG, CZ_GPU_BA_Q, CZ_GPU_BA_FUSED,
- * CZ_GPU_BA_PF}, NULL = unset: the default (affine rounds only above 2^20 selected points, so here the
- * xyzz sums), fused rounds (CZ_GPU_BA_FUSED=1) down to the smallest sizes (q = 8, and q = 1 for the most
- * rounds, with and without the prefetch), fused rounds in chunks of 2^14, and the default rounds (baa_run)
- * alike, and the default rounds with interleaved round buffers (CZ_GPU_AFF_SOA=0; the default splits x and
- * y) */
-static const char *const ba_modes[][7] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"1", NULL, NULL, "1", NULL, NULL, NULL},
-    {"3", "14", NULL, "1", NULL, NULL, NULL},   {"1", NULL, "1", "1", "0", NULL, NULL},
-    {"1", NULL, "1", "1", "1", NULL, NULL},     {"1", NULL, "2", "1", "0", NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, NULL, NULL},   {"3", "14", NULL, "0", NULL, NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, "0", NULL},    {"1", "14", NULL, "0", NULL, NULL, "0"},
+/* knob settings of the batch addition: {CZ_GPU_BA_AFF_MIN, CZ_GPU_BA_CHUNK_LOG, CZ_GPU_AFF_SOA, CZ_GPU_BINV},
+ * NULL = unset: the default (affine rounds only above 2^20 selected points, so here the xyzz sums), the default
+ * rounds (baa_run) down to the smallest sizes, in chunks of 2^14, with interleaved round buffers
+ * (CZ_GPU_AFF_SOA=0; the default splits x and y), and with the inversions by the one-block kernel (CZ_GPU_BINV=0,
+ * baa_inv) instead of per block in the backward passes, in chunks of 2^14. (The fused rounds, CZ_GPU_BA_FUSED with
+ * CZ_GPU_BA_Q and CZ_GPU_BA_PF, were removed after 2489c26.) */
+static const char *const ba_modes[][4] = {
+    {NULL, NULL, NULL, NULL}, {"1", NULL, NULL, NULL}, {"3", "14", NULL, NULL},
+    {"1", NULL, "0", NULL},   {"1", "14", NULL, "0"},
 };
-#define N_BA_MODES 10
-/* CZ_GPU_BINV=0 (last mode): the default rounds' inversions by the one-block kernel (baa_inv) instead of per
- * block in the backward passes */
-static const char *const ba_knobs[7] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_BA_Q",  "CZ_GPU_BA_FUSED",
-                                        "CZ_GPU_BA_PF",      "CZ_GPU_AFF_SOA",      "CZ_GPU_BINV"};
+#define N_BA_MODES 5
+static const char *const ba_knobs[4] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA", "CZ_GPU_BINV"};
 
-static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 7); }
+static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 4); }
 
 /* MSM bucket accumulation: the size's default (xyzz per bucket below 2^19, all windows as one flat list from
  * 2^19), xyzz per bucket at every size (CZ_GPU_MSM_AFF=0), the per-window flat affine rounds
  * (CZ_GPU_MSM_ALLW=0) over whole windows and in chunks of 2^16 and 2^10 sorted positions (runs cut by chunk
  * borders), the per-segment affine rounds (CZ_GPU_MSM_FLAT=0) over whole windows and in chunks of 2^16, the
- * flat rounds' plain forward and backward passes (CZ_GPU_MSF_PF=0, CZ_GPU_MSF_BPF=0; the defaults keep loads
- * in flight) over whole windows and chunks of 2^10, the flat rounds on one work stream (CZ_GPU_MSM_WSTREAMS=1;
+ * flat rounds' plain forward pass (CZ_GPU_MSF_PF=0; the default keeps loads in flight) over whole windows and
+ * chunks of 2^10, the flat rounds on one work stream (CZ_GPU_MSM_WSTREAMS=1;
  * the default is two, with half-window chunks) and on two with each stream's grid halved and chunks of 2^16
  * (CZ_GPU_MSF_GDIV=2), all windows as one flat list at every size (CZ_GPU_MSM_ALLW=1: zero digits kept as key
  * 0) whole and in chunks of 2^10 (chunks that cross windows), and the interleaved round buffers
- * (CZ_GPU_AFF_SOA=0; the default splits x and y) both ways, the second with one backward-pass kernel for
- * every round (CZ_GPU_MSF_SPLIT=0), and the rounds' inversions the other way round (CZ_GPU_BINV: per block
+ * (CZ_GPU_AFF_SOA=0; the default splits x and y) both ways, and the rounds' inversions the other way round (CZ_GPU_BINV: per block
  * in the backward passes on two work streams, whose default is the one-block kernel, and that kernel for the
  * all-window list, whose default is per block), and the per-window rounds' early stop (CZ_GPU_MSF_TAIL: the
  * default stops once no run is longer than 12 and adds the rest per bucket; 0 runs every round; 1000000 no
@@ -65,44 +58,44 @@ static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 7); }
  * is 4 buckets a thread; 64, and 1, every bucket its own double-and-add), and every window sorted before the
  * per-window rounds (CZ_GPU_MSM_SORT_FIRST=1, its own key buffer each; in chunks of 2^10 on two work streams, and
  * whole on one): {CZ_GPU_MSM_AFF, CZ_GPU_MSM_AFF_CHUNK_LOG,
- * CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSF_BPF, CZ_GPU_MSM_ALLW,
- * CZ_GPU_AFF_SOA, CZ_GPU_MSF_SPLIT, CZ_GPU_BINV, CZ_GPU_MSF_TAIL, CZ_GPU_MSM_CHUNK, CZ_GPU_MSM_SORT_FIRST} */
-static const char *const msm_modes[][14] = {
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, "0", NULL, NULL, "0", "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, "2", "2", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL, NULL},
-    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", "0", "0", NULL, NULL, NULL, NULL},
-    {NULL, "10", NULL, "0", NULL, NULL, "0", "1", "0", NULL, NULL, NULL, NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, "1", NULL, NULL, NULL},
-    {NULL, "10", NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "0", NULL, NULL},
-    {"1", NULL, NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "1000000", NULL, NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "1", NULL, NULL},
-    {"1", "10", NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, "3", NULL, NULL},
-    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "64", NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL},
-    {"1", "16", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, "2", NULL},
-    {"1", "10", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, "1"},
-    {"1", NULL, NULL, NULL, "1", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL, "1"},
+ * CZ_GPU_MSM_FLAT, CZ_GPU_MSF_PF, CZ_GPU_MSM_WSTREAMS, CZ_GPU_MSF_GDIV, CZ_GPU_MSM_ALLW, CZ_GPU_AFF_SOA,
+ * CZ_GPU_BINV, CZ_GPU_MSF_TAIL, CZ_GPU_MSM_CHUNK, CZ_GPU_MSM_SORT_FIRST} */
+static const char *const msm_modes[][12] = {
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, "0", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", "10", NULL, "0", NULL, NULL, "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, "1", NULL, "0", NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, "2", "2", "0", NULL, NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL},
+    {NULL, "10", NULL, NULL, NULL, NULL, "1", NULL, NULL, NULL, NULL, NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, "0", "0", NULL, NULL, NULL, NULL},
+    {NULL, "10", NULL, "0", NULL, NULL, "1", "0", NULL, NULL, NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, "0", NULL, "1", NULL, NULL, NULL},
+    {NULL, "10", NULL, NULL, NULL, NULL, "1", NULL, "0", NULL, NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, "0", NULL, NULL},
+    {"1", NULL, NULL, NULL, NULL, NULL, "0", NULL, NULL, "1000000", NULL, NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, "0", NULL, NULL, "1", NULL, NULL},
+    {"1", "10", NULL, NULL, "1", NULL, "0", NULL, NULL, "3", NULL, NULL},
+    {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "64", NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", NULL},
+    {"1", "16", NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, "2", NULL},
+    {"1", "10", NULL, NULL, NULL, NULL, "0", NULL, NULL, NULL, NULL, "1"},
+    {"1", NULL, NULL, NULL, "1", NULL, "0", NULL, NULL, NULL, NULL, "1"},
 };
 #define N_MSM_MODES 26
 
-static const char *const msm_knobs[14] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
-                                          "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSF_GDIV",          "CZ_GPU_MSF_BPF",  "CZ_GPU_MSM_ALLW",
-                                          "CZ_GPU_AFF_SOA",      "CZ_GPU_MSF_SPLIT",         "CZ_GPU_BINV",     "CZ_GPU_MSF_TAIL",
-                                          "CZ_GPU_MSM_CHUNK",    "CZ_GPU_MSM_SORT_FIRST"};
+static const char *const msm_knobs[12] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT",
+                                          "CZ_GPU_MSF_PF",       "CZ_GPU_MSM_WSTREAMS",      "CZ_GPU_MSF_GDIV",
+                                          "CZ_GPU_MSM_ALLW",     "CZ_GPU_AFF_SOA",           "CZ_GPU_BINV",
+                                          "CZ_GPU_MSF_TAIL",     "CZ_GPU_MSM_CHUNK",         "CZ_GPU_MSM_SORT_FIRST"};
 
-static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 14); }
+static void msm_mode(int k) { set_knobs(msm_knobs, msm_modes[k], 12); }
 
 /* GPU MSM of bases/sc (n points) under every mode against the CPU. */
 static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g1_affine *d_bases, cz_fr *d_sc, const char *what) {

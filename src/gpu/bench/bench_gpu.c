@@ -9,11 +9,11 @@
  * Usage: cz_bench_gpu [max_log_n (27)]
  * Environment: CZ_BENCH_REPS; CZ_BENCH_NO_G1 / CZ_BENCH_NO_G2 skip those parts; CZ_BENCH_NTT_ONLY (products
  * and NTT timings, no checks) and CZ_BENCH_G1_ONLY (batch add 2^26 and MSM 2^max, no checks unless
- * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone), CZ_GPU_NTT_KERNEL=0 / 1 (the old NTT pass kernel /
- * the default kernel 2 without register caps; a run of kernel 1 or 2 also compares it with kernel 0 at 2^24
- * and the largest size, every kind and H, element by element), for quick A/B
+ * CZ_BENCH_G1_CHECK), CZ_BENCH_G2_ONLY (the G2 part alone), CZ_GPU_NTT_KERNEL=0 (the old NTT pass kernel; a run
+ * of the default kernel 2 also compares it with kernel 0 at 2^24 and the largest size, every kind and H, element
+ * by element), for quick A/B
  * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
- * bits), CZ_GPU_BA_THREADS, CZ_GPU_BA_MINB=2 / CZ_GPU_ACC_MINB=4 (register-capped G1 kernels);
+ * bits), CZ_GPU_BA_THREADS;
  * CZ_BENCH_BA_ONLY (the batch additions alone, checked, then timed under each CZ_BENCH_BA_VARIANTS).
  * G1 MSM A/B in one process: CZ_BENCH_MSM_LOGS="24 26 27" (the MSM sizes timed with CZ_BENCH_G1_ONLY; default
  * the largest), CZ_BENCH_NO_BA (no batch-add timings), CZ_BENCH_MSM_REPS (default 3 from 2^26),
@@ -560,9 +560,8 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
  * the affine rounds start) unless CZ_BENCH_BA_NOCHECK, then timed under each variant of
  * CZ_BENCH_BA_VARIANTS ("A;B;...", each a space-separated list of NAME=VALUE of the CZ_GPU_BA_* knobs and
  * CZ_GPU_AFF_SOA, "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
-static const char *const ba_knob_names[] = {"CZ_GPU_BA_FUSED",   "CZ_GPU_BA_PF",        "CZ_GPU_BA_Q",
-                                            "CZ_GPU_BA_MINB",    "CZ_GPU_BA_XYZZ",      "CZ_GPU_BA_AFF_MIN",
-                                            "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA",     "CZ_GPU_BINV"};
+static const char *const ba_knob_names[] = {"CZ_GPU_BA_XYZZ", "CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA",
+                                            "CZ_GPU_BINV"};
 
 static void ba_variant(const char *v) {
     for (size_t i = 0; i < sizeof ba_knob_names / sizeof ba_knob_names[0]; i++) unsetenv(ba_knob_names[i]);
