@@ -1,9 +1,13 @@
-/* cz_bench_record [ID ...]: records each circuit's R1CS as an SRS load does (the circuit's build_r1cs
+/* cz_bench_record [--count] [ID ...]: records each circuit's R1CS as an SRS load does (the circuit's build_r1cs
  * hook) and prints one line per circuit: rows, terms, seconds and an FNV-1a digest of the matrices and
  * densities, so two recordings (CZ_RECORD_THREADS=1: the serial loop, against all threads) can be compared.
+ * --count: first counts it as a first SRS load on a host does (count_r1cs), and prints the count's seconds
+ * and bytes beside the recording's (count=exact when the shapes agree, count=WRONG otherwise; exit status 3);
+ * --count-only: the count alone (32 GiB circuits on a host without the ~30 GB a recording takes).
  * Default: porep-8m wpost-8m snap-8m. Exit status 2 when a circuit is unknown or fails to record. */
 #include <inttypes.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +61,45 @@ static uint64_t digest(const cz_r1cs *r) {
     return h;
 }
 
+/* --count: c's count_r1cs into *sh, its time in *secs. 0, or 2 (no hook, or it failed: said on stderr). */
+static int count(const cz_circuit *c, cz_r1cs_shape *sh, double *secs) {
+    if (!c->count_r1cs) {
+        fprintf(stderr, "%s: no count_r1cs hook\n", c->id);
+        return 2;
+    }
+    double t0 = omp_get_wtime();
+    int rc = c->count_r1cs(c, sh);
+    *secs = omp_get_wtime() - t0;
+    if (rc) fprintf(stderr, "%s: count: %s: %s\n", c->id, cz_error_name(rc), cz_error_message());
+    return rc ? 2 : 0;
+}
+
 int main(int argc, char **argv) {
     static const char *const dflt[] = {"porep-8m", "wpost-8m", "snap-8m"};
-    int n = argc > 1 ? argc - 1 : 3;
+    const bool only = argc > 1 && !strcmp(argv[1], "--count-only");
+    const bool counting = only || (argc > 1 && !strcmp(argv[1], "--count"));
+    char **ids = argv + 1 + counting;
+    int n = argc - 1 - counting ? argc - 1 - counting : 3;
     int status = 0;
     for (int i = 0; i < n; i++) {
-        const char *id = argc > 1 ? argv[i + 1] : dflt[i];
+        const char *id = argc - 1 - counting ? ids[i] : dflt[i];
         const cz_circuit *c = cz_circuit_find(id);
         if (!c || !c->build_r1cs) {
             fprintf(stderr, "%s: unknown circuit or no recording hook\n", id);
             status = 2;
+            continue;
+        }
+        cz_r1cs_shape sh;
+        double count_s = 0;
+        if (counting && count(c, &sh, &count_s)) {
+            status = 2;
+            continue;
+        }
+        if (only) {
+            printf("%s count_s=%.3f rows=%" PRIu64 " terms=%" PRIu64 "/%" PRIu64 "/%" PRIu64 " inputs=%" PRIu64
+                   " aux=%" PRIu64 " count_bytes=%" PRIu64 "\n", id, count_s, sh.num_rows, sh.nnz[0], sh.nnz[1],
+                   sh.nnz[2], sh.num_inputs, sh.num_aux, cz_r1cs_shape_bytes(&sh));
+            fflush(stdout);
             continue;
         }
         cz_r1cs r;
@@ -81,6 +114,13 @@ int main(int argc, char **argv) {
         printf("%s record_threads=%s rows=%" PRIu64 " terms=%" PRIu64 "/%" PRIu64 "/%" PRIu64 " record_s=%.3f digest=%016" PRIx64
                "\n", id, getenv("CZ_RECORD_THREADS") && *getenv("CZ_RECORD_THREADS") ? getenv("CZ_RECORD_THREADS") : "all", r.num_rows, cz_r1cs_nnz(&r.a), cz_r1cs_nnz(&r.b), cz_r1cs_nnz(&r.c), t,
                digest(&r));
+        if (counting) {
+            const cz_r1cs_shape got = cz_r1cs_shape_of(&r);
+            const bool same = !memcmp(&got, &sh, sizeof got);
+            printf("%s count_s=%.3f record_s=%.3f count_bytes=%" PRIu64 " record_bytes=%" PRIu64 " count=%s\n", id,
+                   count_s, t, cz_r1cs_shape_bytes(&sh), cz_r1cs_host_bytes(&r), same ? "exact" : "WRONG");
+            if (!same && !status) status = 3;
+        }
         fflush(stdout);
         cz_r1cs_free(&r);
     }

@@ -59,17 +59,23 @@ static int chain(cz_cs *cs, const cz_fr *yv, const cz_fr *x0v, const cz_fr *x1v,
     return cz_cs_status(cs);
 }
 
-static int test_build(const cz_circuit *c, cz_r1cs *out) {
-    (void)c;
-    cz_cs *cs;
-    int rc = cz_cs_new(&cs, CZ_CS_RECORD);
-    if (rc) return rc;
+/* The test circuit's constraints, for cz_cs_record_circuit and cz_cs_count_circuit (no blocks). */
+static int test_chain(cz_cs *cs, const void *arg) {
+    (void)arg;
     cz_fr one;
     cz_fr_set_u64(&one, 1);
-    if (!(rc = chain(cs, &one, &one, &one, CZ_TEST_CIRCUIT_CONSTRAINTS)) && !(rc = cz_cs_finalize(cs)))
-        rc = cz_cs_take_r1cs(cs, out);
-    cz_cs_free(cs);
-    return rc;
+    return chain(cs, &one, &one, &one, CZ_TEST_CIRCUIT_CONSTRAINTS);
+}
+
+static int test_build(const cz_circuit *c, cz_r1cs *out) {
+    (void)c;
+    return cz_cs_record_circuit(out, test_chain, NULL, 1);
+}
+
+/* Counted like the real circuits, so that the SRS tests see a first load charge its R1CS. */
+static int test_count(const cz_circuit *c, cz_r1cs_shape *out) {
+    (void)c;
+    return cz_cs_count_circuit(out, test_chain, NULL);
 }
 
 /* The test circuit's per-job state: the payload's hash (all the witness needs), and whether the payload
@@ -136,18 +142,20 @@ static int test_synth_compact(const cz_circuit *c, void *state, uint32_t partiti
 }
 
 #define POREP_HOOKS cz_porep_circuit_build, cz_porep_circuit_prepare, cz_porep_circuit_synth, cz_porep_circuit_inputs, \
-                    cz_porep_circuit_release, cz_porep_circuit_partitions, cz_porep_circuit_synth_compact
+                    cz_porep_circuit_release, cz_porep_circuit_partitions, cz_porep_circuit_synth_compact, \
+                    cz_porep_circuit_count
 #define V28 "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-"
 #define V28P "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-"
 #define POST_HOOKS cz_post_circuit_build, cz_post_circuit_prepare, cz_post_circuit_synth, cz_post_circuit_inputs, \
-                   cz_post_circuit_release, NULL, NULL
+                   cz_post_circuit_release, NULL, NULL, cz_post_circuit_count
 #define V28S "v28-empty-sector-update-merkletree-poseidon_hasher-"
 #define SNAP_HOOKS cz_snap_circuit_build, cz_snap_circuit_prepare, cz_snap_circuit_synth, cz_snap_circuit_inputs, \
-                   cz_snap_circuit_release, cz_snap_circuit_partitions, cz_snap_circuit_synth_compact
+                   cz_snap_circuit_release, cz_snap_circuit_partitions, cz_snap_circuit_synth_compact, \
+                   cz_snap_circuit_count
 /* Official file names: parameters.json (rust-fil-proofs); 2 KiB also allows a seeded local setup. */
 static const cz_circuit circuits[] = {
     {"porep-2k-test", CZ_KIND_POREP, 2048, 2, 1, 1, 64u << 20, 0x637a6b2d74657374ull, NULL, test_build, test_prepare,
-     test_synth, NULL, test_release, NULL, test_synth_compact},
+     test_synth, NULL, test_release, NULL, test_synth_compact, test_count},
     {"porep-2k", CZ_KIND_POREP, 2048, 1, 1, 0, 2ull << 30, 0x637a6b2d706f7232ull,
      V28 "8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params", POREP_HOOKS},
     {"porep-8m", CZ_KIND_POREP, 8u << 20, 1, 1, 0, 2ull << 30, 0,

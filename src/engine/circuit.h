@@ -2,7 +2,8 @@
  * its partition count, its parameter file and four hooks: prepare (parse + check the request once, at
  * submit, into per-job state), synthesize (the witness of one partition), public_inputs (the verifier's
  * inputs of one partition from public values alone, for the check before COMPLETED) and release; a
- * circuit may also write its witness in compact form (synthesize_compact: PoRep and the test circuit).
+ * circuit may also write its witness in compact form (synthesize_compact: PoRep and the test circuit) and
+ * count its R1CS without recording it (count_r1cs: every registered circuit).
  *
  * Registered: the real StackedDrg PoRep circuits for every sector size (circuit_porep.c; ids porep-2k,
  * porep-8m, porep-512m, porep-32g, porep-64g) and the built-in test circuit "porep-2k-test" (circuit.c;
@@ -56,6 +57,10 @@ typedef struct cz_circuit {
      * inputs malloc'ed. The engine uses it when synthesis.compact_witness is on (engine/witness.h). */
     int (*synthesize_compact)(const struct cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs,
                               uint64_t *ni, cz_wcompact *aux);
+    /* Optional: the shape of build_r1cs's R1CS without recording it (cz_cs_count_circuit; 32 GiB PoRep: the
+     * top and one challenge of 18), so that a circuit's first SRS load on a host charges its R1CS to the
+     * memory budget before recording it (engine/srs.c). NULL: the R1CS is known once recorded. */
+    int (*count_r1cs)(const struct cz_circuit *c, cz_r1cs_shape *out);
 } cz_circuit;
 
 /* NULL when the id is unknown. */
@@ -69,6 +74,7 @@ const cz_circuit *cz_circuit_at(size_t i);
 
 /* The real PoRep hooks (circuit_porep.c). */
 int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_porep_circuit_count(const cz_circuit *c, cz_r1cs_shape *out);
 int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                            cz_fr **aux, uint64_t *na);
@@ -80,6 +86,7 @@ uint32_t cz_porep_circuit_partitions(const cz_circuit *c, void *state);
 
 /* Window / Winning PoSt hooks (circuit_post.c). */
 int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_post_circuit_count(const cz_circuit *c, cz_r1cs_shape *out);
 int cz_post_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_post_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                           cz_fr **aux, uint64_t *na);
@@ -88,6 +95,7 @@ void cz_post_circuit_release(const cz_circuit *c, void *state);
 
 /* SnapDeals hooks (circuit_snap.c). */
 int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_snap_circuit_count(const cz_circuit *c, cz_r1cs_shape *out);
 int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_snap_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                           cz_fr **aux, uint64_t *na);

@@ -56,6 +56,13 @@ int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     return rc ? rc : cz_cs_record_circuit(out, record_porep, &p, 0); /* the challenges on every thread */
 }
 
+/* build's R1CS counted: the top and one challenge synthesized, the other challenges have its shape. */
+int cz_porep_circuit_count(const cz_circuit *c, cz_r1cs_shape *out) {
+    cz_porep_params p;
+    int rc = cz_porep_params_for(&p, c->sector_size);
+    return rc ? rc : cz_cs_count_circuit(out, record_porep, &p);
+}
+
 static int verify_partition(void *c1, unsigned k) { return cz_c1_verify(c1, k, true); }
 
 int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state) {

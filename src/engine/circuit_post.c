@@ -44,6 +44,13 @@ int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     return rc ? rc : cz_cs_record_circuit(out, record_post, &p, 0); /* the sectors on every thread */
 }
 
+/* build's R1CS counted: one sector synthesized, the others have its shape. */
+int cz_post_circuit_count(const cz_circuit *c, cz_r1cs_shape *out) {
+    cz_post_params p;
+    int rc = params_of(c, &p);
+    return rc ? rc : cz_cs_count_circuit(out, record_post, &p);
+}
+
 void cz_post_circuit_release(const cz_circuit *c, void *state) {
     (void)c;
     post_state *st = state;

@@ -36,6 +36,13 @@ int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out) {
     return rc ? rc : cz_cs_record_circuit(out, record_snap, &p, 0); /* the challenges on every thread */
 }
 
+/* build's R1CS counted: the top and one challenge synthesized, the other challenges have its shape. */
+int cz_snap_circuit_count(const cz_circuit *c, cz_r1cs_shape *out) {
+    cz_snap_params p;
+    int rc = cz_snap_params_for(&p, c->sector_size);
+    return rc ? rc : cz_cs_count_circuit(out, record_snap, &p);
+}
+
 void cz_snap_circuit_release(const cz_circuit *c, void *state) {
     (void)c;
     snap_state *st = state;

@@ -998,6 +998,14 @@ void cz_engine_set_circuit_for_test(cz_engine *e, int kind, const struct cz_circ
     pthread_mutex_unlock(&e->mu);
 }
 
+/* Outside e->mu: a circuit's first SRS load on a host counts its R1CS for the estimate (cz_srs_needs_load, under
+ * a second at 32 GiB PoRep, once per circuit); asked here first, the dispatcher and preload find it memoized
+ * instead of counting while they hold the engine lock. */
+static void srs_estimate_ahead(cz_engine *e, const cz_circuit *c) {
+    uint64_t bytes;
+    (void)cz_srs_needs_load(&e->srs, c, &bytes);
+}
+
 int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
     const cz_circuit *c = NULL;
     pthread_mutex_lock(&e->mu);
@@ -1009,6 +1017,7 @@ int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX
         return cz_error(CZ_EINVAL, "request_id longer than %d bytes", CZ_JOB_ID_MAX - 1);
     /* Fail fast, before any parsing: no parameters means no proof. */
     if ((rc = cz_srs_check(&e->srs, c))) return rc;
+    srs_estimate_ahead(e, c);
     char id[CZ_JOB_ID_MAX];
     if (s->request_id && *s->request_id) snprintf(id, sizeof id, "%s", s->request_id);
     else uuid4(id);
@@ -1253,6 +1262,7 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
     int rc = circuit_by_id(e, id, &c);
     if (!rc) rc = cz_srs_check(&e->srs, c);
     if (rc) return rc;
+    srs_estimate_ahead(e, c);
     uint64_t need = 0;
     pthread_mutex_lock(&e->mu);
     if (cz_srs_needs_load(&e->srs, c, &need)) {

@@ -46,19 +46,13 @@ static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_
     *seeded = seed != 0;
 }
 
-/* Host bytes of a recorded R1CS (the CSR matrices and the density bitmaps): 32 GiB PoRep's ~722 M terms at
- * 36 bytes are ~26 GB, as much host memory as half its parameters, so they are charged with them. */
-static uint64_t r1cs_bytes(const cz_r1cs *r) {
-    const cz_csr *m[3] = {&r->a, &r->b, &r->c};
-    uint64_t n = 0;
-    for (int i = 0; i < 3; i++)
-        if (m[i]->row_ptr) n += (m[i]->rows + 1) * 8 + cz_r1cs_nnz(m[i]) * (sizeof(uint32_t) + sizeof(cz_fr));
-    uint64_t aux_words = (r->num_aux + 63) / 64, in_words = (r->num_inputs + 63) / 64;
-    return n + (2 * aux_words + in_words) * 8;
-}
+/* Host bytes of a recorded R1CS (the CSR matrices and the density bitmaps, cz_r1cs_host_bytes: the formula a
+ * count's bytes use too): 32 GiB PoRep's ~722 M terms at 36 bytes are ~26 GB, as much host memory as half its
+ * parameters, so they are charged with them. */
+static uint64_t r1cs_bytes(const cz_r1cs *r) { return cz_r1cs_host_bytes(r); }
 
 /* <local_cache>/cuzk-r1cs-<id>.bytes: the R1CS size of c's last recording, so that a load after a restart
- * reserves it before recording (a circuit's first load on a host can count only its parameter file). */
+ * reserves it before recording without counting it (r1cs_counted: a circuit's first load on a host). */
 static void r1cs_note_path(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_t cap) {
     snprintf(out, cap, "%s/cuzk-r1cs-%s.bytes", m->local_cache, c->id);
 }
@@ -88,6 +82,49 @@ static void r1cs_note_write(const cz_srs_mgr *m, const cz_circuit *c, uint64_t n
         unlink(tmp);
         cz_log(CZ_LOG_DEBUG, T, "cannot write %s: the next first load of %s counts its parameter file only", path, c->id);
     }
+}
+
+/* c's count, or NULL (with m->mu held) */
+static const cz_srs_count *count_memo(const cz_srs_mgr *m, const cz_circuit *c) {
+    const cz_srs_count *k = m->counts;
+    while (k && k->circuit != c) k = k->next;
+    return k;
+}
+
+/* c's R1CS bytes from its count_r1cs hook (0: no hook, or the count failed), counted once per manager: the
+ * lock is not held while counting (another caller may count the same circuit meanwhile: the first result
+ * is kept, the same number). Without a note, the first load's estimate: before counting was there, a
+ * first load reserved the parameter file alone (32 GiB PoRep: ~26 GB short). */
+static uint64_t r1cs_counted(cz_srs_mgr *m, const cz_circuit *c) {
+    pthread_mutex_lock(&m->mu);
+    const cz_srs_count *k = count_memo(m, c);
+    uint64_t n = k ? k->bytes : 0;
+    pthread_mutex_unlock(&m->mu);
+    if (k || !c->count_r1cs) return n;
+    uint64_t t0 = cz_now_ms();
+    cz_r1cs_shape sh;
+    int rc = c->count_r1cs(c, &sh);
+    uint64_t ms = cz_now_ms() - t0;
+    char why[300] = "";
+    if (rc) snprintf(why, sizeof why, "%s", cz_error_message());
+    n = rc ? 0 : cz_r1cs_shape_bytes(&sh);
+    cz_srs_count *nk = malloc(sizeof *nk); /* out of memory: not kept, counted again next time */
+    pthread_mutex_lock(&m->mu);
+    const bool first = !count_memo(m, c);
+    if (first && nk) {
+        *nk = (cz_srs_count){c, n, m->counts};
+        m->counts = nk, nk = NULL;
+    }
+    pthread_mutex_unlock(&m->mu);
+    free(nk);
+    if (first && rc)
+        cz_log(CZ_LOG_WARN, T, "cannot count the R1CS of %s (%s): its first load on this host reserves its parameter "
+               "file alone", c->id, why);
+    else if (first)
+        cz_log(CZ_LOG_INFO, T, "R1CS of %s counted: %llu bytes in %llu ms (first load on this host: no "
+               "%s/cuzk-r1cs-%s.bytes yet), reserved with its parameters", c->id, (unsigned long long)n,
+               (unsigned long long)ms, m->local_cache, c->id);
+    return n;
 }
 
 /* c's entry, or NULL (with m->mu held) */
@@ -162,6 +199,11 @@ void cz_srs_destroy(cz_srs_mgr *m) {
         unmap(e);
         free(e);
         e = n;
+    }
+    while (m->counts) {
+        cz_srs_count *k = m->counts->next;
+        free(m->counts);
+        m->counts = k;
     }
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
@@ -383,8 +425,16 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         cz_r1cs_free(&e->r1cs);
         return rc;
     }
-    uint64_t rb = r1cs_bytes(&e->r1cs);
-    if (!e->hot_bytes && !r1cs_note_read(m, c))
+    uint64_t rb = r1cs_bytes(&e->r1cs), counted = 0;
+    pthread_mutex_lock(&m->mu);
+    const cz_srs_count *k = count_memo(m, c);
+    if (k) counted = k->bytes;
+    pthread_mutex_unlock(&m->mu);
+    if (counted && counted != rb) /* the count's blocks were not all of block 0's shape (cz_cs_record_blocks) */
+        cz_log(CZ_LOG_WARN, T, "R1CS of %s: recorded %llu bytes, its count said %llu: the count is wrong (its first "
+               "load reserved the count; later loads reserve the recorded size)", c->id, (unsigned long long)rb,
+               (unsigned long long)counted);
+    else if (!counted && !e->hot_bytes && !r1cs_note_read(m, c))
         cz_log(CZ_LOG_INFO, T, "R1CS of %s: %llu bytes, charged to the memory budget with its parameters from now on "
                "(this first load was estimated from the parameter file alone)", c->id, (unsigned long long)rb);
     r1cs_note_write(m, c, rb);
@@ -554,7 +604,10 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
         find_file(m, c, path, sizeof path, &seeded);
         n = file_size(path);
     }
-    if (load && !known && n) n += r1cs_note_read(m, c); /* the file's size: plus the R1CS recorded */
+    if (load && !known && n) { /* the file's size: plus the R1CS recorded, else counted */
+        const uint64_t noted = r1cs_note_read(m, c);
+        n += noted ? noted : r1cs_counted(m, c);
+    }
     *bytes = n;
     return load;
 }

@@ -47,10 +47,18 @@ typedef struct cz_srs_entry {
     struct cz_srs_entry *next;
 } cz_srs_entry;
 
+/* A circuit's counted R1CS bytes (count_r1cs), kept for the manager's life: a count never changes. */
+typedef struct cz_srs_count {
+    const cz_circuit *circuit;
+    uint64_t bytes; /* cz_r1cs_shape_bytes of the count; 0 when the count failed (then not tried again) */
+    struct cz_srs_count *next;
+} cz_srs_count;
+
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     cz_srs_entry *head;
+    cz_srs_count *counts; /* cz_srs_needs_load's counts (a circuit's first load on a host) */
     char param_cache[512], local_cache[512];
     int nthreads;
     /* srs.verify_digest: check an official file's BLAKE2b digest against parameters.json before its first
@@ -94,9 +102,11 @@ uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
 /* Whether acquiring c's SRS would load it (it is neither HOT nor being loaded), and *bytes, what that load
  * adds to cz_srs_loaded_bytes: its size when it was last HOT, else its parameter file's size (the decoded
  * parameters are as large as the file) plus the R1CS size its last load noted in
- * <local_cache>/cuzk-r1cs-<id>.bytes (none before a circuit's first load on a host: the file alone), else 0
- * (a seeded setup never written: 2 KiB circuits, small). bytes may be NULL: the answer alone, without the
- * file lookups the estimate takes (the dispatcher asks that of every queued job while one waits). */
+ * <local_cache>/cuzk-r1cs-<id>.bytes, or, with no note (a circuit's first load on a host), the R1CS size
+ * its count_r1cs hook gives (counted once per manager, outside the lock: 0.7 s at 32 GiB PoRep; no
+ * hook: the file alone), else 0 (a seeded setup never written: 2 KiB circuits, small). bytes may be
+ * NULL: the answer alone, without the file lookups and the count the estimate takes (the dispatcher asks
+ * that of every queued job while one waits). */
 bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes);
 /* Counts bytes in cz_srs_loaded_bytes for c's SRS until its next load ends (HOT: its real size counts
  * instead; failed: nothing): the engine reserves a load's memory before it starts, so that nothing else is

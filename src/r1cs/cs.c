@@ -229,6 +229,15 @@ static void ids_to_columns(cz_csr *m, uint64_t num_inputs) {
     }
 }
 
+/* Synthesis is over: gives the LC memory back now rather than at cz_cs_free. */
+static void release_lcs(cz_cs *cs) {
+    cz_lc_pool_free(cs->pool);
+    cs->pool = NULL;
+    free(cs->rec->scratch);
+    cs->rec->scratch = NULL;
+    cs->rec->scratch_cap = 0;
+}
+
 static int finalize_record(cz_cs *cs) {
     struct cz_cs_record *r = cs->rec;
     if (cs->num_inputs + cs->num_aux > UINT32_MAX)
@@ -240,6 +249,10 @@ static int finalize_record(cz_cs *cs) {
         if ((rc = cz_csr_builder_push(&r->m[0], &t, 1)) || (rc = cz_csr_builder_push(&r->m[1], NULL, 0)) ||
             (rc = cz_csr_builder_push(&r->m[2], NULL, 0)))
             return rc;
+    }
+    if (cs->count_terms) { /* the builders hold counts only: nothing to convert (cz_cs_count_circuit reads them) */
+        release_lcs(cs);
+        return 0;
     }
     cz_r1cs *o = &r->out;
     o->num_inputs = cs->num_inputs;
@@ -255,12 +268,7 @@ static int finalize_record(cz_cs *cs) {
     ids_to_columns(&o->c, cs->num_inputs);
     if ((rc = cz_r1cs_compute_densities(o))) return rc;
     r->have_out = true;
-    /* Synthesis is over: give the LC memory back now rather than at cz_cs_free. */
-    cz_lc_pool_free(cs->pool);
-    cs->pool = NULL;
-    free(r->scratch);
-    r->scratch = NULL;
-    r->scratch_cap = 0;
+    release_lcs(cs);
     return 0;
 }
 
@@ -358,28 +366,56 @@ static int block_done(cz_cs *b, unsigned i, int rc, const block_shape *at, const
     return *differ ? cz_error(CZ_EUNSUPPORTED, "cs: block %u does not have block 0's shape", i) : rc;
 }
 
+/* Block 0 once on a cs of its own with counting matrices: *d, a block's shape (what it adds to at, cs before
+ * the blocks). 0, block 0's error, or CZ_ERANGE when nblocks such blocks overflow the variable ids. */
+static int learn_block(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *, unsigned, void *), void *ctx,
+                       const block_shape *at, block_shape *d) {
+    cz_cs *b0;
+    int rc = block_cs(&b0, cs, 0, at, NULL);
+    if (rc) return rc;
+    rc = fn(b0, 0, ctx);
+    if (!rc) rc = b0->err;
+    if (!rc && b0->ns_depth) rc = cz_error(CZ_EINVAL, "cs: block 0 leaves %d namespace(s) pushed", b0->ns_depth);
+    *d = shape_of(b0); /* (block 0 cannot use another block's variables: there is none before it) */
+    cz_cs_free(b0);
+    if (rc) return rc;
+    d->inputs -= at->inputs, d->aux -= at->aux, d->constraints -= at->constraints;
+    for (int k = 0; k < 3; k++) d->nnz[k] -= at->nnz[k];
+    if (at->inputs + nblocks * d->inputs > (uint64_t)CZ_VAR_MAX_INDEX + 1 ||
+        at->aux + nblocks * d->aux > (uint64_t)CZ_VAR_MAX_INDEX + 1)
+        return cz_error(CZ_ERANGE, "cs: %u blocks need more than 2^31 variables", nblocks);
+    return 0;
+}
+
+/* cs's counts as after nblocks blocks of shape d from at: every block's rows, terms and variables. */
+static void blocks_end(cz_cs *cs, unsigned nblocks, const block_shape *at, const block_shape *d) {
+    for (int k = 0; k < 3; k++) {
+        cs->rec->m[k].rows = at->constraints + nblocks * d->constraints;
+        cs->rec->m[k].nnz = at->nnz[k] + nblocks * d->nnz[k];
+    }
+    cs->num_inputs = at->inputs + nblocks * d->inputs, cs->num_aux = at->aux + nblocks * d->aux;
+    cs->num_constraints = at->constraints + nblocks * d->constraints;
+}
+
 int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsigned i, void *ctx), void *ctx) {
     int rc = 0;
-    const bool par = cs->mode == CZ_CS_RECORD && cs->record_threads != 1 && nblocks > 1 && !cs->err &&
-                     !cs->finalized && !cs->input_base && !cs->aux_base;
-    if (!par) {
+    const bool ok = cs->mode == CZ_CS_RECORD && nblocks > 1 && !cs->err && !cs->finalized && !cs->input_base &&
+                    !cs->aux_base;
+    const bool count = ok && cs->count_terms, par = ok && !count && cs->record_threads != 1;
+    if (!count && !par) {
         for (unsigned i = 0; i < nblocks && !rc; i++) rc = fn(cs, i, ctx);
         return rc ? rc : cs->err;
     }
-    /* Block 0 once with counting matrices: a block's shape, so every block's slot is known up front. */
+    /* Block 0 once with counting matrices: a block's shape, so every block's slot is known up front (or,
+     * counting, the whole count: blocks 1 .. nblocks - 1 are assumed to have block 0's shape, unchecked). */
     const block_shape at = shape_of(cs);
-    cz_cs *b0;
-    if ((rc = block_cs(&b0, cs, 0, &at, NULL))) return set_err(cs, rc);
-    rc = fn(b0, 0, ctx);
-    if (!rc) rc = b0->err;
-    block_shape d = shape_of(b0); /* (block 0 cannot use another block's variables: there is none before it) */
-    cz_cs_free(b0);
-    if (rc) return set_err(cs, rc);
-    d.inputs -= at.inputs, d.aux -= at.aux, d.constraints -= at.constraints;
-    for (int k = 0; k < 3; k++) d.nnz[k] -= at.nnz[k];
-    const uint64_t n_in = at.inputs + nblocks * d.inputs, n_aux = at.aux + nblocks * d.aux;
-    if (n_in > (uint64_t)CZ_VAR_MAX_INDEX + 1 || n_aux > (uint64_t)CZ_VAR_MAX_INDEX + 1)
-        return set_err(cs, cz_error(CZ_ERANGE, "cs: %u blocks need more than 2^31 variables", nblocks));
+    block_shape d;
+    if ((rc = learn_block(cs, nblocks, fn, ctx, &at, &d))) return set_err(cs, rc);
+    if (count) {
+        blocks_end(cs, nblocks, &at, &d);
+        return 0;
+    }
+    const uint64_t n_in = at.inputs + nblocks * d.inputs;
     /* every row and term of the blocks, plus the input rows finalize appends (one term each in A) */
     const uint64_t rows = at.constraints + nblocks * d.constraints + n_in;
     for (int k = 0; k < 3; k++)
@@ -412,12 +448,7 @@ int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsign
         return set_err(cs, cz_error(CZ_EUNSUPPORTED, "cs: blocks of different shapes (%s): record them serially", msg));
     }
     if (err) return set_err(cs, cz_error(err, "%s", msg)); /* the message again, on the caller's thread */
-    for (int k = 0; k < 3; k++) {
-        cs->rec->m[k].rows = at.constraints + nblocks * d.constraints;
-        cs->rec->m[k].nnz = at.nnz[k] + nblocks * d.nnz[k];
-    }
-    cs->num_inputs = n_in, cs->num_aux = n_aux;
-    cs->num_constraints = at.constraints + nblocks * d.constraints;
+    blocks_end(cs, nblocks, &at, &d);
     return 0;
 }
 
@@ -436,4 +467,24 @@ int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg),
         if (!again) return rc;
     }
     return 0; /* not reached */
+}
+
+int cz_cs_count_circuit(cz_r1cs_shape *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg) {
+    memset(out, 0, sizeof *out);
+    cz_cs *cs;
+    int rc = cz_cs_new(&cs, CZ_CS_RECORD);
+    if (rc) return rc;
+    cs->count_terms = true;
+    for (int k = 0; k < 3; k++) cs->rec->m[k].count_only = true;
+    if (!(rc = synth(cs, arg)) && !(rc = cz_cs_finalize(cs))) {
+        *out = (cz_r1cs_shape){cs->num_inputs, cs->num_aux, cs->num_constraints, cs->num_constraints + cs->num_inputs,
+                               {cs->rec->m[0].nnz, cs->rec->m[1].nnz, cs->rec->m[2].nnz}};
+        for (int k = 0; k < 3; k++) /* every enforce and input row pushed one row into each matrix */
+            if (cs->rec->m[k].rows != out->num_rows)
+                rc = cz_error(CZ_EINVAL, "cs: count: matrix %d has %llu rows, the circuit %llu", k,
+                              (unsigned long long)cs->rec->m[k].rows, (unsigned long long)out->num_rows);
+    }
+    if (rc) memset(out, 0, sizeof *out);
+    cz_cs_free(cs);
+    return rc;
 }

@@ -82,6 +82,10 @@ typedef struct cz_cs {
     int record_threads;
     bool blocks_differ;
     uint64_t input_shared, aux_shared, input_base, aux_base;
+    /* cz_cs_count_circuit: record mode whose matrices only count rows and terms (LCs are still built and
+     * normalized, so merged and cancelled terms count as recording would), and whose cz_cs_record_blocks
+     * runs block 0 alone and multiplies its shape by the block count. */
+    bool count_terms;
 } cz_cs;
 
 /* Creates a cs in mode and allocates ONE. 0, CZ_EINVAL (bad mode) or CZ_ENOMEM. */
@@ -154,18 +158,30 @@ static inline void cz_cs_copy_inputs(const cz_cs *cs, cz_fr *out, uint32_t first
 /* Synthesizes nblocks repeated blocks, fn(cs, i, ctx) for i = 0 .. nblocks - 1, as the loop
  *     for (i = 0; i < nblocks && !rc; i++) rc = fn(cs, i, ctx);
  * would, and gives the same matrices. In record mode (without values) with record_threads != 1, block 0
- * runs on cs to learn a block's shape (inputs, aux, constraints, terms of A, B and C), the matrices are
- * reserved for all blocks, and blocks 1 .. nblocks - 1 run on OpenMP threads, each on its own cs whose
- * variables are numbered where the loop would number them and whose rows go straight into their slot.
- * That needs blocks of one shape that use only variables from before the blocks and their own: a block
- * that does otherwise sets cs->blocks_differ and fails the synthesis with CZ_EUNSUPPORTED (record again
- * with record_threads = 1; cz_cs_record_circuit does). Any other error is the lowest failing block's. */
+ * runs on a cs of its own with counting matrices to learn a block's shape (inputs, aux, constraints,
+ * terms of A, B and C), the matrices are reserved for all blocks, and blocks 0 .. nblocks - 1 run on
+ * OpenMP threads, each on its own cs whose variables are numbered where the loop would number them and
+ * whose rows go straight into their slot. That needs blocks of one shape that use only variables from
+ * before the blocks and their own: a block that does otherwise sets cs->blocks_differ and fails the
+ * synthesis with CZ_EUNSUPPORTED (record again with record_threads = 1; cz_cs_record_circuit does). Any
+ * other error is the lowest failing block's.
+ * On a counting cs (count_terms: cz_cs_count_circuit) only block 0 runs, as above, and the counts grow by
+ * nblocks times its shape: the other blocks never run, so nothing checks that they share block 0's shape
+ * (a circuit whose blocks differ gets a wrong count; the SRS manager warns when a recording disagrees). */
 int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsigned i, void *ctx), void *ctx);
 
 /* A circuit's matrices: synth(cs, arg) on a new record-mode cs with record_threads = nthreads (0: all;
  * the environment's CZ_RECORD_THREADS, when set, instead), then finalize; when its blocks differ
  * (cz_cs_record_blocks), once more serially. */
 int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg, int nthreads);
+
+/* The shape of the matrices cz_cs_record_circuit would record for synth(cs, arg) (rows and inputs
+ * including the per-input rows finalize appends: one term each in A), without storing a term: synth runs
+ * on a counting cs (count_terms) and each cz_cs_record_blocks inside it synthesizes its block 0 only.
+ * Exact when the blocks share one shape, as cz_cs_record_blocks's threads need anyway; memory and time are
+ * those of the part before the blocks and one block (32 GiB PoRep: the top and one challenge of 18, 0.7 s
+ * on one core, where its recording holds ~29 GB of matrices). */
+int cz_cs_count_circuit(cz_r1cs_shape *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg);
 
 /* Namespaces only nest (names are not kept); finalize checks that pushes and pops balance. */
 static inline void cz_cs_push_namespace(cz_cs *cs, const char *name) { (void)name; cs->ns_depth++; }

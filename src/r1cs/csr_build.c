@@ -89,7 +89,9 @@ static int reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz, bool huge) {
 
 /* Only explicit reservations get the huge-page hint: on blocks that later grow by realloc it made
  * record mode slower (mremap of huge-page regions), while a right-sized block gained 2-4x. */
-int cz_csr_builder_reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz) { return reserve(b, rows, nnz, true); }
+int cz_csr_builder_reserve(cz_csr_builder *b, uint64_t rows, uint64_t nnz) {
+    return b->count_only ? 0 : reserve(b, rows, nnz, true); /* a counting builder stores nothing */
+}
 
 int cz_csr_builder_push(cz_csr_builder *b, const cz_lc_term *t, size_t n) {
     if (b->count_only) {

@@ -16,7 +16,7 @@ typedef struct {
     /* A window into another builder's arrays (cz_cs_record_blocks): never grown or freed; row_ptr points
      * at the window's first row, nnz counts from the window's first term in the shared col / val. */
     bool fixed, overflowed; /* overflowed: a push did not fit the window (CZ_ERANGE) */
-    bool count_only;        /* pushes only count rows and terms (a block's shape, before its slot exists) */
+    bool count_only;        /* pushes only count rows and terms (a block's shape, a circuit's count), reserve nothing */
 } cz_csr_builder;
 
 /* Sorts terms[0..n) by var id and merges equal ids in place; returns the number of non-zero terms

@@ -23,6 +23,24 @@ void cz_r1cs_free(cz_r1cs *r) {
     memset(r, 0, sizeof *r);
 }
 
+cz_r1cs_shape cz_r1cs_shape_of(const cz_r1cs *r) {
+    return (cz_r1cs_shape){r->num_inputs, r->num_aux, r->num_constraints, r->num_rows,
+                           {cz_r1cs_nnz(&r->a), cz_r1cs_nnz(&r->b), cz_r1cs_nnz(&r->c)}};
+}
+
+uint64_t cz_r1cs_shape_bytes(const cz_r1cs_shape *s) {
+    uint64_t n = 0;
+    for (int k = 0; k < 3; k++)
+        n += (s->num_rows + 1) * sizeof(uint64_t) + s->nnz[k] * (sizeof(uint32_t) + sizeof(cz_fr));
+    const uint64_t aux_words = (s->num_aux + 63) / 64, in_words = (s->num_inputs + 63) / 64;
+    return n + (2 * aux_words + in_words) * sizeof(uint64_t); /* a_aux, b_aux, b_input */
+}
+
+uint64_t cz_r1cs_host_bytes(const cz_r1cs *r) {
+    const cz_r1cs_shape s = cz_r1cs_shape_of(r);
+    return cz_r1cs_shape_bytes(&s);
+}
+
 static uint64_t popcount_words(const uint64_t *w, uint64_t nbits) {
     uint64_t n = 0;
     for (uint64_t i = 0; i < (nbits + 63) / 64; i++) n += (uint64_t)__builtin_popcountll(w[i]);

@@ -48,6 +48,23 @@ typedef struct {
 static inline uint64_t cz_r1cs_nnz(const cz_csr *m) { return m->rows ? m->row_ptr[m->rows] : 0; }
 static inline bool cz_density_get(const uint64_t *bits, uint64_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
 
+/* An R1CS's size without its terms: what cz_cs_count_circuit (r1cs/cs.h) learns without recording, and
+ * what cz_r1cs_shape_of reads off a recorded one, so that the two compare field by field. */
+typedef struct {
+    uint64_t num_inputs, num_aux, num_constraints;
+    uint64_t num_rows; /* num_constraints + num_inputs: the rows of each of A, B and C */
+    uint64_t nnz[3];   /* terms of A, B, C (A holds one more per input: the rows finalize appends) */
+} cz_r1cs_shape;
+
+/* The shape of a recorded R1CS. */
+cz_r1cs_shape cz_r1cs_shape_of(const cz_r1cs *r);
+/* Host bytes of an R1CS of shape s: per matrix row_ptr ((num_rows + 1) * 8) and per term a column and a
+ * coefficient (4 + 32), plus the three density bitmaps. The one formula for a recorded R1CS (the SRS
+ * manager charges it to the memory budget) and a counted one (charged before the first recording). */
+uint64_t cz_r1cs_shape_bytes(const cz_r1cs_shape *s);
+/* cz_r1cs_shape_bytes of a recorded R1CS. */
+uint64_t cz_r1cs_host_bytes(const cz_r1cs *r);
+
 /* Frees everything r owns and zeroes it (safe on a zeroed struct). */
 void cz_r1cs_free(cz_r1cs *r);
 

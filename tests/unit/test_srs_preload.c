@@ -16,8 +16,13 @@
  *   first (before: it loaded, past the budget);
  * - r1cs: a loaded SRS's bytes (what the budget counts) include its R1CS matrices: at least 36 bytes per term
  *   beyond the decoded parameters (before: the parameters alone); a load that finds no note of the R1CS size
- *   (cuzk-r1cs-<id>.bytes, a circuit's first load on a host) estimates the file alone, writes the note, and
- *   the next estimate is the loaded size again. */
+ *   (cuzk-r1cs-<id>.bytes, a circuit's first load on a host) estimates the file plus the circuit's counted R1CS
+ *   (count_r1cs), exactly the loaded size (before: the file alone, the R1CS short), counted once however often
+ *   it is asked and logged once at info; without a count hook, the file alone; the load writes the note, and
+ *   after a restart the estimate is the loaded size again without counting; a count that disagrees with the
+ *   recording is reported (WARN "the count is wrong") after the load. */
+#include <fcntl.h>
+
 #include "srs_budget_env.h"
 
 static int preload(cz_engine *e, const char *id, bool *already) {
@@ -108,34 +113,109 @@ static void waiter(cz_rng *rng, uint64_t P) {
     cz_engine_free(e);
 }
 
-static void r1cs_counted(void) {
-    cz_srs_mgr m;
+/* stderr into path (the manager's log lines) until capture_end, which returns what was written (malloc'd). */
+static int saved_stderr = -1;
+static void capture_begin(const char *path) {
+    fflush(stderr);
+    saved_stderr = dup(2);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (fd >= 0) dup2(fd, 2), close(fd);
+}
+static char *capture_end(const char *path) {
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    char *s = cz_test_read_file(path, NULL);
+    return s ? s : calloc(1, 1);
+}
+
+static unsigned occurrences(const char *s, const char *what) {
+    unsigned n = 0;
+    for (const char *p = s; (p = strstr(p, what)); p += strlen(what)) n++;
+    return n;
+}
+
+/* The test circuit's count, counted (calls), or one term off (the count of a circuit whose blocks differ). */
+static int count_calls;
+static int counted_hook(const cz_circuit *c, cz_r1cs_shape *out) {
+    count_calls++;
+    return cz_circuit_find("porep-2k-test")->count_r1cs(c, out);
+}
+static int wrong_hook(const cz_circuit *c, cz_r1cs_shape *out) {
+    int rc = cz_circuit_find("porep-2k-test")->count_r1cs(c, out);
+    out->nnz[2]++;
+    return rc;
+}
+
+/* A first load (no note) of circuit c (gate-b's files, its own count hook): *est the estimate, then the load;
+ * the loaded SRS's bytes, the R1CS's and the parameters' in *loaded, *r1cs, *params. */
+static bool first_load(const cz_circuit *c, uint64_t *est, uint64_t *loaded, uint64_t *r1cs, uint64_t *params) {
     char note[700];
     snprintf(note, sizeof note, "%s/cuzk-r1cs-gate-b.bytes", dir);
-    CHECK(unlink(note) == 0);
+    unlink(note);
+    cz_srs_mgr m;
     cz_srs_init(&m, dir, dir, 2);
-    uint64_t est = 0, ms;
-    CHECK(cz_srs_needs_load(&m, &gb, &est) && est > 0 && est < S); /* the parameter file alone */
+    uint64_t ms;
+    bool ok = cz_srs_needs_load(&m, c, est);
+    uint64_t again = 0;
+    ok = ok && cz_srs_needs_load(&m, c, &again) && again == *est; /* counted once: the same estimate */
     cz_srs_entry *en = NULL;
-    if (cz_srs_acquire(&m, &gb, &en, &ms) == 0) {
-        const cz_r1cs *r = &en->r1cs;
-        uint64_t terms = cz_r1cs_nnz(&r->a) + cz_r1cs_nnz(&r->b) + cz_r1cs_nnz(&r->c);
-        uint64_t params = cz_groth16_params_size(&en->params);
-        CHECK_MSG(en->bytes == S && terms > 0 && en->bytes >= params + 36 * terms,
-                  "r1cs: bytes %llu, params %llu, %llu terms", (unsigned long long)en->bytes,
-                  (unsigned long long)params, (unsigned long long)terms);
-        CHECK(est == params); /* the decoded parameters are as large as their file */
+    if (ok && cz_srs_acquire(&m, c, &en, &ms) == 0) {
+        *loaded = en->bytes, *r1cs = cz_r1cs_host_bytes(&en->r1cs), *params = cz_groth16_params_size(&en->params);
         cz_srs_release(&m, en);
         bool was;
         uint64_t freed;
-        CHECK(cz_srs_evict(&m, &gb, &was, &freed) == 0 && was && freed == S);
+        ok = cz_srs_evict(&m, c, &was, &freed) == 0 && was && freed == *loaded;
     } else {
-        CHECK_MSG(0, "r1cs: load: %s", cz_error_message());
+        ok = false;
     }
     cz_srs_destroy(&m);
-    cz_srs_init(&m, dir, dir, 2); /* a restart: the note written by the load gives the whole size */
-    CHECK(cz_srs_needs_load(&m, &gb, &est) && est == S);
+    return ok;
+}
+
+static void r1cs_counted(void) {
+    char logf[700];
+    snprintf(logf, sizeof logf, "%s/log.txt", dir);
+    uint64_t est = 0, loaded = 0, rb = 0, params = 0;
+    /* no count hook: the parameter file alone, short of the R1CS */
+    cz_circuit nohook = gb;
+    nohook.count_r1cs = NULL;
+    CHECK_MSG(first_load(&nohook, &est, &loaded, &rb, &params), "r1cs: load: %s", cz_error_message());
+    CHECK_MSG(est == params && loaded == S && loaded >= params + rb && rb > 0,
+              "r1cs, no hook: estimate %llu, params %llu, loaded %llu, R1CS %llu", (unsigned long long)est,
+              (unsigned long long)params, (unsigned long long)loaded, (unsigned long long)rb);
+    /* counted: the file plus the counted R1CS, the loaded size exactly; counted and logged once */
+    cz_circuit hook = gb;
+    hook.count_r1cs = counted_hook;
+    count_calls = 0;
+    cz_log_set_level("info");
+    capture_begin(logf);
+    bool ok = first_load(&hook, &est, &loaded, &rb, &params);
+    char *log = capture_end(logf);
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "warn");
+    CHECK_MSG(ok, "r1cs, counted: load failed: %s", cz_error_message());
+    CHECK_MSG(est == S && loaded == S && est == params + rb && count_calls == 1,
+              "r1cs, counted: estimate %llu, loaded %llu (S %llu), params %llu + R1CS %llu, %d count(s)",
+              (unsigned long long)est, (unsigned long long)loaded, (unsigned long long)S, (unsigned long long)params,
+              (unsigned long long)rb, count_calls);
+    CHECK_MSG(occurrences(log, "R1CS of gate-b counted: ") == 1 && !strstr(log, "the count is wrong"),
+              "r1cs, counted: log:\n%s", log);
+    free(log);
+    /* a restart: the note written by the load gives the whole size, nothing counted */
+    cz_srs_mgr m;
+    cz_srs_init(&m, dir, dir, 2);
+    CHECK(cz_srs_needs_load(&m, &hook, &est) && est == S && count_calls == 1);
     cz_srs_destroy(&m);
+    /* a count that is wrong: its estimate is off and the load says so */
+    cz_circuit wrong = gb;
+    wrong.count_r1cs = wrong_hook;
+    capture_begin(logf);
+    ok = first_load(&wrong, &est, &loaded, &rb, &params);
+    log = capture_end(logf);
+    CHECK_MSG(ok && est == S + 36 && loaded == S, "r1cs, wrong count: estimate %llu, loaded %llu (S %llu)",
+              (unsigned long long)est, (unsigned long long)loaded, (unsigned long long)S);
+    CHECK_MSG(occurrences(log, "the count is wrong") == 1, "r1cs, wrong count: log:\n%s", log);
+    free(log);
 }
 
 int main(void) {
