@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call for the GPU partition prover: test_gpu_prover and test_gpu_prover_compact, the 0/1/other
-# mix of a PoRep 32 GiB witness (cz_bench_porep_mix), then cz_bench_prover at the given sizes with that mix,
-# dense witness upload and then compact (--compact; COMPACT=0 skips it).
+# mix of a PoRep 32 GiB witness (cz_bench_porep_mix; with MIX_QUERIES=porep-32g, the default, also per query:
+# B's aux and the others apart, which records the circuit: ~29 GB of host memory, else the one mix), then
+# cz_bench_prover at the given sizes with that mix, dense witness upload and then compact (--compact; COMPACT=0
+# skips it).
 # Runs prebuilt binaries from bin/ (carried from a local -DCZ_CUDA_ARCH=90 build) when they load on this
 # machine, else builds them (CUDA on, server off). Logs also go to $OUT when it is set.
 # Usage: bash scripts/gpu-prover-check.sh [log_n ...]   (default: 24 27)   env: BUILD_DIR (build-gpu)
@@ -40,9 +42,14 @@ if [ -x "$TC" ]; then timeout "${TEST_TIMEOUT:-150}" "$TC"; tcrc=$?; else echo "
 echo "== test_gpu_prover_compact rc=$tcrc, $(( $(date +%s) - t0 )) s"
 t0=$(date +%s)
 if [ -z "${CZ_BENCH_MIX:-}" ]; then # measure it unless given
-  mix=$(timeout 120 "$MIX" | tee /dev/stderr | sed -n 's/^mix //p')
-  echo "== porep mix '$mix', $(( $(date +%s) - t0 )) s"
-  [ -n "$mix" ] && export CZ_BENCH_MIX="$mix"
+  mo=$(CZ_MIX_QUERIES=${MIX_QUERIES-porep-32g} timeout 180 "$MIX" | tee /dev/stderr)
+  mix=$(sed -n 's/^mix //p' <<<"$mo") mixb=$(sed -n 's/^mix_b //p' <<<"$mo") mixn=$(sed -n 's/^mix_not_b //p' <<<"$mo")
+  if [ -n "$mixb" ] && [ -n "$mixn" ]; then
+    export CZ_BENCH_MIX="$mixn" CZ_BENCH_MIX_B="$mixb"
+  elif [ -n "$mix" ]; then
+    export CZ_BENCH_MIX="$mix"
+  fi
+  echo "== porep mix '$mix' (B's aux '$mixb', the others '$mixn'), $(( $(date +%s) - t0 )) s"
 fi
 t0=$(date +%s)
 # shellcheck disable=SC2086

@@ -136,6 +136,11 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
 /* Synthetic witness (device-generated, copied into host_w = [inputs | aux], pinned or not):
  * aux 0 with p0/1000, 1 with p1/1000, random otherwise. */
 int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, uint64_t seed);
+/* The same with B's aux columns (one in b_stride, cz_gpu_synth_shape) in their own mix p0b / p1b: in a PoRep
+ * witness the variables B takes are more often neither 0 nor 1 than the rest (Poseidon's squarings: at 32 GiB
+ * 3.7 % of B's aux against 1.3 % of all aux, cz_bench_porep_mix), which sets the size of B's G1 and G2 tails. */
+int cz_gpu_prover_synth_witness_b(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, unsigned p0b,
+                                  unsigned p1b, uint64_t seed);
 /* Attaches host B_G2 bases (b_len of them, borrowed) so that start() also runs B_G2 on the CPU. */
 int cz_gpu_prover_synth_attach_g2(cz_gpu_prover *pr, const cz_g2_affine *host_bases);
 void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, uint64_t *a_len, uint64_t *b_len,

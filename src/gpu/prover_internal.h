@@ -80,7 +80,8 @@ int cz_gpu_iota_(uint32_t *map, size_t n, void *s);
 int cz_gpu_synth_points_(void *d_pts, size_t n, uint64_t seed, void *s);
 /* Witness of ni inputs (input 0 = ONE, the rest random) and na aux: aux value 0 with probability
  * p0/1000, 1 with p1/1000, else random. */
-int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, unsigned p0, unsigned p1, uint64_t seed, void *s);
+int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, const unsigned mix[4], unsigned b_stride, uint64_t seed,
+                          void *s);
 /* A CSR matrix of `rows` rows: row i < nc has weight w_lo or w_lo + 1 (the latter with probability
  * w_frac/1000); rows nc.. (input rows) have weight in_w (column = i - nc). Columns: kind 0 = the first
  * entry walks all aux (dense A), others uniform over [ni, ni + na); kind 1 = aux columns restricted to

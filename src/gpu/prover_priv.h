@@ -30,6 +30,7 @@ struct cz_gpu_prover {
      * holds for a witness that satisfies the circuit (one that does not gives a proof that does not verify, as
      * with C's SpMV); 0: C's SpMV from the resident matrix (CZ_GPU_C_SPMV=1, A/B), the CPU prover's reading */
     int c_ab;
+    unsigned synth_b_stride; /* synthetic provers: B's aux columns are the multiples of this (else 0) */
     uint32_t *d_map[3]; /* query position -> witness index (NULL for L: aux j is witness ni + j) */
     cz_fr *d_w, *d_abc;
     /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,

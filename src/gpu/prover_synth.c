@@ -53,6 +53,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     int rc = cz_gpu_prover_init_(&pr, device, margin_bytes);
     if (!pr) return rc;
     pr->ni = ni, pr->na = na, pr->rows = rows, pr->n = n, pr->log_n = s->log_n;
+    pr->synth_b_stride = s->b_stride ? s->b_stride : 1;
     pr->len[Q_L] = na, pr->len[Q_A] = pr->len[Q_B] = ni + na; /* upper bounds until the maps exist */
     /* streamed: the working set is sized from the chunks, chosen once the matrices and maps exist */
     if (!rc && !s->streamed) rc = cz_gpu_prover_alloc_working_(pr);
@@ -135,8 +136,14 @@ int cz_gpu_prover_synth_attach_g2(cz_gpu_prover *pr, const cz_g2_affine *host_ba
 }
 
 int cz_gpu_prover_synth_witness(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, uint64_t seed) {
+    return cz_gpu_prover_synth_witness_b(pr, host_w, p0, p1, p0, p1, seed);
+}
+
+int cz_gpu_prover_synth_witness_b(cz_gpu_prover *pr, cz_fr *host_w, unsigned p0, unsigned p1, unsigned p0b,
+                                  unsigned p1b, uint64_t seed) {
     int rc = cz_gpu_set_device(pr->device);
-    if (!rc) rc = cz_gpu_synth_witness_(pr->d_w, pr->ni, pr->na, p0, p1, seed, pr->st);
+    const unsigned mix[4] = {p0, p1, p0b, p1b};
+    if (!rc) rc = cz_gpu_synth_witness_(pr->d_w, pr->ni, pr->na, mix, pr->synth_b_stride, seed, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     if (!rc) rc = cz_gpu_memcpy_dtoh(host_w, pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr));
     return rc;

@@ -43,22 +43,27 @@ static __device__ void random_fr(uint64_t *o, uint64_t s) {
     }
 }
 
-__global__ void synth_witness(uint64_t *w, size_t ni, size_t na, unsigned p0, unsigned p1, uint64_t seed) {
+/* aux j in mix (p0, p1) per mille, or (p0b, p1b) when B takes it (j a multiple of b_stride, synth_csr's B slots) */
+__global__ void synth_witness(uint64_t *w, size_t ni, size_t na, unsigned p0, unsigned p1, unsigned p0b, unsigned p1b,
+                              unsigned b_stride, uint64_t seed) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= ni + na) return;
     constexpr uint64_t ONE[4] = CZ_FR_R;
     uint64_t *o = w + 4 * i;
     const uint64_t h = mix64(seed ^ (i * 0x9e3779b97f4a7c15ull));
     const unsigned u = (unsigned)(h % 1000);
-    const int kind = i == 0 ? 1 : i < ni ? 2 : u < p0 ? 0 : u < p0 + p1 ? 1 : 2;
+    const bool in_b = i >= ni && (i - ni) % b_stride == 0;
+    const unsigned q0 = in_b ? p0b : p0, q1 = in_b ? p1b : p1;
+    const int kind = i == 0 ? 1 : i < ni ? 2 : u < q0 ? 0 : u < q0 + q1 ? 1 : 2;
     for (int l = 0; l < 4; l++) o[l] = kind == 1 ? ONE[l] : 0;
     if (kind == 2) random_fr(o, h);
 }
 
-extern "C" int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, unsigned p0, unsigned p1, uint64_t seed,
-                                     void *s) {
+extern "C" int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, const unsigned mix[4], unsigned b_stride,
+                                     uint64_t seed, void *s) {
     if (!(ni + na)) return 0;
-    synth_witness<<<blocks_for(ni + na), 256, 0, (cudaStream_t)s>>>((uint64_t *)d_w, ni, na, p0, p1, seed);
+    synth_witness<<<blocks_for(ni + na), 256, 0, (cudaStream_t)s>>>((uint64_t *)d_w, ni, na, mix[0], mix[1], mix[2],
+                                                                    mix[3], b_stride ? b_stride : 1, seed);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -371,6 +371,21 @@ static void test_synthetic(void) {
         rc = cz_gpu_prover_synth_witness(pr, w, 514, 473, cz_rng_next(&rng));
         if (!rc) rc = cz_wcompact_reserve(&cw, na, 0) || cz_wcompact_from_dense(&cw, w + ni, na);
         CHECK_MSG(rc == 0, "synthetic witness: %s", cz_error_message());
+        if (v == 0) { /* B's columns (aux multiples of b_stride) in their own mix: all ones there, zeros elsewhere */
+            cz_fr *wb = malloc((ni + na) * sizeof *wb);
+            int rb = cz_gpu_prover_synth_witness_b(pr, wb, 1000, 0, 0, 1000, cz_rng_next(&rng));
+            CHECK_MSG(rb == 0, "synthetic witness with B's mix: %s", cz_error_message());
+            uint64_t bad = 0, ones = 0;
+            for (uint64_t j = 0; j < na && !rb; j++) {
+                const bool one = cz_fr_equal(&wb[ni + j], &CZ_FR_ONE_V);
+                ones += one;
+                bad += j % s.b_stride ? !cz_fr_is_zero(&wb[ni + j]) : !one;
+            }
+            CHECK_MSG(!rb && bad == 0 && ones == (na + s.b_stride - 1) / s.b_stride,
+                      "synthetic witness with B's mix: %llu aux in the wrong mix, %llu ones", (unsigned long long)bad,
+                      (unsigned long long)ones);
+            free(wb);
+        }
         for (int compact = 0; compact < 2 && !rc; compact++) {
             cz_groth16_pending pd;
             cz_gpu_prove_stats st;

@@ -2,13 +2,50 @@
  * the tail MSMs of the GPU prover's split. Witness from random vanilla values, shape-exact as in
  * bench/porep_witness.c (SHA-256 and Poseidon of random data give the real bit statistics; the witness
  * does not satisfy the circuit, which does not matter for the mix). Prints "mix p0 p1" (per mille) last.
+ * CZ_MIX_QUERIES=<circuit id> (e.g. porep-32g; the sector size's circuit) also records that circuit's R1CS and
+ * prints the mix of the aux values each query takes (A: its density, B: its density, L: every aux), and
+ * "mix_b p0 p1" / "mix_not_b p0 p1" (B's aux / the others) for cz_bench_prover's CZ_BENCH_MIX_B / CZ_BENCH_MIX
+ * (the recording needs the R1CS's host memory: ~29 GB at 32 GiB).
  * usage: cz_bench_porep_mix [sector_bytes (default 32 GiB)] [threads (default: all)] */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cz_error.h"
+#include "engine/circuit.h"
 #include "filecoin/porep_circuit.h"
 #include "filecoin/synth.h"
+
+/* The zeros / ones / others among the aux values of each query of circuit id (its recorded densities). */
+static int query_mix(const char *id, const cz_fr *aux, uint64_t naux, const uint64_t all[3]) {
+    const cz_circuit *c = cz_circuit_find(id);
+    cz_r1cs r;
+    if (!c || !c->build_r1cs || c->build_r1cs(c, &r)) {
+        fprintf(stderr, "%s: cannot record (%s)\n", id, c ? cz_error_message() : "unknown circuit");
+        return 1;
+    }
+    if (r.num_aux != naux) {
+        fprintf(stderr, "%s has %llu aux, the witness %llu\n", id, (unsigned long long)r.num_aux, (unsigned long long)naux);
+        cz_r1cs_free(&r);
+        return 1;
+    }
+    const uint64_t *dens[2] = {r.a_aux_density, r.b_aux_density};
+    uint64_t n[2][3] = {{0}};
+    for (uint64_t i = 0; i < naux; i++) {
+        const int kind = cz_fr_is_zero(&aux[i]) ? 0 : cz_fr_equal(&aux[i], &CZ_FR_ONE_V) ? 1 : 2;
+        for (int q = 0; q < 2; q++) n[q][kind] += cz_density_get(dens[q], i);
+    }
+    for (int q = 0; q < 2; q++) {
+        const uint64_t t = n[q][0] + n[q][1] + n[q][2];
+        printf("query %c: %llu aux: zeros %llu (%.2f %%), ones %llu (%.2f %%), other %llu (%.2f %%)\n", q ? 'B' : 'A',
+               (unsigned long long)t, (unsigned long long)n[q][0], 100.0 * n[q][0] / t, (unsigned long long)n[q][1],
+               100.0 * n[q][1] / t, (unsigned long long)n[q][2], 100.0 * n[q][2] / t);
+        if (q) printf("mix_b %u %u\n", (unsigned)(1000.0 * n[q][0] / t + 0.5), (unsigned)(1000.0 * n[q][1] / t + 0.5));
+    }
+    const uint64_t nb0 = all[0] - n[1][0], nb1 = all[1] - n[1][1], nbt = naux - (n[1][0] + n[1][1] + n[1][2]);
+    printf("mix_not_b %u %u\n", (unsigned)(1000.0 * nb0 / nbt + 0.5), (unsigned)(1000.0 * nb1 / nbt + 0.5));
+    cz_r1cs_free(&r);
+    return 0;
+}
 
 int main(int argc, char **argv) {
     uint64_t size = argc > 1 ? strtoull(argv[1], NULL, 0) : 34359738368ull;
@@ -55,6 +92,9 @@ int main(int argc, char **argv) {
         if (hist[b]) printf(" %u:%llu", b, (unsigned long long)hist[b]);
     printf("\n");
     printf("mix %u %u\n", (unsigned)(1000.0 * zeros / naux + 0.5), (unsigned)(1000.0 * ones / naux + 0.5));
+    const char *qid = getenv("CZ_MIX_QUERIES");
+    const uint64_t all[3] = {zeros, ones, other};
+    if (qid && *qid && query_mix(qid, aux, naux, all)) return 1;
     free(in), free(aux), free(pool), free(ch);
     return 0;
 }

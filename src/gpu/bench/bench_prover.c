@@ -3,7 +3,9 @@
  * 328 inputs), A ~2.375 / B ~1.0 / C ~2.17 entries per row (309.4 M / 130.3 M / 282.7 M nnz at 2^27),
  * B using one aux column in 4 (PoRep: 25.4 %), A every aux column; coefficients 90 % ones.
  * Witness: aux zeros / ones / random in the per-mille mix of CZ_BENCH_MIX="p0 p1" (default "450 450";
- * cz_bench_porep_mix measures a real PoRep witness's mix).
+ * cz_bench_porep_mix measures a real PoRep witness's mix), B's columns in CZ_BENCH_MIX_B's (default: the same;
+ * CZ_MIX_QUERIES=porep-32g cz_bench_porep_mix measures a real witness's B mix: B takes more of the values outside
+ * {0, 1}, so its G1 and G2 tails are larger than a uniform mix gives).
  * Bases are random off-curve coordinates (same cost as real points for the group law; distinct).
  * Times a warm-up run and CZ_BENCH_REPS (default 1) more; witness upload from pinned memory included;
  * then two partitions back to back with the second witness prefetched (cz_gpu_prover_set_next).
@@ -79,7 +81,11 @@ int main(int argc, char **argv) {
     unsigned p0 = 450, p1 = 450;
     const char *mix = getenv("CZ_BENCH_MIX");
     if (mix && sscanf(mix, "%u %u", &p0, &p1) != 2) p0 = 450, p1 = 450;
-    printf("witness mix: aux 0 %.1f %%, 1 %.1f %%, other %.1f %%\n", p0 / 10.0, p1 / 10.0, (1000 - p0 - p1) / 10.0);
+    unsigned p0b = p0, p1b = p1;
+    const char *mixb = getenv("CZ_BENCH_MIX_B");
+    if (mixb && (sscanf(mixb, "%u %u", &p0b, &p1b) != 2 || p0b + p1b > 1000)) p0b = p0, p1b = p1;
+    printf("witness mix: aux 0 %.1f %%, 1 %.1f %%, other %.1f %%; B's aux 0 %.1f %%, 1 %.1f %%, other %.1f %%\n",
+           p0 / 10.0, p1 / 10.0, (1000 - p0 - p1) / 10.0, p0b / 10.0, p1b / 10.0, (1000 - p0b - p1b) / 10.0);
     unsigned logs[16], nl = 0;
     int compact = 0, modes = 1; /* 1 resident, 2 streamed, 3 both */
     for (int i = 1; i < argc && nl < 16; i++) {
@@ -134,7 +140,7 @@ int main(int argc, char **argv) {
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
         cz_fr *w;
         DIE_IF(cz_gpu_host_alloc((void **)&w, (ni + na) * sizeof(cz_fr)), "pinned witness");
-        DIE_IF(cz_gpu_prover_synth_witness(pr, w, p0, p1, 0xabc + k), "witness");
+        DIE_IF(cz_gpu_prover_synth_witness_b(pr, w, p0, p1, p0b, p1b, 0xabc + k), "witness");
         fprintf(stderr, "2^%u: setup %.1f s; aux %llu, nnz A/B/C %llu/%llu/%llu, A %llu, B %llu, device %.1f GiB\n", k,
                 now_s() - t0, (unsigned long long)na, (unsigned long long)nnz[0], (unsigned long long)nnz[1],
                 (unsigned long long)nnz[2], (unsigned long long)a_len, (unsigned long long)b_len,
@@ -195,7 +201,7 @@ int main(int argc, char **argv) {
         if (!compact) { /* two partitions back to back: the second's witness uploads during the first */
             cz_fr *w2;
             DIE_IF(cz_gpu_host_alloc((void **)&w2, (ni + na) * sizeof(cz_fr)), "pinned witness 2");
-            DIE_IF(cz_gpu_prover_synth_witness(pr, w2, p0, p1, 0xdef + k), "witness 2");
+            DIE_IF(cz_gpu_prover_synth_witness_b(pr, w2, p0, p1, p0b, p1b, 0xdef + k), "witness 2");
             /* the prefetch buffer is extra device memory: at the largest sizes it may not fit beside the
              * MSM working set (the prover then proves without it; the engine does not prefetch) */
             const int pf = cz_gpu_prover_set_next(pr, w2, w2 + ni);
