@@ -46,11 +46,6 @@ static void find_file(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_
     *seeded = seed != 0;
 }
 
-/* Host bytes of a recorded R1CS (the CSR matrices and the density bitmaps, cz_r1cs_host_bytes: the formula a
- * count's bytes use too): 32 GiB PoRep's ~722 M terms at 36 bytes are ~26 GB, as much host memory as half its
- * parameters, so they are charged with them. */
-static uint64_t r1cs_bytes(const cz_r1cs *r) { return cz_r1cs_host_bytes(r); }
-
 /* <local_cache>/cuzk-r1cs-<id>.bytes: the R1CS size of c's last recording, so that a load after a restart
  * reserves it before recording without counting it (r1cs_counted: a circuit's first load on a host). */
 static void r1cs_note_path(const cz_srs_mgr *m, const cz_circuit *c, char *out, size_t cap) {
@@ -425,7 +420,9 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         cz_r1cs_free(&e->r1cs);
         return rc;
     }
-    uint64_t rb = r1cs_bytes(&e->r1cs), counted = 0;
+    /* the R1CS is charged with its parameters (cz_r1cs_host_bytes, the formula a count's bytes use too): 32 GiB
+     * PoRep's ~722 M terms at 36 bytes are ~26 GB, as much host memory as half its parameters */
+    uint64_t rb = cz_r1cs_host_bytes(&e->r1cs), counted = 0;
     pthread_mutex_lock(&m->mu);
     const cz_srs_count *k = count_memo(m, c);
     if (k) counted = k->bytes;

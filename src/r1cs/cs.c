@@ -9,6 +9,7 @@
 #include "r1cs/csr_build.h"
 #include "r1cs/lc_pool.h"
 #include "r1cs/wcompact.h"
+#include "util/mem.h"
 
 struct cz_cs_record {
     cz_csr_builder m[3];

@@ -6,7 +6,6 @@
 
 #include "r1cs/cs.h"
 #include "r1cs/r1cs.h"
-#include "util/mem.h"
 
 typedef struct {
     uint64_t rows, row_cap, nnz, nnz_cap;
