@@ -138,7 +138,7 @@ static size_t ba_scratch_bytes(size_t n, int rounds) {
     /* T K0 <= m (1 + 1/q) + T (the round-up of K0 to q' 2^R): points and products for K0/2 + K0/4 */
     const size_t tk = m + m / 8 + 2 * T;
     return 2 * (nw + 1) * 4 + n * 4 + 1024 * sizeof(cz_dxyzz<F>) + ((size_t)1 << 20) +
-           (tk / 2 + tk / 4 + 2) * (sizeof(cz_daff<F>) + sizeof(F)) + (T + 1024) * sizeof(F);
+           (tk / 2 + tk / 4 + 2) * (sizeof(cz_daff<F>) + sizeof(den_t<F>)) + (T + 1024) * sizeof(den_t<F>);
 }
 
 #endif

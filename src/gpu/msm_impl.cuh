@@ -193,6 +193,43 @@ static __global__ void __launch_bounds__(RED_THREADS, 1) ba_sum(cz_dxyzz<F> *out
  * (d = 2 y1, lambda = 3 x1^2 / d) when y1 == y2 and infinity otherwise; those use d = 1 in the trick. */
 #define BAA_THREADS 256
 
+/* The trick runs over den_t<F>: F itself for G1; for G2 the norm N(d) = d0^2 + d1^2 in Fp of each Fp2
+ * denominator d (nonzero iff d is: -1 is not a square mod p), with d^-1 = conj(d) N(d)^-1. Per G2 pair the
+ * trick's 3 Fp2 products (9 Fp) become 2 Fp products + 2 squares forward and back, and conj(d) N^-1 2 more;
+ * the running product, the prefixes and the block totals are half the size (registers and scratch: the G2 round
+ * kernels' 60-76 B of spills are gone). H200, against the Fp2 trick (session 24, two rounds each): G2 MSM 2^24
+ * 332.8 -> 304.2 ms, 2^22 90.0 -> 82.0, 2^20 31.9 -> 30.0; G2 batch add 2^24 ~50 % 10.20 -> 9.21. The 2^27
+ * partition did not move (932.1 / 932.85 ms): B_G2 runs beside the G1 queries. Blocks of 128 threads, three an
+ * SM (168 registers, 300-460 B of spills), measured slower (317.0 ms at 2^24). CZ_GPU_BAA_NORM=0 at compile
+ * time keeps the Fp2 trick (A/B builds). */
+template <class F>
+struct baa_den_t {
+    typedef F D;
+    static CZ_DEV D norm(const F &d) { return d; }
+    static CZ_DEV F inv(const F &, const D &ni) { return ni; }
+};
+#ifndef CZ_GPU_BAA_NORM
+#define CZ_GPU_BAA_NORM 1
+#endif
+#if CZ_GPU_BAA_NORM
+template <>
+struct baa_den_t<cz_dfp2> {
+    typedef cz_dfp D;
+    static CZ_DEV D norm(const cz_dfp2 &d) { return d.c0.sqr() + d.c1.sqr(); }
+    static CZ_DEV cz_dfp2 inv(const cz_dfp2 &d, const cz_dfp &ni) { return {d.c0 * ni, (d.c1 * ni).neg()}; }
+};
+#endif
+template <class F>
+using den_t = typename baa_den_t<F>::D;
+
+/* the backward pass's step: d^-1 from the running inverse and d's prefix, then the running inverse past d */
+template <class F>
+static CZ_DEV F baa_step_inv(den_t<F> &inv, const den_t<F> &pre, const F &d) {
+    const den_t<F> ni = inv * pre;
+    inv = inv * baa_den_t<F>::norm(d);
+    return baa_den_t<F>::inv(d, ni);
+}
+
 template <class F>
 static CZ_DEV void baa_st_aff(cz_daff<F> *p, const cz_daff<F> &a) {
     cz_st(&p->x, a.x);
@@ -347,16 +384,16 @@ static CZ_DEV F baa_den(const F &x1, const F &x2, const cz_pts<F> &in, size_t a,
 }
 
 template <class F>
-static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_pts<F> in, const uint32_t *idx, size_t npair, F *pref,
-                                                               F *ex, F *btot) {
+static __global__ void __launch_bounds__(BAA_THREADS) baa_fwd(const cz_pts<F> in, const uint32_t *idx, size_t npair,
+                                                               den_t<F> *pref, den_t<F> *ex, den_t<F> *btot) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    F acc = F::one();
+    den_t<F> acc = den_t<F>::one();
     for (size_t j = t; j < npair; j += T) {
         size_t a, b;
         baa_pair(idx, j, a, b);
         const F d = baa_den(in.ldx(a), in.ldx(b), in, a, b);
         cz_st(pref + j, acc);
-        acc = acc * d;
+        acc = acc * baa_den_t<F>::norm(d);
     }
     baa_fwd_end(acc, ex, btot);
 }
@@ -403,11 +440,12 @@ static bool binv_block(bool one_stream) {
 
 template <class F>
 static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(const cz_pts<F> out, const cz_pts<F> in, const uint32_t *idx, size_t m,
-                                                               const F *pref, const F *ex, const F *btot, const F *binv) {
+                                                               const den_t<F> *pref, const den_t<F> *ex, const den_t<F> *btot,
+                                                               const den_t<F> *binv) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t npair = m / 2;
     if (t == 0 && (m & 1)) out.st(npair, in.ld(idx ? idx[m - 1] : m - 1));
-    F inv = baa_start_inv(ex, btot, binv);
+    den_t<F> inv = baa_start_inv(ex, btot, binv);
     if (t >= npair) return;
     for (size_t j = t + (npair - 1 - t) / T * T;; j -= T) {
         size_t ia, ib;
@@ -415,8 +453,7 @@ static __global__ void __launch_bounds__(BAA_THREADS) baa_bwd(const cz_pts<F> ou
         const cz_daff<F> a = in.ld(ia), b = in.ld(ib);
         F d, num;
         const int k = baa_terms(a, b, d, num);
-        const F dinv = inv * cz_ld(pref + j);
-        inv = inv * d;
+        const F dinv = baa_step_inv(inv, cz_ld(pref + j), d);
         out.st(j, baa_sum(a, b, k, num, dinv));
         if (j < T) break;
     }
@@ -502,23 +539,23 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     if (tot > amin) { /* smaller chunks when device memory is short (down to 2^16 points) */
         auto need = [&](size_t ch) {
             const size_t c = tot < ch ? tot : ch;
-            return ((c / 2 + 1) + (c / 4 + 1)) * sizeof(A) + (c / 2 + T + 2 * (size_t)G) * sizeof(F);
+            return ((c / 2 + 1) + (c / 4 + 1)) * sizeof(A) + (c / 2 + T + 2 * (size_t)G) * sizeof(den_t<F>);
         };
         size_t ch = fit_chunk(chunk, (size_t)1 << 16, g_ba[4].cap + g_ba[5].cap, need);
         chunk = ch ? ch : (size_t)1 << 16; /* if even that fails, the allocation reports it */
     }
     const size_t cmax = tot < chunk ? tot : chunk;
     A *buf = nullptr;
-    F *fs = nullptr;
+    den_t<F> *fs = nullptr;
     int rc = 0;
     const bool rounds = tot > amin;
     if (rounds) {
         rc = scratch_get(g_ba[4], ((cmax / 2 + 1) + (cmax / 4 + 1)) * sizeof(A), (void **)&buf);
-        if (!rc) rc = scratch_get(g_ba[5], (cmax / 2 + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
+        if (!rc) rc = scratch_get(g_ba[5], (cmax / 2 + T + 2 * (size_t)G) * sizeof(den_t<F>), (void **)&fs);
         if (rc) return rc;
     }
     const cz_pts<F> bufs[2] = {pts_buf(buf, cmax / 2 + 1), pts_buf(buf + (cmax / 2 + 1), cmax / 4 + 1)};
-    F *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
+    den_t<F> *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
     const unsigned ig = (G + 31) / 32 * 32;
     const bool pbinv = binv_block(true);
     bool first = true;
@@ -543,7 +580,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
             CZ_CUDA_LAUNCHED();
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 1], st);
             if (!pbinv) {
-                baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
+                baa_inv<den_t<F>><<<1, ig, 0, st>>>(binv, btot, G);
                 CZ_CUDA_LAUNCHED();
             }
             if (rp && nr < 40) cudaEventRecord(rev[3 * nr + 2], st);
@@ -762,9 +799,10 @@ static CZ_DEV F msa_den(const msa_src<F> &src, size_t pa, size_t pb) {
 }
 
 template <class F>
-static __global__ void __launch_bounds__(BAA_THREADS) msa_fwd(msa_src<F> src, msa_round rd, F *pref, F *ex, F *btot) {
+static __global__ void __launch_bounds__(BAA_THREADS) msa_fwd(msa_src<F> src, msa_round rd, den_t<F> *pref, den_t<F> *ex,
+                                                               den_t<F> *btot) {
     const unsigned T = gridDim.x * blockDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
-    F acc = F::one();
+    den_t<F> acc = den_t<F>::one();
     /* one flat loop over the thread's pairs in all its segments (nested loops would keep every lane
      * of a warp waiting for the warp's longest segment, segment after segment) */
     unsigned kk = t;
@@ -780,18 +818,18 @@ static __global__ void __launch_bounds__(BAA_THREADS) msa_fwd(msa_src<F> src, ms
         if (i >= np) break;
         const F d = msa_den(src, s + 2 * i, s + 2 * i + 1);
         cz_st(pref + s1 + i, acc);
-        acc = acc * d;
+        acc = acc * baa_den_t<F>::norm(d);
         i++;
     }
     baa_fwd_end(acc, ex, btot);
 }
 
 template <class F>
-static __global__ void __launch_bounds__(BAA_THREADS) msa_bwd(cz_daff<F> *out, msa_src<F> src, msa_round rd, const F *pref,
-                                                               const F *ex, const F *binv) {
+static __global__ void __launch_bounds__(BAA_THREADS) msa_bwd(cz_daff<F> *out, msa_src<F> src, msa_round rd,
+                                                               const den_t<F> *pref, const den_t<F> *ex, const den_t<F> *binv) {
     const unsigned T = gridDim.x * blockDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= rd.nseg) return;
-    F inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
+    den_t<F> inv = cz_ld(ex + t) * cz_ld(binv + blockIdx.x);
     /* the pairs of msa_fwd in reverse order, one flat loop; odd segments carry their last point */
     long long kk = (long long)(t + (rd.nseg - 1 - t) / T * T);
     size_t s = 0, s1 = 0;
@@ -810,8 +848,7 @@ static __global__ void __launch_bounds__(BAA_THREADS) msa_bwd(cz_daff<F> *out, m
         const cz_daff<F> a = src.ld(s + 2 * i), b = src.ld(s + 2 * i + 1);
         F d, num;
         const int k = baa_terms(a, b, d, num);
-        const F dinv = inv * cz_ld(pref + s1 + i);
-        inv = inv * d;
+        const F dinv = baa_step_inv(inv, cz_ld(pref + s1 + i), d);
         const cz_daff<F> r = baa_sum(a, b, k, num, dinv);
         baa_st_aff(out + s1 + i, r);
     }
@@ -887,7 +924,7 @@ static size_t msa_need(size_t cw, unsigned maxl, unsigned nb, unsigned T) {
     size_t z[2];
     msa_sizes(cw, maxl, nb, z);
     const size_t z1 = z[0] > z[1] ? z[0] : z[1];
-    return (z[0] + z[1] + 1) * sizeof(cz_daff<F>) + (z1 + T + 2 * (size_t)(T / BAA_THREADS)) * sizeof(F);
+    return (z[0] + z[1] + 1) * sizeof(cz_daff<F>) + (z1 + T + 2 * (size_t)(T / BAA_THREADS)) * sizeof(den_t<F>);
 }
 
 /* The first chunk size tried: CZ_GPU_MSM_AFF_CHUNK_LOG if set (the benchmark / test knob: 2^26 was the
@@ -926,7 +963,7 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
     if (lo > first) lo = first; /* fewer points than that: one chunk */
     size_t cw = 0, have[2] = {0, 0}, have_pref = 0;
     A *bufs[2] = {nullptr, nullptr};
-    F *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
+    den_t<F> *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
     /* does a chunk of c positions with longest segment m fit the buffers held? */
     auto fits = [&](size_t c, unsigned m) {
         size_t z[2];
@@ -948,9 +985,9 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
             msa_sizes(cw, est, nb, have);
             have_pref = have[0] > have[1] ? have[0] : have[1];
             A *buf = nullptr;
-            F *fs = nullptr;
+            den_t<F> *fs = nullptr;
             int rc = scratch_get(g[1], (have[0] + have[1] + 1) * sizeof(A), (void **)&buf);
-            if (!rc) rc = scratch_get(g[2], (have_pref + T + 2 * (size_t)G) * sizeof(F), (void **)&fs);
+            if (!rc) rc = scratch_get(g[2], (have_pref + T + 2 * (size_t)G) * sizeof(den_t<F>), (void **)&fs);
             if (rc) return rc;
             bufs[0] = buf;
             bufs[1] = buf + have[0];
@@ -984,7 +1021,7 @@ static int msa_run(scratch *g, cz_dxyzz<F> *bucket, const cz_daff<F> *bases, con
                 msa_fwd<F><<<G, BAA_THREADS, 0, st>>>(src, rd, pref, ex, btot);
                 CZ_CUDA_LAUNCHED();
                 if (rp) cudaEventRecord(rev[3 * r + 1], st);
-                baa_inv<F><<<1, ig, 0, st>>>(binv, btot, G);
+                baa_inv<den_t<F>><<<1, ig, 0, st>>>(binv, btot, G);
                 CZ_CUDA_LAUNCHED();
                 if (rp) cudaEventRecord(rev[3 * r + 2], st);
                 msa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, src, rd, pref, ex, binv);
@@ -1044,14 +1081,15 @@ struct msf_src {
 };
 
 template <class F>
-static __global__ void __launch_bounds__(BAA_THREADS) msf_fwd(msf_src<F> src, size_t m, F *pref, F *ex, F *btot) {
+static __global__ void __launch_bounds__(BAA_THREADS) msf_fwd(msf_src<F> src, size_t m, den_t<F> *pref, den_t<F> *ex,
+                                                               den_t<F> *btot) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    F acc = F::one();
+    den_t<F> acc = den_t<F>::one();
     for (size_t j = t; j < m / 2; j += T) {
         if (src.key[2 * j] != src.key[2 * j + 1] || !src.key[2 * j]) continue; /* across two runs, or zero digits */
         const F d = sorted_den(src, 2 * j, 2 * j + 1, src.ldx(2 * j), src.ldx(2 * j + 1));
         cz_st(pref + j, acc);
-        acc = acc * d;
+        acc = acc * baa_den_t<F>::norm(d);
     }
     baa_fwd_end(acc, ex, btot);
 }
@@ -1076,10 +1114,12 @@ static CZ_DEV void msf_idx(const msf_src<F> &src, size_t j, size_t np, uint32_t 
  * -> 11.45 ms, G1 MSM 2^27 650.0 -> 637.0 ms, G2 2^24 427.2 -> 419.2 (docs/perf.md). The same for the batch
  * addition's baa_fwd measured no change (12.07 / 12.10 ms at 2^26 ~50 %) and was dropped. */
 template <class F, int MINB = sizeof(F) == 48 ? 2 : 1>
-static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F> src, size_t m, F *pref, F *ex, F *btot) {
+static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F> src, size_t m, den_t<F> *pref, den_t<F> *ex,
+                                                                     den_t<F> *btot) {
     const size_t T = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t np = m / 2;
-    F acc = F::one(), x1 = F::zero(), x2 = F::zero();
+    den_t<F> acc = den_t<F>::one();
+    F x1 = F::zero(), x2 = F::zero();
     uint32_t ka0, kb0, ia, ib, ka1, kb1, ia1, ib1;
     msf_idx(src, t, np, ka0, kb0, ia, ib);
     msf_idx(src, t + T, np, ka1, kb1, ia1, ib1);
@@ -1092,7 +1132,7 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_fwd_pf(msf_src<F
         if (ka0 == kb0 && ka0) {
             const F d = sorted_den(src, 2 * j, 2 * j + 1, x1, x2);
             cz_st(pref + j, acc);
-            acc = acc * d;
+            acc = acc * baa_den_t<F>::norm(d);
         }
         ka0 = ka1, kb0 = kb1, ka1 = ka2, kb1 = kb2, ia1 = ia2, ib1 = ib2;
         x1 = y1, x2 = y2;
@@ -1117,8 +1157,8 @@ static bool msf_pf() {
  * commit 2489c26.) */
 template <class F, int SRT, int MINB = sizeof(F) == 48 ? 2 : 1>
 static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts<F> out, uint32_t *kout, cz_daff<F> *fl, uint32_t *fk,
-                                                               unsigned *fcnt, msf_src<F> src_, size_t m, const F *pref,
-                                                               const F *ex, const F *btot, const F *binv) {
+                                                               unsigned *fcnt, msf_src<F> src_, size_t m, const den_t<F> *pref,
+                                                               const den_t<F> *ex, const den_t<F> *btot, const den_t<F> *binv) {
     msf_src<F> src = src_;
     if (SRT == 0) src.srt = nullptr;
     if (SRT == 1) __builtin_assume(src.srt != nullptr);
@@ -1129,7 +1169,7 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts
         baa_st_aff(fl + q, src.ld(m - 1));
         fk[q] = src.key[m - 1];
     }
-    F inv = baa_start_inv(ex, btot, binv);
+    den_t<F> inv = baa_start_inv(ex, btot, binv);
     if (t >= npair) return;
     size_t j = t + (npair - 1 - t) / T * T;
     uint32_t ka = 0, kb = 0, va = 0, vb = 0; /* pair j's keys and sorted entries */
@@ -1141,8 +1181,7 @@ static __global__ void __launch_bounds__(BAA_THREADS, MINB) msf_bwd(const cz_pts
             const cz_daff<F> a = src.ld_v(2 * j, va), b = src.ld_v(2 * j + 1, vb);
             F d, num;
             const int k = baa_terms(a, b, d, num);
-            const F dinv = inv * cz_ld(pref + j);
-            inv = inv * d;
+            const F dinv = baa_step_inv(inv, cz_ld(pref + j), d);
             out.st(j, baa_sum(a, b, k, num, dinv));
         } else {
             out.st(j, src.ld_v(2 * j + 1, vb));
@@ -1220,7 +1259,7 @@ static unsigned msf_tail_len() {
 template <class F>
 static size_t msf_need(size_t cw, unsigned nb, unsigned G) {
     const size_t z0 = cw / 2 + 2, z1 = cw / 4 + 2, T = (size_t)G * BAA_THREADS;
-    return (z0 + z1 + nb + 2) * (sizeof(cz_daff<F>) + 4) + (cw / 2 + 1 + T + 2 * (size_t)G) * sizeof(F) + 64 * 4;
+    return (z0 + z1 + nb + 2) * (sizeof(cz_daff<F>) + 4) + (cw / 2 + 1 + T + 2 * (size_t)G) * sizeof(den_t<F>) + 64 * 4;
 }
 
 static bool msm_flat() {
@@ -1274,7 +1313,7 @@ struct msf_state {
     cz_daff<F> *buf[2] = {nullptr, nullptr}, *fl = nullptr;
     uint32_t *kb[2] = {nullptr, nullptr}, *fk = nullptr;
     unsigned *fcnt = nullptr;
-    F *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
+    den_t<F> *pref = nullptr, *ex = nullptr, *btot = nullptr, *binv = nullptr;
     size_t cw = 0, z0 = 0, z1 = 0; /* chunk positions; capacity of buf[0], buf[1] in points */
     unsigned G = 0;
     bool pbinv = false; /* per-block inversions in the backward passes (baa_start_inv), no baa_inv */
@@ -1303,10 +1342,10 @@ static int msf_setup(scratch *g, msf_state<F> *S, size_t n, unsigned nb, unsigne
         s.cw = n < ch ? n : ch;
         const size_t z0 = s.cw / 2 + 2, z1 = s.cw / 4 + 2, T = (size_t)s.G * BAA_THREADS;
         char *pb = nullptr, *kb = nullptr;
-        F *fs = nullptr;
+        den_t<F> *fs = nullptr;
         int rc = scratch_get(gi[1], (z0 + z1 + nb + 2) * sizeof(A), (void **)&pb);
         if (!rc) rc = scratch_get(gi[2], (z0 + z1 + nb + 2) * 4 + 64 * 4, (void **)&kb);
-        if (!rc) rc = scratch_get(gi[3], (s.cw / 2 + 1 + T + 2 * (size_t)s.G) * sizeof(F), (void **)&fs);
+        if (!rc) rc = scratch_get(gi[3], (s.cw / 2 + 1 + T + 2 * (size_t)s.G) * sizeof(den_t<F>), (void **)&fs);
         if (rc) return rc;
         s.buf[0] = (A *)pb, s.buf[1] = s.buf[0] + z0, s.fl = s.buf[1] + z1;
         s.z0 = z0, s.z1 = z1;
@@ -1362,7 +1401,7 @@ static int msf_window(msf_state<F> &S, cz_dxyzz<F> *bucket, const cz_daff<F> *ba
             CZ_CUDA_LAUNCHED();
             if (rp) cudaEventRecord(rev[3 * r + 1], st);
             if (!S.pbinv) {
-                baa_inv<F><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
+                baa_inv<den_t<F>><<<1, ig, 0, st>>>(S.binv, S.btot, S.G);
                 CZ_CUDA_LAUNCHED();
             }
             if (rp) cudaEventRecord(rev[3 * r + 2], st);
