@@ -198,10 +198,10 @@ static __global__ void __launch_bounds__(RED_THREADS, 1) ba_sum(cz_dxyzz<F> *out
  * trick's 3 Fp2 products (9 Fp) become 2 Fp products + 2 squares forward and back, and conj(d) N^-1 2 more;
  * the running product, the prefixes and the block totals are half the size (registers and scratch: the G2 round
  * kernels' 60-76 B of spills are gone). H200, against the Fp2 trick (session 24, two rounds each): G2 MSM 2^24
- * 332.8 -> 304.2 ms, 2^22 90.0 -> 82.0, 2^20 31.9 -> 30.0; G2 batch add 2^24 ~50 % 10.20 -> 9.21. The 2^27
- * partition did not move (932.1 / 932.85 ms): B_G2 runs beside the G1 queries. Blocks of 128 threads, three an
- * SM (168 registers, 300-460 B of spills), measured slower (317.0 ms at 2^24). CZ_GPU_BAA_NORM=0 at compile
- * time keeps the Fp2 trick (A/B builds). */
+ * 332.8 -> 304.2 ms, 2^22 90.0 -> 82.0, 2^20 31.9 -> 30.0; G2 batch add 2^24 ~50 % 10.20 -> 9.21; the real 32 GiB
+ * partition through the daemon 928.9 -> 923.9 ms (b_g2_msm_ms 91.3 -> 86.7; the synthetic one did not move, 932.1 /
+ * 932.85). Blocks of 128 threads, three an SM (168 registers, 300-460 B of spills), measured slower (317.0 ms at
+ * 2^24). CZ_GPU_BAA_NORM=0 at compile time keeps the Fp2 trick (A/B builds). */
 template <class F>
 struct baa_den_t {
     typedef F D;
