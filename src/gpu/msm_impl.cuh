@@ -1464,10 +1464,11 @@ static __global__ void __launch_bounds__(128) msm_combine(cz_dxyzz<F> *out, cons
 /* Window width c in [8, 20]: W = ceil(256/c) windows of n mixed additions each, against the bucket
  * combination (about two full additions, a doubling share and a non-inlined call per bucket, weighted
  * 6 mixed additions) over W * 2^(c-1) buckets. Long top-window runs are split (msm_accumulate), so
- * any c keeps the threads balanced. 2^27: c = 20 (13 windows); 2^24: 19; 2^20: 16. The model picks 22
- * (12 windows) at 2^27, but measured on the H200 (53df2c3) that is slower: 962 ms against 897 ms
+ * any c keeps the threads balanced. 2^27: c = 20 (13 windows); 2^24: 19; 2^20: 16 (G1; G2 below). The model
+ * picks 22 (12 windows) at 2^27, but measured on the H200 (53df2c3) that is slower: 962 ms against 897 ms
  * for c = 20 (bucket accumulation 863 against 824 ms although it has one window less), so c stops
  * at 20. CZ_GPU_MSM_C (8..22) overrides, for benchmarks. */
+template <class F>
 static unsigned msm_window_bits(size_t n) {
     if (getenv("CZ_GPU_MSM_C")) {
         unsigned c = (unsigned)atoi(getenv("CZ_GPU_MSM_C"));
@@ -1481,6 +1482,19 @@ static unsigned msm_window_bits(size_t n) {
             best_cost = cost;
             best = c;
         }
+    }
+    /* G2: the bucket side (xyzz flushes, early-stop tail and combination in Fp2, 255 registers, one block an SM)
+     * costs more against the affine rounds than the model's weight, and the measured times are not smooth in c
+     * (W steps: 13 -> 20 windows, 14 -> 19, 15 -> 18, 16 and 17 -> 16). H200, session 24, after the norm
+     * inversion, `CZ_GPU_MSM_C=c CZ_BENCH_G2_ONLY=1 cz_bench_gpu 24`, two rounds, ms:
+     *   c:     13     14     15     16     17     18     19
+     *   2^20  28.5   30.8   31.5   29.7   37.2   48.1   63.1   (the model: 16)
+     *   2^22  88.0   88.3   86.2   81.6   90.0  100.9  113.9   (16)
+     *   2^24 357.9  341.2  318.0  292.1  293.7  302.8  304.6   (19)
+     * hence 13 below 2^21 points (PoRep's B_G2 tail is ~1.23 M) and 16 from there. */
+    if (sizeof(F) != 48) {
+        const unsigned cap = n < ((size_t)1 << 21) ? 13 : 16;
+        if (best > cap) best = cap;
     }
     return best;
 }
@@ -1616,7 +1630,7 @@ template <class F>
 static size_t msm_scratch_bytes(size_t n) {
     typedef cz_dxyzz<F> P;
     if (n == 0 || n >= ((size_t)1 << 31)) return 0;
-    const unsigned c = msm_window_bits(n), W = (256 + c - 1) / c, nb = 1u << (c - 1);
+    const unsigned c = msm_window_bits<F>(n), W = (256 + c - 1) / c, nb = 1u << (c - 1);
     const unsigned tb = 255 - (W - 1) * c, split = tb < c - 1 ? c - 1 - tb : 0;
     size_t temp_bytes = 0;
     cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (uint32_t *)nullptr,
@@ -1682,7 +1696,7 @@ static int msm_run(scratch *g_msm, void *r_windows, unsigned *w_out, unsigned *c
     size_t off[MSM_MAX_SEGS + 1] = {0};
     for (unsigned i = 0; i < K; i++) off[i + 1] = off[i] + seg->n[i];
     if (off[K] != n) return cz_error(CZ_EINVAL, "MSM segments of %zu points in all, not %zu", off[K], n);
-    const unsigned c = msm_window_bits(n), W = (256 + c - 1) / c, nb = 1u << (c - 1);
+    const unsigned c = msm_window_bits<F>(n), W = (256 + c - 1) / c, nb = 1u << (c - 1);
     const unsigned tb = 255 - (W - 1) * c, split = tb < c - 1 ? c - 1 - tb : 0;
     *c_out = c;
     *w_out = W;
