@@ -3,9 +3,9 @@
  * paths), an infinity base, random full-width scalars with 0, 1 and r-1 mixed in; then edge cases:
  * all scalars zero, all bases infinity, one base repeated with one scalar everywhere (every addition in
  * a bucket is a doubling), all scalars r-1. Bitmaps at ~50 %, all ones, all zeros, lengths that are
- * not a multiple of 64; P and -P alternating, P, -P, 2P and infinity mixed. Every MSM under four bucket
- * modes (default, xyzz, affine rounds per window, in chunks), the batch addition under five knob settings
- * (ba_modes). Results poisoned before each call. Exits 77 (skipped) without a GPU. */
+ * not a multiple of 64; P and -P alternating, P, -P, 2P and infinity mixed. Every MSM under check_msm's
+ * modes (default, xyzz, the affine rounds' variants, two window widths), the batch addition under ba_modes'
+ * knob settings. Results poisoned before each call. Exits 77 (skipped) without a GPU. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,24 +34,28 @@ static void check_msm(const cz_g2_affine *bases, const cz_fr *sc, size_t n, cons
      * the flat rounds on two work streams (CZ_GPU_MSM_WSTREAMS=2) over half windows and chunks of 2^12, all
      * windows as one flat list (CZ_GPU_MSM_ALLW=1) whole and in chunks of 2^12, the latter with interleaved
      * round buffers (CZ_GPU_AFF_SOA=0), and per-window flat rounds in chunks of 2^12 with the one-block inversion
-     * kernel (CZ_GPU_BINV=0; one work stream inverts per block by default) */
-    static const char *const modes[][8] = {
+     * kernel (CZ_GPU_BINV=0; one work stream inverts per block by default), and the window widths G2 takes for
+     * PoRep's B_G2 tail (13) and from 2^21 points (16), which the sizes here would not pick (CZ_GPU_MSM_C) */
+    static const char *const modes[][9] = {
         {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}, {"0", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
         {"1", NULL, NULL, NULL, NULL, "0", NULL, NULL},   {"1", "12", NULL, NULL, NULL, "0", NULL, NULL},
         {"1", NULL, "0", NULL, NULL, NULL, NULL, NULL},   {"1", "12", "0", NULL, NULL, NULL, NULL, NULL},
         {"1", "12", NULL, "0", NULL, "0", NULL, NULL},    {"1", NULL, NULL, NULL, "2", "0", NULL, NULL},
         {"1", "12", NULL, NULL, "2", "0", NULL, NULL},    {NULL, NULL, NULL, NULL, NULL, "1", NULL, NULL},
-        {NULL, "12", NULL, NULL, NULL, "1", "0", NULL},   {"1", "12", NULL, NULL, NULL, "0", NULL, "0"}};
-    static const char *const knobs[8] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
-                                         "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSM_ALLW",          "CZ_GPU_AFF_SOA",  "CZ_GPU_BINV"};
-    for (int k = 0; k < 12; k++) {
-        set_knobs(knobs, modes[k], 8);
+        {NULL, "12", NULL, NULL, NULL, "1", "0", NULL},   {"1", "12", NULL, NULL, NULL, "0", NULL, "0"},
+        {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "13"}, {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "16"}};
+    static const char *const knobs[9] = {"CZ_GPU_MSM_AFF",      "CZ_GPU_MSM_AFF_CHUNK_LOG", "CZ_GPU_MSM_FLAT", "CZ_GPU_MSF_PF",
+                                         "CZ_GPU_MSM_WSTREAMS", "CZ_GPU_MSM_ALLW",          "CZ_GPU_AFF_SOA",  "CZ_GPU_BINV",
+                                         "CZ_GPU_MSM_C"};
+    const int nmodes = (int)(sizeof modes / sizeof modes[0]);
+    for (int k = 0; k < nmodes; k++) {
+        set_knobs(knobs, modes[k], 9);
         memset(&gpu, 0xa5, sizeof gpu);
         int rc = cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL);
         CHECK_MSG(rc == 0, "g2 msm %zu (%s, mode %d): %s", n, what, k, cz_error_message());
         CHECK_MSG(cz_g2_jac_equal(&cpu, &gpu), "GPU G2 MSM of %zu points (%s, mode %d) differs from the CPU", n, what, k);
     }
-    set_knobs(knobs, modes[0], 8);
+    set_knobs(knobs, modes[0], 9);
 }
 
 /* knob settings: {CZ_GPU_BA_AFF_MIN, CZ_GPU_AFF_SOA, CZ_GPU_BINV}: the default (xyzz sums at these sizes), the
