@@ -611,7 +611,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     return 0;
 }
 
-/* ba_run (bitmap -> index list -> rounds or xyzz sums) is in ba_impl.cuh with the fused rounds. */
+/* ba_run (bitmap -> index list -> rounds or xyzz sums) is in ba_impl.cuh. */
 
 /* ---- MSM ---- */
 /* Buckets per thread in the bucket combination (msm_combine): 64, halved down to 4 while that leaves fewer than

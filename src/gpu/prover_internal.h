@@ -79,7 +79,8 @@ int cz_gpu_iota_(uint32_t *map, size_t n, void *s);
  * depend on it, and random coordinates never hit the doubling / infinity branches). */
 int cz_gpu_synth_points_(void *d_pts, size_t n, uint64_t seed, void *s);
 /* Witness of ni inputs (input 0 = ONE, the rest random) and na aux: aux value 0 with probability
- * p0/1000, 1 with p1/1000, else random. */
+ * mix[0]/1000, 1 with mix[1]/1000, else random; B's aux columns (the multiples of b_stride, 0 = 1) in
+ * mix[2], mix[3] instead. */
 int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, const unsigned mix[4], unsigned b_stride, uint64_t seed,
                           void *s);
 /* A CSR matrix of `rows` rows: row i < nc has weight w_lo or w_lo + 1 (the latter with probability
