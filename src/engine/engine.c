@@ -676,6 +676,9 @@ static void *gpu_main(void *arg) {
         pthread_mutex_unlock(&e->mu);
 
         cz_timeline("GPU_PICKUP", j->id, "worker=%d,partition=%u", wid, p->idx);
+        /* Page-locked here, outside the device's lock, while the other worker's kernels run; unlocked after
+         * the lock is released (cz_backend.pin_host) */
+        const unsigned wlocked = cz_witness_pin(&e->be, dev, &p->w);
         if (lock) pthread_mutex_lock(&e->dev_mu[dev]);
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
         bool ran = !(lock && e->devs[dev].lost), gone = !ran;
@@ -695,6 +698,7 @@ static void *gpu_main(void *arg) {
             }
         }
         if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
+        cz_witness_unpin(&e->be, dev, &p->w, wlocked);
         if (ran)
             cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d "
                    "prove_start_ms=%llu witness=%s", j->id, p->idx, wid,

@@ -48,6 +48,42 @@ uint64_t cz_witness_charge(uint64_t charge, bool compact, uint64_t bytes, uint64
     return charge > cut ? charge - cut : bytes < charge ? bytes : charge;
 }
 
+int cz_witness_parts(const cz_witness *w, void *ptr[CZ_WITNESS_PARTS], uint64_t bytes[CZ_WITNESS_PARTS]) {
+    int k = 0;
+    void *p[CZ_WITNESS_PARTS] = {w->inputs, NULL, NULL, NULL};
+    uint64_t b[CZ_WITNESS_PARTS] = {w->inputs ? w->ni * sizeof(cz_fr) : 0, 0, 0, 0};
+    if (w->compact) {
+        const uint64_t bm = (w->caux.n + 63) / 64 * sizeof(uint64_t);
+        p[1] = w->caux.is_bit, p[2] = w->caux.bit, p[3] = w->caux.dense;
+        b[1] = p[1] ? bm : 0, b[2] = p[2] ? bm : 0, b[3] = p[3] ? w->caux.n_dense * sizeof(cz_fr) : 0;
+    } else {
+        p[1] = w->aux, b[1] = w->aux ? w->na * sizeof(cz_fr) : 0;
+    }
+    for (int i = 0; i < CZ_WITNESS_PARTS; i++)
+        if (p[i] && b[i]) ptr[k] = p[i], bytes[k++] = b[i];
+    return k;
+}
+
+unsigned cz_witness_pin(cz_backend *b, int device, const cz_witness *w) {
+    if (!b->pin_host || !b->unpin_host) return 0;
+    void *ptr[CZ_WITNESS_PARTS];
+    uint64_t bytes[CZ_WITNESS_PARTS];
+    unsigned mask = 0;
+    const int k = cz_witness_parts(w, ptr, bytes);
+    for (int i = 0; i < k; i++)
+        if (b->pin_host(b, device, ptr[i], bytes[i]) == 1) mask |= 1u << i;
+    return mask;
+}
+
+void cz_witness_unpin(cz_backend *b, int device, const cz_witness *w, unsigned mask) {
+    if (!mask) return;
+    void *ptr[CZ_WITNESS_PARTS];
+    uint64_t bytes[CZ_WITNESS_PARTS];
+    const int k = cz_witness_parts(w, ptr, bytes);
+    for (int i = 0; i < k; i++)
+        if (mask & (1u << i)) b->unpin_host(b, device, ptr[i]);
+}
+
 void cz_witness_free_aux(cz_witness *w) {
     free(w->aux);
     w->aux = NULL;

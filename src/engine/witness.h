@@ -41,6 +41,15 @@ int cz_backend_start_witness(cz_backend *b, int device, const cz_groth16_params 
  * (never below min(bytes, charge)). A dense witness, or a backend that expands (the CPU's start_compact,
  * or none: the engine expands for start()), keeps the whole charge. */
 uint64_t cz_witness_charge(uint64_t charge, bool compact, uint64_t bytes, uint64_t dense_bytes, const cz_backend *b);
+/* The host parts a start() copies to the device: the inputs, then the dense aux or the compact form's
+ * is_bit, bit and dense values (parts of 0 bytes left out). Returns how many (at most CZ_WITNESS_PARTS). */
+#define CZ_WITNESS_PARTS 4
+int cz_witness_parts(const cz_witness *w, void *ptr[CZ_WITNESS_PARTS], uint64_t bytes[CZ_WITNESS_PARTS]);
+/* Page-locks the parts through b->pin_host ahead of a start() on `device` (cz_backend.pin_host); returns a
+ * mask of those it locked (0 when b has no pin_host), for cz_witness_unpin after start() has returned and
+ * before the aux is freed. */
+unsigned cz_witness_pin(cz_backend *b, int device, const cz_witness *w);
+void cz_witness_unpin(cz_backend *b, int device, const cz_witness *w, unsigned mask);
 /* Frees aux (after start: the verifier still needs the inputs). */
 void cz_witness_free_aux(cz_witness *w);
 void cz_witness_free(cz_witness *w);

@@ -228,6 +228,16 @@ int cz_backend_gpu_start_compact(cz_backend *b, int device, const cz_groth16_par
     return start_either(b, device, p, r, inputs, NULL, aux, pending);
 }
 
+/* The engine page-locks a witness's parts with these outside the device's lock (engine/backend.h) */
+static int gpu_pin_host(cz_backend *b, int device, void *p, uint64_t bytes) {
+    return device >= 0 && device < b->ndevices ? cz_gpu_prover_pin_host(device, p, (size_t)bytes) : 0;
+}
+
+static void gpu_unpin_host(cz_backend *b, int device, void *p) {
+    (void)b;
+    cz_gpu_prover_unpin_host(device, p);
+}
+
 /* After a failed start(): a broken context (a sticky CUDA error) loses the device. Its residents stay in
  * their slots (freeing them on a broken context is pointless) until cz_backend_gpu_release. */
 static bool gpu_device_lost(cz_backend *b, int device, char *why, size_t why_len) {
@@ -246,6 +256,8 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->start_compact = cz_backend_gpu_start_compact;
     b->compact_expands = false;
     b->device_lost = gpu_device_lost;
+    b->pin_host = gpu_pin_host;
+    b->unpin_host = gpu_unpin_host;
 }
 
 void cz_backend_gpu_release(void) {

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../testutil.h"
 #include "cz_error.h"
@@ -60,12 +61,86 @@ typedef struct {
 static recorder rec = {.mu = PTHREAD_MUTEX_INITIALIZER};
 static cz_backend cpu_be;
 
+/* Page-locking ahead of start() (cz_backend.pin_host), under rec.mu: the ranges locked now, the calls, and
+ * what start() saw. The first start() waits until `want` ranges were locked in all, and a thread other than
+ * the first to lock waits before each lock until some partition is inside start() (both until 5 s after the
+ * first lock): when the engine locks outside the device's lock, the second partition's locks come while the
+ * first is inside start(); inside the lock they could not. */
+#define PIN_MAX 64
+static struct {
+    bool on;
+    void *p[PIN_MAX];
+    uint64_t bytes[PIN_MAX];
+    int n;                    /* locked now */
+    int pins, unpins, beside; /* calls; pins while another partition was inside start() */
+    int in_start, starts, want;
+    int not_locked;           /* parts start() received that were not locked (or not at their full size) */
+    bool bad_unpin;           /* an unpin of a range not locked */
+    pthread_t first;          /* the first thread to lock */
+    struct timespec until;    /* the waits' end */
+    pthread_cond_t cv;
+} pin = {.cv = PTHREAD_COND_INITIALIZER};
+
+static bool pin_has(const void *p, uint64_t bytes) {
+    for (int i = 0; i < pin.n; i++)
+        if (pin.p[i] == p && pin.bytes[i] == bytes) return true;
+    return false;
+}
+
+static int rec_pin_host(cz_backend *b, int dev, void *p, uint64_t bytes) {
+    (void)b, (void)dev;
+    pthread_mutex_lock(&rec.mu);
+    if (pin.pins == 0) {
+        pin.first = pthread_self();
+        clock_gettime(CLOCK_REALTIME, &pin.until);
+        pin.until.tv_sec += 5;
+    }
+    while (!pthread_equal(pin.first, pthread_self()) && pin.in_start == 0 &&
+           pthread_cond_timedwait(&pin.cv, &rec.mu, &pin.until) == 0) {
+    }
+    pin.pins++;
+    pin.beside += pin.in_start > 0;
+    if (pin.n < PIN_MAX) pin.p[pin.n] = p, pin.bytes[pin.n++] = bytes;
+    pthread_cond_broadcast(&pin.cv);
+    pthread_mutex_unlock(&rec.mu);
+    return 1;
+}
+
+static void rec_unpin_host(cz_backend *b, int dev, void *p) {
+    (void)b, (void)dev;
+    pthread_mutex_lock(&rec.mu);
+    pin.unpins++;
+    int i = 0;
+    while (i < pin.n && pin.p[i] != p) i++;
+    if (i == pin.n) pin.bad_unpin = true;
+    else pin.p[i] = pin.p[pin.n - 1], pin.bytes[i] = pin.bytes[pin.n - 1], pin.n--;
+    pthread_mutex_unlock(&rec.mu);
+}
+
+/* Inside start (rec.mu held): every part it copies is locked at its size (inputs, then aux or the bitmaps
+ * and the dense values); the first start waits for `want` locks in all. Returns with in_start raised. */
+static void pin_enter(uint64_t ni, const cz_fr *inputs, const cz_fr *aux, uint64_t na, const cz_wcompact *c) {
+    if (!pin.on) return;
+    const uint64_t bm = c ? (c->n + 63) / 64 * 8 : 0;
+    pin.not_locked += !pin_has(inputs, ni * sizeof(cz_fr));
+    if (aux) pin.not_locked += !pin_has(aux, na * sizeof(cz_fr));
+    if (c) pin.not_locked += !pin_has(c->is_bit, bm) + !pin_has(c->bit, bm);
+    if (c && c->n_dense) pin.not_locked += !pin_has(c->dense, c->n_dense * sizeof(cz_fr));
+    pin.in_start++;
+    pthread_cond_broadcast(&pin.cv);
+    if (pin.starts++ == 0)
+        while (pin.pins < pin.want && pthread_cond_timedwait(&pin.cv, &rec.mu, &pin.until) == 0) {
+        }
+}
+
 static void rec_reset(void) {
     for (int i = 0; i < rec.n; i++) free(rec.in[i]), free(rec.aux[i]);
     pthread_mutex_lock(&rec.mu);
     rec.dense_calls = rec.compact_calls = rec.n = rec.snaps = rec.refunds = 0;
     rec.last_compact = NULL;
     rec.prove = false, rec.e = NULL, rec.budget_ok = true, rec.why[0] = 0;
+    pin.on = false, pin.n = pin.pins = pin.unpins = pin.beside = pin.in_start = pin.starts = pin.want = 0;
+    pin.not_locked = 0, pin.bad_unpin = false;
     pthread_mutex_unlock(&rec.mu);
 }
 
@@ -125,10 +200,15 @@ static int rec_start(cz_backend *b, int dev, const cz_groth16_params *p, const c
     rec.dense_calls++;
     rec_keep(inputs, r->num_inputs, aux, NULL, r->num_aux);
     if (rec.e) rec_snapshot(b);
+    pin_enter(r->num_inputs, inputs, aux, r->num_aux, NULL);
     bool prove = rec.prove;
     pthread_mutex_unlock(&rec.mu);
     *pending = NULL;
-    return prove ? cpu_be.start(&cpu_be, dev, p, r, inputs, aux, pending) : 0;
+    int rc = prove ? cpu_be.start(&cpu_be, dev, p, r, inputs, aux, pending) : 0;
+    pthread_mutex_lock(&rec.mu);
+    pin.in_start -= pin.on;
+    pthread_mutex_unlock(&rec.mu);
+    return rc;
 }
 
 static int rec_start_compact(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r,
@@ -138,10 +218,15 @@ static int rec_start_compact(cz_backend *b, int dev, const cz_groth16_params *p,
     rec.last_compact = aux;
     rec_keep(inputs, r->num_inputs, NULL, aux, aux->n);
     if (rec.e) rec_snapshot(b);
+    pin_enter(r->num_inputs, inputs, NULL, aux->n, aux);
     bool prove = rec.prove;
     pthread_mutex_unlock(&rec.mu);
     *pending = NULL;
-    return prove ? cpu_be.start_compact(&cpu_be, dev, p, r, inputs, aux, pending) : 0;
+    int rc = prove ? cpu_be.start_compact(&cpu_be, dev, p, r, inputs, aux, pending) : 0;
+    pthread_mutex_lock(&rec.mu);
+    pin.in_start -= pin.on;
+    pthread_mutex_unlock(&rec.mu);
+    return rc;
 }
 
 /* GPU-like: takes the compact form as is (compact_expands false), so the engine refunds the charge. */
@@ -159,6 +244,7 @@ static int rec_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) 
     (void)cfg, (void)nthreads;
     rec_init(b, true);
     b->ndevices = 1;
+    if (pin.on) b->pin_host = rec_pin_host, b->unpin_host = rec_unpin_host;
     return 0;
 }
 
@@ -489,6 +575,35 @@ static void engine_paths(void) {
     free(m);
     CHECK(cz_config_load_text(&cfg, "[synthesis]\ncompact_witness = 1\n", "t.toml") == CZ_EFORMAT);
     cfg.compact_witness = true;
+
+    /* Page-locking outside the device's lock: two workers on the one device; each partition's 4 parts
+     * (inputs, is_bit, bit, the dense values: the test circuit's values are random) are locked before its
+     * start() and unlocked after it, and the second partition's while the first is inside start() (which
+     * waits for them). Then a dense witness: inputs and aux. */
+    cfg.gpu_workers_per_device = 2;
+    for (int dense = 0; dense < 2; dense++) {
+        rec_reset();
+        pthread_mutex_lock(&rec.mu);
+        pin.on = true, pin.want = dense ? 4 : 8;
+        pthread_mutex_unlock(&rec.mu);
+        if (dense) setenv("CUZK_COMPACT_WITNESS", "0", 1);
+        m = run_job(&cfg, dense ? "pin-dense" : "pin-compact", false);
+        unsetenv("CUZK_COMPACT_WITNESS");
+        free(m);
+        pthread_mutex_lock(&rec.mu);
+        CHECK_MSG(rec.compact_calls + rec.dense_calls == 2 && (dense ? rec.dense_calls : rec.compact_calls) == 2,
+                  "pin %s: %d start_compact, %d start", dense ? "dense" : "compact", rec.compact_calls, rec.dense_calls);
+        CHECK_MSG(pin.pins == pin.want && pin.unpins == pin.want && pin.n == 0 && !pin.bad_unpin,
+                  "pin %s: %d locked, %d unlocked (want %d each), %d left, bad unpin %d", dense ? "dense" : "compact",
+                  pin.pins, pin.unpins, pin.want, pin.n, pin.bad_unpin);
+        CHECK_MSG(pin.not_locked == 0, "pin %s: start() got %d parts not locked", dense ? "dense" : "compact",
+                  pin.not_locked);
+        CHECK_MSG(pin.beside >= pin.want / 2, "pin %s: %d of %d locks while a partition was inside start()",
+                  dense ? "dense" : "compact", pin.beside, pin.want);
+        pthread_mutex_unlock(&rec.mu);
+        check_recorded(dense ? "pin-dense" : "pin-compact");
+    }
+    cfg.gpu_workers_per_device = 1;
 
     /* the CPU backend: the compact path through its own start_compact */
     cz_backend_set_gpu_provider(NULL);
