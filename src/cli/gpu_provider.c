@@ -62,12 +62,16 @@ static bool p_device_lost(cz_backend *b, int device, char *why, size_t why_len) 
            inner.device_lost(&inner, ords[device], why, why_len);
 }
 
-static int p_pin_host(cz_backend *b, int device, void *p, uint64_t bytes) {
-    return device >= 0 && device < b->ndevices && inner.pin_host ? inner.pin_host(&inner, ords[device], p, bytes) : 0;
+static int p_host_alloc(cz_backend *b, int device, void **p, uint64_t bytes) {
+    *p = NULL;
+    if (device < 0 || device >= b->ndevices || !inner.host_alloc)
+        return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
+    return inner.host_alloc(&inner, ords[device], p, bytes);
 }
 
-static void p_unpin_host(cz_backend *b, int device, void *p) {
-    if (device >= 0 && device < b->ndevices && inner.unpin_host) inner.unpin_host(&inner, ords[device], p);
+static void p_host_free(cz_backend *b, void *p) {
+    (void)b;
+    if (inner.host_free) inner.host_free(&inner, p);
 }
 
 static void p_destroy(cz_backend *b) {
@@ -138,8 +142,8 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->ordinals = ords;
     b->describe = p_describe;
     b->device_lost = p_device_lost;
-    b->pin_host = p_pin_host;
-    b->unpin_host = p_unpin_host;
+    b->host_alloc = p_host_alloc;
+    b->host_free = p_host_free;
     b->setup_ops = &p_fb_ops;
     return 0;
 }

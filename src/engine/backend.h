@@ -58,15 +58,14 @@ typedef struct cz_backend {
      * the cause. The engine calls it inside the device's lock and then takes the device out of service, its
      * partitions going to the other devices. NULL: devices are never lost (the CPU backend). */
     bool (*device_lost)(struct cz_backend *b, int device, char *why, size_t why_len);
-    /* Optional (GPU backends): page-lock `bytes` of host memory at p, which a start() on `device` will copy to
-     * it, and unlock it again. The engine locks a witness's parts with it before it takes the device's lock
-     * and unlocks them after it has released it (cz_witness_pin), so the locking runs beside the other
-     * worker's kernels rather than between them (a 32 GiB PoRep partition: 87 MB, ~10 ms, a device idle
-     * that long per partition when start() locked them itself). pin_host returns 1 when it locked the
-     * memory (then unpin_host follows), 0 when it left it as it was (small, already locked, or the lock
-     * failed: start() copies it as it can). NULL: nothing is locked ahead. */
-    int (*pin_host)(struct cz_backend *b, int device, void *p, uint64_t bytes);
-    void (*unpin_host)(struct cz_backend *b, int device, void *p);
+    /* Optional (GPU backends): page-locked host memory for device `device` (cudaMallocHost), and its release.
+     * Each worker of the engine keeps one such buffer and copies a witness into it before it takes the
+     * device's lock (cz_witness_stage_copy), so that start() uploads from page-locked memory at full speed
+     * without locking pages itself: page-locking (or unlocking) 87 MB per 32 GiB PoRep partition held the
+     * device idle ~13 ms inside the lock, and outside it stalled the other worker's CUDA calls as long.
+     * 0 or an error (the engine then hands start() the witness as it is). NULL: no staging. */
+    int (*host_alloc)(struct cz_backend *b, int device, void **p, uint64_t bytes);
+    void (*host_free)(struct cz_backend *b, void *p);
     /* Optional (GPU backends): fixed-base products for seeded setups (groth16/setup.h) on the backend's first
      * device. NULL: the setup runs them on the CPU. */
     const cz_groth16_fb_ops *setup_ops;

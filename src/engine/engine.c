@@ -621,6 +621,11 @@ static void *synth_main(void *arg) {
 
 /* ---- prover workers ---- */
 
+/* The largest witness a worker copies into its page-locked buffer ahead of start() (cz_backend.host_alloc):
+ * compact ones (a 32 GiB PoRep partition: 87 MB). A dense 32 GiB one (4 GB) goes as it is, start() locking
+ * it itself, rather than keep 4 GB page-locked per worker. */
+#define STAGE_MAX ((uint64_t)512 << 20)
+
 typedef struct {
     cz_engine *e;
     int id;
@@ -635,6 +640,7 @@ static void *gpu_main(void *arg) {
      * share, so its workers run side by side on their share of the cores. */
     int dev = e->be.ndevices > 0 ? wid / e->per_dev : 0;
     bool lock = e->be.ndevices > 0;
+    cz_witness_stage stage = {0};
     pthread_mutex_lock(&e->mu);
     for (;;) {
         /* A lost device's workers end (joined at shutdown): waiting, they would take cv_gpu signals that are
@@ -676,9 +682,10 @@ static void *gpu_main(void *arg) {
         pthread_mutex_unlock(&e->mu);
 
         cz_timeline("GPU_PICKUP", j->id, "worker=%d,partition=%u", wid, p->idx);
-        /* Page-locked here, outside the device's lock, while the other worker's kernels run; unlocked after
-         * the lock is released (cz_backend.pin_host) */
-        const unsigned wlocked = cz_witness_pin(&e->be, dev, &p->w);
+        /* Copied into the worker's page-locked buffer here, outside the device's lock, while the other
+         * worker's kernels run (cz_backend.host_alloc); start() gets that copy */
+        cz_witness view;
+        const bool staged = cz_witness_stage_copy(&e->be, dev, &stage, &p->w, STAGE_MAX, &view);
         if (lock) pthread_mutex_lock(&e->dev_mu[dev]);
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
         bool ran = !(lock && e->devs[dev].lost), gone = !ran;
@@ -688,7 +695,7 @@ static void *gpu_main(void *arg) {
             cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
             p->t_start = cz_now_ms();
             p->worker = wid;
-            rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, &p->w, &p->pending);
+            rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, staged ? &view : &p->w, &p->pending);
             snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
             gone = rc && lock && e->be.device_lost && e->be.device_lost(&e->be, dev, why, sizeof why);
             if (gone) {
@@ -698,7 +705,6 @@ static void *gpu_main(void *arg) {
             }
         }
         if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
-        cz_witness_unpin(&e->be, dev, &p->w, wlocked);
         if (ran)
             cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d "
                    "prove_start_ms=%llu witness=%s", j->id, p->idx, wid,
@@ -751,6 +757,7 @@ static void *gpu_main(void *arg) {
         pthread_cond_signal(&e->cv_fin);
     }
     pthread_mutex_unlock(&e->mu);
+    cz_witness_stage_free(&e->be, &stage);
     return NULL;
 }
 

@@ -45,11 +45,18 @@ uint64_t cz_witness_charge(uint64_t charge, bool compact, uint64_t bytes, uint64
  * is_bit, bit and dense values (parts of 0 bytes left out). Returns how many (at most CZ_WITNESS_PARTS). */
 #define CZ_WITNESS_PARTS 4
 int cz_witness_parts(const cz_witness *w, void *ptr[CZ_WITNESS_PARTS], uint64_t bytes[CZ_WITNESS_PARTS]);
-/* Page-locks the parts through b->pin_host ahead of a start() on `device` (cz_backend.pin_host); returns a
- * mask of those it locked (0 when b has no pin_host), for cz_witness_unpin after start() has returned and
- * before the aux is freed. */
-unsigned cz_witness_pin(cz_backend *b, int device, const cz_witness *w);
-void cz_witness_unpin(cz_backend *b, int device, const cz_witness *w, unsigned mask);
+/* A worker's page-locked copy of the witness it hands to start() (cz_backend.host_alloc). */
+typedef struct {
+    void *buf;
+    uint64_t cap;
+    int device;
+} cz_witness_stage;
+/* Copies w's parts into st's buffer (allocated, or grown, through b->host_alloc on `device`; 64-byte
+ * aligned parts) and sets *view to w with its parts there, for start(). Returns 1 when staged, 0 when not:
+ * b has no host_alloc, the parts exceed max bytes, or the allocation failed (start() then takes w itself). */
+int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const cz_witness *w, uint64_t max,
+                          cz_witness *view);
+void cz_witness_stage_free(cz_backend *b, cz_witness_stage *st);
 /* Frees aux (after start: the verifier still needs the inputs). */
 void cz_witness_free_aux(cz_witness *w);
 void cz_witness_free(cz_witness *w);

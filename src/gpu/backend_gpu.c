@@ -228,14 +228,17 @@ int cz_backend_gpu_start_compact(cz_backend *b, int device, const cz_groth16_par
     return start_either(b, device, p, r, inputs, NULL, aux, pending);
 }
 
-/* The engine page-locks a witness's parts with these outside the device's lock (engine/backend.h) */
-static int gpu_pin_host(cz_backend *b, int device, void *p, uint64_t bytes) {
-    return device >= 0 && device < b->ndevices ? cz_gpu_prover_pin_host(device, p, (size_t)bytes) : 0;
+/* The engine's per-worker page-locked witness copies (engine/backend.h) */
+static int gpu_host_alloc(cz_backend *b, int device, void **p, uint64_t bytes) {
+    *p = NULL;
+    if (device < 0 || device >= b->ndevices) return cz_error(CZ_EINVAL, "gpu backend: no device %d", device);
+    int rc = cz_gpu_set_device(device);
+    return rc ? rc : cz_gpu_host_alloc(p, (size_t)bytes);
 }
 
-static void gpu_unpin_host(cz_backend *b, int device, void *p) {
+static void gpu_host_free(cz_backend *b, void *p) {
     (void)b;
-    cz_gpu_prover_unpin_host(device, p);
+    cz_gpu_host_free(p);
 }
 
 /* After a failed start(): a broken context (a sticky CUDA error) loses the device. Its residents stay in
@@ -256,8 +259,8 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->start_compact = cz_backend_gpu_start_compact;
     b->compact_expands = false;
     b->device_lost = gpu_device_lost;
-    b->pin_host = gpu_pin_host;
-    b->unpin_host = gpu_unpin_host;
+    b->host_alloc = gpu_host_alloc;
+    b->host_free = gpu_host_free;
 }
 
 void cz_backend_gpu_release(void) {

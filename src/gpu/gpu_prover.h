@@ -113,14 +113,6 @@ int cz_gpu_prover_start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr 
 int cz_gpu_prover_start_compact(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs,
                                 const cz_wcompact *aux, int nthreads, cz_gpu_prove_stats *stats);
 
-/* Page-locks [p, p + bytes) for a later start() on CUDA device `device` to copy it from (a witness part:
- * start() finds it locked and only copies). The start()'s own policy applies: parts of 1 MiB or more, in the
- * default upload mode (CZ_GPU_UP_STAGED=2, CZ_GPU_PIN_EARLY not 0), not locked yet. Returns 1 when it
- * locked them (cz_gpu_prover_unpin_host unlocks them after that start() returned), else 0 (not an error).
- * The engine calls it (cz_backend.pin_host) outside the device's lock. */
-int cz_gpu_prover_pin_host(int device, void *p, size_t bytes);
-void cz_gpu_prover_unpin_host(int device, void *p);
-
 /* Pipelining partitions: names the witness of the next start(). The next start() uploads it to a spare
  * device buffer (+ (inputs + aux) * 32 bytes of device memory, allocated on the first call) while its own
  * partition computes, and the start() given exactly these pointers then skips its upload. The caller

@@ -262,18 +262,6 @@ static int pin_early(void) {
     return up_how() == 2 && !(e && *e == '0');
 }
 
-int cz_gpu_prover_pin_host(int device, void *p, size_t bytes) {
-    int ok = 0;
-    if (!p || bytes < ((size_t)1 << 20) || !pin_early() || cz_gpu_set_device(device) || cz_gpu_host_is_pinned_(p))
-        return 0;
-    cz_gpu_host_register_(p, bytes, &ok);
-    return ok;
-}
-
-void cz_gpu_prover_unpin_host(int device, void *p) {
-    if (!cz_gpu_set_device(device)) cz_gpu_host_unregister_(p);
-}
-
 /* the host parts of a compact witness's upload: inputs, is_bit, bit, the dense values */
 static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, const void *src[4],
                           size_t bytes[4]) {

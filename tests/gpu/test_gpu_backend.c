@@ -4,9 +4,8 @@
  *  - at most one resident (cz_backend_gpu_set_max_resident(1)): A B A builds three provers, drops two;
  *  - four threads proving A and B at once with one resident: every proof verifies (a switch waits for the
  *    other circuit's provers to go idle);
- *  - page-locking ahead of start (cz_backend.pin_host): 1 MiB or more locked, less (or CZ_GPU_PIN_EARLY=0)
- *    left alone, an already locked range left to its owner; a proof from a witness locked ahead verifies
- *    and start() leaves it locked;
+ *  - the engine's staging buffers (cz_backend.host_alloc) are page-locked, and a proof from a witness
+ *    copied into one verifies;
  *  - params rebuilt in place (same addresses, new setup): the stale prover is dropped, the new proof verifies
  *    against the new key (reused device bases would fail it);
  *  - device memory short (a ballast leaves room for one of A and a bigger C but not both): C evicts the idle
@@ -108,47 +107,38 @@ int main(void) {
     expect("A B A B, room for both", 2, 2, 0);
     printf("two resident: ok\n");
 
-    /* page-locking ahead of start (cz_backend.pin_host, which the engine calls outside the device's lock):
-     * 1 MiB or more is locked, and left to the caller when already locked; less, or CZ_GPU_PIN_EARLY=0, is
-     * left pageable; a start() whose witness the caller locked proves and leaves it locked */
+    /* the engine's staging buffers (cz_backend.host_alloc): page-locked; a proof from a witness copied into
+     * one verifies (start() finds it locked: with an aux of 1 MiB or more it would lock a pageable one) */
     {
-        const size_t big = (size_t)2 << 20;
-        uint8_t *buf = malloc(big);
-        CHECK(buf && be.pin_host && be.unpin_host);
-        if (buf && be.pin_host && be.unpin_host) {
-            CHECK(!cz_gpu_host_is_pinned_(buf));
-            CHECK(be.pin_host(&be, 0, buf, 4096) == 0 && !cz_gpu_host_is_pinned_(buf));
-            setenv("CZ_GPU_PIN_EARLY", "0", 1);
-            CHECK(be.pin_host(&be, 0, buf, big) == 0 && !cz_gpu_host_is_pinned_(buf));
-            unsetenv("CZ_GPU_PIN_EARLY");
-            CHECK(be.pin_host(&be, 0, buf, big) == 1 && cz_gpu_host_is_pinned_(buf));
-            CHECK(be.pin_host(&be, 0, buf, big) == 0); /* already locked */
-            /* an aux of 1 MiB or more, which start() would lock itself (not under the sanitizer's size cap) */
-            keyed d, *k = &a;
-            const int big_aux = cz_test_gpu_max_n(SIZE_MAX) >= ((size_t)1 << 15);
-            if (big_aux) {
-                CHECK(make(&d, 3, 2000, 1 << 15) == 0);
-                k = &d;
-                CHECK(d.c.na * sizeof(cz_fr) >= ((size_t)1 << 20));
-            }
-            const size_t aux_bytes = k->c.na * sizeof(cz_fr);
-            CHECK(aux_bytes <= big);
-            cz_fr *own = k->c.aux;
-            memcpy(buf, own, aux_bytes < big ? aux_bytes : big);
-            k->c.aux = (cz_fr *)buf;
-            CHECK_MSG(prove(k) == 0, "a start() on a witness locked ahead: %s", cz_error_message());
-            k->c.aux = own;
-            CHECK(cz_gpu_host_is_pinned_(buf)); /* start() did not unlock what it did not lock */
-            if (big_aux) {
-                CHECK_MSG(prove(&d) == 0, "the same witness pageable: %s", cz_error_message());
-                cz_backend_gpu_release(); /* its prover goes before its params */
-                unmake(&d);
-            }
-            be.unpin_host(&be, 0, buf);
-            CHECK(!cz_gpu_host_is_pinned_(buf));
+        void *buf = NULL;
+        CHECK(be.host_alloc && be.host_free);
+        CHECK(be.host_alloc && be.host_alloc(&be, be.ndevices, &buf, 4096) != 0 && !buf); /* no such device */
+        keyed d, *k = &a;
+        const int big_aux = cz_test_gpu_max_n(SIZE_MAX) >= ((size_t)1 << 15); /* not under the sanitizer's cap */
+        if (big_aux) {
+            CHECK(make(&d, 3, 2000, 1 << 15) == 0);
+            k = &d;
+            CHECK(d.c.na * sizeof(cz_fr) >= ((size_t)1 << 20));
         }
-        free(buf);
-        printf("page-locking ahead of start: ok\n");
+        const size_t aux_bytes = k->c.na * sizeof(cz_fr);
+        if (be.host_alloc && be.host_alloc(&be, 0, &buf, aux_bytes) == 0 && buf) {
+            CHECK(cz_gpu_host_is_pinned_(buf));
+            cz_fr *own = k->c.aux;
+            memcpy(buf, own, aux_bytes);
+            k->c.aux = (cz_fr *)buf;
+            CHECK_MSG(prove(k) == 0, "a start() on a staged witness: %s", cz_error_message());
+            k->c.aux = own;
+            CHECK(cz_gpu_host_is_pinned_(buf));
+            be.host_free(&be, buf);
+        } else {
+            CHECK_MSG(0, "host_alloc: %s", cz_error_message());
+        }
+        if (big_aux) {
+            CHECK_MSG(prove(&d) == 0, "the same witness pageable: %s", cz_error_message());
+            cz_backend_gpu_release(); /* its prover goes before its params */
+            unmake(&d);
+        }
+        printf("staging buffers: ok\n");
     }
 
     cz_backend_gpu_release();

@@ -61,75 +61,81 @@ typedef struct {
 static recorder rec = {.mu = PTHREAD_MUTEX_INITIALIZER};
 static cz_backend cpu_be;
 
-/* Page-locking ahead of start() (cz_backend.pin_host), under rec.mu: the ranges locked now, the calls, and
- * what start() saw. The first start() waits until `want` ranges were locked in all, and a thread other than
- * the first to lock waits before each lock until some partition is inside start() (both until 5 s after the
- * first lock): when the engine locks outside the device's lock, the second partition's locks come while the
- * first is inside start(); inside the lock they could not. */
-#define PIN_MAX 64
+/* Page-locked staging ahead of start() (cz_backend.host_alloc), under rec.mu: the buffers the engine holds
+ * now, the calls, and what start() saw. The first start() waits until `want` buffers were allocated, and a
+ * thread other than the first to allocate waits before it until some partition is inside start() (both until
+ * 5 s after the first allocation): when the engine copies outside the device's lock, the second worker's
+ * buffer comes while the first partition is inside start(); inside the lock it could not. */
+#define STG_MAX 16
 static struct {
-    bool on;
-    void *p[PIN_MAX];
-    uint64_t bytes[PIN_MAX];
-    int n;                    /* locked now */
-    int pins, unpins, beside; /* calls; pins while another partition was inside start() */
+    bool on, fail;             /* hooks installed; host_alloc fails */
+    void *p[STG_MAX];
+    uint64_t bytes[STG_MAX];
+    int n;                     /* buffers held now */
+    int allocs, frees, beside; /* calls; allocations while a partition was inside start() */
     int in_start, starts, want;
-    int not_locked;           /* parts start() received that were not locked (or not at their full size) */
-    bool bad_unpin;           /* an unpin of a range not locked */
-    pthread_t first;          /* the first thread to lock */
-    struct timespec until;    /* the waits' end */
+    int not_staged;            /* parts start() received outside every buffer */
+    bool bad_free;
+    pthread_t first;
+    struct timespec until;
     pthread_cond_t cv;
-} pin = {.cv = PTHREAD_COND_INITIALIZER};
+} stg = {.cv = PTHREAD_COND_INITIALIZER};
 
-static bool pin_has(const void *p, uint64_t bytes) {
-    for (int i = 0; i < pin.n; i++)
-        if (pin.p[i] == p && pin.bytes[i] == bytes) return true;
+static int rec_host_alloc(cz_backend *b, int dev, void **p, uint64_t bytes) {
+    (void)b, (void)dev;
+    *p = NULL;
+    pthread_mutex_lock(&rec.mu);
+    if (stg.allocs == 0) {
+        stg.first = pthread_self();
+        clock_gettime(CLOCK_REALTIME, &stg.until);
+        stg.until.tv_sec += 5;
+    }
+    while (stg.on && !pthread_equal(stg.first, pthread_self()) && stg.in_start == 0 &&
+           pthread_cond_timedwait(&stg.cv, &rec.mu, &stg.until) == 0) {
+    }
+    stg.allocs++;
+    stg.beside += stg.in_start > 0;
+    if (!stg.fail && stg.n < STG_MAX && (*p = aligned_alloc(64, (bytes + 63) & ~(uint64_t)63)))
+        stg.p[stg.n] = *p, stg.bytes[stg.n++] = bytes;
+    pthread_cond_broadcast(&stg.cv);
+    pthread_mutex_unlock(&rec.mu);
+    return *p ? 0 : CZ_ENOMEM;
+}
+
+static void rec_host_free(cz_backend *b, void *p) {
+    (void)b;
+    pthread_mutex_lock(&rec.mu);
+    stg.frees++;
+    int i = 0;
+    while (i < stg.n && stg.p[i] != p) i++;
+    if (i == stg.n) stg.bad_free = true;
+    else stg.p[i] = stg.p[stg.n - 1], stg.bytes[i] = stg.bytes[stg.n - 1], stg.n--;
+    pthread_mutex_unlock(&rec.mu);
+    free(p);
+}
+
+/* [p, p + bytes) inside one buffer held now */
+static bool stg_has(const void *p, uint64_t bytes) {
+    for (int i = 0; i < stg.n; i++)
+        if ((const uint8_t *)p >= (const uint8_t *)stg.p[i] &&
+            (const uint8_t *)p + bytes <= (const uint8_t *)stg.p[i] + stg.bytes[i])
+            return true;
     return false;
 }
 
-static int rec_pin_host(cz_backend *b, int dev, void *p, uint64_t bytes) {
-    (void)b, (void)dev;
-    pthread_mutex_lock(&rec.mu);
-    if (pin.pins == 0) {
-        pin.first = pthread_self();
-        clock_gettime(CLOCK_REALTIME, &pin.until);
-        pin.until.tv_sec += 5;
-    }
-    while (!pthread_equal(pin.first, pthread_self()) && pin.in_start == 0 &&
-           pthread_cond_timedwait(&pin.cv, &rec.mu, &pin.until) == 0) {
-    }
-    pin.pins++;
-    pin.beside += pin.in_start > 0;
-    if (pin.n < PIN_MAX) pin.p[pin.n] = p, pin.bytes[pin.n++] = bytes;
-    pthread_cond_broadcast(&pin.cv);
-    pthread_mutex_unlock(&rec.mu);
-    return 1;
-}
-
-static void rec_unpin_host(cz_backend *b, int dev, void *p) {
-    (void)b, (void)dev;
-    pthread_mutex_lock(&rec.mu);
-    pin.unpins++;
-    int i = 0;
-    while (i < pin.n && pin.p[i] != p) i++;
-    if (i == pin.n) pin.bad_unpin = true;
-    else pin.p[i] = pin.p[pin.n - 1], pin.bytes[i] = pin.bytes[pin.n - 1], pin.n--;
-    pthread_mutex_unlock(&rec.mu);
-}
-
-/* Inside start (rec.mu held): every part it copies is locked at its size (inputs, then aux or the bitmaps
- * and the dense values); the first start waits for `want` locks in all. Returns with in_start raised. */
-static void pin_enter(uint64_t ni, const cz_fr *inputs, const cz_fr *aux, uint64_t na, const cz_wcompact *c) {
-    if (!pin.on) return;
+/* Inside start (rec.mu held): every part it copies lies in a staging buffer (inputs, then aux or the bitmaps
+ * and the dense values); the first start waits for `want` buffers. Returns with in_start raised. */
+static void stg_enter(uint64_t ni, const cz_fr *inputs, const cz_fr *aux, uint64_t na, const cz_wcompact *c) {
+    if (!stg.on) return;
     const uint64_t bm = c ? (c->n + 63) / 64 * 8 : 0;
-    pin.not_locked += !pin_has(inputs, ni * sizeof(cz_fr));
-    if (aux) pin.not_locked += !pin_has(aux, na * sizeof(cz_fr));
-    if (c) pin.not_locked += !pin_has(c->is_bit, bm) + !pin_has(c->bit, bm);
-    if (c && c->n_dense) pin.not_locked += !pin_has(c->dense, c->n_dense * sizeof(cz_fr));
-    pin.in_start++;
-    pthread_cond_broadcast(&pin.cv);
-    if (pin.starts++ == 0)
-        while (pin.pins < pin.want && pthread_cond_timedwait(&pin.cv, &rec.mu, &pin.until) == 0) {
+    stg.not_staged += !stg_has(inputs, ni * sizeof(cz_fr));
+    if (aux) stg.not_staged += !stg_has(aux, na * sizeof(cz_fr));
+    if (c) stg.not_staged += !stg_has(c->is_bit, bm) + !stg_has(c->bit, bm);
+    if (c && c->n_dense) stg.not_staged += !stg_has(c->dense, c->n_dense * sizeof(cz_fr));
+    stg.in_start++;
+    pthread_cond_broadcast(&stg.cv);
+    if (stg.starts++ == 0)
+        while (stg.allocs < stg.want && pthread_cond_timedwait(&stg.cv, &rec.mu, &stg.until) == 0) {
         }
 }
 
@@ -139,8 +145,8 @@ static void rec_reset(void) {
     rec.dense_calls = rec.compact_calls = rec.n = rec.snaps = rec.refunds = 0;
     rec.last_compact = NULL;
     rec.prove = false, rec.e = NULL, rec.budget_ok = true, rec.why[0] = 0;
-    pin.on = false, pin.n = pin.pins = pin.unpins = pin.beside = pin.in_start = pin.starts = pin.want = 0;
-    pin.not_locked = 0, pin.bad_unpin = false;
+    stg.on = stg.fail = false, stg.n = stg.allocs = stg.frees = stg.beside = stg.in_start = stg.starts = stg.want = 0;
+    stg.not_staged = 0, stg.bad_free = false;
     pthread_mutex_unlock(&rec.mu);
 }
 
@@ -200,13 +206,13 @@ static int rec_start(cz_backend *b, int dev, const cz_groth16_params *p, const c
     rec.dense_calls++;
     rec_keep(inputs, r->num_inputs, aux, NULL, r->num_aux);
     if (rec.e) rec_snapshot(b);
-    pin_enter(r->num_inputs, inputs, aux, r->num_aux, NULL);
+    stg_enter(r->num_inputs, inputs, aux, r->num_aux, NULL);
     bool prove = rec.prove;
     pthread_mutex_unlock(&rec.mu);
     *pending = NULL;
     int rc = prove ? cpu_be.start(&cpu_be, dev, p, r, inputs, aux, pending) : 0;
     pthread_mutex_lock(&rec.mu);
-    pin.in_start -= pin.on;
+    stg.in_start -= stg.on;
     pthread_mutex_unlock(&rec.mu);
     return rc;
 }
@@ -218,13 +224,13 @@ static int rec_start_compact(cz_backend *b, int dev, const cz_groth16_params *p,
     rec.last_compact = aux;
     rec_keep(inputs, r->num_inputs, NULL, aux, aux->n);
     if (rec.e) rec_snapshot(b);
-    pin_enter(r->num_inputs, inputs, NULL, aux->n, aux);
+    stg_enter(r->num_inputs, inputs, NULL, aux->n, aux);
     bool prove = rec.prove;
     pthread_mutex_unlock(&rec.mu);
     *pending = NULL;
     int rc = prove ? cpu_be.start_compact(&cpu_be, dev, p, r, inputs, aux, pending) : 0;
     pthread_mutex_lock(&rec.mu);
-    pin.in_start -= pin.on;
+    stg.in_start -= stg.on;
     pthread_mutex_unlock(&rec.mu);
     return rc;
 }
@@ -244,7 +250,7 @@ static int rec_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) 
     (void)cfg, (void)nthreads;
     rec_init(b, true);
     b->ndevices = 1;
-    if (pin.on) b->pin_host = rec_pin_host, b->unpin_host = rec_unpin_host;
+    if (stg.on) b->host_alloc = rec_host_alloc, b->host_free = rec_host_free;
     return 0;
 }
 
@@ -452,6 +458,73 @@ static void cpu_backend(cz_rng *rng) {
     cz_r1cs_free(&r);
 }
 
+/* ---- cz_witness_stage_copy ---- */
+
+/* A witness staged into the backend's buffer: the view's parts are in it, hold the same values (the compact
+ * one expands to the dense aux), the source is untouched; a larger witness grows the buffer (free, then a
+ * bigger one), another device takes a new one, one over `max` or an allocation failure is not staged. */
+static void stage_copy(cz_rng *rng) {
+    cz_backend b;
+    rec_init(&b, true);
+    b.host_alloc = rec_host_alloc, b.host_free = rec_host_free;
+    rec_reset();
+    for (int round = 0; round < 2; round++) {
+        const uint64_t na = round ? 5000 : 1000, ni = 3;
+        cz_fr in[3], *aux = malloc(na * sizeof(cz_fr));
+        for (uint64_t i = 0; i < ni; i++) cz_fr_random(&in[i], rng);
+        for (uint64_t i = 0; i < na; i++) {
+            const uint64_t r = cz_rng_next(rng) % 3;
+            if (r == 2) cz_fr_random(&aux[i], rng);
+            else aux[i] = r ? CZ_FR_ONE_V : CZ_FR_ZERO_V;
+        }
+        cz_witness wc = {.inputs = in, .ni = ni, .na = na, .compact = true}, wd = {.inputs = in, .ni = ni, .na = na, .aux = aux};
+        cz_wcompact_init(&wc.caux);
+        CHECK(cz_wcompact_from_dense(&wc.caux, aux, na) == 0);
+        cz_witness_stage st = {0};
+        for (int dense = 0; dense < 2; dense++) {
+            const cz_witness *w = dense ? &wd : &wc;
+            cz_witness v;
+            const int allocs = stg.allocs;
+            CHECK(cz_witness_stage_copy(&b, 0, &st, w, 64, &v) == 0 && stg.allocs == allocs); /* over max */
+            CHECK(cz_witness_stage_copy(&b, 0, &st, w, UINT64_MAX, &v) == 1);
+            CHECK(v.inputs != in && stg_has(v.inputs, ni * sizeof(cz_fr)) && same_fr(v.inputs, in, ni));
+            cz_fr *x = NULL;
+            if (dense) {
+                CHECK(v.aux != aux && stg_has(v.aux, na * sizeof(cz_fr)) && same_fr(v.aux, aux, na));
+            } else {
+                const uint64_t bm = (na + 63) / 64 * 8;
+                CHECK(stg_has(v.caux.is_bit, bm) && stg_has(v.caux.bit, bm) && v.caux.n_dense > 0 &&
+                      stg_has(v.caux.dense, v.caux.n_dense * sizeof(cz_fr)) && v.caux.dense != wc.caux.dense);
+                CHECK(cz_wcompact_expand(&v.caux, &x) == 0 && x && same_fr(x, aux, na));
+                free(x);
+            }
+            CHECK(cz_witness_stage_copy(&b, 1, &st, w, UINT64_MAX, &v) == 1 && st.device == 1); /* new device */
+        }
+        CHECK_MSG(stg.n == 1, "round %d: %d buffers held", round, stg.n);
+        pthread_mutex_lock(&rec.mu);
+        stg.fail = true;
+        pthread_mutex_unlock(&rec.mu);
+        cz_witness v;
+        CHECK(cz_witness_stage_copy(&b, 0, &st, &wc, UINT64_MAX, &v) == 0 && st.buf == NULL); /* device 0 again */
+        pthread_mutex_lock(&rec.mu);
+        stg.fail = false;
+        pthread_mutex_unlock(&rec.mu);
+        cz_witness_stage_free(&b, &st);
+        CHECK(stg.n == 0 && !stg.bad_free);
+        cz_wcompact_free(&wc.caux);
+        free(aux);
+    }
+    /* no hooks: not staged */
+    cz_backend cpu;
+    cz_backend_cpu_init(&cpu, 0);
+    cz_witness_stage st = {0};
+    cz_fr one = CZ_FR_ONE_V;
+    cz_witness w = {.inputs = &one, .ni = 1, .na = 1, .aux = &one}, v;
+    CHECK(cz_witness_stage_copy(&cpu, 0, &st, &w, UINT64_MAX, &v) == 0 && !st.buf);
+    rec_reset();
+    printf("cz_witness_stage_copy: ok\n");
+}
+
 /* ---- the engine ---- */
 
 static cz_submit req(const char *id, const char *payload) {
@@ -576,33 +649,43 @@ static void engine_paths(void) {
     CHECK(cz_config_load_text(&cfg, "[synthesis]\ncompact_witness = 1\n", "t.toml") == CZ_EFORMAT);
     cfg.compact_witness = true;
 
-    /* Page-locking outside the device's lock: two workers on the one device; each partition's 4 parts
-     * (inputs, is_bit, bit, the dense values: the test circuit's values are random) are locked before its
-     * start() and unlocked after it, and the second partition's while the first is inside start() (which
-     * waits for them). Then a dense witness: inputs and aux. */
+    /* Staging outside the device's lock: two workers on the one device, each with its page-locked buffer
+     * (host_alloc, freed when the engine stops); every part start() receives lies in one, holding the
+     * witness (check_recorded), and the second worker stages while the first partition is inside start()
+     * (which waits for it). Compact, then dense. */
     cfg.gpu_workers_per_device = 2;
     for (int dense = 0; dense < 2; dense++) {
+        const char *what = dense ? "stage dense" : "stage compact";
         rec_reset();
         pthread_mutex_lock(&rec.mu);
-        pin.on = true, pin.want = dense ? 4 : 8;
+        stg.on = true, stg.want = 2;
         pthread_mutex_unlock(&rec.mu);
         if (dense) setenv("CUZK_COMPACT_WITNESS", "0", 1);
-        m = run_job(&cfg, dense ? "pin-dense" : "pin-compact", false);
+        m = run_job(&cfg, dense ? "stage-dense" : "stage-compact", false);
         unsetenv("CUZK_COMPACT_WITNESS");
         free(m);
         pthread_mutex_lock(&rec.mu);
         CHECK_MSG(rec.compact_calls + rec.dense_calls == 2 && (dense ? rec.dense_calls : rec.compact_calls) == 2,
-                  "pin %s: %d start_compact, %d start", dense ? "dense" : "compact", rec.compact_calls, rec.dense_calls);
-        CHECK_MSG(pin.pins == pin.want && pin.unpins == pin.want && pin.n == 0 && !pin.bad_unpin,
-                  "pin %s: %d locked, %d unlocked (want %d each), %d left, bad unpin %d", dense ? "dense" : "compact",
-                  pin.pins, pin.unpins, pin.want, pin.n, pin.bad_unpin);
-        CHECK_MSG(pin.not_locked == 0, "pin %s: start() got %d parts not locked", dense ? "dense" : "compact",
-                  pin.not_locked);
-        CHECK_MSG(pin.beside >= pin.want / 2, "pin %s: %d of %d locks while a partition was inside start()",
-                  dense ? "dense" : "compact", pin.beside, pin.want);
+                  "%s: %d start_compact, %d start", what, rec.compact_calls, rec.dense_calls);
+        CHECK_MSG(stg.allocs == 2 && stg.frees == 2 && stg.n == 0 && !stg.bad_free,
+                  "%s: %d buffers allocated, %d freed (want 2 each), %d left, bad free %d", what, stg.allocs,
+                  stg.frees, stg.n, stg.bad_free);
+        CHECK_MSG(stg.not_staged == 0, "%s: start() got %d parts outside the staging buffers", what, stg.not_staged);
+        CHECK_MSG(stg.beside >= 1, "%s: no buffer allocated while a partition was inside start()", what);
         pthread_mutex_unlock(&rec.mu);
-        check_recorded(dense ? "pin-dense" : "pin-compact");
+        check_recorded(dense ? "stage-dense" : "stage-compact");
     }
+    /* host_alloc failing: start() gets the witness as it is */
+    rec_reset();
+    pthread_mutex_lock(&rec.mu);
+    stg.on = stg.fail = true;
+    pthread_mutex_unlock(&rec.mu);
+    m = run_job(&cfg, "stage-fails", false);
+    free(m);
+    CHECK_MSG(rec.compact_calls == 2 && stg.allocs >= 2 && stg.frees == 0 && stg.not_staged == 4 * 2,
+              "stage fails: %d start_compact, %d allocations, %d frees, %d parts not staged", rec.compact_calls,
+              stg.allocs, stg.frees, stg.not_staged);
+    check_recorded("stage-fails");
     cfg.gpu_workers_per_device = 1;
 
     /* the CPU backend: the compact path through its own start_compact */
@@ -621,6 +704,7 @@ int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
     cpu_backend(&rng);
+    stage_copy(&rng);
     engine_paths();
     porep_hooks(&rng);
     return cz_test_finish();

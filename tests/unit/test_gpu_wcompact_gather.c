@@ -3,7 +3,8 @@
  * random vectors: all bits, no bits, bit-heavy and half-and-half mixes, lengths around multiples of 64 and
  * 4096 (one gather block) and random ones, built by push and by append (bitmaps shifted across words):
  *  - cz_wcompact_dense_in_words over random word ranges = number of non-bits among those values;
- *  - cz_wcompact_check_for accepts the vector for its length only, and rejects a wrong n_dense;
+ *  - cz_wcompact_check_for accepts the vector for its length only, and rejects a wrong n_dense (also over
+ *    more than one of its threads' blocks);
  *  - cz_wcompact_upload_bytes = 32 ni + 16 per 64 values + 32 per non-bit;
  *  - cz_wcompact_gather_density walked per block of 64 words with prefix ranks (as B_G2's gather does it)
  *    = the dense values at the set density bits, in order, with junk density bits past n ignored. */
@@ -97,8 +98,34 @@ static void check_one(uint64_t n, unsigned pb, int by_append) {
     free(want);
 }
 
+/* check_for over more than one block of its threads (2^16 words): a bitmap of ~8.4 M values built directly
+ * (check_for reads is_bit and n_dense, not the values), its last word's bits past n set to show they are
+ * not counted */
+static void check_big(void) {
+    const uint64_t n = 64 * (((uint64_t)2 << 16) + 5) - 13, nw = (n + 63) / 64;
+    cz_wcompact w;
+    cz_wcompact_init(&w);
+    w.is_bit = malloc(nw * 8);
+    static cz_fr dummy;
+    uint64_t d = 0;
+    for (uint64_t k = 0; k < nw; k++) {
+        w.is_bit[k] = cz_rng_next(&rng) & cz_rng_next(&rng); /* ~3/4 of the values dense */
+        uint64_t x = ~w.is_bit[k];
+        if (k == nw - 1) x &= ((uint64_t)1 << (n & 63)) - 1;
+        d += (uint64_t)__builtin_popcountll(x);
+    }
+    w.n = n, w.n_dense = d, w.dense = &dummy;
+    CHECK(cz_wcompact_check_for(&w, n) == 0);
+    w.n_dense = d + 1;
+    CHECK(cz_wcompact_check_for(&w, n) == CZ_EFORMAT);
+    w.n_dense = d - 1;
+    CHECK(cz_wcompact_check_for(&w, n) == CZ_EFORMAT);
+    free(w.is_bit);
+}
+
 int main(void) {
     cz_test_rng(&rng);
+    check_big();
     static const uint64_t ns[] = {0, 1, 2, 63, 64, 65, 127, 128, 129, 4095, 4096, 4097, 8191, 8257};
     static const unsigned mixes[] = {1000, 0, 970, 500};
     for (size_t a = 0; a < 2; a++)
