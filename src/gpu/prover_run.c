@@ -697,7 +697,9 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     /* A compact witness's big parts are page-locked here, before the device is taken, so the other worker's
      * kernels run meanwhile (upload_parts finds them pinned and only copies); unlocked after it is released.
      * H200, 2^27 PoRep-shaped partition (86.7 MB, CZ_GPU_PIN_EARLY=0 / default, medians of 8 runs): upload_ms
-     * 7.0-8.2 -> 1.7, gpu_total 959.8 -> 954.8 ms; two workers on one prover 961.8 -> 957.9 ms a partition (wall). */
+     * 7.0-8.2 -> 1.7, gpu_total 959.8 -> 954.8 ms; two workers on one prover 961.8 -> 957.9 ms a partition (wall).
+     * The daemon's engine holds its own device lock around start(), so it copies the witness into page-locked
+     * memory before that (cz_witness_stage_copy) and this finds nothing to lock. */
     const void *src[4] = {NULL, NULL, NULL, NULL};
     size_t bytes[4] = {0, 0, 0, 0};
     int reg[4] = {0, 0, 0, 0};
