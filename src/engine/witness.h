@@ -52,8 +52,9 @@ typedef struct {
     int device;
 } cz_witness_stage;
 /* Copies w's parts into st's buffer (allocated, or grown, through b->host_alloc on `device`; 64-byte
- * aligned parts) and sets *view to w with its parts there, for start(). Returns 1 when staged, 0 when not:
- * b has no host_alloc, the parts exceed max bytes, or the allocation failed (start() then takes w itself). */
+ * aligned parts) and sets *view to w with its parts there, for start(): a read-only view, valid until the
+ * next copy into st (never grow or free it). Returns 1 when staged, 0 when not: b has no host_alloc, the
+ * parts exceed max bytes, or the allocation failed (start() then takes w itself). */
 int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const cz_witness *w, uint64_t max,
                           cz_witness *view);
 void cz_witness_stage_free(cz_backend *b, cz_witness_stage *st);
