@@ -48,28 +48,32 @@ uint64_t cz_witness_charge(uint64_t charge, bool compact, uint64_t bytes, uint64
     return charge > cut ? charge - cut : bytes < charge ? bytes : charge;
 }
 
-int cz_witness_parts(const cz_witness *w, void *ptr[CZ_WITNESS_PARTS], uint64_t bytes[CZ_WITNESS_PARTS]) {
-    int k = 0;
-    void *p[CZ_WITNESS_PARTS] = {w->inputs, NULL, NULL, NULL};
-    uint64_t b[CZ_WITNESS_PARTS] = {w->inputs ? w->ni * sizeof(cz_fr) : 0, 0, 0, 0};
-    if (w->compact) {
-        const uint64_t bm = (w->caux.n + 63) / 64 * sizeof(uint64_t);
-        p[1] = w->caux.is_bit, p[2] = w->caux.bit, p[3] = w->caux.dense;
-        b[1] = p[1] ? bm : 0, b[2] = p[2] ? bm : 0, b[3] = p[3] ? w->caux.n_dense * sizeof(cz_fr) : 0;
+/* The host parts a start() copies to the device, as slots of v: the inputs, then the dense aux or the compact
+ * form's is_bit, bit and dense values (parts of 0 bytes left out). Returns how many. */
+#define WITNESS_PARTS 4
+static int witness_parts(cz_witness *v, void **slot[WITNESS_PARTS], uint64_t bytes[WITNESS_PARTS]) {
+    const uint64_t bm = (v->caux.n + 63) / 64 * sizeof(uint64_t);
+    void **sl[WITNESS_PARTS] = {(void **)&v->inputs, NULL, NULL, NULL};
+    uint64_t b[WITNESS_PARTS] = {v->ni * sizeof(cz_fr), 0, 0, 0};
+    if (v->compact) {
+        sl[1] = (void **)&v->caux.is_bit, sl[2] = (void **)&v->caux.bit, sl[3] = (void **)&v->caux.dense;
+        b[1] = b[2] = bm, b[3] = v->caux.n_dense * sizeof(cz_fr);
     } else {
-        p[1] = w->aux, b[1] = w->aux ? w->na * sizeof(cz_fr) : 0;
+        sl[1] = (void **)&v->aux, b[1] = v->na * sizeof(cz_fr);
     }
-    for (int i = 0; i < CZ_WITNESS_PARTS; i++)
-        if (p[i] && b[i]) ptr[k] = p[i], bytes[k++] = b[i];
+    int k = 0;
+    for (int i = 0; i < WITNESS_PARTS; i++)
+        if (sl[i] && *sl[i] && b[i]) slot[k] = sl[i], bytes[k++] = b[i];
     return k;
 }
 
 int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const cz_witness *w, uint64_t max,
                           cz_witness *view) {
-    void *ptr[CZ_WITNESS_PARTS];
-    uint64_t bytes[CZ_WITNESS_PARTS], off[CZ_WITNESS_PARTS], need = 0;
     if (!b->host_alloc || !b->host_free) return 0;
-    const int k = cz_witness_parts(w, ptr, bytes);
+    cz_witness v = *w; /* its part pointers are w's until the copy replaces them */
+    void **slot[WITNESS_PARTS];
+    uint64_t bytes[WITNESS_PARTS], off[WITNESS_PARTS], need = 0;
+    const int k = witness_parts(&v, slot, bytes);
     for (int i = 0; i < k; i++) off[i] = need, need += (bytes[i] + 63) & ~(uint64_t)63;
     if (!need || need > max) return 0;
     if (st->buf && (st->cap < need || st->device != device)) {
@@ -87,24 +91,17 @@ int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const
     uint8_t *base = st->buf;
     /* 4 MiB pieces on up to 4 threads (a 32 GiB PoRep partition's 87 MB: ~2 ms) */
     const uint64_t piece = (uint64_t)4 << 20;
-    uint64_t pieces[CZ_WITNESS_PARTS + 1] = {0};
+    uint64_t pieces[WITNESS_PARTS + 1] = {0};
     for (int i = 0; i < k; i++) pieces[i + 1] = pieces[i] + (bytes[i] + piece - 1) / piece;
 #pragma omp parallel for schedule(dynamic) num_threads(4)
     for (uint64_t j = 0; j < pieces[k]; j++) {
         int i = 0;
         while (j >= pieces[i + 1]) i++;
         const uint64_t o = (j - pieces[i]) * piece, len = bytes[i] - o < piece ? bytes[i] - o : piece;
-        memcpy(base + off[i] + o, (const uint8_t *)ptr[i] + o, len);
+        memcpy(base + off[i] + o, (const uint8_t *)*slot[i] + o, len);
     }
-    *view = *w;
-    for (int i = 0; i < k; i++) {
-        void *q = base + off[i];
-        if (ptr[i] == w->inputs) view->inputs = q;
-        else if (ptr[i] == w->aux) view->aux = q;
-        else if (ptr[i] == w->caux.is_bit) view->caux.is_bit = q;
-        else if (ptr[i] == w->caux.bit) view->caux.bit = q;
-        else if (ptr[i] == w->caux.dense) view->caux.dense = q;
-    }
+    for (int i = 0; i < k; i++) *slot[i] = base + off[i];
+    *view = v;
     return 1;
 }
 

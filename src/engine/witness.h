@@ -41,17 +41,14 @@ int cz_backend_start_witness(cz_backend *b, int device, const cz_groth16_params 
  * (never below min(bytes, charge)). A dense witness, or a backend that expands (the CPU's start_compact,
  * or none: the engine expands for start()), keeps the whole charge. */
 uint64_t cz_witness_charge(uint64_t charge, bool compact, uint64_t bytes, uint64_t dense_bytes, const cz_backend *b);
-/* The host parts a start() copies to the device: the inputs, then the dense aux or the compact form's
- * is_bit, bit and dense values (parts of 0 bytes left out). Returns how many (at most CZ_WITNESS_PARTS). */
-#define CZ_WITNESS_PARTS 4
-int cz_witness_parts(const cz_witness *w, void *ptr[CZ_WITNESS_PARTS], uint64_t bytes[CZ_WITNESS_PARTS]);
 /* A worker's page-locked copy of the witness it hands to start() (cz_backend.host_alloc). */
 typedef struct {
     void *buf;
     uint64_t cap;
     int device;
 } cz_witness_stage;
-/* Copies w's parts into st's buffer (allocated, or grown, through b->host_alloc on `device`; 64-byte
+/* Copies the host parts a start() uploads (the inputs, then the dense aux or the compact form's is_bit, bit
+ * and dense values) into st's buffer (allocated, or grown, through b->host_alloc on `device`; 64-byte
  * aligned parts) and sets *view to w with its parts there, for start(): a read-only view, valid until the
  * next copy into st (never grow or free it). Returns 1 when staged, 0 when not: b has no host_alloc, the
  * parts exceed max bytes, or the allocation failed (start() then takes w itself). */

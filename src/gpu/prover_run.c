@@ -256,12 +256,6 @@ static int up_how(void) {
     return e && *e ? atoi(e) : 2;
 }
 
-/* start() page-locks a compact witness's parts before it takes the device (the default; 0: inside it) */
-static int pin_early(void) {
-    const char *e = getenv("CZ_GPU_PIN_EARLY");
-    return up_how() == 2 && !(e && *e == '0');
-}
-
 /* the host parts of a compact witness's upload: inputs, is_bit, bit, the dense values */
 static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, const void *src[4],
                           size_t bytes[4]) {
@@ -703,7 +697,8 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     const void *src[4] = {NULL, NULL, NULL, NULL};
     size_t bytes[4] = {0, 0, 0, 0};
     int reg[4] = {0, 0, 0, 0};
-    if (caux && pin_early() && !cz_gpu_set_device(pr->device)) { /* CZ_GPU_PIN_EARLY=0: inside, as before (A/B) */
+    const char *early = getenv("CZ_GPU_PIN_EARLY"); /* 0: inside the device region, as before (A/B) */
+    if (caux && up_how() == 2 && !(early && *early == '0') && !cz_gpu_set_device(pr->device)) {
         compact_parts(pr, inputs, caux, src, bytes);
         pin_parts(4, src, bytes, reg);
     }
