@@ -113,7 +113,8 @@ struct cz_engine {
     uint32_t gq_len, gq_cap;
     uint64_t next_seq, t_start;
     uint64_t budget_total, budget_used;
-    uint64_t budget_peak;  /* the most budget_used + loaded (and reserved) SRS bytes have been */
+    uint64_t budget_peak;  /* the most budget_used + held_bytes() have been */
+    uint64_t staged;       /* the prover workers' page-locked staging buffers (cz_witness_stage), in the budget */
     uint32_t proving;      /* partitions holding their start() charge (from the top-up to their release) */
     uint32_t synth_waiting[CZ_PRIO_CRITICAL + 1]; /* synthesis workers waiting for budget, by their job's priority */
     const cz_circuit *circ_for_test[5]; /* cz_engine_set_circuit_for_test, by kind */
@@ -334,9 +335,14 @@ static uint64_t min_idle_ms(const cz_engine *e, int prio) {
     return urgent(prio) ? 0 : e->cfg.eviction_min_idle_s * 1000;
 }
 
-/* The budget's high-water mark (status, tests): partitions in flight, loaded SRS, the SRS being loaded. */
+/* The budget held beside the partitions in flight (budget_used): the loaded SRS, the SRS being loaded, and
+ * the prover workers' staging buffers. Neither counts as a partition in flight for the rules that let a lone
+ * partition or SRS go whatever the budget (budget_used == 0). */
+static uint64_t held_bytes(cz_engine *e) { return cz_srs_loaded_bytes(&e->srs) + e->staged; }
+
+/* The budget's high-water mark (status, tests): partitions in flight and held_bytes(). */
 static void note_peak(cz_engine *e) {
-    uint64_t now = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    uint64_t now = e->budget_used + held_bytes(e);
     if (now > e->budget_peak) e->budget_peak = now;
 }
 
@@ -346,7 +352,7 @@ static void note_peak(cz_engine *e) {
  * nothing is in flight and every loaded SRS could go, it loads even if it alone exceeds the budget (the rule
  * budget_fits has for a lone partition), so a job never waits for memory nobody will release. */
 static bool srs_room(cz_engine *e, const cz_circuit *c, uint64_t need, uint64_t min_idle, const char *who) {
-    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + need;
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + e->staged + need;
     if (want <= e->budget_total) return true;
     if (cz_srs_make_room(&e->srs, want - e->budget_total, min_idle) >= want - e->budget_total) return true;
     if (e->budget_used || cz_srs_make_room(&e->srs, srs, min_idle) < srs) return false;
@@ -376,7 +382,7 @@ static bool yield_to_srs_waiter(cz_engine *e, int prio) {
         job *w = e->queue.h[i].item;
         if (!w->srs_wait_since || w->prio <= prio) continue;
         if (pinned == UINT64_MAX) pinned = cz_srs_pinned_bytes(&e->srs);
-        if (pinned && pinned + w->srs_wait_need > e->budget_total) continue;
+        if (pinned && pinned + e->staged + w->srs_wait_need > e->budget_total) continue;
         if (!w->holds_lower)
             cz_log(CZ_LOG_INFO, T, "new partitions of jobs of priority < %d wait until the SRS of job_id=%s (circuit "
                    "%s, %llu bytes) loads; partitions in flight finish", w->prio, w->id, w->circ->id,
@@ -504,7 +510,7 @@ static job *pick_job(cz_engine *e) {
 static bool budget_fits(cz_engine *e, const job *j) {
     uint64_t m = budget_charge(e, j);
     if (e->budget_used == 0) return true;
-    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + m;
+    uint64_t want = e->budget_used + held_bytes(e) + m;
     if (want <= e->budget_total) return true;
     uint64_t freed = cz_srs_evict_idle(&e->srs, want - e->budget_total, min_idle_ms(e, j->prio));
     return want - freed <= e->budget_total;
@@ -641,6 +647,7 @@ static void *gpu_main(void *arg) {
     int dev = e->be.ndevices > 0 ? wid / e->per_dev : 0;
     bool lock = e->be.ndevices > 0;
     cz_witness_stage stage = {0};
+    uint64_t staged = 0; /* of e->staged, this worker's buffer (or the growth reserved for it) */
     pthread_mutex_lock(&e->mu);
     for (;;) {
         /* A lost device's workers end (joined at shutdown): waiting, they would take cv_gpu signals that are
@@ -661,7 +668,7 @@ static void *gpu_main(void *arg) {
                                           &e->be);
         need = need > p->mem ? need - p->mem : 0;
         while (!e->stop && need && e->proving && !j->cancel && !j->failed &&
-               (e->budget_used + cz_srs_loaded_bytes(&e->srs) + need > e->budget_total ||
+               (e->budget_used + held_bytes(e) + need > e->budget_total ||
                 synth_waits_above(e, j->prio)))
             pthread_cond_wait(&e->cv_work, &e->mu);
         if (e->stop) {
@@ -679,13 +686,22 @@ static void *gpu_main(void *arg) {
         slot->busy = true, slot->kind = j->kind, slot->partition = (int)p->idx, slot->since = cz_now_ms();
         snprintf(slot->job, sizeof slot->job, "%s", j->id);
         cz_srs_entry *s = j->srs;
+        /* A staging buffer this witness needs (a first one, or a larger one) is taken from the budget now;
+         * without room for it, the witness goes as it is (start() page-locks it under the device's lock). */
+        const uint64_t grow = cz_witness_stage_grow(&e->be, &stage, dev, &p->w, STAGE_MAX);
+        const uint64_t add = grow > staged ? grow - staged : 0;
+        const bool may_stage = !add || e->budget_used + held_bytes(e) + add <= e->budget_total;
+        if (add && may_stage) e->staged += add, staged += add, note_peak(e);
+        if (!may_stage)
+            cz_log(CZ_LOG_DEBUG, T, "witness not staged job_id=%s partition=%u worker=%d: its page-locked buffer "
+                   "(%llu bytes) does not fit in the memory budget", j->id, p->idx, wid, (unsigned long long)grow);
         pthread_mutex_unlock(&e->mu);
 
         cz_timeline("GPU_PICKUP", j->id, "worker=%d,partition=%u", wid, p->idx);
         /* Copied into the worker's page-locked buffer here, outside the device's lock, while the other
          * worker's kernels run (cz_backend.host_alloc); start() gets that copy */
         cz_witness view;
-        const bool staged = cz_witness_stage_copy(&e->be, dev, &stage, &p->w, STAGE_MAX, &view);
+        const bool staged_now = may_stage && cz_witness_stage_copy(&e->be, dev, &stage, &p->w, STAGE_MAX, &view);
         if (lock) pthread_mutex_lock(&e->dev_mu[dev]);
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
         bool ran = !(lock && e->devs[dev].lost), gone = !ran;
@@ -695,7 +711,7 @@ static void *gpu_main(void *arg) {
             cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
             p->t_start = cz_now_ms();
             p->worker = wid;
-            rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, staged ? &view : &p->w, &p->pending);
+            rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, staged_now ? &view : &p->w, &p->pending);
             snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
             gone = rc && lock && e->be.device_lost && e->be.device_lost(&e->be, dev, why, sizeof why);
             if (gone) {
@@ -718,6 +734,11 @@ static void *gpu_main(void *arg) {
         if (!keep) cz_witness_free_aux(&p->w); /* inputs stay: the verifier needs the public inputs */
 
         pthread_mutex_lock(&e->mu);
+        if (stage.cap != staged) { /* the allocation failed (or reserved more than it took) */
+            e->staged = e->staged - staged + stage.cap;
+            if (stage.cap < staged) pthread_cond_broadcast(&e->cv_work);
+            staged = stage.cap;
+        }
         slot->busy = false;
         if (rc) p->pending = NULL; /* a failed start() leaves nothing to discard */
         if (keep && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
@@ -756,6 +777,8 @@ static void *gpu_main(void *arg) {
         e->fq_tail = p;
         pthread_cond_signal(&e->cv_fin);
     }
+    e->staged -= staged;
+    pthread_cond_broadcast(&e->cv_work);
     pthread_mutex_unlock(&e->mu);
     cz_witness_stage_free(&e->be, &stage);
     return NULL;
@@ -1310,7 +1333,8 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->synth_active = (uint32_t)e->synth_active, st->synth_workers = (uint32_t)e->n_synth;
     st->gpu_queue_len = e->gq_len;
     st->budget_total = e->budget_total;
-    st->budget_used = e->budget_used + cz_srs_loaded_bytes(&e->srs);
+    st->budget_used = e->budget_used + held_bytes(e);
+    st->staging_bytes = e->staged;
     st->budget_peak = e->budget_peak;
     for (size_t i = 0; i < e->queue.n; i++) st->srs_waiting += ((const job *)e->queue.h[i].item)->srs_wait_since != 0;
     st->compact_witness = e->compact;
@@ -1491,8 +1515,8 @@ char *cz_engine_metrics(cz_engine *e) {
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);
-    fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget in use: partitions in flight, loaded SRS and an SRS "
-               "being loaded.\n# TYPE cuzk_memory_budget_used_bytes gauge\n");
+    fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget in use: partitions in flight, loaded SRS, an SRS "
+               "being loaded and the witness staging buffers.\n# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
     fprintf(f, "# HELP cuzk_memory_budget_peak_bytes The most memory budget in use since start.\n"
                "# TYPE cuzk_memory_budget_peak_bytes gauge\n");
@@ -1500,6 +1524,9 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_witness_held_bytes Host bytes of synthesized witnesses not yet through the prover.\n"
                "# TYPE cuzk_witness_held_bytes gauge\n");
     fprintf(f, "cuzk_witness_held_bytes %llu\n", (unsigned long long)st.witness_bytes);
+    fprintf(f, "# HELP cuzk_witness_staging_bytes Page-locked host buffers the prover workers copy witnesses into "
+               "before the GPU's lock (counted in the memory budget).\n# TYPE cuzk_witness_staging_bytes gauge\n");
+    fprintf(f, "cuzk_witness_staging_bytes %llu\n", (unsigned long long)st.staging_bytes);
     static const char *const forms[2] = {"dense", "compact"};
     fprintf(f, "# HELP cuzk_partitions_synthesized_total Partitions synthesized, by witness form.\n"
                "# TYPE cuzk_partitions_synthesized_total counter\n");

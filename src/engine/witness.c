@@ -67,21 +67,40 @@ static int witness_parts(cz_witness *v, void **slot[WITNESS_PARTS], uint64_t byt
     return k;
 }
 
+/* Bytes of v's parts laid out 64-byte aligned in a staging buffer (off: each part's offset). */
+static uint64_t stage_layout(cz_witness *v, void **slot[WITNESS_PARTS], uint64_t bytes[WITNESS_PARTS],
+                             uint64_t off[WITNESS_PARTS], int *k) {
+    uint64_t need = 0;
+    *k = witness_parts(v, slot, bytes);
+    for (int i = 0; i < *k; i++) off[i] = need, need += (bytes[i] + 63) & ~(uint64_t)63;
+    return need;
+}
+
+uint64_t cz_witness_stage_grow(const cz_backend *b, const cz_witness_stage *st, int device, const cz_witness *w,
+                               uint64_t max) {
+    if (!b->host_alloc || !b->host_free) return 0;
+    cz_witness v = *w;
+    void **slot[WITNESS_PARTS];
+    uint64_t bytes[WITNESS_PARTS], off[WITNESS_PARTS];
+    int k;
+    const uint64_t need = stage_layout(&v, slot, bytes, off, &k);
+    if (!need || need > max || (st->buf && st->cap >= need && st->device == device)) return 0;
+    return need + need / 4; /* room for the next partitions' slightly larger parts */
+}
+
 int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const cz_witness *w, uint64_t max,
                           cz_witness *view) {
     if (!b->host_alloc || !b->host_free) return 0;
+    const uint64_t cap = cz_witness_stage_grow(b, st, device, w, max);
     cz_witness v = *w; /* its part pointers are w's until the copy replaces them */
     void **slot[WITNESS_PARTS];
-    uint64_t bytes[WITNESS_PARTS], off[WITNESS_PARTS], need = 0;
-    const int k = witness_parts(&v, slot, bytes);
-    for (int i = 0; i < k; i++) off[i] = need, need += (bytes[i] + 63) & ~(uint64_t)63;
+    uint64_t bytes[WITNESS_PARTS], off[WITNESS_PARTS];
+    int k;
+    const uint64_t need = stage_layout(&v, slot, bytes, off, &k);
     if (!need || need > max) return 0;
-    if (st->buf && (st->cap < need || st->device != device)) {
-        b->host_free(b, st->buf);
+    if (cap) {
+        if (st->buf) b->host_free(b, st->buf);
         st->buf = NULL, st->cap = 0;
-    }
-    if (!st->buf) {
-        const uint64_t cap = need + need / 4; /* room for the next partitions' slightly larger parts */
         if (b->host_alloc(b, device, &st->buf, cap) || !st->buf) {
             st->buf = NULL;
             return 0;

@@ -188,7 +188,7 @@ static void rec_snapshot(const cz_backend *b) {
             rec.refunds += refund;
         }
     rec.snaps++;
-    if (st.budget_used != srs + want && rec.budget_ok) {
+    if (st.budget_used != srs + want + st.staging_bytes && rec.budget_ok) {
         rec.budget_ok = false;
         snprintf(rec.why, sizeof rec.why, "budget_used %llu, SRS %llu + partitions %llu",
                  (unsigned long long)st.budget_used, (unsigned long long)srs, (unsigned long long)want);
@@ -553,9 +553,21 @@ static char *run_job(const cz_config *cfg, const char *id, bool snapshot) {
     CHECK_MSG(r.status == CZ_JOB_COMPLETED && r.proof_len == 384, "%s: status %d %s", id, r.status, r.error);
     cz_result_free(&r);
     cz_engine_status st;
-    CHECK(cz_engine_status_get(e, &st) == 0 && st.witness_bytes == 0 && st.budget_used == st.srs[0].size_bytes);
+    /* the workers' staging buffers (alive until the engine stops) stay in the budget */
+    pthread_mutex_lock(&rec.mu);
+    uint64_t staging = 0;
+    for (int i = 0; i < stg.n; i++) staging += stg.bytes[i];
+    pthread_mutex_unlock(&rec.mu);
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.witness_bytes == 0);
+    CHECK_MSG(st.staging_bytes == staging && st.budget_used == st.srs[0].size_bytes + staging,
+              "%s: budget_used %llu, SRS %llu, staging %llu (buffers held %llu)", id,
+              (unsigned long long)st.budget_used, (unsigned long long)st.srs[0].size_bytes,
+              (unsigned long long)st.staging_bytes, (unsigned long long)staging);
     cz_engine_status_free(&st);
     char *m = cz_engine_metrics(e);
+    char want[96];
+    snprintf(want, sizeof want, "cuzk_witness_staging_bytes %llu\n", (unsigned long long)staging);
+    CHECK_MSG(m && strstr(m, want), "%s: metrics lack %s", id, want);
     pthread_mutex_lock(&rec.mu);
     rec.e = NULL;
     pthread_mutex_unlock(&rec.mu);
@@ -686,6 +698,20 @@ static void engine_paths(void) {
               "stage fails: %d start_compact, %d allocations, %d frees, %d parts not staged", rec.compact_calls,
               stg.allocs, stg.frees, stg.not_staged);
     check_recorded("stage-fails");
+    /* No room in the memory budget (1 byte: each partition and the SRS go alone): nothing is allocated,
+     * start() gets the witness as it is */
+    rec_reset();
+    pthread_mutex_lock(&rec.mu);
+    stg.on = true;
+    pthread_mutex_unlock(&rec.mu);
+    cfg.total_budget = 1;
+    m = run_job(&cfg, "stage-no-room", false);
+    free(m);
+    cfg.total_budget = 0;
+    CHECK_MSG(rec.compact_calls == 2 && stg.allocs == 0 && stg.not_staged == 4 * 2,
+              "stage without budget: %d start_compact, %d allocations, %d parts not staged", rec.compact_calls,
+              stg.allocs, stg.not_staged);
+    check_recorded("stage-no-room");
     cfg.gpu_workers_per_device = 1;
 
     /* the CPU backend: the compact path through its own start_compact */
