@@ -20,7 +20,9 @@
 # setup ([testing] seeded_setup_any: the official parameters are not on the device machine; the setup's
 # fixed-base products run on the GPU), uncached above 512 MiB (SEEDED_CACHE=false: a 32 GiB file is 47 GB);
 # KINDS then defaults to none and COUNT to 0 (no batch). SIZE=34359738368 is a whole 32 GiB PoRep C2 (10
-# partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory).
+# partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory). KSIZE (the KINDS'
+# sector size, 2048; another one also runs against a seeded setup, e.g. KINDS=wpost KSIZE=34359738368: a 32 GiB
+# Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch).
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -38,13 +40,15 @@ export LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 tmp=$(mktemp -d)
 mkdir -p "$d/srs-cache"
 size=${SIZE:-2048}
-if [ "$size" = 2048 ]; then kinds=${KINDS-wpost winning snap} count=${COUNT:-4}
+if [ "$size" = 2048 ]; then kinds=${KINDS-wpost winning snap} count=${COUNT:-$([ "${POREP:-1}" = 1 ] && echo 4 || echo 0)}
 else kinds=${KINDS-} count=${COUNT:-0}; fi
 printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\n' \
     "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" >"$tmp/cuzk.toml"
-if [ "$size" != 2048 ]; then
+ksize=${KSIZE:-2048}
+if [ "$size" != 2048 ] || [ "$ksize" != 2048 ]; then
+    big=$size; [ "$ksize" -gt "$big" ] && big=$ksize
     printf '\n[testing]\nseeded_setup_any = true\nseeded_setup_cache = %s\n' \
-        "${SEEDED_CACHE:-$([ "$size" -gt 536870912 ] && echo false || echo true)}" >>"$tmp/cuzk.toml"
+        "${SEEDED_CACHE:-$([ "$big" -gt 536870912 ] && echo false || echo true)}" >>"$tmp/cuzk.toml"
 fi
 cat "$tmp/cuzk.toml"
 CUZK_TEST_BREAK_GPU="${BREAK_GPU:-}" "$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
@@ -53,8 +57,10 @@ for _ in $(seq 300); do [ -S "$tmp/cuzk.sock" ] && break; sleep 0.1; done
 a="unix://$tmp/cuzk.sock"
 rc=0
 t0=$(date +%s%N)
-"$d/bin/cuzk-bench" gen-vanilla porep --sector-size "$size" -o "$tmp/c1.json" || rc=1
-echo "== gen-vanilla porep --sector-size $size: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+if [ "${POREP:-1}" = 1 ]; then
+    "$d/bin/cuzk-bench" gen-vanilla porep --sector-size "$size" -o "$tmp/c1.json" || rc=1
+    echo "== gen-vanilla porep --sector-size $size: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+fi
 if [ "${LOSE_ALL:-0}" = 1 ]; then
     # the only GPU breaks at the first partition: that proof fails, the next request is refused
     o=$("$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" 2>&1); echo "$o" | grep -vE "^proof|^ +[0-9a-f]" | tail -6
@@ -73,8 +79,10 @@ if [ "${LOSE_ALL:-0}" = 1 ]; then
     fi
 else
     t0=$(date +%s%N)
-    [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
-    echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    if [ "${POREP:-1}" = 1 ]; then
+        [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
+        echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    fi
     t0=$(date +%s%N)
     if [ "$count" -gt 0 ]; then
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "$count" -j "${JOBS:-2}" || rc=1; }
@@ -88,7 +96,7 @@ else
             *) echo "unknown kind $k in KINDS"; rc=1; continue ;;
         esac
         # gen-vanilla prints the `single` command that submits its file (randomness or commitments included)
-        cmd=$("$d/bin/cuzk-bench" gen-vanilla $g --sector-size 2048 -o "$tmp/$k.json" | sed -n 's/^submit: cuzk-bench //p')
+        cmd=$("$d/bin/cuzk-bench" gen-vanilla $g --sector-size "$ksize" -o "$tmp/$k.json" | sed -n 's/^submit: cuzk-bench //p')
         [ -n "$cmd" ] || { echo "gen-vanilla $g printed no submit line"; rc=1; continue; }
         t0=$(date +%s%N)
         o=$("$d/bin/cuzk-bench" -a "$a" $cmd 2>&1) || rc=1
