@@ -22,7 +22,7 @@
 # KINDS then defaults to none and COUNT to 0 (no batch). SIZE=34359738368 is a whole 32 GiB PoRep C2 (10
 # partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory). KSIZE (the KINDS'
 # sector size, 2048; another one also runs against a seeded setup, e.g. KINDS=wpost KSIZE=34359738368: a 32 GiB
-# Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch).
+# Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch). WORKERS: gpus.gpu_workers_per_device (2).
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -42,8 +42,8 @@ mkdir -p "$d/srs-cache"
 size=${SIZE:-2048}
 if [ "$size" = 2048 ]; then kinds=${KINDS-wpost winning snap} count=${COUNT:-$([ "${POREP:-1}" = 1 ] && echo 4 || echo 0)}
 else kinds=${KINDS-} count=${COUNT:-0}; fi
-printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\n' \
-    "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" >"$tmp/cuzk.toml"
+printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\ngpu_workers_per_device = %s\n' \
+    "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" "${WORKERS:-2}" >"$tmp/cuzk.toml"
 ksize=${KSIZE:-2048}
 if [ "$size" != 2048 ] || [ "$ksize" != 2048 ]; then
     big=$size; [ "$ksize" -gt "$big" ] && big=$ksize

@@ -627,10 +627,10 @@ static void *synth_main(void *arg) {
 
 /* ---- prover workers ---- */
 
-/* The largest witness a worker copies into its page-locked buffer ahead of start() (cz_backend.host_alloc):
- * compact ones (a 32 GiB PoRep partition: 87 MB). A dense 32 GiB one (4 GB) goes as it is, start() locking
- * it itself, rather than keep 4 GB page-locked per worker. */
-#define STAGE_MAX ((uint64_t)512 << 20)
+/* The largest witness a worker copies into its page-locked buffer ahead of start() (cz_backend.host_alloc): compact
+ * ones (a 32 GiB PoRep partition: 87 MB) and dense PoSt ones (a 32 GiB Window PoSt partition: 4.06 GB, whose
+ * page-locking inside start() held the device ~460 ms). The buffer is kept, in the memory budget, for the next. */
+#define STAGE_MAX ((uint64_t)8 << 30)
 
 typedef struct {
     cz_engine *e;

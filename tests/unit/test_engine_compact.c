@@ -486,7 +486,16 @@ static void stage_copy(cz_rng *rng) {
             cz_witness v;
             const int allocs = stg.allocs;
             CHECK(cz_witness_stage_copy(&b, 0, &st, w, 64, &v) == 0 && stg.allocs == allocs); /* over max */
+            CHECK(cz_witness_stage_grow(&b, &st, 0, w, 64) == 0);
+            /* the parts 64-byte aligned, plus a quarter for the next witnesses */
+            const uint64_t bm = (na + 63) / 64 * 8, nd = w->caux.n_dense * 32;
+            const uint64_t need = 128 + (dense ? na * 32 : 2 * ((bm + 63) / 64 * 64) + (nd + 63) / 64 * 64);
+            const uint64_t grow = cz_witness_stage_grow(&b, &st, 0, w, UINT64_MAX);
+            CHECK_MSG(grow == need + need / 4, "grow %llu for %llu bytes", (unsigned long long)grow, (unsigned long long)need);
             CHECK(cz_witness_stage_copy(&b, 0, &st, w, UINT64_MAX, &v) == 1);
+            CHECK(stg.n == 1 && stg.bytes[0] == grow && st.cap == grow); /* what grow said it would take */
+            CHECK(cz_witness_stage_grow(&b, &st, 0, w, UINT64_MAX) == 0);  /* fits now */
+            CHECK(cz_witness_stage_grow(&b, &st, 1, w, UINT64_MAX) == grow); /* another device: a new buffer */
             CHECK(v.inputs != in && stg_has(v.inputs, ni * sizeof(cz_fr)) && same_fr(v.inputs, in, ni));
             cz_fr *x = NULL;
             if (dense) {
@@ -513,6 +522,16 @@ static void stage_copy(cz_rng *rng) {
         CHECK(stg.n == 0 && !stg.bad_free);
         cz_wcompact_free(&wc.caux);
         free(aux);
+    }
+    /* a dense 32 GiB Window PoSt witness (4.06 GB; grow reads only the sizes): at most 64 MiB of slack */
+    {
+        cz_fr one = CZ_FR_ONE_V;
+        cz_witness big = {.inputs = &one, .ni = 25840, .na = 126902376, .aux = &one};
+        cz_witness_stage st = {0};
+        const uint64_t need = (25840 * 32 + 63) / 64 * 64 + 126902376ull * 32;
+        CHECK(cz_witness_stage_grow(&b, &st, 0, &big, UINT64_MAX) == need + (64 << 20));
+        CHECK(cz_witness_stage_grow(&b, &st, 0, &big, (uint64_t)8 << 30) == need + (64 << 20));
+        CHECK(cz_witness_stage_grow(&b, &st, 0, &big, (uint64_t)2 << 30) == 0); /* over max */
     }
     /* no hooks: not staged */
     cz_backend cpu;
