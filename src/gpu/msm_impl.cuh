@@ -1491,9 +1491,15 @@ static unsigned msm_window_bits(size_t n) {
      *   2^20  28.5   30.8   31.5   29.7   37.2   48.1   63.1   (the model: 16)
      *   2^22  88.0   88.3   86.2   81.6   90.0  100.9  113.9   (16)
      *   2^24 357.9  341.2  318.0  292.1  293.7  302.8  304.6   (19)
-     * hence 13 below 2^21 points (PoRep's B_G2 tail is ~1.23 M) and 16 from there. */
+     * hence 13 below 2^21 points (PoRep's B_G2 tail is ~1.23 M) and 16 from there. Larger sizes (session 26, the same
+     * bench with CZ_BENCH_G2_LOGS="25 26 27", one process a width, medians of 3, ms):
+     *   c:     16      18      19      20      21
+     *   2^25  544.4   545.8   543.2   545.8   617.2
+     *   2^26 1038.3  1021.3   995.9   993.7  1059.3
+     *   2^27 2010.8  1951.1  1881.8  1829.1  1932.7
+     * hence the model's choice (20) from 2^25 (a 32 GiB Window PoSt's B_G2 is a full MSM of 91 M points). */
     if (sizeof(F) != 48) {
-        const unsigned cap = n < ((size_t)1 << 21) ? 13 : 16;
+        const unsigned cap = n < ((size_t)1 << 21) ? 13 : n < ((size_t)1 << 25) ? 16 : 20;
         if (best > cap) best = cap;
     }
     return best;

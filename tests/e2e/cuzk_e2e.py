@@ -66,6 +66,20 @@ def submit_req(rid, vanilla=None, kind=1, sector_size=2048, priority=0):
                                  vanilla_proof=c1(rid) if vanilla is None else vanilla, sector_number=1, miner_id=1000)
 
 
+def listening(path):
+    """Whether a server accepts connections on the unix socket at path."""
+    if not os.path.exists(path):
+        return False
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 class Daemon:
     """A daemon on config_text ({sock} {port} {http} {params} {srs_cache} are filled in). test_circuit: 2 KiB
     PoRep uses the fast built-in test circuit ([testing] builtin_test_circuit), as most suites need."""
@@ -86,10 +100,12 @@ class Daemon:
         e.update(env or {})
         self.proc = subprocess.Popen([os.path.join(BUILD, "cuzk"), "--config", self.cfg], stdout=self.log,
                                      stderr=subprocess.STDOUT, env=e)
+        # The socket file appears when gRPC binds it, before the server listens (grpc_server_start): until then a
+        # call is refused (seen once on a loaded CI machine), so wait until a connection is accepted.
         deadline = time.time() + 20
-        while not os.path.exists(self.sock) and time.time() < deadline and self.proc.poll() is None:
+        while not listening(self.sock) and time.time() < deadline and self.proc.poll() is None:
             time.sleep(0.05)
-        if not os.path.exists(self.sock):
+        if not listening(self.sock):
             print(self.logtext())
             raise SystemExit("daemon did not start")
         self.unix = "unix://" + self.sock

@@ -14,6 +14,7 @@
  * by element), for quick A/B
  * runs of the library's knobs: CZ_GPU_MSM_PROFILE (MSM phase times on stderr), CZ_GPU_MSM_C (window
  * bits), CZ_GPU_BA_THREADS;
+ * CZ_BENCH_G2_LOGS="26 27" (the G2 sizes timed, default "20 22 24");
  * CZ_BENCH_BA_ONLY (the batch additions alone, checked, then timed under each CZ_BENCH_BA_VARIANTS).
  * G1 MSM A/B in one process: CZ_BENCH_MSM_LOGS="24 26 27" (the MSM sizes timed with CZ_BENCH_G1_ONLY; default
  * the largest), CZ_BENCH_NO_BA (no batch-add timings), CZ_BENCH_MSM_REPS (default 3 from 2^26),
@@ -490,7 +491,22 @@ static cz_g2_affine *g2_pool(uint64_t seed) {
 }
 
 static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
-    unsigned top = max_log < 24 ? max_log : 24, chk_log = top < 18 ? top : 18;
+    /* the sizes timed: 2^20, 2^22, 2^24, or CZ_BENCH_G2_LOGS (up to 4 of them, at most 2^27 and max_log) */
+    unsigned sz[4] = {20, 22, 24, 0}, nsz = 3;
+    if (getenv("CZ_BENCH_G2_LOGS")) {
+        char buf[64], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", getenv("CZ_BENCH_G2_LOGS"));
+        nsz = 0;
+        for (char *tok = strtok_r(buf, " ,", &save); tok && nsz < 4; tok = strtok_r(NULL, " ,", &save)) {
+            unsigned lg = (unsigned)atoi(tok);
+            if (lg >= 10 && lg <= 27 && lg <= max_log) sz[nsz++] = lg;
+        }
+    }
+    unsigned top = 0;
+    for (unsigned k = 0; k < nsz; k++) top = sz[k] > top ? sz[k] : top;
+    top = top < 18 ? 18 : top;
+    top = top < max_log ? top : max_log;
+    unsigned chk_log = top < 18 ? top : 18;
     size_t nmax = (size_t)1 << top, nchk = (size_t)1 << chk_log;
     time_t t0 = time(NULL);
     cz_g2_affine *pool = g2_pool(seed);
@@ -524,14 +540,13 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
 
     cz_gpu_timer *tm;
     DIE_IF(cz_gpu_timer_create(&tm), "timer");
-    static const unsigned sz[] = {20, 22, 24};
-    for (size_t k = 0; k < sizeof sz / sizeof sz[0]; k++) {
+    for (unsigned k = 0; k < nsz; k++) {
         unsigned lg = sz[k];
         if (lg > top) break;
         size_t n = (size_t)1 << lg;
         float ms[100];
         for (int op = 0; op < 2; op++) {
-            int mr = lg >= 24 && op == 0 ? 3 : reps;
+            int mr = lg >= 24 && op == 0 && reps > 3 ? 3 : reps;
             if (op == 0) DIE_IF(cz_gpu_g2_msm(&gpu, d_bases, d_sc, n, NULL), "warm-up");
             else DIE_IF(cz_gpu_g2_batch_add(&gpu, d_bases, d_bm, n, NULL), "warm-up");
             for (int r = 0; r < mr; r++) {
