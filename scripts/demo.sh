@@ -58,6 +58,8 @@ fi
 "$build/cuzk" --config "$tmp/cuzk.toml" --log-level info >"$tmp/cuzk.log" 2>&1 &
 daemon_pid=$!
 for _ in $(seq 200); do [ -S "$tmp/cuzk.sock" ] && break; sleep 0.1; done
+# the socket appears when gRPC binds it, before it listens: wait until a call is answered
+for _ in $(seq 100); do "$build/cuzk-bench" -a "unix://$tmp/cuzk.sock" status >/dev/null 2>&1 && break; sleep 0.1; done
 addr="unix://$tmp/cuzk.sock"
 rc=0
 echo "==== cuzk-bench gen-vanilla porep --sector-size 2048 -o $tmp/c1.json"

@@ -54,6 +54,8 @@ cat "$tmp/cuzk.toml"
 CUZK_TEST_BREAK_GPU="${BREAK_GPU:-}" "$d/bin/cuzk" --config "$tmp/cuzk.toml" --log-level debug >"$tmp/cuzk.log" 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -S "$tmp/cuzk.sock" ] && break; sleep 0.1; done
+# the socket appears when gRPC binds it, before it listens: wait until a call is answered
+for _ in $(seq 100); do "$d/bin/cuzk-bench" -a "unix://$tmp/cuzk.sock" status >/dev/null 2>&1 && break; sleep 0.1; done
 a="unix://$tmp/cuzk.sock"
 rc=0
 t0=$(date +%s%N)

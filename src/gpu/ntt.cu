@@ -29,6 +29,7 @@
  * coset and 1/n factors folded into a pass, so it never runs a permutation pass; the inverse's last
  * pass and the coset forward's first pass work on the same contiguous blocks and run as one kernel.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -568,11 +569,18 @@ static unsigned plan_pass_k(unsigned log_n, unsigned k) {
 static size_t plan_direct_size(unsigned log_n) {
     return plan_passes(log_n) >= 3 ? (size_t)1 << (log_n - plan_pass_k(log_n, 0)) : 0;
 }
-/* CZ_GPU_NTT_SHOUP: 0 Montgomery products, else (the default) Shoup's a block an SM less (ntt_pass_shfl) */
-static int plan_shv() {
-    const char *sv = getenv("CZ_GPU_NTT_SHOUP");
-    return sv && *sv && atoi(sv) == 0 ? 0 : 2;
+/* An A/B knob's value: its digit when it is one of `ok`, else -1 (unset, or a value the library no longer has:
+ * named on stderr when a plan is made, and the default runs). */
+static int ntt_knob(const char *name, const char *ok) {
+    const char *v = getenv(name);
+    if (!v || !*v) return -1;
+    if (!v[1] && strchr(ok, v[0])) return v[0] - '0';
+    fprintf(stderr, "cuzk gpu: %s=%s is not a value this build has (%s); the default runs\n", name, v, ok);
+    return -1;
 }
+
+/* CZ_GPU_NTT_SHOUP: 0 Montgomery products, else (the default) Shoup's a block an SM less (ntt_pass_shfl) */
+static int plan_shv() { return ntt_knob("CZ_GPU_NTT_SHOUP", "02") == 0 ? 0 : 2; }
 
 /* Device bytes of the tables: elements, plus their Shoup pairs when shv (twice the bytes). */
 static size_t plan_bytes(size_t dsize, int shv) {
@@ -601,8 +609,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     }
     if (!rc) {
         p->log_n = log_n;
-        const char *kv = getenv("CZ_GPU_NTT_KERNEL");
-        p->kern = kv && kv[0] == '0' ? 0 : 2;
+        p->kern = ntt_knob("CZ_GPU_NTT_KERNEL", "02") == 0 ? 0 : 2;
         p->np = plan_passes(log_n);
         unsigned s0 = 0;
         for (unsigned k = 0; k < p->np; k++) {
@@ -629,8 +636,7 @@ extern "C" int cz_gpu_ntt_create(cz_gpu_ntt **plan, unsigned log_n) {
     }
     /* the Shoup pairs of both, from the device copies (a binary division per entry on the GPU) */
     if (!rc) p->shv = plan_shv();
-    const char *tv = getenv("CZ_GPU_NTT_TILE");
-    if (!rc) p->tile = tv && *tv && atoi(tv) == 0 ? 0 : 1;
+    if (!rc) p->tile = ntt_knob("CZ_GPU_NTT_TILE", "01") == 0 ? 0 : 1;
     if (!rc && p->shv) {
         rc = cz_gpu_malloc((void **)&p->tables_sh, 2 * sizeof(cz_fr) * CZ_NTT_T_TOTAL);
         if (!rc) {
