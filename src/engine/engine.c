@@ -650,9 +650,7 @@ static void *gpu_main(void *arg) {
     uint64_t staged = 0; /* of e->staged, this worker's buffer (or the growth reserved for it) */
     /* The last partition's aux, freed once that partition went on (a dense 32 GiB one: 4 GB, ~200 ms of munmap
      * that its finish() and verification need not wait for) */
-    cz_witness spent;
-    memset(&spent, 0, sizeof spent);
-    cz_wcompact_init(&spent.caux);
+    cz_witness spent = {0};
     bool have_spent = false;
     pthread_mutex_lock(&e->mu);
     for (;;) {

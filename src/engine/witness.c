@@ -76,6 +76,15 @@ static uint64_t stage_layout(cz_witness *v, void **slot[WITNESS_PARTS], uint64_t
     return need;
 }
 
+/* The capacity a copy of `need` bytes allocates into st on `device`, or 0 when st's buffer holds it (need <= max):
+ * the witness plus room for the next partitions' slightly larger parts (compact witnesses vary; a dense one of
+ * 4 GB does not). */
+static uint64_t stage_cap(const cz_witness_stage *st, int device, uint64_t need) {
+    if (st->buf && st->cap >= need && st->device == device) return 0;
+    const uint64_t slack = (uint64_t)64 << 20;
+    return need + (need / 4 < slack ? need / 4 : slack);
+}
+
 uint64_t cz_witness_stage_grow(const cz_backend *b, const cz_witness_stage *st, int device, const cz_witness *w,
                                uint64_t max) {
     if (!b->host_alloc || !b->host_free) return 0;
@@ -84,22 +93,19 @@ uint64_t cz_witness_stage_grow(const cz_backend *b, const cz_witness_stage *st, 
     uint64_t bytes[WITNESS_PARTS], off[WITNESS_PARTS];
     int k;
     const uint64_t need = stage_layout(&v, slot, bytes, off, &k);
-    if (!need || need > max || (st->buf && st->cap >= need && st->device == device)) return 0;
-    /* room for the next partitions' slightly larger parts (compact witnesses vary; a dense one of 4 GB does not) */
-    const uint64_t slack = (uint64_t)64 << 20;
-    return need + (need / 4 < slack ? need / 4 : slack);
+    return need && need <= max ? stage_cap(st, device, need) : 0;
 }
 
 int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const cz_witness *w, uint64_t max,
                           cz_witness *view) {
     if (!b->host_alloc || !b->host_free) return 0;
-    const uint64_t cap = cz_witness_stage_grow(b, st, device, w, max);
     cz_witness v = *w; /* its part pointers are w's until the copy replaces them */
     void **slot[WITNESS_PARTS];
     uint64_t bytes[WITNESS_PARTS], off[WITNESS_PARTS];
     int k;
     const uint64_t need = stage_layout(&v, slot, bytes, off, &k);
     if (!need || need > max) return 0;
+    const uint64_t cap = stage_cap(st, device, need);
     if (cap) {
         if (st->buf) b->host_free(b, st->buf);
         st->buf = NULL, st->cap = 0;
