@@ -23,6 +23,8 @@
 # partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory). KSIZE (the KINDS'
 # sector size, 2048; another one also runs against a seeded setup, e.g. KINDS=wpost KSIZE=34359738368: a 32 GiB
 # Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch). WORKERS: gpus.gpu_workers_per_device (2).
+# MIX=1: the KINDS are sent while the PoRep proves (once its first partition is on the GPU), not after it; with
+# SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
     b=$2 out=$3
@@ -81,7 +83,14 @@ if [ "${LOSE_ALL:-0}" = 1 ]; then
     fi
 else
     t0=$(date +%s%N)
-    if [ "${POREP:-1}" = 1 ]; then
+    if [ "${POREP:-1}" = 1 ] && [ "${MIX:-0}" = 1 ]; then
+        # the PoRep in the background; the KINDS go in once its first partition is on the GPU (a farm's
+        # WindowPoSt arriving while a C2 proves: it outranks the PoRep and must wait for memory, not fail)
+        [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" >"$tmp/porep.out" 2>&1 & }
+        bg=$!
+        for _ in $(seq 3000); do grep -q "GPU_START" "$tmp/cuzk.log" && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+        echo "== the PoRep's first partition started after $(( ($(date +%s%N) - t0) / 1000000 )) ms; KINDS go in now"
+    elif [ "${POREP:-1}" = 1 ]; then
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
         echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     fi
@@ -105,6 +114,11 @@ else
         echo "$o" | grep -E "^status|^error|^timings|^proof|gRPC"
         echo "== $k (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     done
+    if [ -n "${bg:-}" ]; then
+        wait $bg || rc=1
+        grep -E "^status|^error|^timings|gRPC" "$tmp/porep.out"
+        echo "== the PoRep beside KINDS ended $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent"
+    fi
 fi
 if [ -n "$pid" ]; then
 o=$("$d/bin/cuzk-bench" -a "$a" status) || rc=1

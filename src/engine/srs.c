@@ -90,11 +90,12 @@ static const cz_srs_count *count_memo(const cz_srs_mgr *m, const cz_circuit *c) 
  * lock is not held while counting (another caller may count the same circuit meanwhile: the first result
  * is kept, the same number). Without a note, the first load's estimate: before counting was there, a
  * first load reserved the parameter file alone (32 GiB PoRep: ~26 GB short). */
-static uint64_t r1cs_counted(cz_srs_mgr *m, const cz_circuit *c) {
+static uint64_t r1cs_counted(cz_srs_mgr *m, const cz_circuit *c, uint64_t *params) {
     pthread_mutex_lock(&m->mu);
     const cz_srs_count *k = count_memo(m, c);
-    uint64_t n = k ? k->bytes : 0;
+    uint64_t n = k ? k->bytes : 0, pb = k ? k->params : 0;
     pthread_mutex_unlock(&m->mu);
+    if (params) *params = pb;
     if (k || !c->count_r1cs) return n;
     uint64_t t0 = cz_now_ms();
     cz_r1cs_shape sh;
@@ -103,11 +104,13 @@ static uint64_t r1cs_counted(cz_srs_mgr *m, const cz_circuit *c) {
     char why[300] = "";
     if (rc) snprintf(why, sizeof why, "%s", cz_error_message());
     n = rc ? 0 : cz_r1cs_shape_bytes(&sh);
+    pb = rc ? 0 : cz_groth16_params_bound(sh.num_inputs, sh.num_aux, sh.num_rows);
+    if (params) *params = pb;
     cz_srs_count *nk = malloc(sizeof *nk); /* out of memory: not kept, counted again next time */
     pthread_mutex_lock(&m->mu);
     const bool first = !count_memo(m, c);
     if (first && nk) {
-        *nk = (cz_srs_count){c, n, m->counts};
+        *nk = (cz_srs_count){c, n, pb, m->counts};
         m->counts = nk, nk = NULL;
     }
     pthread_mutex_unlock(&m->mu);
@@ -595,15 +598,18 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
     bool known = load && e && e->hot_bytes;
     pthread_mutex_unlock(&m->mu);
     if (!bytes) return load; /* the answer alone: no file looked at */
+    bool seeded = false;
     if (load && !n) { /* not known to the manager yet: the file it would be read from */
         char path[700];
-        bool seeded;
         find_file(m, c, path, sizeof path, &seeded);
         n = file_size(path);
     }
-    if (load && !known && n) { /* the file's size: plus the R1CS recorded, else counted */
+    if (load && !known && !n && seeded) { /* a seeded setup with no file (first, or uncached): its count's bound */
+        uint64_t pb = 0, r = r1cs_counted(m, c, &pb);
+        n = pb ? pb + r : 0;
+    } else if (load && !known && n) { /* the file's size: plus the R1CS recorded, else counted */
         const uint64_t noted = r1cs_note_read(m, c);
-        n += noted ? noted : r1cs_counted(m, c);
+        n += noted ? noted : r1cs_counted(m, c, NULL);
     }
     *bytes = n;
     return load;

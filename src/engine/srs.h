@@ -51,6 +51,7 @@ typedef struct cz_srs_entry {
 typedef struct cz_srs_count {
     const cz_circuit *circuit;
     uint64_t bytes; /* cz_r1cs_shape_bytes of the count; 0 when the count failed (then not tried again) */
+    uint64_t params;  /* cz_groth16_params_bound of its shape: a seeded setup's size before it has a file; 0 likewise */
     struct cz_srs_count *next;
 } cz_srs_count;
 

@@ -71,10 +71,13 @@ static void init_once(void) {
 }
 
 /* With the device's mutex held; the prover must be idle. */
-static void drop(int dev, slot *sl) {
+static void drop(int dev, slot *sl, const char *why) {
+    const uint64_t t0 = cz_now_ms();
     cz_gpu_lock(dev);
     cz_gpu_prover_destroy(sl->pr);
     cz_gpu_unlock(dev);
+    cz_log(CZ_LOG_INFO, "cuzk::gpu", "device %d: idle prover of %llu rows dropped in %llu ms (%s)", dev,
+           (unsigned long long)sl->fp.rows, (unsigned long long)(cz_now_ms() - t0), why);
     memset(sl, 0, sizeof *sl);
     g_dev[dev].evicted++;
 }
@@ -101,7 +104,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 if (sl->users) { /* stale (same addresses, other contents): dropped once idle */
                     stale_busy = 1;
                 } else {
-                    drop(dev, sl);
+                    drop(dev, sl, "its parameters were replaced at the same address");
                     if (!free_slot) free_slot = sl;
                     continue;
                 }
@@ -152,7 +155,8 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             if (rc != CZ_ENOMEM || resident == 0) break; /* nothing to make room with */
         }
         if (lru) { /* room (memory or a slot): the least recently used idle prover goes */
-            drop(dev, lru);
+            drop(dev, lru, resident >= g_max_res ? "least recently used: gpus.max_resident_circuits reached"
+                                                  : "least recently used: room for another circuit's prover");
             rc = 0;
             continue;
         }

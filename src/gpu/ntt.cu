@@ -29,6 +29,7 @@
  * coset and 1/n factors folded into a pass, so it never runs a permutation pass; the inverse's last
  * pass and the coset forward's first pass work on the same contiguous blocks and run as one kernel.
  * Fr elements are 32 B, one DRAM sector, so the strided loads of the early passes waste no bytes. */
+#include <atomic>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,7 +576,10 @@ static int ntt_knob(const char *name, const char *ok) {
     const char *v = getenv(name);
     if (!v || !*v) return -1;
     if (!v[1] && strchr(ok, v[0])) return v[0] - '0';
-    fprintf(stderr, "cuzk gpu: %s=%s is not a value this build has (%s); the default runs\n", name, v, ok);
+    static std::atomic<unsigned> said{0}; /* once a process and knob (bit i: the i-th knob named here) */
+    const unsigned bit = !strcmp(name, "CZ_GPU_NTT_KERNEL") ? 1u : !strcmp(name, "CZ_GPU_NTT_SHOUP") ? 2u : 4u;
+    if (!(said.fetch_or(bit) & bit))
+        fprintf(stderr, "cuzk gpu: %s=%s is not a value this build has (%s); the default runs\n", name, v, ok);
     return -1;
 }
 

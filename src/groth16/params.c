@@ -222,6 +222,13 @@ size_t cz_groth16_params_size(const cz_groth16_params *p) {
     return cz_groth16_vk_size(&p->vk) + 5 * 4 + 96 * (p->h_len + p->l_len + p->a_len + p->b_len) + 192 * p->b_len;
 }
 
+uint64_t cz_groth16_params_bound(uint64_t ni, uint64_t na, uint64_t rows) {
+    uint64_t n = 1;
+    while (n < rows) n <<= 1;
+    const uint64_t v = ni + na; /* a_len, b_len <= every variable */
+    return CZ_GROTH16_VK_FIXED_BYTES + 96 * ni + 5 * 4 + 96 * ((n - 1) + na + 2 * v) + 192 * v;
+}
+
 /* Encodes a section in chunks (in parallel) so that huge parameter files never need a second full copy. */
 #define CHUNK_POINTS 16384
 #define DEFINE_WRITE_SECTION(G, SIZE)                                                                     \

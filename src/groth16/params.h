@@ -47,6 +47,9 @@ int cz_groth16_vk_write_file(const char *path, const cz_groth16_vk *vk);
 int cz_groth16_vk_read_file(cz_groth16_vk *vk, const char *path);
 
 size_t cz_groth16_params_size(const cz_groth16_params *p);
+/* At least cz_groth16_params_size of any setup of a circuit of ni inputs, na aux and rows R1CS rows (A and B
+ * queries counted full, H over the power-of-two domain of rows): what a setup with no file to size it holds. */
+uint64_t cz_groth16_params_bound(uint64_t ni, uint64_t na, uint64_t rows);
 int cz_groth16_params_write_file(const char *path, const cz_groth16_params *p);
 /* Decodes a whole `.params` image; no point may be infinity (bellperson's rule); the counts must be
  * consistent (H + 1 a power of two, A >= IC, B_G1 = B_G2). Trailing bytes are ignored as bellperson does. */
