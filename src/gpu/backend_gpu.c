@@ -57,7 +57,7 @@ static struct {
     pthread_mutex_t mu;
     pthread_cond_t idle; /* signalled when a prover's users drops to 0 */
     slot s[MAX_RES];
-    uint64_t tick, created, evicted;
+    uint64_t tick, created, evicted, failed;
 } g_dev[MAX_DEV];
 static int g_max_res = MAX_RES;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -126,10 +126,20 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                     const size_t w = cz_gpu_prover_work_reserve(g_dev[dev].s[i].pr);
                     margin = w > margin ? w : margin;
                 }
-            if (margin && !cz_gpu_set_device(dev) && !cz_gpu_mem_info(&fr, &tot))
+            const bool info = !cz_gpu_set_device(dev) && !cz_gpu_mem_info(&fr, &tot);
+            if (margin && info)
                 margin += cz_gpu_prover_default_margin(tot);
             else
                 margin = 0;
+            /* its bases alone do not fit beside the residents: an idle one goes (or we wait for one) without
+             * a create that would code the matrices (~1 s at 32 GiB) only to fail */
+            const size_t floor = cz_gpu_prover_floor_bytes(p);
+            if (resident && info && floor + (margin ? margin : cz_gpu_prover_default_margin(tot)) > fr) {
+                cz_log(CZ_LOG_DEBUG, "cuzk::gpu", "device %d: a prover of %llu rows needs %.2f GiB for its bases, "
+                       "%.2f GiB free beside %d resident(s)", dev, (unsigned long long)fp.rows, floor / 1073741824.0,
+                       fr / 1073741824.0, resident);
+                goto make_room;
+            }
             /* resident only while idle residents could make room; streamed bases only when it cannot fit
              * even alone (streaming the PoRep bases every partition costs more than evicting an idle
              * WindowPoSt prover) */
@@ -152,8 +162,10 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 break;
             }
             free_slot->pr = NULL;
+            if (rc == CZ_ENOMEM) g_dev[dev].failed++;
             if (rc != CZ_ENOMEM || resident == 0) break; /* nothing to make room with */
         }
+    make_room:
         if (lru) { /* room (memory or a slot): the least recently used idle prover goes */
             drop(dev, lru, resident >= g_max_res ? "least recently used: gpus.max_resident_circuits reached"
                                                   : "least recently used: room for another circuit's prover");
@@ -172,6 +184,15 @@ static void release(int dev, const cz_gpu_prover *pr) {
     for (int i = 0; i < MAX_RES; i++)
         if (g_dev[dev].s[i].pr == pr && --g_dev[dev].s[i].users == 0) pthread_cond_broadcast(&g_dev[dev].idle);
     pthread_mutex_unlock(&g_dev[dev].mu);
+}
+
+uint64_t cz_backend_gpu_failed_creates(int dev) {
+    if (dev < 0 || dev >= MAX_DEV) return 0;
+    pthread_once(&g_once, init_once);
+    pthread_mutex_lock(&g_dev[dev].mu);
+    const uint64_t n = g_dev[dev].failed;
+    pthread_mutex_unlock(&g_dev[dev].mu);
+    return n;
 }
 
 void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted) {
@@ -276,7 +297,7 @@ void cz_backend_gpu_release(void) {
                 cz_gpu_prover_destroy(g_dev[i].s[k].pr);
                 memset(&g_dev[i].s[k], 0, sizeof g_dev[i].s[k]);
             }
-        g_dev[i].created = g_dev[i].evicted = 0;
+        g_dev[i].created = g_dev[i].evicted = g_dev[i].failed = 0;
         pthread_mutex_unlock(&g_dev[i].mu);
     }
 }

@@ -93,6 +93,10 @@ size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
 void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n);
 /* The part of it not allocated yet: the device's shared MSM / batch-add scratch, grown on first use. */
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr);
+/* Device bytes a resident prover of p holds at least (its bases and density maps, before the matrices and the
+ * working set): when they exceed the free memory less the margin, a resident create() cannot succeed, and a
+ * caller with idle provers to drop need not spend the matrices' coding to learn it. */
+size_t cz_gpu_prover_floor_bytes(const cz_groth16_params *p);
 /* The margin create() leaves free when given 0: 1 GiB + 2 % of a device of total bytes. */
 size_t cz_gpu_prover_default_margin(size_t total);
 
@@ -169,6 +173,9 @@ void cz_backend_gpu_release(void);
 void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted);
 /* At most n (1..8) resident provers per device (default 8, or CZ_GPU_MAX_RESIDENT). */
 void cz_backend_gpu_set_max_resident(int n);
+/* Prover creations on device dev that failed for memory (CZ_ENOMEM) since the last release: a switch between
+ * circuits that do not fit together drops the idle one first, without such a failure, when the bases tell. */
+uint64_t cz_backend_gpu_failed_creates(int dev);
 
 #ifdef __cplusplus
 }

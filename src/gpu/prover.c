@@ -416,6 +416,18 @@ static int upload_bits(uint64_t **d, const uint64_t *h, size_t nbits) {
     return rc;
 }
 
+static size_t bases_bytes(const cz_groth16_params *p) {
+    size_t b = (p->h_len + p->l_len + p->a_len + p->b_len) * sizeof(cz_g1_affine);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    b += p->b_len * sizeof(cz_g2_affine);
+#endif
+    return b;
+}
+
+static size_t maps_bytes(const cz_groth16_params *p) { return (p->a_len + p->b_len + 2) * 4; }
+
+size_t cz_gpu_prover_floor_bytes(const cz_groth16_params *p) { return bases_bytes(p) + maps_bytes(p); }
+
 int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                          size_t margin_bytes) {
     return cz_gpu_prover_create_mode(out, device, p, r, margin_bytes, CZ_GPU_PROVER_AUTO);
@@ -451,15 +463,12 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     memset(dict, 0, sizeof dict);
     for (int k = 0; k < nm && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
     for (int k = 0; k < nm && !rc; k++) mat += mb[k];
-    size_t bases = (p->h_len + p->l_len + p->a_len + p->b_len) * sizeof(cz_g1_affine);
-#ifdef CZ_GPU_HAVE_G2_MSM
-    bases += p->b_len * sizeof(cz_g2_affine);
-#endif
+    const size_t bases = bases_bytes(p);
     /* resident when it fits (or asked), else streamed bases (or asked); the knob overrides both ways */
     const int knob = cz_gpu_prover_stream_knob_();
     if (knob == 1) mode = CZ_GPU_PROVER_STREAMED;
     if (knob == 0 && mode == CZ_GPU_PROVER_AUTO) mode = CZ_GPU_PROVER_RESIDENT;
-    const size_t maps = (p->a_len + p->b_len + 2) * 4;
+    const size_t maps = maps_bytes(p);
     size_t work;
     pr->need_resident = resident_need(pr, mat + maps, bases, &work);
     const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);

@@ -10,7 +10,8 @@
  *    against the new key (reused device bases would fail it);
  *  - device memory short (a ballast leaves room for one of A and a bigger C but not both): C evicts the idle
  *    A instead of failing with CZ_ENOMEM, then A proves again (beside C or evicting it) (not under
- *    CZ_TEST_GPU_MAX_N < 2^16: memcheck).
+ *    CZ_TEST_GPU_MAX_N < 2^16: memcheck); and with room for less than C's bases beside A, A is dropped
+ *    before any creation of C is tried (no failed create).
  * Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
@@ -216,6 +217,21 @@ int main(void) {
                   r, (unsigned long long)cr, (unsigned long long)ev);
     }
     printf("memory short, LRU eviction: ok\n");
+    cz_gpu_free(ballast);
+    ballast = NULL;
+
+    /* C's bases alone do not fit beside A: A goes before any creation of C is tried (a resident create would
+     * code C's matrices only to fail for memory), and C proves */
+    cz_backend_gpu_release();
+    CHECK(prove(&a) == 0);
+    CHECK(cz_gpu_mem_info(&fr1, &tot) == 0);
+    const size_t want2 = cz_gpu_prover_floor_bytes(&c.p) + margin - ((size_t)1 << 20);
+    if (fr1 > want2) CHECK(cz_gpu_malloc(&ballast, fr1 - want2) == 0);
+    CHECK_MSG(prove(&c) == 0, "C whose bases do not fit beside A: %s", cz_error_message());
+    expect("C's bases do not fit beside A", 1, 2, 1);
+    CHECK_MSG(cz_backend_gpu_failed_creates(0) == 0, "a create of C failed for memory before A was dropped (%llu)",
+              (unsigned long long)cz_backend_gpu_failed_creates(0));
+    printf("bases short, A dropped first: ok\n");
     cz_gpu_free(ballast);
 
     cz_backend_gpu_release();
