@@ -86,9 +86,13 @@ typedef struct {
     uint64_t since;
 } worker_slot;
 
-/* A GPU of the backend. lost is written holding the device's lock and the engine lock, so either one reads
- * it: a worker waiting for the device lock sees the loss before it would start on the broken context. */
+/* A GPU of the backend. lost is written holding the device's turn and the engine lock, so either one reads
+ * it: a worker waiting for the turn sees the loss before it would start on the broken context. The turn
+ * (turn, waiting: under the engine lock) is the device's lock around start(): among the workers waiting
+ * for it, one of the highest priority goes first. */
 typedef struct {
+    bool turn;                             /* a worker is in start() on it */
+    uint32_t waiting[CZ_PRIO_CRITICAL + 1]; /* workers waiting for the turn, by their partition's priority */
     bool lost;
     char why[256];
     uint64_t since;
@@ -99,18 +103,19 @@ struct cz_engine {
     cz_config cfg;
     cz_backend be;
     cz_srs_mgr srs;
-    pthread_mutex_t mu, *dev_mu; /* dev_mu: one per GPU device (none for the CPU backend) */
+    pthread_mutex_t mu;
     dev_state *devs;             /* one per GPU device */
     int n_lost;
     uint64_t retries; /* partitions requeued after their device was lost */
     char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
     void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
     void *all_lost_arg;
-    pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done;
+    pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done, cv_turn; /* cv_turn: a device's turn or the queue */
     cz_sched queue;
     job *jobs;
     part *gq, *fq, *fq_tail;
     uint32_t gq_len, gq_cap;
+    int gpu_idle; /* prover workers waiting for a partition */
     uint64_t next_seq, t_start;
     uint64_t budget_total, budget_used;
     uint64_t budget_peak;  /* the most budget_used + held_bytes() have been */
@@ -534,6 +539,21 @@ static void gq_insert(cz_engine *e, part *p) {
     p->next = *pp;
     *pp = p;
     e->gq_len++;
+    pthread_cond_broadcast(&e->cv_turn); /* a worker waiting for its device's turn may take it instead */
+}
+
+/* Whether the GPU queue holds a partition of lower priority than prio (its tail: the queue is by priority). */
+static bool gq_below(const cz_engine *e, int prio) {
+    const part *q = e->gq;
+    while (q && q->next) q = q->next;
+    return q && q->j->prio < prio;
+}
+
+/* Whether a worker of priority above prio waits for device dev's turn. */
+static bool turn_waits_above(const cz_engine *e, int dev, int prio) {
+    for (int q = prio + 1; q <= CZ_PRIO_CRITICAL; q++)
+        if (e->devs[dev].waiting[q]) return true;
+    return false;
 }
 
 static void *synth_main(void *arg) {
@@ -610,7 +630,10 @@ static void *synth_main(void *arg) {
         p->mem = wb < full ? wb : full;
         if (p->mem < charge) budget_release(e, charge - p->mem);
         else e->budget_used += p->mem - charge, note_peak(e);
-        while (!e->stop && e->gq_len >= e->gq_cap && !j->cancel && !j->failed) pthread_cond_wait(&e->cv_space, &e->mu);
+        /* The queue's bound holds back lower-priority partitions only: a Winning PoSt synthesized while the
+         * queue is full of PoRep partitions goes in at its head (its witness is held either way) */
+        while (!e->stop && e->gq_len >= e->gq_cap && !gq_below(e, j->prio) && !j->cancel && !j->failed)
+            pthread_cond_wait(&e->cv_space, &e->mu);
         if (e->stop || j->cancel || j->failed) {
             drop_part(e, p, "job cancelled or failed");
             if (e->stop) break;
@@ -662,7 +685,11 @@ static void *gpu_main(void *arg) {
         }
         /* A lost device's workers end (joined at shutdown): waiting, they would take cv_gpu signals that are
          * meant for the workers of the healthy devices. */
-        while (!e->stop && !e->gq && !dev_lost(e, dev)) pthread_cond_wait(&e->cv_gpu, &e->mu);
+        while (!e->stop && !e->gq && !dev_lost(e, dev)) {
+            e->gpu_idle++;
+            pthread_cond_wait(&e->cv_gpu, &e->mu);
+            e->gpu_idle--;
+        }
         if (e->stop || dev_lost(e, dev)) break;
         part *p = e->gq;
         e->gq = p->next;
@@ -712,7 +739,41 @@ static void *gpu_main(void *arg) {
          * worker's kernels run (cz_backend.host_alloc); start() gets that copy */
         cz_witness view;
         const bool staged_now = may_stage && cz_witness_stage_copy(&e->be, dev, &stage, &p->w, STAGE_MAX, &view);
-        if (lock) pthread_mutex_lock(&e->dev_mu[dev]);
+        if (lock) {
+            pthread_mutex_lock(&e->mu);
+            bool yield = false;
+            e->devs[dev].waiting[j->prio]++;
+            while (e->devs[dev].turn || turn_waits_above(e, dev, j->prio)) {
+                /* A partition that outranks this one was queued while no worker was free to take it: it goes
+                 * in this one's place, so it waits for the start() in progress only, not for this one's too. */
+                if (!e->stop && !e->devs[dev].lost && !e->gpu_idle && e->gq && e->gq->j->prio > j->prio) {
+                    yield = true;
+                    break;
+                }
+                pthread_cond_wait(&e->cv_turn, &e->mu);
+            }
+            e->devs[dev].waiting[j->prio]--;
+            if (yield) { /* back to the queue as it came (the requeue below, without a start) */
+                p->proving = false, e->proving--;
+                p->mem -= need;
+                budget_release(e, need);
+                j->part_state[p->idx] = 'S';
+                slot->busy = false;
+                if (stage.cap != staged) {
+                    e->staged = e->staged - staged + stage.cap;
+                    if (stage.cap < staged) pthread_cond_broadcast(&e->cv_work);
+                    staged = stage.cap;
+                }
+                cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=priority", wid, p->idx);
+                cz_log(CZ_LOG_DEBUG, T, "partition yields its device turn job_id=%s partition=%u worker=%d: job_id=%s "
+                       "(priority %d) goes first", j->id, p->idx, wid, e->gq->j->id, e->gq->j->prio);
+                gq_insert(e, p);
+                pthread_cond_signal(&e->cv_gpu);
+                continue;
+            }
+            e->devs[dev].turn = true;
+            pthread_mutex_unlock(&e->mu);
+        }
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
         bool ran = !(lock && e->devs[dev].lost), gone = !ran;
         char msg[300] = "not started: its device was lost", why[256] = "";
@@ -730,7 +791,12 @@ static void *gpu_main(void *arg) {
                 pthread_mutex_unlock(&e->mu);
             }
         }
-        if (lock) pthread_mutex_unlock(&e->dev_mu[dev]);
+        if (lock) {
+            pthread_mutex_lock(&e->mu);
+            e->devs[dev].turn = false;
+            pthread_cond_broadcast(&e->cv_turn);
+            pthread_mutex_unlock(&e->mu);
+        }
         if (ran)
             cz_log(CZ_LOG_DEBUG, T, "GPU_TIMING prove_start returned job_id=%s partition=%u worker=%d "
                    "prove_start_ms=%llu witness=%s", j->id, p->idx, wid,
@@ -883,10 +949,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
         return rc;
     }
     e->per_dev = per_dev;
-    e->dev_mu = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->dev_mu);
     e->devs = calloc(e->be.ndevices > 0 ? (size_t)e->be.ndevices : 1, sizeof *e->devs);
-    if (!e->dev_mu || !e->devs) {
-        free(e->dev_mu), free(e->devs), free(e);
+    if (!e->devs) {
+        free(e);
         return cz_error(CZ_ENOMEM, "out of memory");
     }
     for (int d = 0; d < e->be.ndevices; d++) {
@@ -897,7 +962,6 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
                dev_ordinal(e, d), gi.name, per_dev);
     }
     e->n_gpu = per_dev * (e->be.ndevices > 0 ? e->be.ndevices : 1); /* CPU backend: one "device" */
-    for (int i = 0; i < e->be.ndevices; i++) pthread_mutex_init(&e->dev_mu[i], NULL);
     e->budget_total = cz_config_budget(cfg);
     uint32_t maxsyn = cfg->max_parallel_synthesis ? cfg->max_parallel_synthesis : 18;
     e->n_synth = (int)(maxsyn < (uint32_t)(ncpu > 2 ? ncpu : 2) ? maxsyn : (uint32_t)(ncpu > 2 ? ncpu : 2));
@@ -924,6 +988,7 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     pthread_condattr_destroy(&ca);
     pthread_cond_init(&e->cv_work, NULL);
     pthread_cond_init(&e->cv_gpu, NULL);
+    pthread_cond_init(&e->cv_turn, NULL);
     pthread_cond_init(&e->cv_space, NULL);
     pthread_cond_init(&e->cv_fin, NULL);
     e->synth = calloc((size_t)e->n_synth, sizeof(pthread_t));
@@ -1004,8 +1069,7 @@ void cz_engine_free(cz_engine *e) {
     cz_sched_free(&e->queue);
     cz_srs_destroy(&e->srs);
     free(e->synth), free(e->gpu), free(e->fin), free(e->slots);
-    for (int i = 0; i < e->be.ndevices; i++) pthread_mutex_destroy(&e->dev_mu[i]);
-    free(e->dev_mu), free(e->devs);
+    free(e->devs);
     if (e->be.destroy) e->be.destroy(&e->be);
     free(e);
 }

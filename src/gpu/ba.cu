@@ -5,6 +5,11 @@
 
 static scratch g_ba[CZ_GPU_SCRATCH_DEVICES][8];
 
+extern "C" size_t cz_gpu_g1_ba_scratch_held_(void) {
+    int dev;
+    return scratch_device(&dev) ? 0 : scratch_held(g_ba[dev], 8);
+}
+
 extern "C" void cz_gpu_g1_ba_release_scratch_(void) {
     int dev;
     if (scratch_device(&dev)) return; /* only the current device's scratch */

@@ -119,14 +119,24 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             break;
         }
         if (!stale_busy && resident < g_max_res && free_slot) {
-            /* the residents' scratch is grown on first use and shared: keep room for the largest */
+            /* the residents' scratch is grown on first use and shared: keep room for the largest, less what
+             * is grown already (the free memory counts that as used: a PoRep prover's ~20 GiB counted twice
+             * made a 0.2 GiB Winning PoSt prover evict it on the H200) */
             size_t margin = 0, fr, tot;
             for (int i = 0; i < MAX_RES; i++)
                 if (g_dev[dev].s[i].pr) {
                     const size_t w = cz_gpu_prover_work_reserve(g_dev[dev].s[i].pr);
                     margin = w > margin ? w : margin;
                 }
-            const bool info = !cz_gpu_set_device(dev) && !cz_gpu_mem_info(&fr, &tot);
+            bool info = !cz_gpu_set_device(dev);
+            size_t held = 0;
+            if (info) { /* the scratch grows inside start()'s device region: both read outside one */
+                cz_gpu_lock(dev);
+                info = !cz_gpu_mem_info(&fr, &tot);
+                if (margin) held = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
+                cz_gpu_unlock(dev);
+            }
+            margin = margin > held ? margin - held : 0;
             if (margin && info)
                 margin += cz_gpu_prover_default_margin(tot);
             else
@@ -162,7 +172,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 break;
             }
             free_slot->pr = NULL;
-            if (rc == CZ_ENOMEM) g_dev[dev].failed++;
+            if (rc == CZ_ENOMEM && resident) g_dev[dev].failed++;
             if (rc != CZ_ENOMEM || resident == 0) break; /* nothing to make room with */
         }
     make_room:

@@ -122,6 +122,8 @@ int cz_gpu_g1_msm_multi(cz_g1_jac *r, const cz_g1_affine *const *d_bases, const 
 /* r = sum of the bases whose bit is set (bit i = word i/64, bit i%64, as cz_g1_batch_add), n < 2^32. */
 int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
 void cz_gpu_g1_release_scratch(void);
+/* Device bytes the current device's G1 MSM and batch-add scratch holds now (under the device's lock). */
+size_t cz_gpu_g1_scratch_held(void);
 
 
 /* ---- Prover pipeline pieces (gpuprove: h_pipeline.cu, spmv.cu, alloc.cu; the partition prover is in
@@ -160,6 +162,7 @@ int cz_gpu_g2_msm(cz_g2_jac *r, const cz_g2_affine *d_bases, const cz_fr *d_scal
 size_t cz_gpu_g2_msm_scratch_bytes(size_t n);
 int cz_gpu_g2_batch_add(cz_g2_jac *r, const cz_g2_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
 void cz_gpu_g2_release_scratch(void);
+size_t cz_gpu_g2_scratch_held(void);
 
 #ifdef __cplusplus
 }

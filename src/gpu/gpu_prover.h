@@ -173,8 +173,9 @@ void cz_backend_gpu_release(void);
 void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted);
 /* At most n (1..8) resident provers per device (default 8, or CZ_GPU_MAX_RESIDENT). */
 void cz_backend_gpu_set_max_resident(int n);
-/* Prover creations on device dev that failed for memory (CZ_ENOMEM) since the last release: a switch between
- * circuits that do not fit together drops the idle one first, without such a failure, when the bases tell. */
+/* Prover creations on device dev that failed for memory (CZ_ENOMEM) beside other residents since the last
+ * release (each then dropped an idle one and tried again): a switch between circuits that do not fit together
+ * drops the idle one first, without such a failure, when the bases tell. */
 uint64_t cz_backend_gpu_failed_creates(int dev);
 
 #ifdef __cplusplus

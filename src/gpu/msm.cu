@@ -7,6 +7,13 @@
 static scratch g_msm[CZ_GPU_SCRATCH_DEVICES][16];
 
 extern "C" void cz_gpu_g1_ba_release_scratch_(void);
+extern "C" size_t cz_gpu_g1_ba_scratch_held_(void);
+
+extern "C" size_t cz_gpu_g1_scratch_held(void) {
+    int dev;
+    if (scratch_device(&dev)) return 0;
+    return scratch_held(g_msm[dev], 16) + cz_gpu_g1_ba_scratch_held_();
+}
 
 extern "C" void cz_gpu_g1_release_scratch(void) {
     int dev;

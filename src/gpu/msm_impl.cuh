@@ -66,6 +66,12 @@ static int scratch_device(int *dev) {
         return cz_error(CZ_ERANGE, "GPU MSM: device %d, at most %d supported", *dev, CZ_GPU_SCRATCH_DEVICES);
     return 0;
 }
+/* Bytes held by n scratch slots (read under the device's lock: they grow inside its region). */
+static inline size_t scratch_held(const scratch *s, int n) {
+    size_t b = 0;
+    for (int i = 0; i < n; i++) b += s[i].cap;
+    return b;
+}
 static void scratch_release(scratch *s, int n) {
     for (int i = 0; i < n; i++) {
         if (s[i].p) cudaFree(s[i].p);

@@ -10,8 +10,9 @@
  *    against the new key (reused device bases would fail it);
  *  - device memory short (a ballast leaves room for one of A and a bigger C but not both): C evicts the idle
  *    A instead of failing with CZ_ENOMEM, then A proves again (beside C or evicting it) (not under
- *    CZ_TEST_GPU_MAX_N < 2^16: memcheck); and with room for less than C's bases beside A, A is dropped
- *    before any creation of C is tried (no failed create).
+ *    CZ_TEST_GPU_MAX_N < 2^16: memcheck); A beside a resident C whose scratch has grown stays resident with
+ *    room for A and the part of C's reserve not grown (C's whole reserve counted again dropped C); with room
+ *    for less than C's bases beside A, A is dropped before any creation of C is tried (no failed create).
  * Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
@@ -220,19 +221,66 @@ int main(void) {
     cz_gpu_free(ballast);
     ballast = NULL;
 
+    /* A beside a resident C whose scratch is grown: the free memory already counts that scratch, so room for
+     * A's own needs and the margin (plus what C's reserve has not grown yet) keeps both resident; counting
+     * C's reserve again dropped C */
+    /* A's creation needs (as C's above) and C's reserve, from a clean device (a destroy releases the shared
+     * scratch, so both are measured before C is resident) */
+    cz_backend_gpu_release();
+    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
+    size_t lo2 = 0, hi2 = fr0, res_c = 0;
+    while (hi2 - lo2 > ((size_t)1 << 20)) {
+        const size_t mid = lo2 + (hi2 - lo2) / 2;
+        cz_gpu_prover *pa = NULL;
+        if (cz_gpu_prover_create_mode(&pa, 0, &a.p, &a.c.r, mid, CZ_GPU_PROVER_RESIDENT) == 0) lo2 = mid;
+        else hi2 = mid;
+        cz_gpu_prover_destroy(pa);
+    }
+    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
+    const size_t need_a = fr0 - lo2;
+    {
+        cz_gpu_prover *pc = NULL;
+        if (cz_gpu_prover_create_mode(&pc, 0, &c.p, &c.c.r, 0, CZ_GPU_PROVER_RESIDENT) == 0)
+            res_c = cz_gpu_prover_work_reserve(pc);
+        cz_gpu_prover_destroy(pc);
+    }
+    CHECK(prove(&c) == 0); /* C resident, its scratch grown */
+    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
+    cz_gpu_lock(0);
+    const size_t held = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
+    cz_gpu_unlock(0);
+    CHECK_MSG(held > ((size_t)32 << 20) && res_c > 0, "C's scratch %zu bytes, reserve %zu", held, res_c);
+    const size_t want2 = need_a + margin + (res_c > held ? res_c - held : 0) + ((size_t)16 << 20);
+    CHECK_MSG(fr0 > want2, "free %zu, A beside C needs %zu", fr0, want2);
+    if (fr0 > want2) CHECK(cz_gpu_malloc(&ballast, fr0 - want2) == 0);
+    CHECK_MSG(prove(&a) == 0, "A beside C with room for A: %s", cz_error_message());
+    expect("A beside C's grown scratch", 2, 2, 0);
+    cz_gpu_free(ballast);
+    ballast = NULL;
+    printf("grown scratch counted once: ok (A needs %.1f MiB, C's scratch %.1f MiB of a %.1f MiB reserve)\n",
+           need_a / 1048576.0, held / 1048576.0, res_c / 1048576.0);
+
     /* C's bases alone do not fit beside A: A goes before any creation of C is tried (a resident create would
-     * code C's matrices only to fail for memory), and C proves */
+     * code C's matrices only to fail for memory) */
     cz_backend_gpu_release();
     CHECK(prove(&a) == 0);
     CHECK(cz_gpu_mem_info(&fr1, &tot) == 0);
-    const size_t want2 = cz_gpu_prover_floor_bytes(&c.p) + margin - ((size_t)1 << 20);
-    if (fr1 > want2) CHECK(cz_gpu_malloc(&ballast, fr1 - want2) == 0);
-    CHECK_MSG(prove(&c) == 0, "C whose bases do not fit beside A: %s", cz_error_message());
-    expect("C's bases do not fit beside A", 1, 2, 1);
-    CHECK_MSG(cz_backend_gpu_failed_creates(0) == 0, "a create of C failed for memory before A was dropped (%llu)",
-              (unsigned long long)cz_backend_gpu_failed_creates(0));
-    printf("bases short, A dropped first: ok\n");
+    const size_t want3 = cz_gpu_prover_floor_bytes(&c.p) + margin - ((size_t)1 << 20);
+    if (fr1 > want3) CHECK(cz_gpu_malloc(&ballast, fr1 - want3) == 0);
+    { /* alone, C may still fit streamed in what A left; either way A went and no create beside it failed */
+        const int rc3 = prove(&c);
+        int r3;
+        uint64_t c3, d3;
+        cz_backend_gpu_residency(0, &r3, &c3, &d3);
+        CHECK_MSG(d3 == 1 && c3 == (rc3 ? 1u : 2u) && r3 == (rc3 ? 0 : 1),
+                  "C's bases do not fit beside A: C %s, resident %d created %llu dropped %llu", rc3 ? "failed" : "proved",
+                  r3, (unsigned long long)c3, (unsigned long long)d3);
+    }
+    CHECK_MSG(cz_backend_gpu_failed_creates(0) == 0, "a create of C beside A failed for memory (%llu): A was not "
+              "dropped first", (unsigned long long)cz_backend_gpu_failed_creates(0));
     cz_gpu_free(ballast);
+    CHECK_MSG(prove(&c) == 0, "C with the ballast gone: %s", cz_error_message());
+    printf("bases short, A dropped first: ok\n");
 
     cz_backend_gpu_release();
     cz_gpu_g1_release_scratch();

@@ -1,0 +1,247 @@
+/* A device's turn by priority (engine.c gpu_main), on a fake one-device backend over the CPU prover whose
+ * start() takes START_MS, two workers sharing the device: a queue of NORMAL PoRep jobs keeps both workers and
+ * the bounded GPU queue full, then a CRITICAL job (a Winning PoSt's priority) is submitted.
+ *  - its partitions go into the full GPU queue at once (the bound holds back lower priorities only);
+ *  - the worker waiting for the device with a NORMAL partition gives its place to the CRITICAL one, and a
+ *    CRITICAL waiter goes before a NORMAL one: between the CRITICAL job's first partition synthesized and its
+ *    last start(), at most one NORMAL start() begins (the H200 before: a 32 GiB Winning PoSt beside a
+ *    PoRep C2 waited ~4 s for queue space, ~0.93 s for a worker and ~0.93 s for the device);
+ *  - every job completes, the budget goes back to the SRS alone.
+ * The order is read from the TIMELINE lines (stderr, captured). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../testutil.h"
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "engine/circuit.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+
+#define START_MS 150
+#define NJOBS 8
+
+static cz_backend cpu;
+static const int ords[1] = {0};
+static uint64_t last_begin; /* cz_now_ms() when the latest start() began */
+
+static int fake_start(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
+                      const cz_fr *aux, void **pending) {
+    (void)b;
+    __atomic_store_n(&last_begin, cz_now_ms(), __ATOMIC_SEQ_CST);
+    usleep(START_MS * 1000);
+    return cpu.start(&cpu, dev, p, r, inputs, aux, pending);
+}
+
+static int fake_start_compact(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r,
+                              const cz_fr *inputs, const cz_wcompact *aux, void **pending) {
+    (void)b;
+    __atomic_store_n(&last_begin, cz_now_ms(), __ATOMIC_SEQ_CST);
+    usleep(START_MS * 1000);
+    return cpu.start_compact(&cpu, dev, p, r, inputs, aux, pending);
+}
+
+static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(&cpu, nthreads);
+    *b = cpu;
+    b->name = "fake-gpu";
+    b->ndevices = 1;
+    b->ordinals = ords;
+    b->start = fake_start;
+    b->start_compact = fake_start_compact;
+    return 0;
+}
+
+static int submit(cz_engine *e, const char *id, int prio, char *job_id) {
+    cz_submit s = {0};
+    s.request_id = id, s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.priority = prio;
+    s.vanilla = (const uint8_t *)id, s.vanilla_len = strlen(id);
+    uint32_t q;
+    return cz_engine_submit(e, &s, job_id, &q);
+}
+
+static int saved_stderr = -1;
+static void capture_begin(const char *path) {
+    fflush(stderr);
+    saved_stderr = dup(2);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (fd >= 0) dup2(fd, 2), close(fd);
+}
+static char *capture_end(const char *path) {
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    char *s = cz_test_read_file(path, NULL);
+    return s ? s : calloc(1, 1);
+}
+
+/* A TIMELINE line's fields: event and job id into ev / job, partition= into *part (-1 when none). */
+static bool timeline(const char *line, char *ev, char *job, int *part) {
+    if (strncmp(line, "TIMELINE,", 9)) return false;
+    const char *a = strchr(line + 9, ','), *b = a ? strchr(a + 1, ',') : NULL, *c = b ? strchr(b + 1, ',') : NULL;
+    if (!c) return false;
+    snprintf(ev, 32, "%.*s", (int)(b - a - 1), a + 1);
+    snprintf(job, CZ_JOB_ID_MAX, "%.*s", (int)(c - b - 1), b + 1);
+    const char *pp = strstr(c, "partition=");
+    *part = pp ? atoi(pp + 10) : -1;
+    return true;
+}
+
+typedef struct {
+    int starts;        /* the urgent job's GPU_STARTs */
+    int picks_waiting; /* other jobs' GPU_PICKUPs while one of its partitions was synthesized, not queued */
+    int normal_starts; /* other jobs' GPU_STARTs after its first GPU_QUEUE, before its last GPU_START */
+} order;
+
+static order read_order(const char *log, const char *urgent) {
+    order o = {0, 0, 0};
+    int n_lines = 0, first_queue = -1, last_start = -1, waiting = 0;
+    int *other_start = calloc(8192, sizeof *other_start), n_other = 0;
+    for (const char *l = log; l && *l; n_lines++) {
+        const char *end = strchr(l, '\n');
+        const size_t len = end ? (size_t)(end - l) : strlen(l);
+        char line[600], ev[32], job[CZ_JOB_ID_MAX];
+        int part;
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), l);
+        l = end ? end + 1 : NULL;
+        if (!timeline(line, ev, job, &part)) continue;
+        const bool mine = !strcmp(job, urgent);
+        if (mine && !strcmp(ev, "SYNTH_END")) waiting++;
+        if (mine && !strcmp(ev, "GPU_QUEUE")) waiting--, first_queue = first_queue < 0 ? n_lines : first_queue;
+        if (mine && !strcmp(ev, "GPU_START")) o.starts++, last_start = n_lines;
+        if (!mine && waiting > 0 && !strcmp(ev, "GPU_PICKUP")) o.picks_waiting++;
+        if (!mine && !strcmp(ev, "GPU_START") && n_other < 8192) other_start[n_other++] = n_lines;
+    }
+    for (int i = 0; i < n_other; i++) o.normal_starts += other_start[i] > first_queue && other_start[i] < last_start;
+    if (first_queue < 0 || last_start < 0) o.normal_starts = -1;
+    free(other_start);
+    return o;
+}
+
+static void budget_back(cz_engine *e, uint64_t jobs);
+static int devices(void) { return 1; }
+
+int main(void) {
+    static const cz_gpu_provider prov = {devices, fake_init};
+    cz_backend_set_gpu_provider(&prov);
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    snprintf(cfg.backend, sizeof cfg.backend, "gpu");
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.gpu_workers_per_device = 2;
+    char logf[] = "/tmp/cz_turn_XXXXXX";
+    int fd = mkstemp(logf);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    cz_engine *e = NULL;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (!e) return cz_test_finish();
+    char ids[NJOBS][CZ_JOB_ID_MAX], urgent[CZ_JOB_ID_MAX] = "";
+    capture_begin(logf);
+    for (int i = 0; i < NJOBS; i++) {
+        char rid[32];
+        snprintf(rid, sizeof rid, "normal-%d", i);
+        CHECK(submit(e, rid, CZ_PRIO_NORMAL, ids[i]) == 0);
+    }
+    /* both workers busy and the GPU queue full before the urgent job comes */
+    bool full = false;
+    for (int t = 0; t < 3000 && !full; t++) {
+        cz_engine_status st;
+        if (cz_engine_status_get(e, &st) == 0) {
+            int busy = 0;
+            for (size_t w = 0; w < st.n_workers; w++) busy += st.workers[w].busy;
+            full = busy == 2 && st.gpu_queue_len >= 4;
+            cz_engine_status_free(&st);
+        }
+        if (!full) usleep(2000);
+    }
+    CHECK_MSG(full, "the GPU queue never filled");
+    /* just after a start() began: the other worker then waits for the device with a NORMAL partition */
+    const uint64_t b0 = __atomic_load_n(&last_begin, __ATOMIC_SEQ_CST);
+    for (int t = 0; t < 2000 && __atomic_load_n(&last_begin, __ATOMIC_SEQ_CST) == b0; t++) usleep(1000);
+    usleep(5000);
+    CHECK(submit(e, "urgent", CZ_PRIO_CRITICAL, urgent) == 0);
+    cz_result r;
+    CHECK(cz_engine_await(e, urgent, 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    for (int i = 0; i < NJOBS; i++) {
+        CHECK_MSG(cz_engine_await(e, ids[i], 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED, "job %d: %s", i,
+                  r.error);
+        cz_result_free(&r);
+    }
+    char *log = capture_end(logf);
+    const order o = read_order(log, urgent);
+    CHECK_MSG(o.starts == 2, "the CRITICAL job's 2 partitions: %d started", o.starts);
+    CHECK_MSG(o.picks_waiting == 0, "%d NORMAL partitions taken from the full GPU queue while a CRITICAL one "
+              "waited to enter it", o.picks_waiting);
+    CHECK_MSG(o.normal_starts == 0, "%d NORMAL start()s began between the CRITICAL job's first queued partition "
+              "and its last start (the worker waiting for the device kept its NORMAL one)", o.normal_starts);
+    printf("CRITICAL beside a full queue: %d NORMAL pickups while it waited for the queue, %d NORMAL starts before "
+           "its own\n", o.picks_waiting, o.normal_starts);
+    if (getenv("CZ_TEST_VERBOSE")) fputs(log, stdout);
+    free(log);
+    budget_back(e, NJOBS + 1);
+    cz_engine_free(e);
+
+    /* three workers, one NORMAL job of two partitions: one starts, the second waits for the device, the third
+     * worker is free and takes the CRITICAL partition (nothing to yield for: a worker was idle); when the
+     * device comes free the CRITICAL waiter goes first (three rounds: the wake-up order alone would pass one
+     * in two) */
+    cfg.gpu_workers_per_device = 3;
+    for (int round = 0; round < 3; round++) {
+        CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+        if (!e) break;
+        char id[CZ_JOB_ID_MAX], rid[32];
+        capture_begin(logf);
+        snprintf(rid, sizeof rid, "normal-r%d", round);
+        CHECK(submit(e, rid, CZ_PRIO_NORMAL, id) == 0);
+        bool waiting = false;
+        for (int t = 0; t < 3000 && !waiting; t++) {
+            cz_engine_status st;
+            if (cz_engine_status_get(e, &st) == 0) {
+                int busy = 0;
+                for (size_t w = 0; w < st.n_workers; w++) busy += st.workers[w].busy;
+                waiting = busy == 2;
+                cz_engine_status_free(&st);
+            }
+            if (!waiting) usleep(1000);
+        }
+        usleep(10000);
+        snprintf(rid, sizeof rid, "urgent-r%d", round);
+        CHECK(submit(e, rid, CZ_PRIO_CRITICAL, urgent) == 0);
+        CHECK(cz_engine_await(e, urgent, 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+        cz_result_free(&r);
+        CHECK(cz_engine_await(e, id, 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+        cz_result_free(&r);
+        char *lg = capture_end(logf);
+        const order o2 = read_order(lg, urgent);
+        CHECK_MSG(waiting && o2.starts == 2 && o2.normal_starts == 0,
+                  "round %d: %d of the CRITICAL job's partitions started, %d NORMAL start()s went before (the "
+                  "NORMAL waiter took the device first)", round, o2.starts, o2.normal_starts);
+        free(lg);
+        budget_back(e, 2);
+        cz_engine_free(e);
+    }
+    printf("CRITICAL waiter before a NORMAL one: ok\n");
+    unlink(logf);
+    cz_backend_set_gpu_provider(NULL);
+    return cz_test_finish();
+}
+
+/* after the jobs: nothing charged but the loaded SRS and the staging buffers; completed jobs counted */
+static void budget_back(cz_engine *e, uint64_t jobs) {
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0);
+    uint64_t srs = 0;
+    for (size_t i = 0; i < st.n_srs; i++) srs += st.srs[i].tier == CZ_TIER_HOT ? st.srs[i].size_bytes : 0;
+    CHECK_MSG(st.budget_used == srs + st.staging_bytes && st.completed == jobs && st.failed == 0,
+              "budget used %llu, SRS %llu, staging %llu, %llu completed", (unsigned long long)st.budget_used,
+              (unsigned long long)srs, (unsigned long long)st.staging_bytes, (unsigned long long)st.completed);
+    cz_engine_status_free(&st);
+}
