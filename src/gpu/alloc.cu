@@ -26,9 +26,11 @@ struct host_map {
 static std::mutex g_maps_mu;
 static std::vector<host_map> g_maps;
 
-/* One write a 4 KiB page (the kernel zeroes each page it faults in), in contiguous slices over up to 8 threads. */
+/* One write a 4 KiB page (the kernel zeroes each page it faults in), in contiguous slices over up to 8 threads,
+ * one a 16 MiB (110 MB, a 32 GiB PoRep witness: 15.7 ms on one thread, 5.7 on 8). */
 static void fault_in(char *p, size_t bytes) {
-    const unsigned nt = bytes >= ((size_t)256 << 20) ? 8 : 1;
+    const size_t per = bytes >> 24;
+    const unsigned nt = per >= 8 ? 8 : per ? (unsigned)per : 1;
     const size_t slice = (bytes / nt + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     auto touch = [p, bytes](size_t lo, size_t hi) {
         for (size_t o = lo; o < hi && o < bytes; o += 4096) p[o] = 0;
