@@ -9,6 +9,9 @@
 #include "gpu/cuda_util.cuh"
 #include "gpu/gpu.h"
 #include "gpu/prover_internal.h"
+extern "C" {
+#include "util/mem.h"
+}
 
 /* Page-locked host memory. From MAP_MIN: anonymous memory on a 2 MiB boundary with transparent huge pages asked for
  * (madvise MADV_HUGEPAGE), faulted in by up to 8 threads, then page-locked with cudaHostRegister. On the H200 host
@@ -50,7 +53,7 @@ static void *map_locked(size_t bytes) {
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return NULL;
     char *p = (char *)(((uintptr_t)base + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: without THP the pages are small, and it still works */
+    cz_advise_hugepages(p, bytes); /* advice: without THP the pages are small, and it still works */
     fault_in(p, bytes);
     if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
         cudaGetLastError();
