@@ -1,9 +1,12 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 unsigned long cz_test_passed, cz_test_failed;
 
@@ -103,4 +106,21 @@ int cz_hex_decode(uint8_t *out, size_t n, const char *in) {
         out[i] = (uint8_t)(h << 4 | l);
     }
     return 0;
+}
+
+static int g_saved_stderr = -1;
+
+void cz_test_capture_begin(const char *path) {
+    fflush(stderr);
+    g_saved_stderr = dup(2);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (fd >= 0) dup2(fd, 2), close(fd);
+}
+
+char *cz_test_capture_end(const char *path) {
+    fflush(stderr);
+    if (g_saved_stderr >= 0) dup2(g_saved_stderr, 2), close(g_saved_stderr);
+    g_saved_stderr = -1;
+    char *s = cz_test_read_file(path, NULL);
+    return s ? s : calloc(1, 1);
 }

@@ -53,6 +53,10 @@ char *cz_test_read_fixture(const char *rel, char *path, size_t cap, size_t *len)
  * dflt when it is unset or empty. A value that is not a positive integer stops the test (exit 2) rather than
  * skipping every size and passing. */
 size_t cz_test_gpu_max_n(size_t dflt);
+/* stderr (log and TIMELINE lines) into the file at path until cz_test_capture_end, which puts stderr back and
+ * returns what was written (malloc'd; "" when unreadable). Not nested. */
+void cz_test_capture_begin(const char *path);
+char *cz_test_capture_end(const char *path);
 /* Hex helpers for tests and tools. */
 void cz_hex_encode(char *out, const uint8_t *in, size_t n);
 int cz_hex_decode(uint8_t *out, size_t n, const char *in);

@@ -82,6 +82,23 @@ static void expect(const char *what, int resident, uint64_t created, uint64_t ev
               (unsigned long long)evicted);
 }
 
+/* The device bytes k's resident creation counts (no margin): the free memory less the largest margin it still
+ * succeeds with (to 1 MiB). Resident only: in AUTO mode a short device would give a streamed prover. */
+static size_t create_need(keyed *k) {
+    size_t fr, tot;
+    CHECK(cz_gpu_mem_info(&fr, &tot) == 0);
+    size_t lo = 0, hi = fr; /* create succeeds with margin lo, fails with hi */
+    while (hi - lo > ((size_t)1 << 20)) {
+        const size_t mid = lo + (hi - lo) / 2;
+        cz_gpu_prover *pr = NULL;
+        if (cz_gpu_prover_create_mode(&pr, 0, &k->p, &k->c.r, mid, CZ_GPU_PROVER_RESIDENT) == 0) lo = mid;
+        else hi = mid;
+        cz_gpu_prover_destroy(pr);
+    }
+    CHECK(cz_gpu_mem_info(&fr, &tot) == 0);
+    return fr - lo;
+}
+
 typedef struct {
     keyed *k;
     int fails;
@@ -216,19 +233,8 @@ int main(void) {
     CHECK(make(&c, 4, 20000, 1 << 16) == 0);
     cz_backend_gpu_release();
     size_t fr0, fr1, tot;
-    /* what C's creation needs: the largest margin it still succeeds with, from the free memory */
+    const size_t need_c = create_need(&c); /* device bytes C's creation counts (no margin) */
     CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
-    size_t lo = 0, hi = fr0; /* create succeeds with margin lo, fails with hi */
-    while (hi - lo > ((size_t)1 << 20)) {
-        const size_t mid = lo + (hi - lo) / 2;
-        cz_gpu_prover *pc = NULL;
-        /* resident only: in AUTO mode a short device would give a streamed prover, which needs less */
-        if (cz_gpu_prover_create_mode(&pc, 0, &c.p, &c.c.r, mid, CZ_GPU_PROVER_RESIDENT) == 0) lo = mid;
-        else hi = mid;
-        cz_gpu_prover_destroy(pc);
-    }
-    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
-    const size_t need_c = fr0 - lo; /* device bytes C's creation counts (no margin) */
     CHECK(prove(&a) == 0); /* A resident, the scratch grown */
     CHECK(cz_gpu_mem_info(&fr1, &tot) == 0);
     const size_t gap = fr0 > fr1 ? fr0 - fr1 : 0, margin = cz_gpu_prover_default_margin(tot);
@@ -258,17 +264,8 @@ int main(void) {
     /* A's creation needs (as C's above) and C's reserve, from a clean device (a destroy releases the shared
      * scratch, so both are measured before C is resident) */
     cz_backend_gpu_release();
-    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
-    size_t lo2 = 0, hi2 = fr0, res_c = 0;
-    while (hi2 - lo2 > ((size_t)1 << 20)) {
-        const size_t mid = lo2 + (hi2 - lo2) / 2;
-        cz_gpu_prover *pa = NULL;
-        if (cz_gpu_prover_create_mode(&pa, 0, &a.p, &a.c.r, mid, CZ_GPU_PROVER_RESIDENT) == 0) lo2 = mid;
-        else hi2 = mid;
-        cz_gpu_prover_destroy(pa);
-    }
-    CHECK(cz_gpu_mem_info(&fr0, &tot) == 0);
-    const size_t need_a = fr0 - lo2;
+    const size_t need_a = create_need(&a);
+    size_t res_c = 0;
     {
         cz_gpu_prover *pc = NULL;
         if (cz_gpu_prover_create_mode(&pc, 0, &c.p, &c.c.r, 0, CZ_GPU_PROVER_RESIDENT) == 0)

@@ -8,7 +8,6 @@
  *    PoRep C2 waited ~4 s for queue space, ~0.93 s for a worker and ~0.93 s for the device);
  *  - every job completes, the budget goes back to the SRS alone.
  * The order is read from the TIMELINE lines (stderr, captured). */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,20 +63,6 @@ static int submit(cz_engine *e, const char *id, int prio, char *job_id) {
     return cz_engine_submit(e, &s, job_id, &q);
 }
 
-static int saved_stderr = -1;
-static void capture_begin(const char *path) {
-    fflush(stderr);
-    saved_stderr = dup(2);
-    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-    if (fd >= 0) dup2(fd, 2), close(fd);
-}
-static char *capture_end(const char *path) {
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    char *s = cz_test_read_file(path, NULL);
-    return s ? s : calloc(1, 1);
-}
 
 /* A TIMELINE line's fields: event and job id into ev / job, partition= into *part (-1 when none). */
 static bool timeline(const char *line, char *ev, char *job, int *part) {
@@ -123,6 +108,22 @@ static order read_order(const char *log, const char *urgent) {
 }
 
 static void budget_back(cz_engine *e, uint64_t jobs);
+
+/* Waits (up to ~6 s) until exactly busy workers hold a partition and the GPU queue holds at least queued. */
+static bool wait_busy(cz_engine *e, int busy, uint32_t queued) {
+    for (int t = 0; t < 3000; t++) {
+        cz_engine_status st;
+        if (cz_engine_status_get(e, &st) == 0) {
+            int b = 0;
+            for (size_t w = 0; w < st.n_workers; w++) b += st.workers[w].busy;
+            const bool ok = b == busy && st.gpu_queue_len >= queued;
+            cz_engine_status_free(&st);
+            if (ok) return true;
+        }
+        usleep(2000);
+    }
+    return false;
+}
 static int devices(void) { return 1; }
 
 int main(void) {
@@ -143,24 +144,14 @@ int main(void) {
     CHECK(cz_engine_new(&e, &cfg) == 0 && e);
     if (!e) return cz_test_finish();
     char ids[NJOBS][CZ_JOB_ID_MAX], urgent[CZ_JOB_ID_MAX] = "";
-    capture_begin(logf);
+    cz_test_capture_begin(logf);
     for (int i = 0; i < NJOBS; i++) {
         char rid[32];
         snprintf(rid, sizeof rid, "normal-%d", i);
         CHECK(submit(e, rid, CZ_PRIO_NORMAL, ids[i]) == 0);
     }
     /* both workers busy and the GPU queue full before the urgent job comes */
-    bool full = false;
-    for (int t = 0; t < 3000 && !full; t++) {
-        cz_engine_status st;
-        if (cz_engine_status_get(e, &st) == 0) {
-            int busy = 0;
-            for (size_t w = 0; w < st.n_workers; w++) busy += st.workers[w].busy;
-            full = busy == 2 && st.gpu_queue_len >= 4;
-            cz_engine_status_free(&st);
-        }
-        if (!full) usleep(2000);
-    }
+    const bool full = wait_busy(e, 2, 4);
     CHECK_MSG(full, "the GPU queue never filled");
     /* just after a start() began: the other worker then waits for the device with a NORMAL partition */
     const uint64_t b0 = __atomic_load_n(&last_begin, __ATOMIC_SEQ_CST);
@@ -175,7 +166,7 @@ int main(void) {
                   r.error);
         cz_result_free(&r);
     }
-    char *log = capture_end(logf);
+    char *log = cz_test_capture_end(logf);
     const order o = read_order(log, urgent);
     CHECK_MSG(o.starts == 2, "the CRITICAL job's 2 partitions: %d started", o.starts);
     CHECK_MSG(o.picks_waiting == 0, "%d NORMAL partitions taken from the full GPU queue while a CRITICAL one "
@@ -198,20 +189,10 @@ int main(void) {
         CHECK(cz_engine_new(&e, &cfg) == 0 && e);
         if (!e) break;
         char id[CZ_JOB_ID_MAX], rid[32];
-        capture_begin(logf);
+        cz_test_capture_begin(logf);
         snprintf(rid, sizeof rid, "normal-r%d", round);
         CHECK(submit(e, rid, CZ_PRIO_NORMAL, id) == 0);
-        bool waiting = false;
-        for (int t = 0; t < 3000 && !waiting; t++) {
-            cz_engine_status st;
-            if (cz_engine_status_get(e, &st) == 0) {
-                int busy = 0;
-                for (size_t w = 0; w < st.n_workers; w++) busy += st.workers[w].busy;
-                waiting = busy == 2;
-                cz_engine_status_free(&st);
-            }
-            if (!waiting) usleep(1000);
-        }
+        const bool waiting = wait_busy(e, 2, 0);
         usleep(10000);
         snprintf(rid, sizeof rid, "urgent-r%d", round);
         CHECK(submit(e, rid, CZ_PRIO_CRITICAL, urgent) == 0);
@@ -219,7 +200,7 @@ int main(void) {
         cz_result_free(&r);
         CHECK(cz_engine_await(e, id, 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED);
         cz_result_free(&r);
-        char *lg = capture_end(logf);
+        char *lg = cz_test_capture_end(logf);
         const order o2 = read_order(lg, urgent);
         CHECK_MSG(waiting && o2.starts == 2 && o2.normal_starts == 0,
                   "round %d: %d of the CRITICAL job's partitions started, %d NORMAL start()s went before (the "

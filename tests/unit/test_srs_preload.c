@@ -21,7 +21,6 @@
  *   it is asked and logged once at info; without a count hook, the file alone; the load writes the note, and
  *   after a restart the estimate is the loaded size again without counting; a count that disagrees with the
  *   recording is reported (WARN "the count is wrong") after the load. */
-#include <fcntl.h>
 
 #include "srs_budget_env.h"
 
@@ -113,21 +112,6 @@ static void waiter(cz_rng *rng, uint64_t P) {
     cz_engine_free(e);
 }
 
-/* stderr into path (the manager's log lines) until capture_end, which returns what was written (malloc'd). */
-static int saved_stderr = -1;
-static void capture_begin(const char *path) {
-    fflush(stderr);
-    saved_stderr = dup(2);
-    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-    if (fd >= 0) dup2(fd, 2), close(fd);
-}
-static char *capture_end(const char *path) {
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    char *s = cz_test_read_file(path, NULL);
-    return s ? s : calloc(1, 1);
-}
 
 static unsigned occurrences(const char *s, const char *what) {
     unsigned n = 0;
@@ -189,9 +173,9 @@ static void r1cs_counted(void) {
     hook.count_r1cs = counted_hook;
     count_calls = 0;
     cz_log_set_level("info");
-    capture_begin(logf);
+    cz_test_capture_begin(logf);
     bool ok = first_load(&hook, &est, &loaded, &rb, &params);
-    char *log = capture_end(logf);
+    char *log = cz_test_capture_end(logf);
     cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "warn");
     CHECK_MSG(ok, "r1cs, counted: load failed: %s", cz_error_message());
     CHECK_MSG(est == S && loaded == S && est == params + rb && count_calls == 1,
@@ -209,9 +193,9 @@ static void r1cs_counted(void) {
     /* a count that is wrong: its estimate is off and the load says so */
     cz_circuit wrong = gb;
     wrong.count_r1cs = wrong_hook;
-    capture_begin(logf);
+    cz_test_capture_begin(logf);
     ok = first_load(&wrong, &est, &loaded, &rb, &params);
-    log = capture_end(logf);
+    log = cz_test_capture_end(logf);
     CHECK_MSG(ok && est == S + 36 && loaded == S, "r1cs, wrong count: estimate %llu, loaded %llu (S %llu)",
               (unsigned long long)est, (unsigned long long)loaded, (unsigned long long)S);
     CHECK_MSG(occurrences(log, "the count is wrong") == 1, "r1cs, wrong count: log:\n%s", log);

@@ -17,17 +17,7 @@
 #include "cz_error.h"
 #include "gpu/gpu.h"
 #include "gpu/prover_internal.h"
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "../../../bench/bench_util.h"
 
 /* the CUDA runtime's C entry points (cudart is linked; no CUDA headers in C) */
 int cudaMallocHost(void **p, size_t bytes);
@@ -95,26 +85,26 @@ int main(int argc, char **argv) {
         int n = reps < 16 ? reps : 16, bad = 0;
         for (int r = 0; r < n && !rc; r++) {
             void *p = NULL;
-            double t0 = now_ms();
+            double t0 = 1e3 * cz_bench_now();
             rc = make(way, bytes, &p);
             if (rc) break;
-            tm[r] = now_ms() - t0;
+            tm[r] = 1e3 * cz_bench_now() - t0;
             for (size_t i = 0; i < bytes; i += 4096) ((uint8_t *)p)[i] = (uint8_t)(i >> 12 ^ r ^ way);
-            t0 = now_ms();
+            t0 = 1e3 * cz_bench_now();
             rc = cz_gpu_htod_async_(d, p, bytes, s);
             if (!rc) rc = cz_gpu_stream_sync_(s);
-            tc[r] = now_ms() - t0;
+            tc[r] = 1e3 * cz_bench_now() - t0;
             if (!rc) rc = cz_gpu_dtoh_async_(back, d, bytes, s);
             if (!rc) rc = cz_gpu_stream_sync_(s);
             if (!rc && memcmp(back, p, bytes)) bad++;
-            t0 = now_ms();
+            t0 = 1e3 * cz_bench_now();
             unmake(way, p, bytes);
-            tf[r] = now_ms() - t0;
+            tf[r] = 1e3 * cz_bench_now() - t0;
         }
         if (rc) break;
-        qsort(tm, (size_t)n, sizeof *tm, cmp_d), qsort(tc, (size_t)n, sizeof *tc, cmp_d), qsort(tf, (size_t)n, sizeof *tf, cmp_d);
+        const double mm = cz_bench_median(tm, n), mc = cz_bench_median(tc, n), mf = cz_bench_median(tf, n);
         printf("%-44s make %8.1f ms (%5.2f GB/s)  copy %7.1f ms (%5.1f GB/s)  free %7.1f ms  check %s\n", names[way],
-               tm[n / 2], bytes / tm[n / 2] / 1e6, tc[n / 2], bytes / tc[n / 2] / 1e6, tf[n / 2], bad ? "FAILED" : "ok");
+               mm, bytes / mm / 1e6, mc, bytes / mc / 1e6, mf, bad ? "FAILED" : "ok");
         if (bad) rc = cz_error(CZ_EVERIFY, "%s: %d copies differ", names[way], bad);
     }
     if (rc) fprintf(stderr, "cz_bench_pin: %s\n", cz_error_message());
