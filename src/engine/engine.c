@@ -107,6 +107,7 @@ struct cz_engine {
     dev_state *devs;             /* one per GPU device */
     int n_lost;
     uint64_t retries; /* partitions requeued after their device was lost */
+    uint64_t yields;  /* partitions put back while waiting for a device's turn, for one that outranks them */
     char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
     void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
     void *all_lost_arg;
@@ -764,6 +765,7 @@ static void *gpu_main(void *arg) {
                     if (stage.cap < staged) pthread_cond_broadcast(&e->cv_work);
                     staged = stage.cap;
                 }
+                e->yields++;
                 cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=priority", wid, p->idx);
                 cz_log(CZ_LOG_DEBUG, T, "partition yields its device turn job_id=%s partition=%u worker=%d: job_id=%s "
                        "(priority %d) goes first", j->id, p->idx, wid, e->gq->j->id, e->gq->j->prio);
@@ -1421,6 +1423,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
     memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->partition_retries = e->retries;
+    st->partition_yields = e->yields;
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {
@@ -1591,6 +1594,10 @@ char *cz_engine_metrics(cz_engine *e) {
         fprintf(f, "# HELP cuzk_partition_retries_total Partitions requeued for another GPU after theirs was "
                    "lost.\n# TYPE cuzk_partition_retries_total counter\n");
         fprintf(f, "cuzk_partition_retries_total %llu\n", (unsigned long long)st.partition_retries);
+        fprintf(f, "# HELP cuzk_partition_priority_yields_total Partitions put back while waiting for their GPU's "
+                   "turn, for a more urgent one (a Winning PoSt beside PoRep).\n# TYPE "
+                   "cuzk_partition_priority_yields_total counter\n");
+        fprintf(f, "cuzk_partition_priority_yields_total %llu\n", (unsigned long long)st.partition_yields);
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);

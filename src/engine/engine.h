@@ -126,6 +126,7 @@ typedef struct {
     uint64_t witness_bytes; /* host bytes of synthesized witnesses not yet through the prover's start */
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
     uint64_t partition_retries; /* partitions requeued for another GPU after theirs was lost */
+    uint64_t partition_yields;  /* partitions put back while waiting for a GPU's turn, for a more urgent one */
     const char *backend;
     size_t n_srs, n_pipelines, n_workers, n_gpus;
     cz_gpu_status *gpus; /* the backend's devices (none for the CPU backend) */

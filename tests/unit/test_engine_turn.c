@@ -173,6 +173,20 @@ int main(void) {
               "waited to enter it", o.picks_waiting);
     CHECK_MSG(o.normal_starts == 0, "%d NORMAL start()s began between the CRITICAL job's first queued partition "
               "and its last start (the worker waiting for the device kept its NORMAL one)", o.normal_starts);
+    { /* the yield is counted: status and /metrics */
+        int yields = 0;
+        for (const char *q = log; (q = strstr(q, "reason=priority")); q++) yields++;
+        cz_engine_status st;
+        CHECK(cz_engine_status_get(e, &st) == 0);
+        char *m = cz_engine_metrics(e), want[96];
+        snprintf(want, sizeof want, "cuzk_partition_priority_yields_total %llu\n",
+                 (unsigned long long)st.partition_yields);
+        CHECK_MSG(yields >= 1 && st.partition_yields == (uint64_t)yields && m && strstr(m, want),
+                  "yields: %d in the TIMELINE, %llu in the status, metrics %s", yields,
+                  (unsigned long long)st.partition_yields, m && strstr(m, want) ? "agree" : "differ");
+        free(m);
+        cz_engine_status_free(&st);
+    }
     printf("CRITICAL beside a full queue: %d NORMAL pickups while it waited for the queue, %d NORMAL starts before "
            "its own\n", o.picks_waiting, o.normal_starts);
     if (getenv("CZ_TEST_VERBOSE")) fputs(log, stdout);
