@@ -661,6 +661,26 @@ typedef struct {
     int id;
 } worker_arg;
 
+/* With e->mu held: e->staged follows what the worker's staging buffer really holds (an allocation that failed,
+ * or reserved more than it took); *staged is the worker's share. */
+static void stage_settle(cz_engine *e, const cz_witness_stage *st, uint64_t *staged) {
+    if (st->cap == *staged) return;
+    e->staged = e->staged - *staged + st->cap;
+    if (st->cap < *staged) pthread_cond_broadcast(&e->cv_work);
+    *staged = st->cap;
+}
+
+/* With e->mu held: a picked-up partition that did not start goes back to the queue holding what it held there
+ * (its witness, still in e->witness_held); the top-up for start() (need) goes back to the budget. */
+static void requeue(cz_engine *e, part *p, uint64_t need) {
+    p->proving = false, e->proving--;
+    p->mem -= need;
+    budget_release(e, need);
+    p->j->part_state[p->idx] = 'S';
+    gq_insert(e, p);
+    pthread_cond_signal(&e->cv_gpu);
+}
+
 static void *gpu_main(void *arg) {
     cz_engine *e = ((worker_arg *)arg)->e;
     int wid = ((worker_arg *)arg)->id;
@@ -754,23 +774,14 @@ static void *gpu_main(void *arg) {
                 pthread_cond_wait(&e->cv_turn, &e->mu);
             }
             e->devs[dev].waiting[j->prio]--;
-            if (yield) { /* back to the queue as it came (the requeue below, without a start) */
-                p->proving = false, e->proving--;
-                p->mem -= need;
-                budget_release(e, need);
-                j->part_state[p->idx] = 'S';
+            if (yield) { /* back to the queue as it came, without a start */
                 slot->busy = false;
-                if (stage.cap != staged) {
-                    e->staged = e->staged - staged + stage.cap;
-                    if (stage.cap < staged) pthread_cond_broadcast(&e->cv_work);
-                    staged = stage.cap;
-                }
+                stage_settle(e, &stage, &staged);
                 e->yields++;
                 cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=priority", wid, p->idx);
                 cz_log(CZ_LOG_DEBUG, T, "partition yields its device turn job_id=%s partition=%u worker=%d: job_id=%s "
                        "(priority %d) goes first", j->id, p->idx, wid, e->gq->j->id, e->gq->j->prio);
-                gq_insert(e, p);
-                pthread_cond_signal(&e->cv_gpu);
+                requeue(e, p, need);
                 continue;
             }
             e->devs[dev].turn = true;
@@ -816,11 +827,7 @@ static void *gpu_main(void *arg) {
         }
 
         pthread_mutex_lock(&e->mu);
-        if (stage.cap != staged) { /* the allocation failed (or reserved more than it took) */
-            e->staged = e->staged - staged + stage.cap;
-            if (stage.cap < staged) pthread_cond_broadcast(&e->cv_work);
-            staged = stage.cap;
-        }
+        stage_settle(e, &stage, &staged);
         slot->busy = false;
         if (rc) p->pending = NULL; /* a failed start() leaves nothing to discard */
         if (keep && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
@@ -828,15 +835,10 @@ static void *gpu_main(void *arg) {
              * top-up for start() goes back to the budget, and is taken again by the next worker. */
             p->retried |= ran;
             e->retries++;
-            p->proving = false, e->proving--;
-            p->mem -= need;
-            budget_release(e, need);
-            j->part_state[p->idx] = 'S';
-            gq_insert(e, p);
+            requeue(e, p, need);
             cz_log(CZ_LOG_WARN, T, "partition requeued for another GPU job_id=%s partition=%u (device %d, ordinal "
                    "%d lost)", j->id, p->idx, dev, dev_ordinal(e, dev));
             cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u", wid, p->idx);
-            pthread_cond_signal(&e->cv_gpu);
             continue;
         }
         e->witness_held -= p->wheld;
