@@ -42,6 +42,7 @@ typedef struct {
     uint64_t chunks;     /* streamed: chunks uploaded */
     unsigned streamed_parts; /* streamed: CZ_GPU_PART_* bits of the parts that crossed PCIe (the rest is kept) */
     int stages;          /* streamed: staging buffers in the ring */
+    int witness_again;   /* streamed, short of memory: the witness crossed PCIe twice (cz_gpu_prover_witness_in_c) */
 } cz_gpu_prove_stats;
 
 /* The base arrays of a prover (bits of cz_gpu_prove_stats.streamed_parts and CZ_GPU_PROVER_KEEP). */
@@ -72,6 +73,9 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
  * where 3 fit, 4 when a 4th fits there too with the MSM scratch in full, 2 when 3 of the smallest do not), CZ_GPU_PROVER_KEEP = CZ_GPU_PART_* mask of the parts to keep on the device
  * (0: stream all, the session-5 behaviour; default: by memory), CZ_GPU_PROVER_NOPIN=1 skips page-locking
  * (the pinned staging path).
+ * A streamed layout that does not fit even at the smallest chunks keeps the witness in c's buffer
+ * (cz_gpu_prover_witness_in_c) when the circuit allows it: a 32 GiB PoRep partition's non-base need drops from
+ * ~22.3 to ~18.4 GiB, within a 24 GB card.
  * CZ_ENOMEM names the resident and the streamed needs when neither fits. */
 enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
@@ -81,6 +85,10 @@ int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts
  * (all 0 for a resident prover). Any pointer may be NULL. */
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept);
+/* 1 when a streamed prover keeps the witness in c's buffer (the streamed layout did not fit otherwise, or
+ * CZ_GPU_PROVER_WALIAS=1; =0 forbids it): (inputs + aux) * 32 bytes less device memory, and each start()
+ * uploads the witness a second time after the H pipeline. set_next then prefetches nothing. */
+int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr);
 /* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
  * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
  * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */
@@ -122,6 +130,7 @@ int cz_gpu_prover_start_compact(cz_groth16_pending *out, cz_gpu_prover *pr, cons
  * partition computes, and the start() given exactly these pointers then skips its upload. The caller
  * must not change that memory until that start() returns. Overlaps fully for page-locked memory. */
 int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux);
+/* (A prover with the witness in c's buffer has no spare buffer: set_next returns 0 and start() uploads as usual.) */
 
 /* Benchmark only: a PoRep-shaped circuit generated on the device (random off-curve bases, synthetic
  * matrices). No host params: start() skips B_G2 (b2_ans = infinity) and the pending is not a proof. */

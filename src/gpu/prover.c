@@ -113,6 +113,8 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     /* tests and benches: behave as a smaller card (CZ_GPU_MEM_LIMIT_MB caps the usable memory) */
     const char *lim = getenv("CZ_GPU_MEM_LIMIT_MB");
     if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 20 < pr->limit) pr->limit = (size_t)atoll(lim) << 20;
+    lim = getenv("CZ_GPU_MEM_LIMIT_KB"); /* the same in KiB, for tests whose layouts differ by less than 1 MiB */
+    if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 10 < pr->limit) pr->limit = (size_t)atoll(lim) << 10;
     const char *cs = getenv("CZ_GPU_C_SPMV");
     pr->c_ab = !(cs && cs[0] == '1');
     if (!rc) rc = cz_gpu_stream_create_(&pr->st);
@@ -144,8 +146,9 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
     /* the plan allocates its own tables: charged here (work_need counts them beforehand) */
     if (!rc) rc = charge(pr, cz_gpu_ntt_bytes(pr->plan), "NTT plan");
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, 3 * pr->n * sizeof(cz_fr), "a, b, c");
+    if (!rc && pr->w_alias) pr->d_w = pr->d_abc + 2 * pr->n;
+    else if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
@@ -205,7 +208,7 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
  * for MSMs of msm_n points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
 static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full) {
     const uint64_t maxlen = max_len(pr);
-    return (pr->ni + pr->na) * 32 + 3 * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
+    return (pr->w_alias ? 0 : (pr->ni + pr->na) * 32) + 3 * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
            cz_gpu_ntt_plan_bytes(pr->log_n) + work_est(msm_n, ba_n, g2_n, full);
 }
 
@@ -243,6 +246,22 @@ static unsigned plan_keep(const cz_gpu_prover *pr, size_t spare) {
     return keep;
 }
 
+/* Whether the witness can live in c's third of a, b, c (prover_priv.h w_alias): c from a b (C's SpMV would read
+ * the witness while writing c), the dense witness within n values, and the largest compact form (two bitmaps
+ * and every aux value dense, as prover_run.c upload_compact lays it out) within n values too, since the second
+ * upload lands in b's third while h holds a's. */
+static int walias_fits(const cz_gpu_prover *pr) {
+    const uint64_t bm = (pr->na + 63) / 64 * 8, doff = (2 * bm + 255) & ~(uint64_t)255;
+    return pr->c_ab && pr->ni + pr->na <= pr->n && doff + pr->na * 32 <= pr->n * 32;
+}
+
+/* CZ_GPU_PROVER_WALIAS: 1 the witness in c's buffer whenever walias_fits, 0 never, unset only when the
+ * streamed layout does not fit otherwise (-1). */
+static int walias_knob(void) {
+    const char *e = getenv("CZ_GPU_PROVER_WALIAS");
+    return e && *e ? atoi(e) != 0 : -1;
+}
+
 int cz_gpu_prover_stream_knob_(void) {
     const char *e = getenv("CZ_GPU_PROVER_STREAM");
     return e && *e ? atoi(e) != 0 : -1;
@@ -270,15 +289,22 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     size_t stage, need = 0, work;
     uint64_t c1 = 0;
     if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
-    for (;; k--) {
-        c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
-        need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
-        while (!knob && need > pr->limit && c1 > floor) {
-            c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
-            c1 = c1 < floor ? floor : c1;
+    const int wknob = walias_knob(), k0 = k;
+    pr->w_alias = wknob == 1 && walias_fits(pr);
+    for (;;) {
+        for (k = k0;; k--) {
+            c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
             need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+            while (!knob && need > pr->limit && c1 > floor) {
+                c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
+                c1 = c1 < floor ? floor : c1;
+                need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+            }
+            if (need <= pr->limit || k_knob || k == 2) break;
         }
-        if (need <= pr->limit || k_knob || k == 2) break;
+        /* short even so: the witness into c's buffer, then plan again (bigger chunks may fit with it) */
+        if (need <= pr->limit || pr->w_alias || wknob == 0 || !walias_fits(pr)) break;
+        pr->w_alias = 1;
     }
     size_t st_min;
     pr->need_streamed = need;
@@ -288,10 +314,11 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         return cz_error(CZ_ENOMEM,
                         "GPU prover does not fit on device %d, resident or streamed: resident needs %.2f GiB (bases "
                         "%.2f GiB), streamed needs %.2f GiB without the bases (matrices and maps %.2f, staging %d x "
-                        "%.3f, per-partition working set %.2f, chunks of %llu G1 points) but %.2f GiB is usable "
+                        "%.3f, per-partition working set %.2f%s, chunks of %llu G1 points) but %.2f GiB is usable "
                         "(free memory minus the margin)",
                         pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, k, stage / GIB,
-                        (need - fixed - (size_t)k * stage) / GIB, (unsigned long long)c1, pr->limit / GIB);
+                        (need - fixed - (size_t)k * stage) / GIB, pr->w_alias ? " with the witness in c's buffer" : "",
+                        (unsigned long long)c1, pr->limit / GIB);
     /* 64 MiB of slack for what the accountant does not see (scan scratch) */
     const size_t slack = (size_t)64 << 20;
     /* a 4th stage before any kept part when it fits at this chunk with the MSM scratch in full: the ring
@@ -531,6 +558,10 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
              "density maps and the rest %.0f ms",
              pr->build_ms[0], pr->build_bases / 1e9, ms, ms > 0 ? pr->build_bases / 1e6 / ms : 0.0,
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
+    if (pr->w_alias) {
+        const size_t l = strlen(out);
+        if (l < n) snprintf(out + l, n - l, "; the witness in c's buffer (uploaded twice a partition)");
+    }
 }
 
 
@@ -547,6 +578,7 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
+int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept) {
     if (chunk) *chunk = pr->streamed ? pr->chunk1 : 0;
     if (stages) *stages = pr->streamed ? pr->stages : 0;
@@ -571,7 +603,7 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
         cz_gpu_free(pr->d_map[q]);
         cz_gpu_csr_free(pr->m[q]);
     }
-    cz_gpu_free(pr->d_w);
+    if (!pr->w_alias) cz_gpu_free(pr->d_w);
     cz_gpu_free(pr->d_w2);
     cz_gpu_event_destroy_(pr->ev_pre);
     cz_gpu_free(pr->d_abc);

@@ -33,6 +33,12 @@ struct cz_gpu_prover {
     unsigned synth_b_stride; /* synthetic provers: B's aux columns are the multiples of this (else 0) */
     uint32_t *d_map[3]; /* query position -> witness index (NULL for L: aux j is witness ni + j) */
     cz_fr *d_w, *d_abc;
+    /* Streamed provers short of memory (prover.c plan_stream): the witness lives in c's third of d_abc (d_w =
+     * d_abc + 2 n, not allocated apart). The SpMV reads it into a and b, c = a b then overwrites it, and after
+     * the H pipeline (h in a; b and c free) start() uploads and expands it again before the queries: (ni + na)
+     * 32 bytes less on the device (3.9 GiB for a 32 GiB PoRep partition) for a second witness upload. Needs
+     * c_ab, ni + na <= n and the largest compact form within n values (see walias_fits). No prefetch. */
+    int w_alias;
     /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,
      * pre_* the host pointers whose upload was issued into it (done when ev_pre completes). */
     cz_fr *d_w2;

@@ -144,6 +144,7 @@ static void *g2_thread(void *arg) {
 }
 
 int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
+    if (pr->w_alias) return 0; /* short of memory: no spare buffer, start() uploads as usual */
     int rc = cz_gpu_set_device(pr->device);
     if (!rc && !pr->d_w2) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w2, (pr->ni + pr->na) * sizeof(cz_fr), "prefetch buffer");
     if (!rc && !pr->ev_pre) rc = cz_gpu_event_create_(&pr->ev_pre);
@@ -267,15 +268,18 @@ static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz
 /* Compact witness: inputs into d_w, then is_bit, bit and the dense values into the tail buffer (free until
  * the queries; 64 bytes per position of the longest query, L's na included, so 16 bytes per 64 values of
  * bitmap and 32 per dense value always fit), expanded into d_w's aux part on the compute stream. A
- * prefetch set up for a dense start is left alone (it writes only the spare buffer). */
-static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w) {
+ * prefetch set up for a dense start is left alone (it writes only the spare buffer). again: the second
+ * upload of a prover with the witness in c's buffer (after the H pipeline). */
+static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, int again) {
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
     const size_t nw = (pr->na + 63) / 64, bm = nw * 8, doff = (2 * bm + 255) & ~(size_t)255;
     /* streamed: the tail buffer is chunk-sized; a, b, c (3 n >= 3 na values, written by the SpMV after the
-     * expansion on the same stream) hold the compact form instead */
-    uint8_t *area = pr->streamed ? (uint8_t *)pr->d_abc : pr->d_tail;
-    const size_t cap = pr->streamed ? 3 * pr->n * sizeof(cz_fr) : 64 * (size_t)maxlen + 4096;
+     * expansion on the same stream) hold the compact form instead: a and b when the witness is in c's third,
+     * b alone the second time (h is in a) */
+    uint8_t *area = pr->streamed ? (uint8_t *)(pr->d_abc + (again ? pr->n : 0)) : pr->d_tail;
+    const size_t cap = !pr->streamed ? 64 * (size_t)maxlen + 4096
+                                     : (again ? 1 : pr->w_alias ? 2 : 3) * pr->n * sizeof(cz_fr);
     if (doff + w->n_dense * sizeof(cz_fr) > cap)
         return cz_error(CZ_ERANGE, "GPU prover: compact witness of %llu dense values does not fit the tail buffer",
                         (unsigned long long)w->n_dense);
@@ -601,7 +605,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
                       const cz_wcompact *caux, cz_gpu_prove_stats *st) {
     double t0 = cz_gpu_now_ms_(), t;
     int rc = cz_gpu_set_device(pr->device);
-    if (!rc) rc = caux ? upload_compact(pr, inputs, caux) : upload_witness(pr, inputs, aux);
+    if (!rc) rc = caux ? upload_compact(pr, inputs, caux, 0) : upload_witness(pr, inputs, aux);
     st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
     t = cz_gpu_now_ms_(), st->upload_ms = t - t0; /* the expansion, if any, is queued and lands in spmv_ms */
     if (!rc && pr->streamed) rc = cz_gpu_prover_stream_begin_(pr, st);
@@ -621,6 +625,12 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
                       : cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+    if (!rc && pr->w_alias) { /* the witness again, into c's third (b's holds a compact form meanwhile) */
+        rc = caux ? upload_compact(pr, inputs, caux, 1) : upload_witness(pr, inputs, aux);
+        st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
+        st->witness_again = 1;
+        st->upload_ms += cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+    }
     if (pr->streamed) {
         if (!rc) rc = run_streamed(pr, out, st);
         st->gpu_total_ms = cz_gpu_now_ms_() - t0;

@@ -14,6 +14,10 @@
  *    chunks, on one circuit;
  *  - one size with CZ_GPU_PROVER_NOPIN=1 (pageable bases staged through pinned buffers);
  *  - a compact-witness start and a prefetched (set_next) dense start on a streamed prover equal the CPU's;
+ *  - the witness in c's buffer (CZ_GPU_PROVER_WALIAS=1) on every shape, taken exactly where the circuit has room
+ *    for it, the witness crossing twice; and by memory (CZ_GPU_MEM_LIMIT_KB between its need and the plain
+ *    streamed need, which differ by exactly the witness): create() takes it alone, CZ_ENOMEM with it forbidden
+ *    or below its need;
  *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
  *    streamed mode by itself (and the engine backend proves with it: the proof verifies); below the streamed
  *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM.
@@ -26,6 +30,7 @@
 #include "engine/backend.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_prover.h"
+#include "gpu/wcompact_gather.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verify.h"
@@ -34,7 +39,7 @@
 #include "testutil.h"
 
 static cz_rng rng;
-static int streamed_runs, full_chunks, split_chunks;
+static int streamed_runs, full_chunks, split_chunks, walias_runs[2];
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -107,23 +112,37 @@ static void set_chunk(uint64_t c1) {
 
 /* One streamed prover with G1 chunks of c1 (0: its own choice), `stages` staging buffers (0: default) and the
  * CZ_GPU_PART_* mask keep of parts kept on the device (-1: by memory) against the CPU and resident pendings. */
+/* Whether a circuit's witness can live in c's buffer (prover.c walias_fits, written again here): the dense
+ * witness and the largest compact form (two bitmaps, every aux value dense) within the domain's n values. */
+static int walias_possible(const keyed *k) {
+    const uint64_t ni = k->tc.ni, na = k->tc.na, bm = (na + 63) / 64 * 8, doff = (2 * bm + 255) & ~(uint64_t)255;
+    return ni + na <= k->n && doff + na * 32 <= k->n * 32;
+}
+
 static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64_t c1, int stages, int keep, int nopin,
-                          int extra, const char *mix) {
+                          int extra, const char *mix, int walias) {
     set_chunk(c1);
     set_int_env("CZ_GPU_PROVER_STAGES", stages ? stages : -1);
     set_int_env("CZ_GPU_PROVER_KEEP", keep);
     if (nopin) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
+    if (walias) setenv("CZ_GPU_PROVER_WALIAS", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create_mode(&gp, 0, &k->p, &k->tc.r, 0, CZ_GPU_PROVER_STREAMED);
     unsetenv("CZ_GPU_PROVER_NOPIN");
     unsetenv("CZ_GPU_PROVER_STAGES");
     unsetenv("CZ_GPU_PROVER_KEEP");
+    unsetenv("CZ_GPU_PROVER_WALIAS");
     char what[200];
-    snprintf(what, sizeof what, "%s rows %llu chunk %llu stages %d keep %d%s", mix, (unsigned long long)k->tc.r.num_rows,
-             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "");
+    snprintf(what, sizeof what, "%s rows %llu chunk %llu stages %d keep %d%s%s", mix, (unsigned long long)k->tc.r.num_rows,
+             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "", walias ? " witness-in-c" : "");
     CHECK_MSG(rc == 0, "%s: create: %s", what, cz_error_message());
     if (rc) return;
     CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "%s: not streamed", what);
+    /* asked for: taken exactly where the circuit allows it; never taken unasked with this much memory */
+    const int in_c = walias && walias_possible(k);
+    CHECK_MSG(cz_gpu_prover_witness_in_c(gp) == in_c, "%s: witness in c's buffer %d, want %d", what,
+              cz_gpu_prover_witness_in_c(gp), in_c);
+    if (walias) walias_runs[in_c]++;
     uint64_t pchunk = 0;
     int pstages = 0;
     unsigned kept = 0;
@@ -143,6 +162,7 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
         CHECK_MSG(jac_all_equal(pres, &pd), "%s: pending differs from the resident GPU prover's", what);
         CHECK_MSG(st.streamed == 1 && st.stages == pstages, "%s: stats say streamed %d, %d stages", what, st.streamed,
                   st.stages);
+        CHECK_MSG(st.witness_again == in_c, "%s: witness uploaded again %d", what, st.witness_again);
         const uint64_t ni = k->tc.ni, na = k->tc.na, la = k->p.a_len, lb = k->p.b_len, h = k->n - 1;
         uint64_t g1 = h > na ? h : na;
         g1 = la > g1 ? la : g1;
@@ -152,7 +172,7 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
                   (unsigned long long)e1);
         /* parts in CZ_GPU_PART_* bit order: H, B_G1, L, A, B_G2 */
         const uint64_t plen[5] = {h, lb, na, la, lb}, pel[5] = {96, 96, 96, 96, 192}, pch[5] = {e1, e1, e1, e1, e2};
-        uint64_t chunks = 0, bytes = 32 * (ni + na);
+        uint64_t chunks = 0, bytes = 32 * (ni + na) * (in_c ? 2 : 1);
         unsigned want_parts = 0;
         for (int i = 0; i < 5; i++) {
             if (kept >> i & 1) continue;
@@ -176,9 +196,11 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
         memset(&pk, 0x5a, sizeof pk);
         memset(&pf, 0x3c, sizeof pf);
         CHECK(cz_gpu_prover_set_next(gp, k->tc.inputs, k->tc.aux) == 0);
-        rc = cz_gpu_prover_start_compact(&pk, gp, k->tc.inputs, &k->cw, 0, NULL);
+        cz_gpu_prove_stats sk;
+        rc = cz_gpu_prover_start_compact(&pk, gp, k->tc.inputs, &k->cw, 0, &sk);
         CHECK_MSG(rc == 0, "%s: compact start: %s", what, cz_error_message());
         if (!rc) check_pending(k, &pk, "streamed, compact witness");
+        CHECK_MSG(rc || sk.witness_again == in_c, "%s: compact witness uploaded again %d", what, sk.witness_again);
         CHECK(cz_gpu_prover_set_next(gp, k->tc.inputs, k->tc.aux) == 0);
         rc = cz_gpu_prover_start(&pf, gp, k->tc.inputs, k->tc.aux, 0, NULL); /* prefetches for itself: unused */
         if (!rc) rc = cz_gpu_prover_start(&pf, gp, k->tc.inputs, k->tc.aux, 0, NULL); /* ... used here */
@@ -207,11 +229,15 @@ static void test_circuit(size_t pub, size_t nfree, size_t nc, unsigned p0, unsig
     }
     cz_gpu_prover_destroy(gp);
     if (!rc) {
-        if (k.n <= 1024) test_streamed(&k, &pres, 37, 2, 0, 0, 0, mix);
-        test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix);
-        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 4, (int)(cz_rng_next(&rng) % 32), 1, 0, mix);
-        test_streamed(&k, &pres, k.n / 3 + 1, 2 + (int)(cz_rng_next(&rng) % 3), (int)(cz_rng_next(&rng) % 32), 0, 0, mix);
-        test_streamed(&k, &pres, 0, 0, -1, 0, 0, mix);
+        if (k.n <= 1024) test_streamed(&k, &pres, 37, 2, 0, 0, 0, mix, 0);
+        test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 0);
+        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 4, (int)(cz_rng_next(&rng) % 32), 1, 0, mix, 0);
+        test_streamed(&k, &pres, k.n / 3 + 1, 2 + (int)(cz_rng_next(&rng) % 3), (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 0);
+        test_streamed(&k, &pres, 0, 0, -1, 0, 0, mix, 0);
+        /* the witness in c's buffer (asked for): compact and prefetch-asked starts too, then random chunks */
+        test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 1);
+        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
+                      (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 1);
     }
     unmake(&k);
 }
@@ -231,7 +257,7 @@ static void test_keep_sweep(size_t pub, size_t nfree, size_t nc) {
     cz_gpu_prover_destroy(gp);
     for (int i = 0; i < 10 && !rc; i++) {
         const int keep = i < 5 ? 1 << i : 31 ^ (1 << (i - 5));
-        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep");
+        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep", i & 1);
     }
     unmake(&k);
 }
@@ -317,6 +343,98 @@ static void test_limits(size_t pub, size_t nfree, size_t nc) {
     unmake(&k);
 }
 
+static void set_limit_kb(size_t kb) {
+    char b[32];
+    snprintf(b, sizeof b, "%zu", kb);
+    setenv("CZ_GPU_MEM_LIMIT_KB", b, 1);
+}
+
+/* One start (dense or compact) on gp against the CPU; *st filled. */
+static int prove_check(const keyed *k, cz_gpu_prover *gp, int compact, cz_gpu_prove_stats *st, const char *what) {
+    cz_groth16_pending pd;
+    memset(&pd, 0x77, sizeof pd);
+    const int rc = compact ? cz_gpu_prover_start_compact(&pd, gp, k->tc.inputs, &k->cw, 0, st)
+                           : cz_gpu_prover_start(&pd, gp, k->tc.inputs, k->tc.aux, 0, st);
+    CHECK_MSG(rc == 0, "%s: start: %s", what, cz_error_message());
+    if (!rc) check_pending(k, &pd, what);
+    return rc;
+}
+
+/* The witness in c's buffer by memory: its need at the smallest chunks is the plain streamed one less the witness,
+ * exactly; with the limit between the two, create() (AUTO) takes it by itself and proves as the CPU does (dense
+ * and compact, the witness crossing twice); CZ_GPU_PROVER_WALIAS=0 then gives CZ_ENOMEM, and so does a limit
+ * below its need, naming it. */
+static void test_walias_limits(size_t nc) {
+    keyed k;
+    int rc = make(&k, 6, nc / 20, nc, 45, 45);
+    CHECK_MSG(rc == 0, "witness in c: circuit: %s", cz_error_message());
+    if (rc) return;
+    CHECK_MSG(walias_possible(&k), "witness in c: the circuit (rows %llu, n %llu, aux %llu) cannot take it",
+              (unsigned long long)k.tc.r.num_rows, (unsigned long long)k.n, (unsigned long long)k.tc.na);
+    set_chunk(256);
+    size_t smin[2] = {0, 0};
+    for (int a = 0; a < 2; a++) {
+        cz_gpu_prover *gp = NULL;
+        if (a) setenv("CZ_GPU_PROVER_WALIAS", "1", 1);
+        rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+        unsetenv("CZ_GPU_PROVER_WALIAS");
+        CHECK_MSG(rc == 0, "witness in c %d: create: %s", a, cz_error_message());
+        if (!rc) {
+            CHECK_MSG(cz_gpu_prover_witness_in_c(gp) == a, "witness in c %d: prover says %d", a,
+                      cz_gpu_prover_witness_in_c(gp));
+            cz_gpu_prover_needs(gp, NULL, NULL, &smin[a]);
+        }
+        cz_gpu_prover_destroy(gp);
+    }
+    const size_t wbytes = (k.tc.ni + k.tc.na) * 32;
+    printf("witness in c: streamed need at the smallest chunks %zu B, %zu B with it (witness %zu B)\n", smin[0], smin[1],
+           wbytes);
+    CHECK_MSG(smin[1] && smin[0] == smin[1] + wbytes, "witness in c: needs %zu / %zu differ by other than %zu", smin[0],
+              smin[1], wbytes);
+    if (smin[1] && smin[0] == smin[1] + wbytes) {
+        const size_t between = (smin[0] + smin[1]) / 2 / 1024;
+        set_limit_kb(between);
+        cz_gpu_prover *gp = NULL;
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0); /* AUTO */
+        CHECK_MSG(rc == 0, "witness in c, limit %zu KiB: create: %s", between, cz_error_message());
+        if (!rc) {
+            CHECK_MSG(cz_gpu_prover_is_streamed(gp) && cz_gpu_prover_witness_in_c(gp),
+                      "limit %zu KiB: streamed %d, witness in c %d", between, cz_gpu_prover_is_streamed(gp),
+                      cz_gpu_prover_witness_in_c(gp));
+            CHECK_MSG(cz_gpu_prover_device_bytes(gp) <= between * 1024, "limit %zu KiB: the prover holds %zu B", between,
+                      cz_gpu_prover_device_bytes(gp));
+            for (int compact = 0; compact < 2; compact++) {
+                cz_gpu_prove_stats st;
+                if (prove_check(&k, gp, compact, &st, compact ? "witness in c by memory, compact" : "witness in c by memory"))
+                    continue;
+                CHECK_MSG(st.witness_again == 1, "by memory: witness uploaded again %d", st.witness_again);
+                const uint64_t w1 = compact ? cz_wcompact_upload_bytes(k.tc.ni, &k.cw) : wbytes;
+                CHECK_MSG(st.htod_bytes >= 2 * w1, "by memory: htod %llu B below twice the witness's %llu",
+                          (unsigned long long)st.htod_bytes, (unsigned long long)w1);
+            }
+        }
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        setenv("CZ_GPU_PROVER_WALIAS", "0", 1);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        unsetenv("CZ_GPU_PROVER_WALIAS");
+        CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit %zu KiB, CZ_GPU_PROVER_WALIAS=0: %d", between, rc);
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        set_limit_kb(smin[1] / 1024 - 1);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit below the need with the witness in c: %d", rc);
+        CHECK_MSG(strstr(cz_error_message(), "witness in c's buffer"), "ENOMEM message names the layout: %s",
+                  cz_error_message());
+        cz_gpu_prover_destroy(gp);
+        printf("witness in c: taken by memory at %zu KiB (dense and compact proofs equal the CPU's), CZ_ENOMEM below\n",
+               between);
+    }
+    unsetenv("CZ_GPU_MEM_LIMIT_KB");
+    set_chunk(0);
+    unmake(&k);
+}
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -336,6 +454,9 @@ int main(void) {
     if (1024 <= max_n) test_keep_sweep(4, 100, 900);
     const size_t nc = max_n < 60000 ? max_n / 2 : 30000;
     test_limits(8, nc / 10, nc); /* fewer free variables than constraints: every one is constrained */
+    test_walias_limits(max_n < 40000 ? max_n / 2 : 20000); /* rows just over a power of two: room in c for the witness */
+    CHECK_MSG(walias_runs[0] > 0 && walias_runs[1] > 0, "the witness in c's buffer asked for where it fits (%d) and "
+              "where it does not (%d)", walias_runs[1], walias_runs[0]);
     CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,
               "both chunk paths must run (runs %d, full %d, split %d)", streamed_runs, full_chunks, split_chunks);
     cz_gpu_g1_release_scratch();

@@ -130,11 +130,12 @@ int main(int argc, char **argv) {
             cz_gpu_prover_needs(pr, NULL, &need, &need_min);
             cz_gpu_prover_stream_plan(pr, &chunk, &stages, &kept);
             printf("2^%u streamed: device %.2f GiB held; non-base need %.2f GiB with the chunks chosen, %.2f GiB "
-                   "with the smallest (2^16 points); chunks of %llu G1 points, %d stages, kept:%s%s%s%s%s%s\n",
+                   "with the smallest (2^16 points); chunks of %llu G1 points, %d stages, kept:%s%s%s%s%s%s%s\n",
                    k, cz_gpu_prover_device_bytes(pr) / 1073741824.0, need / 1073741824.0, need_min / 1073741824.0,
                    (unsigned long long)chunk, stages, kept & CZ_GPU_PART_H ? " H" : "", kept & CZ_GPU_PART_L ? " L" : "",
                    kept & CZ_GPU_PART_A ? " A" : "", kept & CZ_GPU_PART_B_G1 ? " B_G1" : "",
-                   kept & CZ_GPU_PART_B_G2 ? " B_G2" : "", kept ? "" : " none");
+                   kept & CZ_GPU_PART_B_G2 ? " B_G2" : "", kept ? "" : " none",
+                   cz_gpu_prover_witness_in_c(pr) ? "; the witness in c's buffer (uploaded twice)" : "");
         }
         uint64_t ni, na, a_len, b_len, nnz[3];
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
@@ -162,10 +163,10 @@ int main(int argc, char **argv) {
             else DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start");
             char sp[64] = "";
             if (st.streamed)
-                snprintf(sp, sizeof sp, " streamed(%s%s%s%s%s, %d stages)", st.streamed_parts & CZ_GPU_PART_H ? "H" : "",
+                snprintf(sp, sizeof sp, " streamed(%s%s%s%s%s, %d stages%s)", st.streamed_parts & CZ_GPU_PART_H ? "H" : "",
                          st.streamed_parts & CZ_GPU_PART_L ? "L" : "", st.streamed_parts & CZ_GPU_PART_A ? "A" : "",
                          st.streamed_parts & CZ_GPU_PART_B_G1 ? "B" : "", st.streamed_parts & CZ_GPU_PART_B_G2 ? "2" : "",
-                         st.stages);
+                         st.stages, st.witness_again ? ", witness twice" : "");
             printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
