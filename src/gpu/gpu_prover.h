@@ -43,6 +43,8 @@ typedef struct {
     unsigned streamed_parts; /* streamed: CZ_GPU_PART_* bits of the parts that crossed PCIe (the rest is kept) */
     int stages;          /* streamed: staging buffers in the ring */
     int witness_again;   /* streamed, short of memory: the witness crossed PCIe twice (cz_gpu_prover_witness_in_c) */
+    uint64_t split_chunks, full_chunks; /* streamed: query chunks (G1 and G2) split 0/1 + tail, or one MSM */
+    uint64_t tail_msms;  /* streamed: MSMs over the chunks' waiting tails */
 } cz_gpu_prove_stats;
 
 /* The base arrays of a prover (bits of cz_gpu_prove_stats.streamed_parts and CZ_GPU_PROVER_KEEP). */

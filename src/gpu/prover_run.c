@@ -506,40 +506,104 @@ static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_
 /* Streamed bases: the chunk order and the staging ring (cz_gpu_prover_stream_begin_ / take_ / release_) are in
  * prover_sched.c. */
 
+/* Streamed chunks' tails waiting for one MSM. A part's consecutive chunks append their tail scalars and bases
+ * to the tail buffer (scalars from its start, bases from sc_cap), and one MSM over them all runs when a chunk of
+ * another part comes, the next tail does not fit, a chunk needs the buffer from its start (one MSM over the
+ * chunk) or the chunks end: an MSM a chunk paid its fixed costs every time (H200, 32 GiB PoRep-shaped partition
+ * in 2^22-point chunks, a 24 GB card: 72 G1 tail MSMs of ~55 K points, 232 ms). CZ_GPU_STREAM_TAIL_BATCH=0:
+ * one MSM a chunk, as before (A/B). */
+typedef struct {
+    int part, g2; /* SQ_* of the waiting tails (-1: none), and whether G2 */
+    void *acc;    /* the part's sum: the MSM's result is added there */
+    uint64_t n, cap;
+    size_t sc_cap;
+    int each; /* CZ_GPU_STREAM_TAIL_BATCH=0 */
+} stail;
+
+static void stail_init(stail *t) {
+    memset(t, 0, sizeof *t);
+    t->part = -1;
+    const char *e = getenv("CZ_GPU_STREAM_TAIL_BATCH");
+    t->each = e && *e == '0';
+}
+
+/* The waiting tails' MSM into their part's sum; its time into tail_msm_ms (G1) or *g2_ms (G2, may be NULL:
+ * the caller times it). */
+static int stail_flush(cz_gpu_prover *pr, stail *t, cz_gpu_prove_stats *st, double *g2_ms) {
+    int rc = 0;
+    if (t->part >= 0 && t->n) {
+        const double t0 = cz_gpu_now_ms_();
+        const cz_fr *tsc = (const cz_fr *)pr->d_tail;
+        const void *tb = pr->d_tail + t->sc_cap;
+        if (t->g2) {
+            cz_g2_jac r, s;
+            st->tail_msms++;
+            rc = cz_gpu_g2_msm(&r, tb, tsc, t->n, pr->st);
+            if (!rc) s = *(cz_g2_jac *)t->acc, cz_g2_jac_add((cz_g2_jac *)t->acc, &s, &r);
+            st->dtoh_bytes += 32 * 384;
+            if (g2_ms) *g2_ms += cz_gpu_now_ms_() - t0;
+        } else {
+            cz_g1_jac r, s;
+            st->tail_msms++;
+            rc = cz_gpu_g1_msm(&r, tb, tsc, t->n, pr->st);
+            if (!rc) s = *(cz_g1_jac *)t->acc, cz_g1_jac_add((cz_g1_jac *)t->acc, &s, &r);
+            st->dtoh_bytes += 32 * 192;
+            st->tail_msm_ms += cz_gpu_now_ms_() - t0;
+        }
+    }
+    t->part = -1, t->n = 0;
+    return rc;
+}
+
 /* One chunk [k0, k0 + m) of a query (witness index map[k], or base + k without a map) over its staged bases:
- * the 0/1 split (batch addition + MSM over the chunk's other scalars) or, when more than half of the chunk
- * is "other", one MSM over the chunk. The sum over the chunks is the query's (the split is per chunk).
- * g2: B_G2 (G2 bases and results). */
-static int stream_chunk(cz_gpu_prover *pr, int g2, const uint32_t *map, uint64_t base, uint64_t k0, uint64_t m,
-                        const void *bases, void *acc, uint64_t *tail_sum, int *full, cz_gpu_prove_stats *st) {
+ * the 0/1 split (batch addition now, the chunk's other scalars appended to t's waiting tails) or, when more
+ * than half of the chunk is "other", one MSM over the chunk. The sum over the chunks is the query's (the split
+ * is per chunk). g2: B_G2 (G2 bases and results); part: its SQ_* (t must hold no other part's tails). */
+static int stream_chunk(cz_gpu_prover *pr, int g2, int part, const uint32_t *map, uint64_t base, uint64_t k0,
+                        uint64_t m, const void *bases, void *acc, uint64_t *tail_sum, int *full, stail *t,
+                        cz_gpu_prove_stats *st) {
     const uint32_t *cmap = map ? map + k0 : NULL;
     const uint64_t cbase = map ? 0 : base + k0;
     const size_t groups = 2 * ((m + 63) / 64), el = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
     const size_t cap = 64 * (size_t)pr->chunk1 + 4096;
+    /* the layout for this kind of point: up to pmax tails, scalars in [0, sc_cap), bases after */
+    const uint64_t pmax = (cap - 256) / (32 + el);
     uint32_t *offs = pr->d_cnt + groups + 1, tail = 0;
     double t0 = cz_gpu_now_ms_();
     int rc = classify_range(pr, cmap, cbase, m, &tail);
     if (rc) return rc;
     *tail_sum += tail;
     st->dtoh_bytes += 4;
-    const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
     cz_g1_jac g1[2], t1;
     cz_g2_jac g2r[2], t2;
     cz_fr *tsc = (cz_fr *)pr->d_tail;
-    if (2 * (uint64_t)tail <= m && sc_bytes + (size_t)tail * el <= cap) {
-        void *tb = pr->d_tail + sc_bytes;
+    if (2 * (uint64_t)tail <= m && tail <= pmax) {
+        st->split_chunks++;
+        if (t->part >= 0 && t->n + tail > t->cap) rc = stail_flush(pr, t, st, NULL); /* full: the waiting ones go */
+        if (t->part < 0) {
+            t->part = part, t->g2 = g2, t->acc = acc, t->n = 0, t->cap = pmax;
+            t->sc_cap = ((size_t)pmax * 32 + 255) & ~(size_t)255;
+        }
         const uint64_t *ones = (const uint64_t *)pr->d_ones;
-        rc = g2 ? cz_gpu_g2_batch_add(&g2r[0], bases, ones, m, pr->st) : cz_gpu_g1_batch_add(&g1[0], bases, ones, m, pr->st);
+        if (!rc)
+            rc = g2 ? cz_gpu_g2_batch_add(&g2r[0], bases, ones, m, pr->st) : cz_gpu_g1_batch_add(&g1[0], bases, ones, m, pr->st);
         double t1_ = cz_gpu_now_ms_();
         if (!g2) st->batch_add_ms += t1_ - t0;
-        if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, cmap, cbase, m, bases, el, offs, pr->st);
-        if (!rc) rc = g2 ? cz_gpu_g2_msm(&g2r[1], tb, tsc, tail, pr->st) : cz_gpu_g1_msm(&g1[1], tb, tsc, tail, pr->st);
+        if (!rc)
+            rc = cz_gpu_split_scatter_(tsc + t->n, pr->d_tail + t->sc_cap + t->n * el, pr->d_w, cmap, cbase, m, bases, el,
+                                       offs, pr->st);
+        t->n += tail;
         if (!g2) st->tail_msm_ms += cz_gpu_now_ms_() - t1_;
-        st->dtoh_bytes += g2 ? 384 + 32 * 384 : 192 + 32 * 192;
+        if (!rc && t->each) rc = stail_flush(pr, t, st, NULL);
+        st->dtoh_bytes += g2 ? 384 : 192;
+        if (g2) cz_g2_jac_set_infinity(&g2r[1]);
+        else cz_g1_jac_set_infinity(&g1[1]);
     } else { /* one MSM over the chunk; its scalars gathered into the tail buffer (32 B per position) */
         const cz_fr *sc = pr->d_w + cbase;
+        st->full_chunks++;
         if (cmap) {
-            rc = cz_gpu_gather_scalars_(tsc, pr->d_w, cmap, 0, m, pr->st);
+            rc = stail_flush(pr, t, st, NULL); /* the gather overwrites the waiting tails */
+            if (!rc) rc = cz_gpu_gather_scalars_(tsc, pr->d_w, cmap, 0, m, pr->st);
             sc = tsc;
         }
         double t1_ = cz_gpu_now_ms_();
@@ -576,9 +640,14 @@ static int run_streamed(cz_gpu_prover *pr, cz_groth16_pending *out, cz_gpu_prove
     static const int qof[SQ_N] = {-1, Q_B, Q_L, Q_A, Q_B};
     uint64_t tail2 = 0;
     int full2 = 0, rc = 0;
+    stail tw;
+    stail_init(&tw);
     for (uint64_t i = 0; !rc && i < pr->n_sched; i++) {
         const struct cz_gpu_chunk_ *c = NULL;
         const void *bases = NULL;
+        /* another query's chunk: the waiting tails' MSM first (H chunks leave them waiting) */
+        if (tw.part >= 0 && pr->sched[i].q != SQ_H && pr->sched[i].q != tw.part) rc = stail_flush(pr, &tw, st, &st->b_g2_cpu_ms);
+        if (rc) break;
         const double t0 = cz_gpu_now_ms_();
         rc = cz_gpu_prover_stream_take_(pr, &c, &bases);
         if (rc) break;
@@ -590,14 +659,15 @@ static int run_streamed(cz_gpu_prover *pr, cz_groth16_pending *out, cz_gpu_prove
             st->dtoh_bytes += 32 * 192;
             st->h_msm_ms += cz_gpu_now_ms_() - t0;
         } else if (c->q == SQ_B2) {
-            rc = stream_chunk(pr, 1, pr->d_map[Q_B], 0, c->k0, c->m, bases, &out->b2_ans, &tail2, &full2, st);
+            rc = stream_chunk(pr, 1, SQ_B2, pr->d_map[Q_B], 0, c->k0, c->m, bases, &out->b2_ans, &tail2, &full2, &tw, st);
             st->b_g2_cpu_ms += cz_gpu_now_ms_() - t0; /* on the device */
         } else {
-            rc = stream_chunk(pr, 0, pr->d_map[q], q == Q_L ? pr->ni : 0, c->k0, c->m, bases, ans[c->q], &st->tail[q],
-                              &st->full_msm[q], st);
+            rc = stream_chunk(pr, 0, c->q, pr->d_map[q], q == Q_L ? pr->ni : 0, c->k0, c->m, bases, ans[c->q],
+                              &st->tail[q], &st->full_msm[q], &tw, st);
         }
         if (!rc) rc = cz_gpu_prover_stream_release_(pr, st);
     }
+    if (!rc) rc = stail_flush(pr, &tw, st, &st->b_g2_cpu_ms);
     return rc;
 }
 

@@ -10,6 +10,8 @@
  *    stages asked, the streamed parts are exactly those not kept, the chunk count is the sum of ceil(len /
  *    chunk) over the streamed ones of H, B_G1, L, A (G1 chunk) and B_G2 (half the G1 chunk), and htod_bytes =
  *    the witness + every streamed base byte (kept parts cross nothing);
+ *  - a witness with half its values outside {0, 1} (split and full-MSM chunks mixed within a query: the tails
+ *    of a query's chunks wait for one MSM, which must run before a full chunk's gather reuses their buffer);
  *  - every part kept alone and every part streamed alone (the other four kept), stages 2, 3, 4 in turn, random
  *    chunks, on one circuit;
  *  - one size with CZ_GPU_PROVER_NOPIN=1 (pageable bases staged through pinned buffers);
@@ -39,7 +41,7 @@
 #include "testutil.h"
 
 static cz_rng rng;
-static int streamed_runs, full_chunks, split_chunks, walias_runs[2];
+static int streamed_runs, full_chunks, split_chunks, walias_runs[2], mixed_runs;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -185,9 +187,19 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
                   (unsigned long long)bytes);
         CHECK_MSG(st.streamed_parts == want_parts, "%s: streamed parts %u, want %u", what, st.streamed_parts, want_parts);
         for (int q = 0; q < 3; q++) st.full_msm[q] ? full_chunks++ : split_chunks++;
+        /* every streamed or kept query chunk is one or the other; the tails wait for at most one MSM a chunk */
+        uint64_t qchunks = 0;
+        for (int i = 1; i < 5; i++) qchunks += plen[i] ? ceil_div(plen[i], pch[i]) : 0;
+        CHECK_MSG(st.split_chunks + st.full_chunks == qchunks, "%s: %llu split + %llu full chunks, want %llu", what,
+                  (unsigned long long)st.split_chunks, (unsigned long long)st.full_chunks, (unsigned long long)qchunks);
+        CHECK_MSG(st.tail_msms <= st.split_chunks, "%s: %llu tail MSMs for %llu split chunks", what,
+                  (unsigned long long)st.tail_msms, (unsigned long long)st.split_chunks);
+        mixed_runs += st.split_chunks && st.full_chunks;
         streamed_runs++;
-        printf("%s: ok (kept %u, %llu chunks, %.1f KB up, tails L/A/B %llu/%llu/%llu, full %d%d%d)\n", what, kept,
-               (unsigned long long)st.chunks, st.htod_bytes / 1e3, (unsigned long long)st.tail[0],
+        printf("%s: ok (kept %u, %llu chunks, %llu split / %llu full, %llu tail MSMs, %.1f KB up, tails L/A/B "
+               "%llu/%llu/%llu, full %d%d%d)\n", what, kept, (unsigned long long)st.chunks,
+               (unsigned long long)st.split_chunks, (unsigned long long)st.full_chunks, (unsigned long long)st.tail_msms,
+               st.htod_bytes / 1e3, (unsigned long long)st.tail[0],
                (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.full_msm[0], st.full_msm[1],
                st.full_msm[2]);
     }
@@ -451,10 +463,14 @@ int main(void) {
         test_circuit(sh[0], sh[1], sh[2], 45, 45, "bit-heavy");
         test_circuit(sh[0], sh[1], sh[2], 5, 5, "mostly random");
     }
+    /* half the aux values neither 0 nor 1: chunks of one query split or take one MSM at random, so tails wait
+     * for their MSM while a later chunk of the same query gathers its scalars over the tail buffer */
+    if (3004 <= max_n) test_circuit(3, 700, 3000, 24, 24, "half");
     if (1024 <= max_n) test_keep_sweep(4, 100, 900);
     const size_t nc = max_n < 60000 ? max_n / 2 : 30000;
     test_limits(8, nc / 10, nc); /* fewer free variables than constraints: every one is constrained */
     test_walias_limits(max_n < 40000 ? max_n / 2 : 20000); /* rows just over a power of two: room in c for the witness */
+    CHECK_MSG(max_n < 3004 || mixed_runs > 0, "no streamed run mixed split and full-MSM chunks");
     CHECK_MSG(walias_runs[0] > 0 && walias_runs[1] > 0, "the witness in c's buffer asked for where it fits (%d) and "
               "where it does not (%d)", walias_runs[1], walias_runs[0]);
     CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,
