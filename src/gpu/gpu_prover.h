@@ -74,7 +74,8 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
  * a whole query when it fits), CZ_GPU_PROVER_STAGES = staging buffers (2..4; default 3 at the largest chunk
  * where 3 fit, 4 when a 4th fits there too with the MSM scratch in full, 2 when 3 of the smallest do not), CZ_GPU_PROVER_KEEP = CZ_GPU_PART_* mask of the parts to keep on the device
  * (0: stream all, the session-5 behaviour; default: by memory), CZ_GPU_PROVER_NOPIN=1 skips page-locking
- * (the pinned staging path).
+ * (the pinned staging path), CZ_GPU_STREAM_TAIL_BATCH=0 runs each chunk's tail MSM at once (default: a query's
+ * consecutive chunks' tails wait in the tail buffer for one MSM).
  * A streamed layout that does not fit even at the smallest chunks keeps the witness in c's buffer
  * (cz_gpu_prover_witness_in_c) when the circuit allows it: a 32 GiB PoRep partition's non-base need drops from
  * ~22.3 to ~18.4 GiB, within a 24 GB card.
