@@ -251,8 +251,7 @@ static unsigned plan_keep(const cz_gpu_prover *pr, size_t spare) {
  * and every aux value dense, as prover_run.c upload_compact lays it out) within n values too, since the second
  * upload lands in b's third while h holds a's. */
 static int walias_fits(const cz_gpu_prover *pr) {
-    const uint64_t bm = (pr->na + 63) / 64 * 8, doff = (2 * bm + 255) & ~(uint64_t)255;
-    return pr->c_ab && pr->ni + pr->na <= pr->n && doff + pr->na * 32 <= pr->n * 32;
+    return pr->c_ab && pr->ni + pr->na <= pr->n && cz_gpu_compact_head_(pr->na) + pr->na * 32 <= pr->n * 32;
 }
 
 /* CZ_GPU_PROVER_WALIAS: 1 the witness in c's buffer whenever walias_fits, 0 never, unset only when the

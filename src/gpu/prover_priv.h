@@ -16,6 +16,10 @@
 
 enum { Q_L = 0, Q_A = 1, Q_B = 2 };
 
+/* A compact witness of na aux values on the device (prover_run.c upload_compact): the is_bit and bit bitmaps,
+ * then the dense values from this offset (256-byte aligned). */
+static inline uint64_t cz_gpu_compact_head_(uint64_t na) { return (2 * ((na + 63) / 64 * 8) + 255) & ~(uint64_t)255; }
+
 struct cz_gpu_prover {
     int device;
     const cz_groth16_params *p; /* NULL for a synthetic prover */

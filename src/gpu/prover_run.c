@@ -273,7 +273,7 @@ static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz
 static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, int again) {
     uint64_t maxlen = pr->len[0];
     for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
-    const size_t nw = (pr->na + 63) / 64, bm = nw * 8, doff = (2 * bm + 255) & ~(size_t)255;
+    const size_t bm = (pr->na + 63) / 64 * 8, doff = cz_gpu_compact_head_(pr->na);
     /* streamed: the tail buffer is chunk-sized; a, b, c (3 n >= 3 na values, written by the SpMV after the
      * expansion on the same stream) hold the compact form instead: a and b when the witness is in c's third,
      * b alone the second time (h is in a) */
@@ -291,7 +291,8 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     compact_parts(pr, inputs, w, src, bytes);
     const int how = up_how();
     int rc = how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
-    /* d_cnt holds 2 * (2 * nw + 2) u32 (sized for the longest query, >= na), the expansion needs 2 * (nw + 1) */
+    /* d_cnt holds 2 * (2 * nw + 2) u32, nw = bm / 8 (sized for the longest query, >= na); the expansion needs
+     * 2 * (nw + 1) */
     if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
                                           &pr->scan_cap, pr->st);
     return rc;
@@ -535,16 +536,15 @@ static int stail_flush(cz_gpu_prover *pr, stail *t, cz_gpu_prove_stats *st, doub
         const double t0 = cz_gpu_now_ms_();
         const cz_fr *tsc = (const cz_fr *)pr->d_tail;
         const void *tb = pr->d_tail + t->sc_cap;
+        st->tail_msms++;
         if (t->g2) {
             cz_g2_jac r, s;
-            st->tail_msms++;
             rc = cz_gpu_g2_msm(&r, tb, tsc, t->n, pr->st);
             if (!rc) s = *(cz_g2_jac *)t->acc, cz_g2_jac_add((cz_g2_jac *)t->acc, &s, &r);
             st->dtoh_bytes += 32 * 384;
             if (g2_ms) *g2_ms += cz_gpu_now_ms_() - t0;
         } else {
             cz_g1_jac r, s;
-            st->tail_msms++;
             rc = cz_gpu_g1_msm(&r, tb, tsc, t->n, pr->st);
             if (!rc) s = *(cz_g1_jac *)t->acc, cz_g1_jac_add((cz_g1_jac *)t->acc, &s, &r);
             st->dtoh_bytes += 32 * 192;
@@ -676,7 +676,8 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     double t0 = cz_gpu_now_ms_(), t;
     int rc = cz_gpu_set_device(pr->device);
     if (!rc) rc = caux ? upload_compact(pr, inputs, caux, 0) : upload_witness(pr, inputs, aux);
-    st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
+    const uint64_t wbytes = caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
+    st->htod_bytes += wbytes;
     t = cz_gpu_now_ms_(), st->upload_ms = t - t0; /* the expansion, if any, is queued and lands in spmv_ms */
     if (!rc && pr->streamed) rc = cz_gpu_prover_stream_begin_(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
@@ -697,7 +698,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
     if (!rc && pr->w_alias) { /* the witness again, into c's third (b's holds a compact form meanwhile) */
         rc = caux ? upload_compact(pr, inputs, caux, 1) : upload_witness(pr, inputs, aux);
-        st->htod_bytes += caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
+        st->htod_bytes += wbytes;
         st->witness_again = 1;
         st->upload_ms += cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
     }
