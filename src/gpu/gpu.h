@@ -142,10 +142,12 @@ int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, c
  * which saves the permutation: the partition prover's form. */
 int cz_gpu_groth16_h_crev(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev, void *stream);
 
-/* A CSR matrix resident on the device (row_ptr u64, col u32, val Fr), uploaded once. */
+/* A CSR matrix resident on the device (row_ptr u32 below 2^32 terms, else u64; col u32; val Fr or dictionary
+ * indices of 1, 2 or 4 bytes), uploaded once. CZ_GPU_CSR_NARROW=0 keeps u64 row pointers and u32 indices. */
 typedef struct cz_gpu_csr cz_gpu_csr;
 int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *m);
 void cz_gpu_csr_free(cz_gpu_csr *m);
+/* Device bytes of a matrix stored as values: (rows + 1) row pointers (4 or 8 bytes as above), nnz * (4 + 32). */
 size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz);
 /* 1 when m's coefficients are stored dictionary-coded (*ndict distinct values; CZ_GPU_CSR_DICT=0 / 1
  * forbids / forces that form, unset: when it is the smaller), 0 when as values. */

@@ -89,12 +89,13 @@ int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, const unsigned mix[4
  * one in `stride`, and column 0 (ONE) in one row per 1000 (B); coefficient 1 with probability one/1000.
  * Allocates the device arrays (row_ptr, col, val) through alloc (returns 0 or an error). pool > 0: the other
  * coefficients are drawn from pool random values and stored dictionary-coded, as real circuits' are (coef:
- * an index per term into dict, pool + 1 values, dict[0] = 1; val stays NULL). */
+ * an index per term into dict, pool + 1 values, dict[0] = 1; val stays NULL). The widths are spmv.cu's
+ * (*row_bytes: cz_gpu_csr_row_bytes_, *coef_bytes: cz_gpu_csr_coef_bytes_ of pool + 1, 0 for values). */
 typedef int (*cz_gpu_alloc_fn)(void *ctx, void **p, size_t bytes, const char *what);
-int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint32_t **coef, cz_fr **dict, uint64_t *nnz,
-                      uint64_t rows, uint64_t nc, uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac,
-                      unsigned in_w, int kind, unsigned stride, unsigned one, unsigned pool, uint64_t seed,
-                      cz_gpu_alloc_fn alloc, void *ctx, void *s);
+int cz_gpu_synth_csr_(void **row_ptr, unsigned *row_bytes, uint32_t **col, cz_fr **val, void **coef,
+                      unsigned *coef_bytes, cz_fr **dict, uint64_t *nnz, uint64_t rows, uint64_t nc, uint64_t ni,
+                      uint64_t na, unsigned w_lo, unsigned w_frac, unsigned in_w, int kind, unsigned stride,
+                      unsigned one, unsigned pool, uint64_t seed, cz_gpu_alloc_fn alloc, void *ctx, void *s);
 /* A device CSR from arrays on the device: values (coef NULL) or dictionary-coded (val NULL; one = the index of 1
  * in dict, or UINT32_MAX). */
 int cz_gpu_csr_wrap_dict_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, uint32_t *coef,
@@ -103,13 +104,44 @@ int cz_gpu_csr_wrap_dict_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_
 int cz_gpu_mark_columns_(uint64_t *bits, uint64_t nbits, uint64_t col_base, const uint32_t *col, uint64_t nnz, void *s);
 /* Wraps device arrays (taking ownership) as a cz_gpu_csr. */
 int cz_gpu_csr_wrap_(struct cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, cz_fr *val);
+/* The same for any layout: row_ptr of row_bytes (4 or 8) each; values (coef NULL) or dictionary-coded (coef of
+ * coef_bytes 1, 2 or 4 each, val NULL). wrap_ and wrap_dict_ are the wide layout (8, 4). */
+int cz_gpu_csr_wrap_narrow_(struct cz_gpu_csr **out, uint64_t rows, void *row_ptr, unsigned row_bytes, uint32_t *col,
+                            cz_fr *val, void *coef, unsigned coef_bytes, cz_fr *dict, uint32_t ndict, uint32_t one);
+/* The device layout's widths (spmv.cu): row pointers of a matrix of nnz terms (4 below 2^32 terms, else 8),
+ * and dictionary indices for ndict values (1 up to 256, 2 up to 65536, else 4). CZ_GPU_CSR_NARROW=0: 8 and 4
+ * always; tests: CZ_GPU_CSR_ROW_BYTES=8, CZ_GPU_CSR_COEF_BYTES=1|2|4 (used when wide enough). */
+unsigned cz_gpu_csr_row_bytes_(uint64_t nnz);
+unsigned cz_gpu_csr_coef_bytes_(uint64_t ndict);
 /* m's device form before the upload: *bytes its device memory; *d the dictionary coding when that form is
  * chosen (d->coef != NULL; the caller frees it with cz_csr_dict_free), zeroed when the values are stored. */
 int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *bytes);
-/* htod (NULL: cz_gpu_memcpy_htod) copies each host array, synchronously (the prover's pinned chunks). */
+/* htod (NULL: cz_gpu_memcpy_htod) copies each host array, synchronously (the prover's pinned chunks); the
+ * arrays the narrow layout shrinks go through a host temporary of the device width. */
 int cz_gpu_csr_upload_prepared_(struct cz_gpu_csr **out, const cz_csr *m, const cz_csr_dict *d,
                                 int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
 void cz_gpu_csr_info_(const struct cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col);
+/* m's widths (coef_bytes 0: values) and device bytes (what cz_gpu_csr_prepare_ counted); any may be NULL. */
+void cz_gpu_csr_layout_(const struct cz_gpu_csr *m, unsigned *row_bytes, unsigned *coef_bytes, size_t *bytes);
+/* dst[i] = src[i] in bytes (1, 2, 4; 8 for u64) each, n values that fit (spmv_host.c, OpenMP). */
+void cz_gpu_narrow_u64_(void *dst, unsigned bytes, const uint64_t *src, size_t n);
+void cz_gpu_narrow_u32_(void *dst, unsigned bytes, const uint32_t *src, size_t n);
+
+/* A compact witness on the device for cz_gpu_csr_mul_vec_cw: ni dense inputs (variables 0 .. ni-1), then na aux
+ * values as r1cs/wcompact.h holds them: the is_bit / bit bitmaps (ceil(na / 64) words each), the dense values in
+ * order, and offs[w] = the dense values before word w (ceil(na / 64) + 1 entries, the exclusive scan
+ * cz_gpu_wcompact_expand_ makes). */
+typedef struct cz_gpu_wview {
+    const cz_fr *inputs;
+    const uint64_t *is_bit, *bit;
+    const cz_fr *dense;
+    const uint32_t *offs;
+    uint64_t ni, na;
+} cz_gpu_wview;
+/* out[i] = <row i of m, w> (mul = 0) or out[i] = out[i] * <row i of m, w> (mul = 1), for i < n_out (rows past m's
+ * are 0, so mul = 1 zeroes them), natural order, the long rows by a warp each as cz_gpu_csr_mul_vec. */
+int cz_gpu_csr_mul_vec_cw(cz_fr *d_out, size_t n_out, const struct cz_gpu_csr *m, const cz_gpu_wview *w, int mul,
+                          void *stream);
 
 #ifdef __cplusplus
 }

@@ -62,18 +62,21 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
         unsigned lo, frac, in_w;
     } mk[3] = {{0, s->a_w_lo, s->a_w_frac, 1}, {1, s->b_w_lo, s->b_w_frac, 0}, {2, s->c_w_lo, s->c_w_frac, 0}};
     for (int k = 0; k < (pr->c_ab ? 2 : 3) && !rc; k++) { /* C only for C's SpMV */
-        uint64_t *rp;
-        uint32_t *col, *coef;
+        void *rp, *coef;
+        uint32_t *col;
         cz_fr *val, *dict;
         uint64_t nnz;
-        rc = cz_gpu_synth_csr_(&rp, &col, &val, &coef, &dict, &nnz, rows, s->num_constraints, ni, na, mk[k].lo,
-                               mk[k].frac, mk[k].in_w, mk[k].kind, s->b_stride, s->coeff_one, s->coeff_pool,
+        unsigned rb, cb;
+        /* in the layout a real prover's upload gives (spmv.cu: narrow unless CZ_GPU_CSR_NARROW=0), so that the
+         * device accounting is the same */
+        rc = cz_gpu_synth_csr_(&rp, &rb, &col, &val, &coef, &cb, &dict, &nnz, rows, s->num_constraints, ni, na,
+                               mk[k].lo, mk[k].frac, mk[k].in_w, mk[k].kind, s->b_stride, s->coeff_one, s->coeff_pool,
                                seed + 101 * k, cz_gpu_prover_dalloc_, pr, pr->st);
         if (!rc) rc = cz_gpu_stream_sync_(pr->st);
         /* coded (CZ_BENCH_POOL) or plain: a plain matrix keeps its value array (52b5777 wrapped both as coded, so
          * the plain SpMV read a NULL val) */
-        if (!rc) rc = coef ? cz_gpu_csr_wrap_dict_(&pr->m[k], rows, rp, col, coef, dict, s->coeff_pool + 1, 0)
-                           : cz_gpu_csr_wrap_(&pr->m[k], rows, rp, col, val);
+        if (!rc) rc = cz_gpu_csr_wrap_narrow_(&pr->m[k], rows, rp, rb, col, val, coef, cb, dict,
+                                              coef ? s->coeff_pool + 1 : 0, 0);
     }
     uint64_t *bits[3] = {NULL, NULL, NULL}, a_len = 0, b_len = 0;
     const uint64_t nbits[3] = {na, ni, na}, base[3] = {ni, 0, ni};

@@ -6,9 +6,16 @@
  * a thread a row made each of their warps wait out the longest (32 GiB: A and B took ~90 ms, ~12x the
  * terms' own loop count).
  * Coefficients equal to 1 (most of them in real circuits) skip the multiplication, as on the CPU.
- * The coefficients are stored dictionary-coded (r1cs/csr_dict.h: a u32 index per term into the matrix's
- * distinct values; 8 bytes a term instead of 36) when that is smaller, which it is for real circuits
- * (1, -1, powers of two, a few constants), else as values (random test circuits). */
+ * The coefficients are stored dictionary-coded (r1cs/csr_dict.h: an index per term into the matrix's
+ * distinct values) when that is smaller, which it is for real circuits (1, -1, powers of two, a few
+ * constants), else as values (random test circuits).
+ * Narrow layout (what lets a 2^27 partition fit a 16 GB card): row pointers are u32 when the terms number
+ * below 2^32 (32 GiB PoRep's A has ~310 M) and the indices take 1, 2 or 4 bytes as the dictionary needs
+ * (PoRep: A 1,331 values -> 2 bytes, B 12 -> 1 byte), so a dictionary term costs 6 or 5 bytes instead of 8
+ * and a row 4 bytes instead of 8 (32 GiB: A 3.52 -> 2.38 GB, B 2.08 -> 1.17 GB). The kernels are templates over the
+ * two widths (and the witness' form), so their loops hold no width branch; each launch dispatches once.
+ * The witness is read either dense (32 bytes a variable) or compact (r1cs/wcompact.h: 0/1 bitmaps and the
+ * other values in order), where a 0/1 value makes its term the coefficient or nothing: no product at all. */
 #include "gpu/cuda_util.cuh"
 #include "gpu/field.cuh"
 #include "gpu/gpu.h"
@@ -17,15 +24,17 @@
 
 struct cz_gpu_csr {
     uint64_t rows, nnz;
-    uint64_t *row_ptr; /* rows + 1 */
+    void *row_ptr;  /* rows + 1, row_bytes each (u32 or u64) */
     uint32_t *col;
-    cz_dfr *val;   /* the values, or NULL: dictionary-coded */
-    uint32_t *coef; /* dictionary-coded: index per term into dict */
+    cz_dfr *val;    /* the values, or NULL: dictionary-coded */
+    void *coef;     /* dictionary-coded: index per term into dict, coef_bytes each (u8, u16 or u32) */
     cz_dfr *dict;
     uint32_t ndict, one; /* one: the index of 1 in dict (UINT32_MAX: none) */
     uint32_t lmax;       /* rows of more terms than this are long (UINT32_MAX: none are) */
     uint32_t *lrows;     /* the long rows' indices, nlong of them */
     uint64_t nlong;
+    unsigned row_bytes, coef_bytes; /* coef_bytes 0: values */
+    size_t bytes;                   /* device bytes of the arrays above */
 };
 
 /* CZ_GPU_SPMV_LONG: the long-row bound (terms; 0: every row by one thread), default 8 */
@@ -48,12 +57,33 @@ static uint64_t long_rows(const cz_csr *m, uint32_t lmax, uint32_t *out) {
     return n;
 }
 
+/* CZ_GPU_CSR_NARROW=0: the wide layout (u64 row pointers, u32 indices), for A/B measurement */
+static bool narrow_on(void) {
+    const char *e = getenv("CZ_GPU_CSR_NARROW");
+    return !(e && *e && atoi(e) == 0);
+}
+
+extern "C" unsigned cz_gpu_csr_row_bytes_(uint64_t nnz) {
+    if (!narrow_on() || nnz > UINT32_MAX) return 8;
+    const char *e = getenv("CZ_GPU_CSR_ROW_BYTES"); /* tests: 8 forces the u64 form on small matrices */
+    return e && atoi(e) == 8 ? 8 : 4;
+}
+
+extern "C" unsigned cz_gpu_csr_coef_bytes_(uint64_t ndict) {
+    if (!narrow_on()) return 4;
+    const unsigned need = ndict <= 256 ? 1 : ndict <= 65536 ? 2 : 4;
+    const char *e = getenv("CZ_GPU_CSR_COEF_BYTES"); /* tests: a wider index than needed; too narrow is ignored */
+    const int k = e && *e ? atoi(e) : 0;
+    return (k == 1 || k == 2 || k == 4) && (unsigned)k >= need ? (unsigned)k : need;
+}
+
 extern "C" size_t cz_gpu_csr_bytes(uint64_t rows, uint64_t nnz) {
-    return (size_t)(rows + 1) * 8 + (size_t)nnz * (4 + sizeof(cz_fr));
+    return (size_t)(rows + 1) * cz_gpu_csr_row_bytes_(nnz) + (size_t)nnz * (4 + sizeof(cz_fr));
 }
 
 static size_t dict_bytes(uint64_t rows, uint64_t nnz, uint32_t ndict) {
-    return (size_t)(rows + 1) * 8 + (size_t)nnz * 8 + (size_t)ndict * sizeof(cz_fr);
+    return (size_t)(rows + 1) * cz_gpu_csr_row_bytes_(nnz) + (size_t)nnz * (4 + cz_gpu_csr_coef_bytes_(ndict)) +
+           (size_t)ndict * sizeof(cz_fr);
 }
 
 /* CZ_GPU_CSR_DICT: 0 never, 1 always (tests), unset: when smaller */
@@ -77,27 +107,47 @@ extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *byte
     return 0;
 }
 
-extern "C" int cz_gpu_csr_wrap_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, cz_fr *val) {
+/* The handle over device arrays of the given widths (taking ownership); bytes: the arrays' sizes. */
+static int make_csr(cz_gpu_csr **out, uint64_t rows, uint64_t nnz, void *row_ptr, unsigned row_bytes, uint32_t *col,
+                    cz_fr *val, void *coef, unsigned coef_bytes, cz_fr *dict, uint32_t ndict, uint32_t one) {
     cz_gpu_csr *m = (cz_gpu_csr *)calloc(1, sizeof *m);
     if (!m) return cz_error(CZ_ENOMEM, "GPU CSR handle");
-    uint64_t nnz = 0;
-    CZ_CUDA(cudaMemcpy(&nnz, row_ptr + rows, 8, cudaMemcpyDeviceToHost));
     m->rows = rows;
     m->nnz = nnz;
     m->row_ptr = row_ptr;
+    m->row_bytes = row_bytes;
     m->col = col;
     m->val = (cz_dfr *)val;
-    m->one = UINT32_MAX;
+    m->coef = coef;
+    m->coef_bytes = coef ? coef_bytes : 0;
+    m->dict = coef ? (cz_dfr *)dict : NULL;
+    m->ndict = coef ? ndict : 0;
+    m->one = coef ? one : UINT32_MAX;
     m->lmax = UINT32_MAX;
+    m->bytes = (size_t)(rows + 1) * row_bytes + (size_t)nnz * 4 +
+               (coef ? (size_t)nnz * coef_bytes + (size_t)ndict * sizeof(cz_fr) : (size_t)nnz * sizeof(cz_fr));
     *out = m;
     return 0;
 }
 
+extern "C" int cz_gpu_csr_wrap_narrow_(cz_gpu_csr **out, uint64_t rows, void *row_ptr, unsigned row_bytes,
+                                       uint32_t *col, cz_fr *val, void *coef, unsigned coef_bytes, cz_fr *dict,
+                                       uint32_t ndict, uint32_t one) {
+    *out = NULL;
+    if ((row_bytes != 4 && row_bytes != 8) || (coef && coef_bytes != 1 && coef_bytes != 2 && coef_bytes != 4))
+        return cz_error(CZ_EINVAL, "GPU CSR: %u-byte row pointers, %u-byte indices", row_bytes, coef_bytes);
+    uint64_t nnz = 0; /* little-endian: a u32 count lands in the low half */
+    CZ_CUDA(cudaMemcpy(&nnz, (uint8_t *)row_ptr + rows * row_bytes, row_bytes, cudaMemcpyDeviceToHost));
+    return make_csr(out, rows, nnz, row_ptr, row_bytes, col, val, coef, coef_bytes, dict, ndict, one);
+}
+
+extern "C" int cz_gpu_csr_wrap_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, cz_fr *val) {
+    return cz_gpu_csr_wrap_narrow_(out, rows, row_ptr, 8, col, val, NULL, 0, NULL, 0, UINT32_MAX);
+}
+
 extern "C" int cz_gpu_csr_wrap_dict_(cz_gpu_csr **out, uint64_t rows, uint64_t *row_ptr, uint32_t *col, uint32_t *coef,
                                      cz_fr *dict, uint32_t ndict, uint32_t one) {
-    int rc = cz_gpu_csr_wrap_(out, rows, row_ptr, col, NULL);
-    if (!rc) (*out)->coef = coef, (*out)->dict = (cz_dfr *)dict, (*out)->ndict = ndict, (*out)->one = one;
-    return rc;
+    return cz_gpu_csr_wrap_narrow_(out, rows, row_ptr, 8, col, NULL, coef, 4, dict, ndict, one);
 }
 
 extern "C" int cz_gpu_csr_is_dict(const cz_gpu_csr *m, uint32_t *ndict) {
@@ -109,6 +159,12 @@ extern "C" void cz_gpu_csr_info_(const cz_gpu_csr *m, uint64_t *rows, uint64_t *
     *rows = m->rows;
     *nnz = m->nnz;
     *col = m->col;
+}
+
+extern "C" void cz_gpu_csr_layout_(const cz_gpu_csr *m, unsigned *row_bytes, unsigned *coef_bytes, size_t *bytes) {
+    if (row_bytes) *row_bytes = m->row_bytes;
+    if (coef_bytes) *coef_bytes = m->coef_bytes;
+    if (bytes) *bytes = m->bytes;
 }
 
 extern "C" void cz_gpu_csr_free(cz_gpu_csr *m) {
@@ -127,32 +183,48 @@ static int plain_htod(void *ctx, void *dst, const void *src, size_t bytes) {
     return cz_gpu_memcpy_htod(dst, src, bytes);
 }
 
-extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d,
-                                           int (*htod)(void *ctx, void *dst, const void *src, size_t bytes),
+typedef int (*htod_fn)(void *ctx, void *dst, const void *src, size_t bytes);
+
+/* n host values of src_bytes each (8: u64, 4: u32) to dst as dst_bytes each: through a host temporary
+ * (spmv_host.c's parallel narrowing, freed after the synchronous copy) when narrower, else as they are */
+static int htod_narrowed(htod_fn htod, void *ctx, void *dst, unsigned dst_bytes, const void *src, unsigned src_bytes,
+                         size_t n, const char *what) {
+    if (dst_bytes == src_bytes) return htod(ctx, dst, src, n * src_bytes);
+    void *t = malloc(n * dst_bytes);
+    if (!t) return cz_error(CZ_ENOMEM, "GPU CSR: %zu bytes of narrowed %s on the host", n * dst_bytes, what);
+    if (src_bytes == 8) cz_gpu_narrow_u64_(t, dst_bytes, (const uint64_t *)src, n);
+    else cz_gpu_narrow_u32_(t, dst_bytes, (const uint32_t *)src, n);
+    const int rc = htod(ctx, dst, t, n * dst_bytes);
+    free(t);
+    return rc;
+}
+
+extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, htod_fn htod,
                                            void *ctx) {
     if (!htod) htod = plain_htod;
     *out = NULL;
     const uint64_t rows = h->rows, nnz = cz_r1cs_nnz(h);
     const bool dict = d && d->coef;
-    uint64_t *rp = NULL;
-    uint32_t *col = NULL, *coef = NULL;
+    /* the widths prepare_ counted (the same knobs, read again) */
+    const unsigned rb = cz_gpu_csr_row_bytes_(nnz), cb = dict ? cz_gpu_csr_coef_bytes_(d->ncoeffs) : 0;
+    void *rp = NULL, *coef = NULL;
+    uint32_t *col = NULL;
     cz_fr *val = NULL, *dv = NULL;
-    int rc = cz_gpu_malloc((void **)&rp, (rows + 1) * 8);
+    int rc = cz_gpu_malloc(&rp, (rows + 1) * rb);
     if (!rc) rc = cz_gpu_malloc((void **)&col, (nnz ? nnz : 1) * 4);
     if (!rc && !dict) rc = cz_gpu_malloc((void **)&val, (nnz ? nnz : 1) * sizeof(cz_fr));
-    if (!rc && dict) rc = cz_gpu_malloc((void **)&coef, (nnz ? nnz : 1) * 4);
+    if (!rc && dict) rc = cz_gpu_malloc(&coef, (nnz ? nnz : 1) * cb);
     if (!rc && dict) rc = cz_gpu_malloc((void **)&dv, (d->ncoeffs ? d->ncoeffs : 1) * sizeof(cz_fr));
-    if (!rc && rows) rc = htod(ctx, rp, h->row_ptr, (rows + 1) * 8);
-    if (!rc && !rows) rc = cz_gpu_memset(rp, 0, 8);
+    if (!rc && rows) rc = htod_narrowed(htod, ctx, rp, rb, h->row_ptr, 8, rows + 1, "row pointers");
+    if (!rc && !rows) rc = cz_gpu_memset(rp, 0, rb);
     if (!rc && nnz) rc = htod(ctx, col, h->col, nnz * 4);
     if (!rc && nnz && !dict) rc = htod(ctx, val, h->val, nnz * sizeof(cz_fr));
-    if (!rc && nnz && dict) rc = htod(ctx, coef, d->coef, nnz * 4);
+    if (!rc && nnz && dict) rc = htod_narrowed(htod, ctx, coef, cb, d->coef, 4, nnz, "coefficient indices");
     if (!rc && dict && d->ncoeffs) rc = cz_gpu_memcpy_htod(dv, d->coeffs, d->ncoeffs * sizeof(cz_fr));
     uint32_t one = UINT32_MAX; /* the index of 1 in the dictionary */
     for (uint32_t i = 0; dict && i < d->ncoeffs; i++)
         if (cz_fr_equal(&d->coeffs[i], &CZ_FR_ONE_V)) one = i;
-    if (!rc) rc = dict ? cz_gpu_csr_wrap_dict_(out, rows, rp, col, coef, dv, d->ncoeffs, one)
-                       : cz_gpu_csr_wrap_(out, rows, rp, col, val);
+    if (!rc) rc = make_csr(out, rows, nnz, rp, rb, col, val, coef, cb, dv, dict ? d->ncoeffs : 0, one);
     if (rc) {
         cz_gpu_free(rp);
         cz_gpu_free(col);
@@ -175,7 +247,7 @@ extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, co
             *out = NULL;
             return rc;
         }
-        (*out)->lrows = dl, (*out)->nlong = nl, (*out)->lmax = lmax;
+        (*out)->lrows = dl, (*out)->nlong = nl, (*out)->lmax = lmax, (*out)->bytes += nl * 4;
     }
     return rc;
 }
@@ -190,52 +262,133 @@ extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {
     return rc;
 }
 
-/* term k of m times its witness value */
-static __device__ __forceinline__ cz_dfr csr_term(const cz_gpu_csr &m, const cz_dfr *w, uint64_t k) {
-    const cz_dfr x = cz_ld(w + m.col[k]);
-    if (m.coef) {
-        const uint32_t c = m.coef[k];
-        return c == m.one ? x : cz_ld(m.dict + c) * x;
+/* ---- the kernels' view of a matrix: row-pointer type RP, coefficient form CF ---- */
+
+/* coefficients as values */
+struct cf_val {
+    const cz_dfr *val;
+    CZ_DEV cz_dfr value(uint64_t k) const { return cz_ld(val + k); }
+    CZ_DEV cz_dfr times(uint64_t k, const cz_dfr &x) const {
+        const cz_dfr v = cz_ld(val + k);
+        return v == cz_dfr::one() ? x : v * x;
     }
-    const cz_dfr v = cz_ld(m.val + k);
-    return v == cz_dfr::one() ? x : v * x;
+};
+
+/* coefficients dictionary-coded with indices of type I */
+template <class I>
+struct cf_dict {
+    const I *coef;
+    const cz_dfr *dict;
+    uint32_t one;
+    CZ_DEV cz_dfr value(uint64_t k) const { return cz_ld(dict + coef[k]); }
+    CZ_DEV cz_dfr times(uint64_t k, const cz_dfr &x) const {
+        const uint32_t c = coef[k];
+        return c == one ? x : cz_ld(dict + c) * x;
+    }
+};
+
+template <class RP, class CF>
+struct csr_view {
+    const RP *row_ptr;
+    const uint32_t *col;
+    CF cf;
+    uint64_t rows;
+    uint32_t lmax;
+    const uint32_t *lrows;
+    uint64_t nlong;
+};
+
+/* ---- the witness: get() gives 0 (the value is 0), 1 (it is 1) or 2 (x holds it) ---- */
+
+/* w = [inputs | aux] as 32-byte values: always 2, so the compiler drops the other cases */
+struct w_dense {
+    const cz_dfr *w;
+    CZ_DEV int get(uint32_t c, cz_dfr &x) const {
+        x = cz_ld(w + c);
+        return 2;
+    }
+};
+
+/* the compact form (cz_gpu_wview): one bitmap word (the bitmaps of 32 GiB PoRep's 130 M aux are 16 MB each,
+ * so they stay in L2) instead of 32 bytes for a 0/1 value, which most aux values are */
+struct w_compact {
+    const cz_dfr *inputs, *dense;
+    const uint64_t *is_bit, *bit;
+    const uint32_t *offs;
+    uint64_t ni;
+    CZ_DEV int get(uint32_t c, cz_dfr &x) const {
+        if (c < ni) {
+            x = cz_ld(inputs + c);
+            return 2;
+        }
+        const uint64_t i = c - ni, wd = i >> 6, m = (uint64_t)1 << (i & 63), ib = is_bit[wd];
+        if (ib & m) return (bit[wd] & m) ? 1 : 0;
+        x = cz_ld(dense + offs[wd] + __popcll(~ib & (m - 1)));
+        return 2;
+    }
+};
+
+/* acc += term k of m times its witness value */
+template <class V, class W>
+static CZ_DEV void add_term(cz_dfr &acc, const V &m, const W &w, uint64_t k) {
+    cz_dfr x;
+    const int kind = w.get(m.col[k], x);
+    if (kind == 2) acc = acc + m.cf.times(k, x);
+    else if (kind == 1) acc = acc + m.cf.value(k);
 }
 
-/* row i of m times w (0 past the last row); a long row is left to csr_long_rows (its slot written there) */
-static __device__ __forceinline__ cz_dfr csr_row(const cz_gpu_csr &m, const cz_dfr *w, size_t i) {
+/* row i of m times w (0 past the last row); a long row is left to csr_long_rows (is_long set, 0 returned) */
+template <class V, class W>
+static CZ_DEV cz_dfr csr_row(const V &m, const W &w, size_t i, bool &is_long) {
     cz_dfr acc = cz_dfr::zero();
+    is_long = false;
     if (i < m.rows) {
         const uint64_t s = m.row_ptr[i], e = m.row_ptr[i + 1];
-        if (e - s > m.lmax) return acc;
-        for (uint64_t k = s; k < e; k++) acc = acc + csr_term(m, w, k);
+        if (e - s > m.lmax) {
+            is_long = true;
+            return acc;
+        }
+        for (uint64_t k = s; k < e; k++) add_term(acc, m, w, k);
     }
     return acc;
 }
 
 /* the long rows, a warp each: lanes stride over the row's terms, then a shuffle sum; lane 0 stores at row
- * i (log_n 0) or at bitrev(i) of 2^log_n. After the kernel that wrote the other rows (same stream). */
-__global__ void csr_long_rows(cz_dfr *out, const cz_gpu_csr m, const cz_dfr *w, unsigned log_n) {
+ * i (log_n 0) or at bitrev(i) of 2^log_n, or (MUL) multiplies the sum into what is there. After the kernel
+ * that wrote the other rows (same stream). */
+template <class V, class W, bool MUL>
+__global__ void csr_long_rows(cz_dfr *out, const V m, const W w, unsigned log_n) {
     const uint64_t r = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const unsigned lane = threadIdx.x & 31;
     if (r >= m.nlong) return; /* whole warps leave together: nlong is per warp */
     const uint32_t i = m.lrows[r];
     cz_dfr acc = cz_dfr::zero();
-    for (uint64_t k = m.row_ptr[i] + lane, e = m.row_ptr[i + 1]; k < e; k += 32) acc = acc + csr_term(m, w, k);
+    for (uint64_t k = (uint64_t)m.row_ptr[i] + lane, e = m.row_ptr[i + 1]; k < e; k += 32) add_term(acc, m, w, k);
 #pragma unroll
     for (unsigned off = 16; off > 0; off >>= 1) acc = acc + acc.shfl_down(off);
-    if (lane == 0) cz_st(out + (log_n ? __brev(i) >> (32 - log_n) : i), acc);
+    if (lane == 0) {
+        cz_dfr *p = out + (log_n ? __brev(i) >> (32 - log_n) : i);
+        cz_st(p, MUL ? cz_ld(p) * acc : acc);
+    }
 }
 
-static int launch_long(cz_dfr *out, const cz_gpu_csr *m, const cz_dfr *w, unsigned log_n, cudaStream_t st) {
-    if (!m->nlong) return 0;
-    csr_long_rows<<<(unsigned)((m->nlong * 32 + 255) / 256), 256, 0, st>>>(out, *m, w, log_n);
+template <class V, class W, bool MUL>
+static int launch_long(cz_dfr *out, const V &m, const W &w, unsigned log_n, cudaStream_t st) {
+    if (!m.nlong) return 0;
+    csr_long_rows<V, W, MUL><<<(unsigned)((m.nlong * 32 + 255) / 256), 256, 0, st>>>(out, m, w, log_n);
     CZ_CUDA_LAUNCHED();
     return 0;
 }
 
-__global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const cz_dfr *w) {
+/* out[i] = row i (MUL: out[i] * row i; 0 past the rows); MUL leaves the long rows' slots to csr_long_rows */
+template <class V, class W, bool MUL>
+__global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const V m, const W w) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n_out) cz_st(out + i, csr_row(m, w, i));
+    if (i >= n_out) return;
+    bool is_long;
+    const cz_dfr r = csr_row(m, w, i, is_long);
+    if (!MUL) cz_st(out + i, r);
+    else if (!is_long) cz_st(out + i, i < m.rows ? cz_ld(out + i) * r : r);
 }
 
 /* Row i into position bitrev(i) of 2^log_n, through a tile in shared memory so the stores are coalesced (one
@@ -246,15 +399,16 @@ __global__ void csr_mul_vec(cz_dfr *out, size_t n_out, const cz_gpu_csr m, const
  * XORed with hi's top 3 bits, so both the row-wise puts and the reversed-column gets of 8 lanes hit 8
  * different 16-byte bank groups. k = min(5, n/2). */
 #define REV_K 5
-__global__ void __launch_bounds__(256) csr_mul_vec_rev(cz_dfr *out, const cz_gpu_csr m, const cz_dfr *w, unsigned log_n,
-                                                       unsigned k) {
+template <class V, class W>
+__global__ void __launch_bounds__(256) csr_mul_vec_rev(cz_dfr *out, const V m, const W w, unsigned log_n, unsigned k) {
     __shared__ uint4 sh[2 << (2 * REV_K)]; /* two planes of 16-byte halves */
     const unsigned T = 1u << k, tile = T * T, sw = k > 3 ? k - 3 : 0, mb = log_n - 2 * k;
     const size_t mid = blockIdx.x;
     auto slot = [&](unsigned hi, unsigned lo) { return hi * T + (T >= 8 ? lo ^ ((hi >> sw) & 7) : lo); };
     for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
         const unsigned lo = e & (T - 1), hi = e >> k;
-        const cz_dfr x = csr_row(m, w, ((size_t)hi << (log_n - k)) | (mid << k) | lo);
+        bool is_long;
+        const cz_dfr x = csr_row(m, w, ((size_t)hi << (log_n - k)) | (mid << k) | lo, is_long);
         const unsigned s = slot(hi, lo);
         sh[s] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
         sh[s + tile] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
@@ -270,14 +424,37 @@ __global__ void __launch_bounds__(256) csr_mul_vec_rev(cz_dfr *out, const cz_gpu
     }
 }
 
+/* f(view) with m's widths as types: the one width dispatch of a launch */
+template <class RP, class F>
+static int with_coef(const cz_gpu_csr *m, F &&f) {
+    auto view = [m](auto cf) {
+        return csr_view<RP, decltype(cf)>{(const RP *)m->row_ptr, m->col, cf, m->rows, m->lmax, m->lrows, m->nlong};
+    };
+    if (!m->coef) return f(view(cf_val{m->val}));
+    switch (m->coef_bytes) {
+    case 1: return f(view(cf_dict<uint8_t>{(const uint8_t *)m->coef, m->dict, m->one}));
+    case 2: return f(view(cf_dict<uint16_t>{(const uint16_t *)m->coef, m->dict, m->one}));
+    default: return f(view(cf_dict<uint32_t>{(const uint32_t *)m->coef, m->dict, m->one}));
+    }
+}
+
+template <class F>
+static int with_view(const cz_gpu_csr *m, F &&f) {
+    return m->row_bytes == 4 ? with_coef<uint32_t>(m, f) : with_coef<uint64_t>(m, f);
+}
+
 extern "C" int cz_gpu_csr_mul_vec(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_fr *d_w, void *stream) {
     if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
                                          (unsigned long long)m->rows);
     if (!n_out) return 0;
-    csr_mul_vec<<<(unsigned)((n_out + 255) / 256), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d_out, n_out, *m,
-                                                                                 (const cz_dfr *)d_w);
-    CZ_CUDA_LAUNCHED();
-    return launch_long((cz_dfr *)d_out, m, (const cz_dfr *)d_w, 0, (cudaStream_t)stream);
+    cudaStream_t st = (cudaStream_t)stream;
+    const w_dense w = {(const cz_dfr *)d_w};
+    return with_view(m, [&](auto v) {
+        using V = decltype(v);
+        csr_mul_vec<V, w_dense, false><<<(unsigned)((n_out + 255) / 256), 256, 0, st>>>((cz_dfr *)d_out, n_out, v, w);
+        CZ_CUDA_LAUNCHED();
+        return launch_long<V, w_dense, false>((cz_dfr *)d_out, v, w, 0, st);
+    });
 }
 
 extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu_csr *m, const cz_fr *d_w,
@@ -287,8 +464,31 @@ extern "C" int cz_gpu_csr_mul_vec_rev(cz_fr *d_out, unsigned log_n, const cz_gpu
     if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
                                          (unsigned long long)m->rows);
     const unsigned k = log_n / 2 < REV_K ? log_n / 2 : REV_K;
-    csr_mul_vec_rev<<<(unsigned)((size_t)1 << (log_n - 2 * k)), 256, 0, (cudaStream_t)stream>>>((cz_dfr *)d_out, *m,
-                                                                                             (const cz_dfr *)d_w, log_n, k);
-    CZ_CUDA_LAUNCHED();
-    return launch_long((cz_dfr *)d_out, m, (const cz_dfr *)d_w, log_n, (cudaStream_t)stream);
+    cudaStream_t st = (cudaStream_t)stream;
+    const w_dense w = {(const cz_dfr *)d_w};
+    return with_view(m, [&](auto v) {
+        using V = decltype(v);
+        csr_mul_vec_rev<V, w_dense><<<(unsigned)((size_t)1 << (log_n - 2 * k)), 256, 0, st>>>((cz_dfr *)d_out, v, w,
+                                                                                           log_n, k);
+        CZ_CUDA_LAUNCHED();
+        return launch_long<V, w_dense, false>((cz_dfr *)d_out, v, w, log_n, st);
+    });
+}
+
+extern "C" int cz_gpu_csr_mul_vec_cw(cz_fr *d_out, size_t n_out, const cz_gpu_csr *m, const cz_gpu_wview *wv, int mul,
+                                     void *stream) {
+    if (n_out < m->rows) return cz_error(CZ_ERANGE, "CSR product: %zu outputs for %llu rows", n_out,
+                                         (unsigned long long)m->rows);
+    if (!n_out) return 0;
+    cudaStream_t st = (cudaStream_t)stream;
+    const w_compact w = {(const cz_dfr *)wv->inputs, (const cz_dfr *)wv->dense, wv->is_bit, wv->bit, wv->offs, wv->ni};
+    const unsigned blocks = (unsigned)((n_out + 255) / 256);
+    return with_view(m, [&](auto v) {
+        using V = decltype(v);
+        if (mul) csr_mul_vec<V, w_compact, true><<<blocks, 256, 0, st>>>((cz_dfr *)d_out, n_out, v, w);
+        else csr_mul_vec<V, w_compact, false><<<blocks, 256, 0, st>>>((cz_dfr *)d_out, n_out, v, w);
+        CZ_CUDA_LAUNCHED();
+        return mul ? launch_long<V, w_compact, true>((cz_dfr *)d_out, v, w, 0, st)
+                   : launch_long<V, w_compact, false>((cz_dfr *)d_out, v, w, 0, st);
+    });
 }

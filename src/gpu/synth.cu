@@ -97,11 +97,22 @@ __global__ void synth_weights(uint64_t *wt, csr_shape sh) {
     wt[i] = w;
 }
 
-__global__ void synth_fill(uint32_t *col, uint64_t *val, uint32_t *coef, const uint64_t *rp, csr_shape sh) {
+/* u64 row pointers to rb (4 or 8) bytes each */
+__global__ void synth_rows(void *dst, unsigned rb, const uint64_t *src, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (rb == 4) ((uint32_t *)dst)[i] = (uint32_t)src[i];
+    else ((uint64_t *)dst)[i] = src[i];
+}
+
+/* rp: rb bytes a row pointer; coef (NULL: values): cb bytes an index */
+__global__ void synth_fill(uint32_t *col, uint64_t *val, void *coef, unsigned cb, const void *rp, unsigned rb,
+                           csr_shape sh) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= sh.rows) return;
     constexpr uint64_t ONE[4] = CZ_FR_R;
-    const uint64_t b = rp[i], e = rp[i + 1];
+    const uint64_t b = rb == 4 ? ((const uint32_t *)rp)[i] : ((const uint64_t *)rp)[i],
+                   e = rb == 4 ? ((const uint32_t *)rp)[i + 1] : ((const uint64_t *)rp)[i + 1];
     for (uint64_t k = b; k < e; k++) {
         const uint64_t h = mix64(sh.seed ^ (k * 0x9e3779b97f4a7c15ull) ^ 0x5bd1e995ull);
         uint32_t c;
@@ -120,7 +131,10 @@ __global__ void synth_fill(uint32_t *col, uint64_t *val, uint32_t *coef, const u
         col[k] = c;
         const bool one = (h >> 40) % 1000 < sh.one || i >= sh.nc;
         if (coef) {
-            coef[k] = one ? 0 : 1 + (uint32_t)((h >> 20) % sh.pool);
+            const uint32_t x = one ? 0 : 1 + (uint32_t)((h >> 20) % sh.pool);
+            if (cb == 1) ((uint8_t *)coef)[k] = (uint8_t)x;
+            else if (cb == 2) ((uint16_t *)coef)[k] = (uint16_t)x;
+            else ((uint32_t *)coef)[k] = x;
             continue;
         }
         uint64_t *v = val + 4 * k;
@@ -132,10 +146,11 @@ __global__ void synth_fill(uint32_t *col, uint64_t *val, uint32_t *coef, const u
     }
 }
 
-extern "C" int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val, uint32_t **coef, cz_fr **dict,
-                                 uint64_t *nnz, uint64_t rows, uint64_t nc, uint64_t ni, uint64_t na, unsigned w_lo,
-                                 unsigned w_frac, unsigned in_w, int kind, unsigned stride, unsigned one, unsigned pool,
-                                 uint64_t seed, cz_gpu_alloc_fn alloc, void *ctx, void *s) {
+extern "C" int cz_gpu_synth_csr_(void **row_ptr, unsigned *row_bytes, uint32_t **col, cz_fr **val, void **coef,
+                                 unsigned *coef_bytes, cz_fr **dict, uint64_t *nnz, uint64_t rows, uint64_t nc,
+                                 uint64_t ni, uint64_t na, unsigned w_lo, unsigned w_frac, unsigned in_w, int kind,
+                                 unsigned stride, unsigned one, unsigned pool, uint64_t seed, cz_gpu_alloc_fn alloc,
+                                 void *ctx, void *s) {
     cudaStream_t st = (cudaStream_t)s;
     csr_shape sh = {rows, nc, ni, na, w_lo, w_frac, in_w, stride ? stride : 1, one, pool, kind, seed};
     *row_ptr = NULL;
@@ -143,32 +158,47 @@ extern "C" int cz_gpu_synth_csr_(uint64_t **row_ptr, uint32_t **col, cz_fr **val
     *val = NULL;
     *coef = NULL;
     *dict = NULL;
-    int rc = alloc(ctx, (void **)row_ptr, (rows + 1) * 8, "CSR row pointers");
-    if (rc) return rc;
-    uint64_t *wt = NULL;
+    *row_bytes = 8;
+    *coef_bytes = 0;
+    /* the row pointers as u64 in a temporary (outside the accounting, as the weights' array was): their device
+     * width (spmv.cu's narrow layout) depends on the total, known after the scan */
+    uint64_t *rp64 = NULL;
     void *temp = NULL;
     size_t temp_bytes = 0;
-    CZ_CUDA(cudaMalloc((void **)&wt, rows * 8 + 8));
-    synth_weights<<<blocks_for(rows), 256, 0, st>>>(wt, sh);
-    CZ_CUDA_LAUNCHED();
-    CZ_CUDA(cudaMemsetAsync(*row_ptr, 0, 8, st));
-    CZ_CUDA(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, wt, *row_ptr + 1, (int64_t)rows, st));
-    CZ_CUDA(cudaMalloc(&temp, temp_bytes + 16));
-    CZ_CUDA(cub::DeviceScan::InclusiveSum(temp, temp_bytes, wt, *row_ptr + 1, (int64_t)rows, st));
-    CZ_CUDA(cudaMemcpyAsync(nnz, *row_ptr + rows, 8, cudaMemcpyDeviceToHost, st));
-    CZ_CUDA(cudaStreamSynchronize(st));
+    CZ_CUDA(cudaMalloc((void **)&rp64, (rows + 1) * 8));
+    synth_weights<<<blocks_for(rows), 256, 0, st>>>(rp64 + 1, sh);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaMemsetAsync(rp64, 0, 8, st);
+    if (e == cudaSuccess) e = cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, rp64 + 1, rp64 + 1, (int64_t)rows, st);
+    if (e == cudaSuccess) e = cudaMalloc(&temp, temp_bytes + 16);
+    if (e == cudaSuccess) e = cub::DeviceScan::InclusiveSum(temp, temp_bytes, rp64 + 1, rp64 + 1, (int64_t)rows, st);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(nnz, rp64 + rows, 8, cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     cudaFree(temp);
-    cudaFree(wt);
+    int rc = e == cudaSuccess ? 0 : cz_error(CZ_EDEVICE, "synthetic CSR row pointers: %s", cudaGetErrorString(e));
+    const unsigned rb = rc ? 8 : cz_gpu_csr_row_bytes_(*nnz);
+    if (!rc) rc = alloc(ctx, row_ptr, (rows + 1) * rb, "CSR row pointers");
+    if (!rc) {
+        synth_rows<<<blocks_for(rows + 1), 256, 0, st>>>(*row_ptr, rb, rp64, rows + 1);
+        e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+        if (e != cudaSuccess) rc = cz_error(CZ_EDEVICE, "synthetic CSR row pointers: %s", cudaGetErrorString(e));
+    }
+    cudaFree(rp64);
+    if (rc) return rc;
+    *row_bytes = rb;
+    const unsigned cb = pool ? cz_gpu_csr_coef_bytes_((uint64_t)pool + 1) : 0;
     rc = alloc(ctx, (void **)col, (*nnz ? *nnz : 1) * 4, "CSR columns");
     if (!rc && !pool) rc = alloc(ctx, (void **)val, (*nnz ? *nnz : 1) * sizeof(cz_fr), "CSR coefficients");
-    if (!rc && pool) rc = alloc(ctx, (void **)coef, (*nnz ? *nnz : 1) * 4, "CSR coefficient indices");
+    if (!rc && pool) rc = alloc(ctx, coef, (*nnz ? *nnz : 1) * cb, "CSR coefficient indices");
     if (!rc && pool) rc = alloc(ctx, (void **)dict, ((size_t)pool + 1) * sizeof(cz_fr), "CSR coefficient dictionary");
     if (rc) return rc;
+    *coef_bytes = cb;
     if (pool) {
         synth_dict<<<blocks_for((size_t)pool + 1), 256, 0, st>>>((uint64_t *)*dict, pool, seed ^ 0xd1c7ull);
         CZ_CUDA_LAUNCHED();
     }
-    synth_fill<<<blocks_for(rows), 256, 0, st>>>(*col, (uint64_t *)*val, *coef, *row_ptr, sh);
+    synth_fill<<<blocks_for(rows), 256, 0, st>>>(*col, (uint64_t *)*val, *coef, cb, *row_ptr, rb, sh);
     CZ_CUDA_LAUNCHED();
     return 0;
 }
