@@ -2,7 +2,10 @@
  * porep-32g: recording it takes ~1 min and ~40 GB of host memory), for several long-row bounds
  * (CZ_GPU_SPMV_LONG: rows of more terms are summed by a warp each; 0 = a thread every row). Prints the
  * matrices' row-length profile, then per bound the median of CZ_BENCH_REPS (5) runs of each product, natural
- * and bit-reversed, and checks that every bound gives the bytes of the first (random witness on the device). */
+ * and bit-reversed, and checks that every bound gives the bytes of the first (random witness on the device).
+ * Then, at the default bound, each matrix in the narrow and the wide layout (CZ_GPU_CSR_NARROW=0): its device
+ * bytes and the natural product from a PoRep-like witness (CZ_BENCH_BITS per mille of the aux 0 or 1, half
+ * each; default 970) read dense and compact (cz_gpu_csr_mul_vec_cw), every result the same bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,9 @@
 #include "cz_error.h"
 #include "engine/circuit.h"
 #include "gpu/gpu.h"
+#include "gpu/prover_internal.h"
+#include "r1cs/wcompact.h"
+#include "util/rng.h"
 
 static double now_ms(void) {
     struct timespec t;
@@ -40,6 +46,102 @@ static void profile(const char *name, const cz_csr *m) {
            "rows over 8 terms: %llu holding %.1f %% of the terms\n",
            name, (unsigned long long)m->rows, (unsigned long long)nnz, (double)nnz / m->rows, (unsigned long long)mx,
            (double)slots / nnz, (unsigned long long)long8, 100.0 * lterms / nnz);
+}
+
+/* median ms of reps runs of m's natural product from d_w (compact: from wv) */
+static int time_product(float *med, cz_fr *d_o, size_t n, const cz_gpu_csr *g, const cz_fr *d_w,
+                        const cz_gpu_wview *wv, int reps, cz_gpu_timer *tm) {
+    float ms[64];
+    int rc = 0, k = reps < 64 ? reps : 64;
+    for (int i = 0; i < k && !rc; i++) {
+        rc = cz_gpu_timer_start(tm, NULL);
+        if (!rc) rc = wv ? cz_gpu_csr_mul_vec_cw(d_o, n, g, wv, 0, NULL) : cz_gpu_csr_mul_vec(d_o, n, g, d_w, NULL);
+        if (!rc) rc = cz_gpu_timer_stop(tm, NULL, &ms[i]);
+    }
+    if (rc) return rc;
+    qsort(ms, (size_t)k, sizeof ms[0], cmp_f);
+    *med = ms[k / 2];
+    return 0;
+}
+
+/* The layouts' bytes and the dense / compact witness products at the default long-row bound (1 when a result
+ * differs from the first). d_w's aux are made PoRep-like first. */
+static int layouts(const cz_r1cs *r, cz_fr *d_w, cz_fr *d_o, size_t n, int reps, cz_gpu_timer *tm) {
+    const char *e = getenv("CZ_BENCH_BITS");
+    const unsigned bits = e && *e ? (unsigned)atoi(e) : 970;
+    const uint64_t ni = r->num_inputs, na = r->num_aux, nw = (na + 63) / 64;
+    unsetenv("CZ_GPU_SPMV_LONG");
+    cz_fr *hw = malloc((ni + na) * sizeof(cz_fr)), *ref = malloc(n * sizeof(cz_fr)), *got = malloc(n * sizeof(cz_fr));
+    uint32_t *offs = malloc((nw + 1) * 4), *d_offs = NULL;
+    uint64_t *d_is_bit = NULL, *d_bit = NULL;
+    cz_fr *d_in = NULL, *d_dense = NULL;
+    cz_wcompact cw;
+    cz_wcompact_init(&cw);
+    int rc = !hw || !ref || !got || !offs ? cz_error(CZ_ENOMEM, "bench buffers") : 0;
+    if (!rc) rc = cz_gpu_memcpy_dtoh(hw, d_w, (ni + na) * sizeof(cz_fr));
+    cz_rng rng;
+    cz_rng_seed(&rng, 0xb175);
+    for (uint64_t i = 0; i < na && !rc; i++) {
+        const unsigned u = (unsigned)(cz_rng_next(&rng) % 1000);
+        if (u < bits) hw[ni + i] = u & 1 ? CZ_FR_ONE_V : CZ_FR_ZERO_V;
+    }
+    if (!rc) rc = cz_gpu_memcpy_htod(d_w, hw, (ni + na) * sizeof(cz_fr));
+    if (!rc) rc = cz_wcompact_from_dense(&cw, hw + ni, na);
+    offs[0] = 0;
+    for (uint64_t k = 0; k < nw && !rc; k++) {
+        uint64_t x = ~cw.is_bit[k];
+        if (k == nw - 1 && (na & 63)) x &= ((uint64_t)1 << (na & 63)) - 1;
+        offs[k + 1] = offs[k] + (uint32_t)__builtin_popcountll(x);
+    }
+    if (!rc) rc = cz_gpu_malloc((void **)&d_in, ni * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_malloc((void **)&d_dense, (cw.n_dense ? cw.n_dense : 1) * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_malloc((void **)&d_is_bit, (nw ? nw : 1) * 8);
+    if (!rc) rc = cz_gpu_malloc((void **)&d_bit, (nw ? nw : 1) * 8);
+    if (!rc) rc = cz_gpu_malloc((void **)&d_offs, (nw + 1) * 4);
+    if (!rc) rc = cz_gpu_memcpy_htod(d_in, hw, ni * sizeof(cz_fr));
+    if (!rc && cw.n_dense) rc = cz_gpu_memcpy_htod(d_dense, cw.dense, cw.n_dense * sizeof(cz_fr));
+    if (!rc && nw) rc = cz_gpu_memcpy_htod(d_is_bit, cw.is_bit, nw * 8);
+    if (!rc && nw) rc = cz_gpu_memcpy_htod(d_bit, cw.bit, nw * 8);
+    if (!rc) rc = cz_gpu_memcpy_htod(d_offs, offs, (nw + 1) * 4);
+    const cz_gpu_wview wv = {d_in, d_is_bit, d_bit, d_dense, d_offs, ni, na};
+    if (!rc)
+        printf("\n%u per mille of the aux 0 or 1 (%llu dense of %llu)\n\n| matrix | layout | row / index bytes | "
+               "device MB | dense witness (ms) | compact witness (ms) | bytes as the first |\n"
+               "|---|---|---:|---:|---:|---:|---|\n",
+               bits, (unsigned long long)cw.n_dense, (unsigned long long)na);
+    int same = 1;
+    for (int k = 0; k < 2 && !rc; k++)
+        for (int wide = 0; wide < 2 && !rc; wide++) {
+            if (wide) setenv("CZ_GPU_CSR_NARROW", "0", 1);
+            else unsetenv("CZ_GPU_CSR_NARROW");
+            cz_gpu_csr *g = NULL;
+            rc = cz_gpu_csr_upload(&g, k ? &r->b : &r->a);
+            unsigned rb = 0, cb = 0;
+            size_t bytes = 0;
+            if (!rc) cz_gpu_csr_layout_(g, &rb, &cb, &bytes);
+            float t[2] = {0, 0};
+            for (int c = 0; c < 2 && !rc; c++) {
+                rc = time_product(&t[c], d_o, n, g, d_w, c ? &wv : NULL, reps, tm);
+                if (!rc) rc = cz_gpu_memcpy_dtoh(wide || c ? got : ref, d_o, n * sizeof(cz_fr));
+                if (!rc && (wide || c)) same &= !memcmp(ref, got, n * sizeof(cz_fr));
+            }
+            cz_gpu_csr_free(g);
+            if (!rc)
+                printf("| %s | %s | %u / %u | %.1f | %.2f | %.2f | %s |\n", k ? "B" : "A", wide ? "wide" : "narrow", rb,
+                       cb, bytes / 1e6, t[0], t[1], same ? "yes" : "NO");
+        }
+    unsetenv("CZ_GPU_CSR_NARROW");
+    cz_wcompact_free(&cw);
+    cz_gpu_free(d_in);
+    cz_gpu_free(d_dense);
+    cz_gpu_free(d_is_bit);
+    cz_gpu_free(d_bit);
+    cz_gpu_free(d_offs);
+    free(hw);
+    free(ref);
+    free(got);
+    free(offs);
+    return rc ? rc : same ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -105,7 +207,8 @@ int main(int argc, char **argv) {
                    same ? "yes" : "NO");
         if (!same) rc = 1;
     }
-    if (rc) fprintf(stderr, "cz_bench_spmv: %s\n", rc == 1 ? "a bound changed the products" : cz_error_message());
+    if (!rc) rc = layouts(&r, d_w, d_o, n, reps, tm);
+    if (rc) fprintf(stderr, "cz_bench_spmv: %s\n", rc == 1 ? "the products differ (tables above)" : cz_error_message());
     cz_gpu_timer_destroy(tm);
     cz_gpu_free(d_w);
     cz_gpu_free(d_o);
