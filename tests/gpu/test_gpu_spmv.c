@@ -272,8 +272,10 @@ static void check_products(const cz_gpu_csr *g, const cz_csr *m, const witness *
 
 static unsigned need_coef_bytes(uint64_t ndict) { return ndict <= 256 ? 1 : ndict <= 65536 ? 2 : 4; }
 
-/* m in layout l with long-row bound lb (NULL: the default 8, "0": none): the layout, the bytes, the products */
-static void test_layout(const cz_csr *m, witness *ws, int nws, const layout *l, const char *lb, const char *name) {
+/* m (made with pool, make_matrix) in layout l with long-row bound lb (NULL: the default 8, "0": none): the layout,
+ * the bytes, the products */
+static void test_layout(const cz_csr *m, uint32_t pool, witness *ws, int nws, const layout *l, const char *lb,
+                        const char *name) {
     set_layout(l);
     set_knob("CZ_GPU_SPMV_LONG", lb);
     const uint64_t rows = m->rows, nnz = cz_r1cs_nnz(m);
@@ -299,6 +301,7 @@ static void test_layout(const cz_csr *m, witness *ws, int nws, const layout *l, 
     const int wide = l->narrow != NULL, dict = l->dict[0] == '1' && nnz > 0;
     uint32_t ndict = 0;
     CHECK_MSG(cz_gpu_csr_is_dict(g, &ndict) == dict, "%s: dictionary form %d", what, !dict);
+    CHECK_MSG(!dict || !pool || ndict == pool, "%s: %u values in the dictionary, want %u", what, ndict, pool);
     const unsigned rb_want = wide || l->row_bytes ? 8 : 4;
     unsigned cb_want = 0;
     if (dict) {
@@ -437,7 +440,8 @@ int main(void) {
             rc = make_witness(&ws[nws], &m, mats[mi].ni, mats[mi].na, mixes[nws][0], mixes[nws][1]);
         CHECK_MSG(rc == 0, "witness: %s", cz_error_message());
         for (size_t li = 0; li < sizeof layouts / sizeof layouts[0] && !rc; li++)
-            for (int l = 0; l < 3; l++) test_layout(&m, ws, nws, &layouts[li], long_modes[l], mats[mi].name);
+            for (int l = 0; l < 3; l++)
+                test_layout(&m, mats[mi].pool, ws, nws, &layouts[li], long_modes[l], mats[mi].name);
         set_layout(&(layout){NULL, NULL, NULL, NULL});
         unsetenv("CZ_GPU_SPMV_LONG");
         if (!rc && cz_r1cs_nnz(&m)) test_wrap(&m, &ws[0]);
