@@ -244,11 +244,11 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     /* cuzk's per-partition CUZK_TIMING figures under its names (cuzk-spec §3), one line a partition */
     cz_log(CZ_LOG_DEBUG, "cuzk::gpu",
            "CUZK_TIMING device=%d upload_ms=%.1f spmv_ms=%.1f ntt_ms=%.1f h_msm_ms=%.1f ntt_msm_h_ms=%.1f "
-           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu%s%s",
+           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu%s%s%s",
            device, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms, st.spmv_ms + st.ntt_ms + st.h_msm_ms,
            st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms, (unsigned long long)st.htod_bytes,
            (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
-           st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "");
+           st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "");
     *pending = pd;
     return 0;
 }

@@ -57,8 +57,15 @@ int cz_gpu_ntt_h_step_(struct cz_gpu_ntt *p, cz_fr *d_data, int step, void *stre
 int cz_gpu_h_six_(void); /* 1 unless CZ_GPU_H_SEVEN=1 */
 int cz_gpu_ntt_h_c_(struct cz_gpu_ntt *p, cz_fr *d_c, const cz_fr *k, void *stream);
 int cz_gpu_ntt_h_final_(struct cz_gpu_ntt *p, cz_fr *d_a, const cz_fr *d_sub, void *stream);
+/* h in two vectors (h_host.c): a, b (evaluations, natural) to the coset, A B / Z into d_a (bit-reversed), then
+ * make_c writes c's evaluations at bit-reversed positions into d_b (a and b are gone by then, so it computes them
+ * again), and h = coset_inverse(A B / Z) - C_coefficients / Z lands in d_a as cz_gpu_groth16_h_crev leaves it. */
+int cz_gpu_groth16_h_two_(struct cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b,
+                          int (*make_c)(void *ctx, cz_fr *d_c_rev, void *stream), void *ctx, void *stream);
 /* In-place bit-reversal permutation of 2^log_n elements. */
 int cz_gpu_bitrev_(cz_fr *d, unsigned log_n, void *stream);
+/* The same through shared-memory tiles (coalesced loads and stores; h_pipeline.cu), cz_gpu_bitrev_ below 2^8. */
+int cz_gpu_bitrev_tiled_(cz_fr *d, unsigned log_n, void *stream);
 /* a[bitrev(i)] = (a[i] * b[i] - c[i]) * zinv for i < 2^log_n, in place (b, c unchanged); c == NULL: no
  * subtraction (the 6-NTT pipeline). */
 int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n, const cz_fr *zinv,

@@ -43,6 +43,8 @@ typedef struct {
     unsigned streamed_parts; /* streamed: CZ_GPU_PART_* bits of the parts that crossed PCIe (the rest is kept) */
     int stages;          /* streamed: staging buffers in the ring */
     int witness_again;   /* streamed, short of memory: the witness crossed PCIe twice (cz_gpu_prover_witness_in_c) */
+    int two_vectors;     /* streamed, shorter still: a/b/c in two vectors, the witness compact on the device
+                          * (cz_gpu_prover_two_vectors) */
     uint64_t split_chunks, full_chunks; /* streamed: query chunks (G1 and G2) split 0/1 + tail, or one MSM */
     uint64_t tail_msms;  /* streamed: MSMs over the chunks' waiting tails */
 } cz_gpu_prove_stats;
@@ -78,7 +80,8 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
  * consecutive chunks' tails wait in the tail buffer for one MSM).
  * A streamed layout that does not fit even at the smallest chunks keeps the witness in c's buffer
  * (cz_gpu_prover_witness_in_c) when the circuit allows it: a 32 GiB PoRep partition's non-base need drops from
- * ~22.3 to ~18.4 GiB, within a 24 GB card.
+ * ~22.3 to ~18.4 GiB, within a 24 GB card; shorter still, a/b/c in two vectors with the witness compact on the
+ * device (cz_gpu_prover_two_vectors): 4 GiB less again at that size.
  * CZ_ENOMEM names the resident and the streamed needs when neither fits. */
 enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
@@ -92,6 +95,15 @@ void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *st
  * CZ_GPU_PROVER_WALIAS=1; =0 forbids it): (inputs + aux) * 32 bytes less device memory, and each start()
  * uploads the witness a second time after the H pipeline. set_next then prefetches nothing. */
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr);
+/* 1 when a streamed prover keeps a/b/c in two vectors (the layouts above did not fit, or CZ_GPU_PROVER_TWO=1;
+ * =0 forbids it): the compact witness stays on the device (a dense start() compacts it on the host first), the
+ * SpMV reads it, c = (A w)(B w) is computed again into b's vector once A B / Z is in a's, and the dense witness
+ * is expanded into b's vector for the queries: n * 32 bytes less than the witness in c's buffer, two more SpMVs
+ * a partition, the witness over PCIe once. Needs c = a b (no CZ_GPU_C_SPMV=1), the 6-NTT H pipeline and
+ * inputs + aux <= n. set_next prefetches nothing. CZ_GPU_PROVER_CW_PERMILLE (default 32) sizes the compact
+ * witness's device buffer at creation in thousandths of the aux values outside {0, 1}; start() grows it for a
+ * denser witness, or fails with CZ_ENOMEM (nothing lost: the next start tries again). */
+int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr);
 /* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
  * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
  * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */

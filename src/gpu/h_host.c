@@ -43,20 +43,35 @@ static int h_seven(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_
     return rc;
 }
 
-int cz_gpu_groth16_h_crev(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev, void *stream) {
+/* The 6-NTT composition; with make_c, c is written into d_b (bit-reversed) once A B / Z is in d_a. */
+static int h_six(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev,
+                 int (*make_c)(void *ctx, cz_fr *d_c_rev, void *stream), void *ctx, void *stream) {
     cz_fr zinv, n_inv, k;
     int rc = h_consts(log_n, &zinv, &n_inv);
     if (rc) return rc;
-    if (!cz_gpu_h_six_()) {
-        rc = cz_gpu_bitrev_(d_c_rev, log_n, stream);
-        return rc ? rc : h_seven(plan, log_n, d_a, d_b, d_c_rev, &zinv, stream);
-    }
     cz_fr_mul(&k, &zinv, &n_inv);
     for (int i = 0; i < 2 && !rc; i++) rc = cz_gpu_ntt_h_step_(plan, i ? d_b : d_a, CZ_GPU_H_COSET_EVAL, stream);
-    if (!rc) rc = cz_gpu_ntt_h_c_(plan, d_c_rev, &k, stream);          /* C's coefficients / Z, natural */
     if (!rc) rc = cz_gpu_h_pointwise_rev_(d_a, d_b, NULL, log_n, &zinv, stream); /* A B / Z, bit-reversed */
+    if (!rc && make_c) rc = make_c(ctx, d_c_rev = d_b, stream);
+    if (!rc) rc = cz_gpu_ntt_h_c_(plan, d_c_rev, &k, stream); /* C's coefficients / Z, natural */
     if (!rc) rc = cz_gpu_ntt_h_final_(plan, d_a, d_c_rev, stream);
     return rc;
+}
+
+int cz_gpu_groth16_h_crev(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev, void *stream) {
+    if (!cz_gpu_h_six_()) {
+        cz_fr zinv, n_inv;
+        int rc = h_consts(log_n, &zinv, &n_inv);
+        if (!rc) rc = cz_gpu_bitrev_(d_c_rev, log_n, stream);
+        return rc ? rc : h_seven(plan, log_n, d_a, d_b, d_c_rev, &zinv, stream);
+    }
+    return h_six(plan, log_n, d_a, d_b, d_c_rev, NULL, NULL, stream);
+}
+
+int cz_gpu_groth16_h_two_(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b,
+                          int (*make_c)(void *ctx, cz_fr *d_c_rev, void *stream), void *ctx, void *stream) {
+    if (!cz_gpu_h_six_()) return cz_error(CZ_EINVAL, "H in two vectors needs the 6-NTT pipeline (CZ_GPU_H_SEVEN=1)");
+    return h_six(plan, log_n, d_a, d_b, NULL, make_c, ctx, stream);
 }
 
 int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c, void *stream) {

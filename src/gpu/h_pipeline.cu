@@ -18,9 +18,11 @@ struct fr_arg {
     }
 };
 
-/* (a[i] b[i] - c[i]) z, the c term only when c is given; without SCALE, a[i] b[i] - c[i] */
+/* (a[i] b[i] - c[i]) z, the c term only when c is given; without SCALE, a[i] b[i] - c[i]; b NULL: a[i] alone
+ * (a bit-reversal) */
 template <bool SCALE = true>
 static CZ_DEV cz_dfr h_value(const cz_dfr *a, const cz_dfr *b, const cz_dfr *c, size_t i, const cz_dfr &z) {
+    if (!SCALE && !b) return cz_ld(a + i);
     cz_dfr x = cz_ld(a + i) * cz_ld(b + i);
     if (c) x = x - cz_ld(c + i);
     return SCALE ? x * z : x;
@@ -104,6 +106,19 @@ __global__ void __launch_bounds__(HPW_T) h_pointwise_rev_tiled(cz_dfr *a, const 
 /* c[bitrev(i)] = a[i] b[i] (cz_gpu_ab_product_), its own name in kernel traces */
 __global__ void __launch_bounds__(HPW_T) ab_rev_tiled(cz_dfr *c, const cz_dfr *a, const cz_dfr *b, unsigned log_n) {
     pointwise_rev_tile<false>(c, a, b, NULL, log_n, fr_arg{});
+}
+
+/* a[bitrev(i)] = a[i] in place through the tiles (coalesced, unlike cz_gpu_bitrev_'s pair swaps) */
+__global__ void __launch_bounds__(HPW_T) bitrev_tiled(cz_dfr *a, unsigned log_n) {
+    pointwise_rev_tile<false>(a, a, NULL, NULL, log_n, fr_arg{});
+}
+
+extern "C" int cz_gpu_bitrev_tiled_(cz_fr *d, unsigned log_n, void *s) {
+    if (log_n < 2 * HPW_TB) return cz_gpu_bitrev_(d, log_n, s);
+    if (log_n > 31) return cz_error(CZ_ERANGE, "bit reversal of 2^%u", log_n);
+    bitrev_tiled<<<1u << (log_n - 2 * HPW_TB), HPW_T, 0, (cudaStream_t)s>>>((cz_dfr *)d, log_n);
+    CZ_CUDA_LAUNCHED();
+    return 0;
 }
 
 extern "C" int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsigned log_n,

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cz_error.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/prover_internal.h"
 #include "gpu/prover_priv.h"
 #include "poly/ntt.h"
@@ -131,6 +132,16 @@ static uint64_t max_len(const cz_gpu_prover *pr) {
     return maxlen;
 }
 
+/* The two-vector layout's dense values reserved at creation (prover_priv.h two_vec): CZ_GPU_PROVER_CW_PERMILLE
+ * thousandths of the aux values (default 32: a 32 GiB PoRep partition has ~13, 1.7 M of 130 M; start() grows the
+ * buffer for a witness with more). */
+static uint64_t cw_reserve(const cz_gpu_prover *pr) {
+    const char *e = getenv("CZ_GPU_PROVER_CW_PERMILLE");
+    long long pm = e && *e ? atoll(e) : 32;
+    pm = pm < 0 ? 0 : pm > 1000 ? 1000 : pm;
+    return pr->na / 1000 * (uint64_t)pm + pr->na % 1000 * (uint64_t)pm / 1000;
+}
+
 /* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     const uint64_t maxlen = max_len(pr);
@@ -146,9 +157,16 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
     /* the plan allocates its own tables: charged here (work_need counts them beforehand) */
     if (!rc) rc = charge(pr, cz_gpu_ntt_bytes(pr->plan), "NTT plan");
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, 3 * pr->n * sizeof(cz_fr), "a, b, c");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, (pr->two_vec ? 2 : 3) * pr->n * sizeof(cz_fr),
+                                        pr->two_vec ? "a, b (c computed into b)" : "a, b, c");
     if (!rc && pr->w_alias) pr->d_w = pr->d_abc + 2 * pr->n;
-    else if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
+    else if (!rc && pr->two_vec) { /* the dense witness goes into b's vector after the H pipeline */
+        cz_gpu_cw_layout l;
+        pr->d_w = pr->d_abc + pr->n;
+        pr->cw_dense = cw_reserve(pr);
+        pr->cw_cap = cz_gpu_cw_layout_(pr->ni, pr->na, pr->cw_dense, &l);
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cw, pr->cw_cap, "compact witness");
+    } else if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
@@ -208,7 +226,10 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
  * for MSMs of msm_n points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
 static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full) {
     const uint64_t maxlen = max_len(pr);
-    return (pr->w_alias ? 0 : (pr->ni + pr->na) * 32) + 3 * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
+    cz_gpu_cw_layout l;
+    const size_t wit = pr->two_vec ? cz_gpu_cw_layout_(pr->ni, pr->na, cw_reserve(pr), &l)
+                       : pr->w_alias ? 0 : (pr->ni + pr->na) * 32;
+    return wit + (pr->two_vec ? 2 : 3) * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
            cz_gpu_ntt_plan_bytes(pr->log_n) + work_est(msm_n, ba_n, g2_n, full);
 }
 
@@ -254,11 +275,26 @@ static int walias_fits(const cz_gpu_prover *pr) {
     return pr->c_ab && pr->ni + pr->na <= pr->n && cz_gpu_compact_head_(pr->na) + pr->na * 32 <= pr->n * 32;
 }
 
-/* CZ_GPU_PROVER_WALIAS: 1 the witness in c's buffer whenever walias_fits, 0 never, unset only when the
- * streamed layout does not fit otherwise (-1). */
-static int walias_knob(void) {
-    const char *e = getenv("CZ_GPU_PROVER_WALIAS");
+/* Whether a/b/c can live in two vectors (prover_priv.h two_vec): c from a b, the 6-NTT H pipeline (c computed
+ * into b once A B / Z is in a) and the dense witness within n values (it is expanded into b's vector for the
+ * queries). */
+static int two_fits(const cz_gpu_prover *pr) { return pr->c_ab && cz_gpu_h_six_() && pr->ni + pr->na <= pr->n; }
+
+/* CZ_GPU_PROVER_WALIAS / CZ_GPU_PROVER_TWO: 1 that layout whenever it fits (TWO first), 0 never, unset only when
+ * the layouts before it do not fit (-1). */
+static int layout_knob(const char *name) {
+    const char *e = getenv(name);
     return e && *e ? atoi(e) != 0 : -1;
+}
+
+/* The streamed layouts, from the most device memory to the least: the witness apart, in c's buffer, a/b/c in
+ * two vectors with the witness compact. */
+enum { LAY_PLAIN, LAY_ALIAS, LAY_TWO };
+
+static int layout_allowed(const cz_gpu_prover *pr, int lay, int wknob, int tknob) {
+    if (lay == LAY_ALIAS) return wknob != 0 && walias_fits(pr);
+    if (lay == LAY_TWO) return tknob != 0 && two_fits(pr);
+    return 1;
 }
 
 int cz_gpu_prover_stream_knob_(void) {
@@ -288,9 +324,10 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     size_t stage, need = 0, work;
     uint64_t c1 = 0;
     if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
-    const int wknob = walias_knob(), k0 = k;
-    pr->w_alias = wknob == 1 && walias_fits(pr);
+    const int wknob = layout_knob("CZ_GPU_PROVER_WALIAS"), tknob = layout_knob("CZ_GPU_PROVER_TWO"), k0 = k;
+    int lay = tknob == 1 && two_fits(pr) ? LAY_TWO : wknob == 1 && walias_fits(pr) ? LAY_ALIAS : LAY_PLAIN;
     for (;;) {
+        pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;
         for (k = k0;; k--) {
             c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
             need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
@@ -301,9 +338,12 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
             }
             if (need <= pr->limit || k_knob || k == 2) break;
         }
-        /* short even so: the witness into c's buffer, then plan again (bigger chunks may fit with it) */
-        if (need <= pr->limit || pr->w_alias || wknob == 0 || !walias_fits(pr)) break;
-        pr->w_alias = 1;
+        /* short even so: the next layout that is allowed, then plan again (bigger chunks may fit with it) */
+        if (need <= pr->limit) break;
+        int next = lay + 1;
+        while (next <= LAY_TWO && !layout_allowed(pr, next, wknob, tknob)) next++;
+        if (next > LAY_TWO) break;
+        lay = next;
     }
     size_t st_min;
     pr->need_streamed = need;
@@ -316,7 +356,9 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
                         "%.3f, per-partition working set %.2f%s, chunks of %llu G1 points) but %.2f GiB is usable "
                         "(free memory minus the margin)",
                         pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, k, stage / GIB,
-                        (need - fixed - (size_t)k * stage) / GIB, pr->w_alias ? " with the witness in c's buffer" : "",
+                        (need - fixed - (size_t)k * stage) / GIB,
+                        pr->two_vec ? " with a/b/c in two vectors and the witness compact"
+                        : pr->w_alias ? " with the witness in c's buffer" : "",
                         (unsigned long long)c1, pr->limit / GIB);
     /* 64 MiB of slack for what the accountant does not see (scan scratch) */
     const size_t slack = (size_t)64 << 20;
@@ -557,10 +599,11 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
              "density maps and the rest %.0f ms",
              pr->build_ms[0], pr->build_bases / 1e9, ms, ms > 0 ? pr->build_bases / 1e6 / ms : 0.0,
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
-    if (pr->w_alias) {
-        const size_t l = strlen(out);
-        if (l < n) snprintf(out + l, n - l, "; the witness in c's buffer (uploaded twice a partition)");
-    }
+    const size_t l = strlen(out);
+    if (pr->w_alias && l < n) snprintf(out + l, n - l, "; the witness in c's buffer (uploaded twice a partition)");
+    if (pr->two_vec && l < n)
+        snprintf(out + l, n - l, "; a/b/c in two vectors, the witness compact on the device (%.2f GiB reserved)",
+                 pr->cw_cap / GIB);
 }
 
 
@@ -578,6 +621,7 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
+int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr) { return pr->two_vec; }
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept) {
     if (chunk) *chunk = pr->streamed ? pr->chunk1 : 0;
     if (stages) *stages = pr->streamed ? pr->stages : 0;
@@ -602,7 +646,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
         cz_gpu_free(pr->d_map[q]);
         cz_gpu_csr_free(pr->m[q]);
     }
-    if (!pr->w_alias) cz_gpu_free(pr->d_w);
+    if (!pr->w_alias && !pr->two_vec) cz_gpu_free(pr->d_w);
+    cz_gpu_free(pr->d_cw);
     cz_gpu_free(pr->d_w2);
     cz_gpu_event_destroy_(pr->ev_pre);
     cz_gpu_free(pr->d_abc);

@@ -71,6 +71,12 @@ int cz_gpu_bitmap_to_map_(uint32_t *map, size_t *count, const uint64_t *bitmap, 
  * Asynchronous on s. */
 int cz_gpu_wcompact_expand_(cz_fr *out, const uint64_t *is_bit, const uint64_t *bit, const cz_fr *dense, size_t n,
                             uint32_t *cnt, void **temp, size_t *temp_cap, void *s);
+/* Its two steps: offs[w] = the dense values before word w (ceil(n / 64) + 1 entries; cnt: scratch of as many u32),
+ * then the expansion from them. Asynchronous on s. */
+int cz_gpu_wcompact_offsets_(uint32_t *offs, const uint64_t *is_bit, size_t n, uint32_t *cnt, void **temp,
+                             size_t *temp_cap, void *s);
+int cz_gpu_wcompact_expand_offs_(cz_fr *out, const uint64_t *is_bit, const uint64_t *bit, const cz_fr *dense,
+                                 const uint32_t *offs, size_t n, void *s);
 /* map[i] = i for i < n */
 int cz_gpu_iota_(uint32_t *map, size_t n, void *s);
 

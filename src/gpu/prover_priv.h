@@ -20,6 +20,21 @@ enum { Q_L = 0, Q_A = 1, Q_B = 2 };
  * then the dense values from this offset (256-byte aligned). */
 static inline uint64_t cz_gpu_compact_head_(uint64_t na) { return (2 * ((na + 63) / 64 * 8) + 255) & ~(uint64_t)255; }
 
+/* The two-vector layout's compact witness on the device (prover_priv.h two_vec): byte offsets of the inputs (0),
+ * is_bit, bit, the per-word dense offsets (ceil(na / 64) + 1 u32) and the dense values, each 256-byte aligned;
+ * returns the bytes for n_dense values. */
+typedef struct {
+    size_t is_bit, bit, offs, dense;
+} cz_gpu_cw_layout;
+static inline size_t cz_gpu_cw_layout_(uint64_t ni, uint64_t na, uint64_t n_dense, cz_gpu_cw_layout *l) {
+    const size_t bm = (na + 63) / 64 * 8, al = 255;
+    l->is_bit = (ni * 32 + al) & ~al;
+    l->bit = l->is_bit + bm;
+    l->offs = (l->bit + bm + al) & ~al;
+    l->dense = (l->offs + ((na + 63) / 64 + 1) * 4 + al) & ~al;
+    return l->dense + n_dense * 32;
+}
+
 struct cz_gpu_prover {
     int device;
     const cz_groth16_params *p; /* NULL for a synthetic prover */
@@ -43,6 +58,20 @@ struct cz_gpu_prover {
      * 32 bytes less on the device (3.9 GiB for a 32 GiB PoRep partition) for a second witness upload. Needs
      * c_ab, ni + na <= n and the largest compact form within n values (see walias_fits). No prefetch. */
     int w_alias;
+    /* Streamed provers shorter still (prover.c plan_stream, after w_alias): a/b/c in two vectors (d_abc holds a
+     * and b only) and the compact witness kept on the device apart (d_cw, cw_cap bytes: inputs, the two bitmaps,
+     * the per-word dense offsets and the dense values, laid out by cz_gpu_cw_layout_). The SpMV reads the compact
+     * form (cz_gpu_csr_mul_vec_cw); a and b go to the coset, A B / Z into a; then c = (A w)(B w) is computed again
+     * into b (two more SpMVs; C's coefficients need no coset evaluations); after the H pipeline the dense witness
+     * is expanded into b's vector (d_w = d_abc + n) for the queries. n 32 bytes less than w_alias (4 GiB at 32 GiB
+     * PoRep) for ~20 ms of SpMV, and the witness crosses PCIe once, compact (a dense start is compacted on the
+     * host). Needs c_ab, the 6-NTT H pipeline and ni + na <= n. d_cw is sized at creation for cw_dense values
+     * outside {0, 1} (CZ_GPU_PROVER_CW_PERMILLE of the aux, default 32) and grown by start() when a witness has
+     * more (CZ_ENOMEM when that does not fit). */
+    int two_vec;
+    uint8_t *d_cw;
+    size_t cw_cap;
+    uint64_t cw_dense;
     /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,
      * pre_* the host pointers whose upload was issued into it (done when ev_pre completes). */
     cz_fr *d_w2;

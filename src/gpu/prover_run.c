@@ -144,7 +144,7 @@ static void *g2_thread(void *arg) {
 }
 
 int cz_gpu_prover_set_next(cz_gpu_prover *pr, const cz_fr *inputs, const cz_fr *aux) {
-    if (pr->w_alias) return 0; /* short of memory: no spare buffer, start() uploads as usual */
+    if (pr->w_alias || pr->two_vec) return 0; /* short of memory: no spare buffer, start() uploads as usual */
     int rc = cz_gpu_set_device(pr->device);
     if (!rc && !pr->d_w2) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w2, (pr->ni + pr->na) * sizeof(cz_fr), "prefetch buffer");
     if (!rc && !pr->ev_pre) rc = cz_gpu_event_create_(&pr->ev_pre);
@@ -295,6 +295,76 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
      * 2 * (nw + 1) */
     if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
                                           &pr->scan_cap, pr->st);
+    return rc;
+}
+
+/* Two-vector layout (prover_priv.h two_vec): the compact witness into d_cw (grown first when this one has more
+ * dense values than it holds), its per-word dense offsets computed there, and its view for the SpMV. */
+static int upload_cw(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, cz_gpu_wview *v) {
+    cz_gpu_cw_layout l;
+    const size_t need = cz_gpu_cw_layout_(pr->ni, pr->na, w->n_dense, &l);
+    int rc = 0;
+    if (need > pr->cw_cap) { /* a denser witness than reserved: the old buffer goes first, so the two never add up */
+        cz_gpu_free(pr->d_cw);
+        pr->used -= pr->cw_cap;
+        pr->d_cw = NULL, pr->cw_cap = 0;
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cw, need, "compact witness");
+        if (rc)
+            return cz_error(CZ_ENOMEM, "GPU prover (a/b/c in two vectors): a compact witness with %llu values outside "
+                            "{0, 1} needs %.3f GiB on the device: %s", (unsigned long long)w->n_dense, need / GIB,
+                            cz_error_message());
+        pr->cw_cap = need, pr->cw_dense = w->n_dense;
+    }
+    uint8_t *d = pr->d_cw;
+    void *const dst[4] = {d, d + l.is_bit, d + l.bit, d + l.dense};
+    const void *src[4];
+    size_t bytes[4];
+    compact_parts(pr, inputs, w, src, bytes);
+    const int how = up_how();
+    rc = how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
+    if (!rc) rc = cz_gpu_wcompact_offsets_((uint32_t *)(d + l.offs), (const uint64_t *)(d + l.is_bit), pr->na,
+                                          pr->d_cnt, &pr->scan_temp, &pr->scan_cap, pr->st);
+    v->inputs = (const cz_fr *)d, v->ni = pr->ni, v->na = pr->na;
+    v->is_bit = (const uint64_t *)(d + l.is_bit), v->bit = (const uint64_t *)(d + l.bit);
+    v->offs = (const uint32_t *)(d + l.offs), v->dense = (const cz_fr *)(d + l.dense);
+    return rc;
+}
+
+/* c = (A w)(B w) at bit-reversed positions into d_c from the compact witness (the H pipeline's make_c) */
+typedef struct {
+    cz_gpu_prover *pr;
+    const cz_gpu_wview *v;
+} cw_ctx;
+
+static int cw_make_c(void *ctx, cz_fr *d_c, void *s) {
+    const cw_ctx *x = ctx;
+    int rc = cz_gpu_csr_mul_vec_cw(d_c, x->pr->n, x->pr->m[0], x->v, 0, s);
+    if (!rc) rc = cz_gpu_csr_mul_vec_cw(d_c, x->pr->n, x->pr->m[1], x->v, 1, s);
+    return rc ? rc : cz_gpu_bitrev_tiled_(d_c, x->pr->log_n, s);
+}
+
+/* The two-vector layout's device work up to the queries: a, b from the compact witness, h in a (c computed
+ * again into b meanwhile), then the dense witness expanded into b's vector (d_w) for the queries. */
+static int run_two(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *caux, cz_gpu_prove_stats *st, double *t) {
+    cz_gpu_wview v;
+    const double t0 = cz_gpu_now_ms_();
+    int rc = upload_cw(pr, inputs, caux, &v);
+    st->htod_bytes += cz_wcompact_upload_bytes(pr->ni, caux);
+    st->two_vectors = 1;
+    *t = cz_gpu_now_ms_(), st->upload_ms = *t - t0;
+    if (!rc) rc = cz_gpu_prover_stream_begin_(pr, st);
+    cz_fr *a = pr->d_abc, *b = a + pr->n;
+    if (!rc) rc = cz_gpu_csr_mul_vec_cw(a, pr->n, pr->m[0], &v, 0, pr->st);
+    if (!rc) rc = cz_gpu_csr_mul_vec_cw(b, pr->n, pr->m[1], &v, 0, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    st->spmv_ms = cz_gpu_now_ms_() - *t, *t = cz_gpu_now_ms_();
+    cw_ctx x = {pr, &v};
+    if (!rc) rc = cz_gpu_groth16_h_two_(pr->plan, pr->log_n, a, b, cw_make_c, &x, pr->st);
+    /* b's vector free again: the dense witness for the queries */
+    if (!rc) rc = cz_gpu_dtod_async_s_(pr->d_w, v.inputs, pr->ni * sizeof(cz_fr), pr->st);
+    if (!rc) rc = cz_gpu_wcompact_expand_offs_(pr->d_w + pr->ni, v.is_bit, v.bit, v.dense, v.offs, pr->na, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    st->ntt_ms = cz_gpu_now_ms_() - *t, *t = cz_gpu_now_ms_();
     return rc;
 }
 
@@ -675,6 +745,12 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
                       const cz_wcompact *caux, cz_gpu_prove_stats *st) {
     double t0 = cz_gpu_now_ms_(), t;
     int rc = cz_gpu_set_device(pr->device);
+    if (pr->two_vec) { /* start() compacted a dense witness */
+        if (!rc) rc = run_two(pr, inputs, caux, st, &t);
+        if (!rc) rc = run_streamed(pr, out, st);
+        st->gpu_total_ms = cz_gpu_now_ms_() - t0;
+        return rc;
+    }
     if (!rc) rc = caux ? upload_compact(pr, inputs, caux, 0) : upload_witness(pr, inputs, aux);
     const uint64_t wbytes = caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
     st->htod_bytes += wbytes;
@@ -760,6 +836,18 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     memset(stats, 0, sizeof *stats);
     if (pr->ni == 0 || !cz_fr_equal(&inputs[0], &CZ_FR_ONE_V))
         return cz_error(CZ_EINVAL, "prove: the first input must be ONE");
+    /* a/b/c in two vectors: the device keeps the witness compact, so a dense one is compacted here, before the
+     * device is taken */
+    cz_wcompact dense_cw;
+    cz_wcompact_init(&dense_cw);
+    if (pr->two_vec && !caux) {
+        int rc = cz_wcompact_from_dense(&dense_cw, aux, pr->na);
+        if (rc) {
+            cz_wcompact_free(&dense_cw);
+            return rc;
+        }
+        caux = &dense_cw;
+    }
     g2_job job;
     memset(&job, 0, sizeof job);
     job.pr = pr, job.inputs = inputs, job.aux = aux, job.caux = caux, job.nthreads = nthreads;
@@ -791,6 +879,7 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     if (pr->p && !have_thread) g2_thread(&job); /* no thread available: run it here */
 #endif
     if (have_thread) pthread_join(th, NULL);
+    cz_wcompact_free(&dense_cw);
     if (!rc) rc = job.rc;
 #ifndef CZ_GPU_HAVE_G2_MSM
     out->b2_ans = job.r;

@@ -47,20 +47,30 @@ __global__ void wc_expand(uint4 *out, const uint64_t *is_bit, const uint64_t *bi
 
 static unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
 
-extern "C" int cz_gpu_wcompact_expand_(cz_fr *out, const uint64_t *is_bit, const uint64_t *bit, const cz_fr *dense,
-                                       size_t n, uint32_t *cnt, void **temp, size_t *temp_cap, void *s) {
+extern "C" int cz_gpu_wcompact_offsets_(uint32_t *offs, const uint64_t *is_bit, size_t n, uint32_t *cnt, void **temp,
+                                        size_t *temp_cap, void *s) {
     if (!n) return 0;
     const size_t nw = (n + 63) / 64;
-    cudaStream_t st = (cudaStream_t)s;
-    uint32_t *offs = cnt + nw + 1;
-    wc_count<<<blocks_for(nw + 1), 256, 0, st>>>(cnt, is_bit, nw, n);
+    wc_count<<<blocks_for(nw + 1), 256, 0, (cudaStream_t)s>>>(cnt, is_bit, nw, n);
     CZ_CUDA_LAUNCHED();
-    int rc = cz_gpu_scan_u32_(offs, cnt, nw + 1, temp, temp_cap, s);
-    if (rc) return rc;
+    return cz_gpu_scan_u32_(offs, cnt, nw + 1, temp, temp_cap, s);
+}
+
+extern "C" int cz_gpu_wcompact_expand_offs_(cz_fr *out, const uint64_t *is_bit, const uint64_t *bit, const cz_fr *dense,
+                                            const uint32_t *offs, size_t n, void *s) {
+    if (!n) return 0;
     fr32 one;
     static_assert(sizeof one == sizeof(cz_fr), "Fr is 32 bytes");
     memcpy(&one, &CZ_FR_ONE_V, sizeof one);
-    wc_expand<<<blocks_for(n), 256, 0, st>>>((uint4 *)out, is_bit, bit, (const uint4 *)dense, offs, n, one);
+    wc_expand<<<blocks_for(n), 256, 0, (cudaStream_t)s>>>((uint4 *)out, is_bit, bit, (const uint4 *)dense, offs, n, one);
     CZ_CUDA_LAUNCHED();
     return 0;
+}
+
+extern "C" int cz_gpu_wcompact_expand_(cz_fr *out, const uint64_t *is_bit, const uint64_t *bit, const cz_fr *dense,
+                                       size_t n, uint32_t *cnt, void **temp, size_t *temp_cap, void *s) {
+    if (!n) return 0;
+    uint32_t *offs = cnt + (n + 63) / 64 + 1;
+    int rc = cz_gpu_wcompact_offsets_(offs, is_bit, n, cnt, temp, temp_cap, s);
+    return rc ? rc : cz_gpu_wcompact_expand_offs_(out, is_bit, bit, dense, offs, n, s);
 }

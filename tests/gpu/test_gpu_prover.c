@@ -1,6 +1,6 @@
 /* GPU partition prover pieces against the CPU prover, on fresh random data each run:
- *  - H pipeline (cz_gpu_groth16_h) against cz_groth16_compute_h, every coefficient, 2^1..2^16, a/b/c
- *    zero-padded past a random row count;
+ *  - H pipeline (cz_gpu_groth16_h, and cz_gpu_groth16_h_two_ with c written into b's vector by a callback)
+ *    against cz_groth16_compute_h, every coefficient, 2^1..2^16, a/b/c zero-padded past a random row count;
  *  - c = a b (cz_gpu_ab_product_, natural and bit-reversed) against the host's products, 2^1..2^18;
  *  - resident SpMV (cz_gpu_csr_mul_vec) against cz_r1cs_eval, including the zero padding to n, with the
  *    coefficients stored as values and dictionary-coded (CZ_GPU_CSR_DICT), the provers in both forms, and
@@ -34,6 +34,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
+#include "gpu/prover_internal.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verify.h"
@@ -43,7 +44,25 @@
 
 static cz_rng rng;
 
-static void test_h(unsigned log_n) {
+/* cz_gpu_groth16_h_two_'s make_c for test_h: c (natural, uploaded apart) into d_c bit-reversed; b's vector must
+ * hold A B / Z's partner no more (it is overwritten here), so it is poisoned first */
+typedef struct {
+    const cz_fr *d_c;
+    unsigned log_n;
+    int calls;
+} h_two_ctx;
+static int h_two_make_c(void *ctx, cz_fr *d_c_rev, void *s) {
+    h_two_ctx *x = ctx;
+    x->calls++;
+    const size_t n = (size_t)1 << x->log_n;
+    int rc = cz_gpu_memset(d_c_rev, 0xa5, n * sizeof *d_c_rev);
+    if (!rc) rc = cz_gpu_dtod_async_s_(d_c_rev, x->d_c, n * sizeof *d_c_rev, s);
+    return rc ? rc : cz_gpu_bitrev_(d_c_rev, x->log_n, s);
+}
+
+/* two: a/b/c in two vectors (cz_gpu_groth16_h_two_, the streamed prover's layout when memory is shortest), c
+ * written into b's vector by the callback after A B / Z */
+static void test_h(unsigned log_n, int two) {
     size_t n = (size_t)1 << log_n, m = 1 + cz_rng_next(&rng) % n, first = 0;
     cz_fr *h = calloc(3 * n, sizeof *h), *g = malloc(n * sizeof *g), *d = NULL;
     for (size_t k = 0; k < 3; k++)
@@ -52,18 +71,22 @@ static void test_h(unsigned log_n) {
     int rc = cz_gpu_ntt_create(&plan, log_n);
     if (!rc) rc = cz_gpu_malloc((void **)&d, 3 * n * sizeof *d);
     if (!rc) rc = cz_gpu_memcpy_htod(d, h, 3 * n * sizeof *d);
-    if (!rc) rc = cz_gpu_groth16_h(plan, log_n, d, d + n, d + 2 * n, NULL);
+    h_two_ctx x = {d + 2 * n, log_n, 0};
+    if (!rc) rc = two ? cz_gpu_groth16_h_two_(plan, log_n, d, d + n, h_two_make_c, &x, NULL)
+                      : cz_gpu_groth16_h(plan, log_n, d, d + n, d + 2 * n, NULL);
     if (!rc) rc = cz_gpu_sync();
     memset(g, 0xa5, n * sizeof *g);
     if (!rc) rc = cz_gpu_memcpy_dtoh(g, d, n * sizeof *g);
-    CHECK_MSG(rc == 0, "H 2^%u: %s", log_n, cz_error_message());
+    CHECK_MSG(rc == 0, "H 2^%u%s: %s", log_n, two ? " in two vectors" : "", cz_error_message());
+    CHECK_MSG(x.calls == two, "H 2^%u%s: c made %d times", log_n, two ? " in two vectors" : "", x.calls);
     cz_domain dom;
     cz_domain_init(&dom, log_n);
     cz_groth16_compute_h(&dom, h, h + n, h + 2 * n);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++)
         if (!cz_fr_equal(&g[i], &h[i]) && !bad++) first = i;
-    CHECK_MSG(bad == 0, "H 2^%u (%zu rows): %zu of %zu coefficients differ, first %zu", log_n, m, bad, n, first);
+    CHECK_MSG(bad == 0, "H 2^%u%s (%zu rows): %zu of %zu coefficients differ, first %zu", log_n,
+              two ? " in two vectors" : "", m, bad, n, first);
     cz_gpu_free(d);
     cz_gpu_ntt_destroy(plan);
     free(h);
@@ -95,6 +118,29 @@ static void test_ab(unsigned log_n) {
                   rc ? cz_error_message() : "");
     }
     CHECK_MSG(rc == 0, "a b product 2^%u: %s", log_n, cz_error_message());
+    cz_gpu_free(d);
+    free(h);
+}
+
+/* cz_gpu_bitrev_tiled_ (the two-vector layout's c) against the host's permutation, in place, every element */
+static void test_bitrev_tiled(unsigned log_n) {
+    const size_t n = (size_t)1 << log_n;
+    cz_fr *h = malloc(2 * n * sizeof *h), *d = NULL;
+    for (size_t i = 0; i < n; i++) cz_fr_random(&h[i], &rng);
+    int rc = cz_gpu_malloc((void **)&d, n * sizeof *d);
+    if (!rc) rc = cz_gpu_memcpy_htod(d, h, n * sizeof *d);
+    if (!rc) rc = cz_gpu_bitrev_tiled_(d, log_n, NULL);
+    if (!rc) rc = cz_gpu_sync();
+    memset(h + n, 0xa5, n * sizeof *h);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(h + n, d, n * sizeof *d);
+    size_t bad = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t j = 0;
+        for (unsigned k = 0; k < log_n; k++) j |= ((i >> k) & 1) << (log_n - 1 - k);
+        bad += !cz_fr_equal(&h[i], &h[n + j]);
+    }
+    CHECK_MSG(rc == 0 && bad == 0, "tiled bit reversal 2^%u: %zu of %zu differ (%s)", log_n, bad, n,
+              rc ? cz_error_message() : "");
     cz_gpu_free(d);
     free(h);
 }
@@ -406,9 +452,9 @@ int main(void) {
         return 77;
     }
     cz_test_rng(&rng);
-    for (unsigned k = 1; k <= 16; k += (k < 4 ? 1 : 3)) test_h(k);
+    for (unsigned k = 1; k <= 16; k += (k < 4 ? 1 : 3)) test_h(k, 0), test_h(k, 1);
     printf("H pipeline checked\n");
-    for (unsigned k = 1; k <= 18; k += (k < 9 ? 1 : 3)) test_ab(k);
+    for (unsigned k = 1; k <= 18; k += (k < 9 ? 1 : 3)) test_ab(k), test_bitrev_tiled(k);
     printf("a b products checked\n");
     test_synthetic();
     test_tail_order();

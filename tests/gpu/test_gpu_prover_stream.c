@@ -20,6 +20,10 @@
  *    for it, the witness crossing twice; and by memory (CZ_GPU_MEM_LIMIT_KB between its need and the plain
  *    streamed need, which differ by exactly the witness): create() takes it alone, CZ_ENOMEM with it forbidden
  *    or below its need;
+ *  - a/b/c in two vectors (CZ_GPU_PROVER_TWO=1) on every shape where the witness fits the domain, the witness
+ *    crossing once, compact (a dense start compacted on the host); and by memory (no dense values reserved: its
+ *    need is the witness-in-c one less n values plus the compact head, exactly): create() takes it alone, CZ_ENOMEM
+ *    with it forbidden or below its need, and a start at its need exactly refused (the compact buffer cannot grow);
  *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
  *    streamed mode by itself (and the engine backend proves with it: the proof verifies); below the streamed
  *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM.
@@ -41,7 +45,7 @@
 #include "testutil.h"
 
 static cz_rng rng;
-static int streamed_runs, full_chunks, split_chunks, walias_runs[2], mixed_runs;
+static int streamed_runs, full_chunks, split_chunks, walias_runs[2], two_runs[2], mixed_runs;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -121,22 +125,31 @@ static int walias_possible(const keyed *k) {
     return ni + na <= k->n && doff + na * 32 <= k->n * 32;
 }
 
+/* Whether a/b/c can live in two vectors (prover.c two_fits): the dense witness within n values (c = a b and the
+ * 6-NTT pipeline are the defaults). */
+static int two_possible(const keyed *k) { return k->tc.ni + k->tc.na <= k->n; }
+
+/* lay: 0 the layout by memory (the plain one here), 1 the witness in c's buffer asked for, 2 a/b/c in two
+ * vectors asked for (CZ_GPU_PROVER_WALIAS / CZ_GPU_PROVER_TWO = 1) */
 static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64_t c1, int stages, int keep, int nopin,
-                          int extra, const char *mix, int walias) {
+                          int extra, const char *mix, int lay) {
+    const int walias = lay == 1, two = lay == 2;
     set_chunk(c1);
     set_int_env("CZ_GPU_PROVER_STAGES", stages ? stages : -1);
     set_int_env("CZ_GPU_PROVER_KEEP", keep);
     if (nopin) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
     if (walias) setenv("CZ_GPU_PROVER_WALIAS", "1", 1);
+    if (two) setenv("CZ_GPU_PROVER_TWO", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create_mode(&gp, 0, &k->p, &k->tc.r, 0, CZ_GPU_PROVER_STREAMED);
     unsetenv("CZ_GPU_PROVER_NOPIN");
     unsetenv("CZ_GPU_PROVER_STAGES");
     unsetenv("CZ_GPU_PROVER_KEEP");
     unsetenv("CZ_GPU_PROVER_WALIAS");
+    unsetenv("CZ_GPU_PROVER_TWO");
     char what[200];
     snprintf(what, sizeof what, "%s rows %llu chunk %llu stages %d keep %d%s%s", mix, (unsigned long long)k->tc.r.num_rows,
-             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "", walias ? " witness-in-c" : "");
+             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "", walias ? " witness-in-c" : two ? " two-vectors" : "");
     CHECK_MSG(rc == 0, "%s: create: %s", what, cz_error_message());
     if (rc) return;
     CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "%s: not streamed", what);
@@ -145,6 +158,10 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
     CHECK_MSG(cz_gpu_prover_witness_in_c(gp) == in_c, "%s: witness in c's buffer %d, want %d", what,
               cz_gpu_prover_witness_in_c(gp), in_c);
     if (walias) walias_runs[in_c]++;
+    const int in_two = two && two_possible(k);
+    CHECK_MSG(cz_gpu_prover_two_vectors(gp) == in_two, "%s: two vectors %d, want %d", what,
+              cz_gpu_prover_two_vectors(gp), in_two);
+    if (two) two_runs[in_two]++;
     uint64_t pchunk = 0;
     int pstages = 0;
     unsigned kept = 0;
@@ -165,6 +182,7 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
         CHECK_MSG(st.streamed == 1 && st.stages == pstages, "%s: stats say streamed %d, %d stages", what, st.streamed,
                   st.stages);
         CHECK_MSG(st.witness_again == in_c, "%s: witness uploaded again %d", what, st.witness_again);
+        CHECK_MSG(st.two_vectors == in_two, "%s: stats say two vectors %d", what, st.two_vectors);
         const uint64_t ni = k->tc.ni, na = k->tc.na, la = k->p.a_len, lb = k->p.b_len, h = k->n - 1;
         uint64_t g1 = h > na ? h : na;
         g1 = la > g1 ? la : g1;
@@ -174,7 +192,8 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
                   (unsigned long long)e1);
         /* parts in CZ_GPU_PART_* bit order: H, B_G1, L, A, B_G2 */
         const uint64_t plen[5] = {h, lb, na, la, lb}, pel[5] = {96, 96, 96, 96, 192}, pch[5] = {e1, e1, e1, e1, e2};
-        uint64_t chunks = 0, bytes = 32 * (ni + na) * (in_c ? 2 : 1);
+        /* two vectors: a dense witness is compacted on the host and crosses once, compact */
+        uint64_t chunks = 0, bytes = in_two ? cz_wcompact_upload_bytes(ni, &k->cw) : 32 * (ni + na) * (in_c ? 2 : 1);
         unsigned want_parts = 0;
         for (int i = 0; i < 5; i++) {
             if (kept >> i & 1) continue;
@@ -213,6 +232,7 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
         CHECK_MSG(rc == 0, "%s: compact start: %s", what, cz_error_message());
         if (!rc) check_pending(k, &pk, "streamed, compact witness");
         CHECK_MSG(rc || sk.witness_again == in_c, "%s: compact witness uploaded again %d", what, sk.witness_again);
+        CHECK_MSG(rc || sk.two_vectors == in_two, "%s: compact start, two vectors %d", what, sk.two_vectors);
         CHECK(cz_gpu_prover_set_next(gp, k->tc.inputs, k->tc.aux) == 0);
         rc = cz_gpu_prover_start(&pf, gp, k->tc.inputs, k->tc.aux, 0, NULL); /* prefetches for itself: unused */
         if (!rc) rc = cz_gpu_prover_start(&pf, gp, k->tc.inputs, k->tc.aux, 0, NULL); /* ... used here */
@@ -250,6 +270,10 @@ static void test_circuit(size_t pub, size_t nfree, size_t nc, unsigned p0, unsig
         test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 1);
         test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
                       (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 1);
+        /* a/b/c in two vectors (asked for): the same */
+        test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 2);
+        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
+                      (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 2);
     }
     unmake(&k);
 }
@@ -269,7 +293,7 @@ static void test_keep_sweep(size_t pub, size_t nfree, size_t nc) {
     cz_gpu_prover_destroy(gp);
     for (int i = 0; i < 10 && !rc; i++) {
         const int keep = i < 5 ? 1 << i : 31 ^ (1 << (i - 5));
-        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep", i & 1);
+        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep", i % 3);
     }
     unmake(&k);
 }
@@ -343,7 +367,12 @@ static void test_limits(size_t pub, size_t nfree, size_t nc) {
     }
     if (smin >= 2 * MB) {
         set_limit_mb(smin / MB - 1);
+        /* the layouts for shorter memory (the witness in c, two vectors) are tested apart: off here */
+        setenv("CZ_GPU_PROVER_WALIAS", "0", 1);
+        setenv("CZ_GPU_PROVER_TWO", "0", 1);
         rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        unsetenv("CZ_GPU_PROVER_WALIAS");
+        unsetenv("CZ_GPU_PROVER_TWO");
         CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit below the streamed need: %d", rc);
         CHECK_MSG(strstr(cz_error_message(), "streamed") && strstr(cz_error_message(), "resident"),
                   "ENOMEM message names both needs: %s", cz_error_message());
@@ -428,6 +457,7 @@ static void test_walias_limits(size_t nc) {
         cz_gpu_prover_destroy(gp);
         gp = NULL;
         setenv("CZ_GPU_PROVER_WALIAS", "0", 1);
+        setenv("CZ_GPU_PROVER_TWO", "0", 1); /* it would fit: it needs less still */
         rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
         unsetenv("CZ_GPU_PROVER_WALIAS");
         CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit %zu KiB, CZ_GPU_PROVER_WALIAS=0: %d", between, rc);
@@ -438,11 +468,112 @@ static void test_walias_limits(size_t nc) {
         CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit below the need with the witness in c: %d", rc);
         CHECK_MSG(strstr(cz_error_message(), "witness in c's buffer"), "ENOMEM message names the layout: %s",
                   cz_error_message());
+        unsetenv("CZ_GPU_PROVER_TWO");
         cz_gpu_prover_destroy(gp);
         printf("witness in c: taken by memory at %zu KiB (dense and compact proofs equal the CPU's), CZ_ENOMEM below\n",
                between);
     }
     unsetenv("CZ_GPU_MEM_LIMIT_KB");
+    set_chunk(0);
+    unmake(&k);
+}
+
+/* Bytes of the two-vector layout's compact witness buffer with n_dense values (prover_priv.h cz_gpu_cw_layout_,
+ * written again here): inputs, two bitmaps, the per-word offsets, the dense values, each 256-byte aligned. */
+static size_t cw_bytes(uint64_t ni, uint64_t na, uint64_t n_dense) {
+    const size_t bm = (na + 63) / 64 * 8, al = 255, ib = (ni * 32 + al) & ~al, of = (ib + 2 * bm + al) & ~al;
+    return ((of + ((na + 63) / 64 + 1) * 4 + al) & ~al) + n_dense * 32;
+}
+
+/* a/b/c in two vectors by memory: with no dense values reserved (CZ_GPU_PROVER_CW_PERMILLE=0) its need at the
+ * smallest chunks is the witness-in-c one less n values plus the compact buffer's head, exactly; with the limit
+ * between the two, create() (AUTO) takes it by itself and proves as the CPU does (dense and compact; the buffer
+ * grows for the witness's dense values; the witness crosses once, compact); CZ_GPU_PROVER_TWO=0 then gives
+ * CZ_ENOMEM, and so does a limit below its need, naming it; at its need exactly, a witness with dense values
+ * gets CZ_ENOMEM from start() (the buffer cannot grow), naming the compact witness. */
+static void test_two_limits(size_t nc) {
+    keyed k;
+    int rc = make(&k, 6, nc / 20, nc, 45, 45);
+    CHECK_MSG(rc == 0, "two vectors: circuit: %s", cz_error_message());
+    if (rc) return;
+    CHECK_MSG(two_possible(&k) && walias_possible(&k), "two vectors: the circuit cannot take it");
+    set_chunk(256);
+    setenv("CZ_GPU_PROVER_CW_PERMILLE", "0", 1);
+    size_t smin[2] = {0, 0};
+    static const char *const knob[2] = {"CZ_GPU_PROVER_WALIAS", "CZ_GPU_PROVER_TWO"};
+    for (int t = 0; t < 2; t++) {
+        cz_gpu_prover *gp = NULL;
+        setenv(knob[t], "1", 1);
+        rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+        unsetenv(knob[t]);
+        CHECK_MSG(rc == 0, "two vectors %d: create: %s", t, cz_error_message());
+        if (!rc) {
+            CHECK_MSG(cz_gpu_prover_two_vectors(gp) == t && cz_gpu_prover_witness_in_c(gp) == !t,
+                      "two vectors %d: prover says two %d, in c %d", t, cz_gpu_prover_two_vectors(gp),
+                      cz_gpu_prover_witness_in_c(gp));
+            cz_gpu_prover_needs(gp, NULL, NULL, &smin[t]);
+        }
+        cz_gpu_prover_destroy(gp);
+    }
+    const size_t diff = k.n * 32 - cw_bytes(k.tc.ni, k.tc.na, 0);
+    printf("two vectors: streamed need at the smallest chunks %zu B with the witness in c, %zu B in two vectors "
+           "(n 32 B less the compact head: %zu B)\n", smin[0], smin[1], diff);
+    CHECK_MSG(smin[1] && smin[0] == smin[1] + diff, "two vectors: needs %zu / %zu differ by other than %zu", smin[0],
+              smin[1], diff);
+    if (smin[1] && smin[0] == smin[1] + diff) {
+        const size_t between = (smin[0] + smin[1]) / 2 / 1024;
+        set_limit_kb(between);
+        cz_gpu_prover *gp = NULL;
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0); /* AUTO */
+        CHECK_MSG(rc == 0, "two vectors, limit %zu KiB: create: %s", between, cz_error_message());
+        if (!rc) {
+            CHECK_MSG(cz_gpu_prover_is_streamed(gp) && cz_gpu_prover_two_vectors(gp) && !cz_gpu_prover_witness_in_c(gp),
+                      "limit %zu KiB: streamed %d, two vectors %d, in c %d", between, cz_gpu_prover_is_streamed(gp),
+                      cz_gpu_prover_two_vectors(gp), cz_gpu_prover_witness_in_c(gp));
+            for (int compact = 0; compact < 2; compact++) {
+                cz_gpu_prove_stats st;
+                if (prove_check(&k, gp, compact, &st, compact ? "two vectors by memory, compact" : "two vectors by memory"))
+                    continue;
+                CHECK_MSG(st.two_vectors == 1 && st.witness_again == 0, "by memory: two vectors %d, again %d",
+                          st.two_vectors, st.witness_again);
+                CHECK_MSG(cz_gpu_prover_device_bytes(gp) <= between * 1024, "limit %zu KiB: the prover holds %zu B",
+                          between, cz_gpu_prover_device_bytes(gp));
+            }
+        }
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        setenv("CZ_GPU_PROVER_TWO", "0", 1);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        unsetenv("CZ_GPU_PROVER_TWO");
+        CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit %zu KiB, CZ_GPU_PROVER_TWO=0: %d", between, rc);
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        set_limit_kb(smin[1] / 1024 - 1);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit below the need in two vectors: %d", rc);
+        CHECK_MSG(strstr(cz_error_message(), "two vectors"), "ENOMEM message names the layout: %s", cz_error_message());
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        set_limit_kb((smin[1] + 1023) / 1024 + 4); /* its need and 4 KiB: less than the witness's dense values */
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at the need in two vectors: %s",
+                  rc ? cz_error_message() : "another layout");
+        CHECK_MSG(k.cw.n_dense * 32 > 6 * 1024, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
+        if (!rc && k.cw.n_dense * 32 > 6 * 1024) {
+            cz_groth16_pending pd;
+            rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
+            CHECK_MSG(rc == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
+                      "a witness of %llu dense values at the need: %d (%s)", (unsigned long long)k.cw.n_dense, rc,
+                      cz_error_message());
+            rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL); /* again: the same, no crash */
+            CHECK_MSG(rc == CZ_ENOMEM, "the second start at the need: %d", rc);
+        }
+        cz_gpu_prover_destroy(gp);
+        printf("two vectors: taken by memory at %zu KiB (dense and compact proofs equal the CPU's), CZ_ENOMEM below; "
+               "a witness of %llu dense values refused at the need\n", between, (unsigned long long)k.cw.n_dense);
+    }
+    unsetenv("CZ_GPU_MEM_LIMIT_KB");
+    unsetenv("CZ_GPU_PROVER_CW_PERMILLE");
     set_chunk(0);
     unmake(&k);
 }
@@ -470,9 +601,11 @@ int main(void) {
     const size_t nc = max_n < 60000 ? max_n / 2 : 30000;
     test_limits(8, nc / 10, nc); /* fewer free variables than constraints: every one is constrained */
     test_walias_limits(max_n < 40000 ? max_n / 2 : 20000); /* rows just over a power of two: room in c for the witness */
+    test_two_limits(max_n < 40000 ? max_n / 2 : 20000);
     CHECK_MSG(max_n < 3004 || mixed_runs > 0, "no streamed run mixed split and full-MSM chunks");
     CHECK_MSG(walias_runs[0] > 0 && walias_runs[1] > 0, "the witness in c's buffer asked for where it fits (%d) and "
               "where it does not (%d)", walias_runs[1], walias_runs[0]);
+    CHECK_MSG(two_runs[1] > 0, "a/b/c in two vectors never taken when asked for (%d / %d)", two_runs[1], two_runs[0]);
     CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,
               "both chunk paths must run (runs %d, full %d, split %d)", streamed_runs, full_chunks, split_chunks);
     cz_gpu_g1_release_scratch();
