@@ -125,13 +125,6 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     return rc;
 }
 
-/* the longest of L, A, B_G1 */
-static uint64_t max_len(const cz_gpu_prover *pr) {
-    uint64_t maxlen = pr->len[0];
-    for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
-    return maxlen;
-}
-
 /* The two-vector layout's dense values reserved at creation (prover_priv.h two_vec): CZ_GPU_PROVER_CW_PERMILLE
  * thousandths of the aux values (default 32: a 32 GiB PoRep partition has ~13, 1.7 M of 130 M; start() grows the
  * buffer for a witness with more). */
@@ -144,7 +137,7 @@ static uint64_t cw_reserve(const cz_gpu_prover *pr) {
 
 /* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
-    const uint64_t maxlen = max_len(pr);
+    const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
     size_t tail_bytes = 64 * (size_t)maxlen + 4096;
     if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
@@ -225,7 +218,7 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
  * tail buffer, the NTT plan's tables and the MSM / batch-add scratch at its floor (full = 0) or in full (1),
  * for MSMs of msm_n points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
 static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full) {
-    const uint64_t maxlen = max_len(pr);
+    const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     cz_gpu_cw_layout l;
     const size_t wit = pr->two_vec ? cz_gpu_cw_layout_(pr->ni, pr->na, cw_reserve(pr), &l)
                        : pr->w_alias ? 0 : (pr->ni + pr->na) * 32;
@@ -235,7 +228,7 @@ static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size
 
 /* Everything resident; *work gets the per-partition part. */
 static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
-    const uint64_t maxlen = max_len(pr);
+    const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
     *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0);
     return fixed + bases + *work;
@@ -311,7 +304,7 @@ int cz_gpu_prover_stream_knob_(void) {
  * rather than keeping 2 with bigger chunks) follows a timing model of the schedule (PCIe at 35-55 GB/s,
  * MSM and batch-add times of docs/perf.md), not a measurement yet. */
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
-    uint64_t g1max = max_len(pr), c2;
+    uint64_t g1max = cz_gpu_prover_max_len_(pr), c2;
     if (pr->n - 1 > g1max) g1max = pr->n - 1;
     if (!g1max) g1max = 1;
     const uint64_t floor = g1max < ((uint64_t)1 << 16) ? g1max : (uint64_t)1 << 16;

@@ -138,6 +138,13 @@ struct cz_gpu_prover {
     size_t need_resident, need_streamed, need_streamed_min;
 };
 
+/* The longest of the L, A and B_G1 queries (what the tail buffer, bitmap and counts are sized for). */
+static inline uint64_t cz_gpu_prover_max_len_(const cz_gpu_prover *pr) {
+    uint64_t m = pr->len[0];
+    for (int q = 1; q < 3; q++) m = pr->len[q] > m ? pr->len[q] : m;
+    return m;
+}
+
 /* The streamed parts (index into h_src / h_reg; bit 1 << SQ_i is gpu_prover.h's CZ_GPU_PART_*). */
 enum { SQ_H = 0, SQ_B = 1, SQ_L = 2, SQ_A = 3, SQ_B2 = 4, SQ_N = 5 };
 /* Points in part i and bytes per point (96 G1, 192 G2). */

@@ -271,8 +271,7 @@ static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz
  * prefetch set up for a dense start is left alone (it writes only the spare buffer). again: the second
  * upload of a prover with the witness in c's buffer (after the H pipeline). */
 static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, int again) {
-    uint64_t maxlen = pr->len[0];
-    for (int q = 1; q < 3; q++) maxlen = pr->len[q] > maxlen ? pr->len[q] : maxlen;
+    const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const size_t bm = (pr->na + 63) / 64 * 8, doff = cz_gpu_compact_head_(pr->na);
     /* streamed: the tail buffer is chunk-sized; a, b, c (3 n >= 3 na values, written by the SpMV after the
      * expansion on the same stream) hold the compact form instead: a and b when the witness is in c's third,
