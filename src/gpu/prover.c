@@ -318,8 +318,16 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     uint64_t c1 = 0;
     if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
     const int wknob = layout_knob("CZ_GPU_PROVER_WALIAS"), tknob = layout_knob("CZ_GPU_PROVER_TWO"), k0 = k;
-    int lay = tknob == 1 && two_fits(pr) ? LAY_TWO : wknob == 1 && walias_fits(pr) ? LAY_ALIAS : LAY_PLAIN;
-    for (;;) {
+    const int first = tknob == 1 && two_fits(pr) ? LAY_TWO : wknob == 1 && walias_fits(pr) ? LAY_ALIAS : LAY_PLAIN;
+    /* every allowed layout from the first: the one with the largest chunk that fits, the earlier on a tie (each later one costs a little: the witness crossing twice, two more SpMVs), a layout
+     * asked for as soon as it fits. On a 24 GB card (2^27, real matrices) the plain layout fits at 2^21-point
+     * chunks and the witness in c at 2^22: 1,626 against ~1,483 ms a partition. */
+    int best = -1, last = first;
+    uint64_t best_c1 = 0;
+    int best_k = 0;
+    for (int lay = first; lay <= LAY_TWO; lay++) {
+        if (lay != first && !layout_allowed(pr, lay, wknob, tknob)) continue;
+        last = lay;
         pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;
         for (k = k0;; k--) {
             c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
@@ -331,13 +339,16 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
             }
             if (need <= pr->limit || k_knob || k == 2) break;
         }
-        /* short even so: the next layout that is allowed, then plan again (bigger chunks may fit with it) */
-        if (need <= pr->limit) break;
-        int next = lay + 1;
-        while (next <= LAY_TWO && !layout_allowed(pr, next, wknob, tknob)) next++;
-        if (next > LAY_TWO) break;
-        lay = next;
+        if (need > pr->limit) continue;
+        if (best < 0 || c1 > best_c1) best = lay, best_c1 = c1, best_k = k;
+        /* asked for, or nothing larger to gain */
+        if (lay == first && first != LAY_PLAIN) break;
+        if (c1 == (knob ? (knob < g1max ? knob : g1max) : g1max)) break;
     }
+    const int lay = best >= 0 ? best : last; /* none fits: the last tried names itself in the error */
+    pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;
+    if (best >= 0) c1 = best_c1, k = best_k;
+    need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
     size_t st_min;
     pr->need_streamed = need;
     pr->need_streamed_min = stream_need(pr, fixed, knob ? c1 : floor, 2, &c2, &st_min, 0);

@@ -24,6 +24,7 @@
  *    crossing once, compact (a dense start compacted on the host); and by memory (no dense values reserved: its
  *    need is the witness-in-c one less n values plus the compact head, exactly): create() takes it alone, CZ_ENOMEM
  *    with it forbidden or below its need, and a start at its need exactly refused (the compact buffer cannot grow);
+ *  - the layout with the largest chunk: the witness in c at the whole chunk over the plain layout at half of it;
  *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
  *    streamed mode by itself (and the engine backend proves with it: the proof verifies); below the streamed
  *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM.
@@ -554,19 +555,36 @@ static void test_two_limits(size_t nc) {
         CHECK_MSG(strstr(cz_error_message(), "two vectors"), "ENOMEM message names the layout: %s", cz_error_message());
         cz_gpu_prover_destroy(gp);
         gp = NULL;
-        set_limit_kb((smin[1] + 1023) / 1024 + 4); /* its need and 4 KiB: less than the witness's dense values */
+        /* at its need and 4 KiB: created; a start proves as the CPU does when the buffer's growth fits what the
+         * accountant has left (its need counts some working buffers at more than they take), else CZ_ENOMEM */
+        set_limit_kb((smin[1] + 1023) / 1024 + 4);
         rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
         CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at the need in two vectors: %s",
                   rc ? cz_error_message() : "another layout");
-        CHECK_MSG(k.cw.n_dense * 32 > 6 * 1024, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
-        if (!rc && k.cw.n_dense * 32 > 6 * 1024) {
+        const size_t held = rc ? 0 : cz_gpu_prover_device_bytes(gp);
+        if (!rc) {
+            cz_gpu_prove_stats st;
+            const int r2 = prove_check(&k, gp, 1, &st, "two vectors at the need");
+            printf("two vectors at the need: %zu B held of %zu KiB, start %s\n", held, (smin[1] + 1023) / 1024 + 4,
+                   r2 ? cz_error_message() : "proved");
+        }
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        /* at what that prover held: no room to grow the buffer, so a witness with dense values is refused,
+         * twice (nothing lost: the prover stays usable) */
+        CHECK_MSG(k.cw.n_dense * 32 > 2048, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
+        set_limit_kb((held + 1023) / 1024);
+        rc = held ? cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0) : -1;
+        CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at %zu B held: %s", held,
+                  rc ? cz_error_message() : "another layout");
+        if (!rc) {
             cz_groth16_pending pd;
-            rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
-            CHECK_MSG(rc == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
-                      "a witness of %llu dense values at the need: %d (%s)", (unsigned long long)k.cw.n_dense, rc,
-                      cz_error_message());
-            rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL); /* again: the same, no crash */
-            CHECK_MSG(rc == CZ_ENOMEM, "the second start at the need: %d", rc);
+            for (int i = 0; i < 2; i++) {
+                rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
+                CHECK_MSG(rc == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
+                          "start %d, a witness of %llu dense values with no room: %d (%s)", i,
+                          (unsigned long long)k.cw.n_dense, rc, rc ? cz_error_message() : "proved");
+            }
         }
         cz_gpu_prover_destroy(gp);
         printf("two vectors: taken by memory at %zu KiB (dense and compact proofs equal the CPU's), CZ_ENOMEM below; "
@@ -575,6 +593,54 @@ static void test_two_limits(size_t nc) {
     unsetenv("CZ_GPU_MEM_LIMIT_KB");
     unsetenv("CZ_GPU_PROVER_CW_PERMILLE");
     set_chunk(0);
+    unmake(&k);
+}
+
+/* The layout with the largest chunk: with 3 stages, a limit where the plain layout fits only at half the longest
+ * query's chunk and the witness in c at the whole of it; create() (AUTO) takes the witness in c with the whole
+ * chunk (until 2026-12-03 it took the first layout that fit, at any chunk) and proves as the CPU does. */
+static void test_layout_choice(size_t nc) {
+    keyed k;
+    int rc = make(&k, 6, nc / 20, nc, 45, 45);
+    CHECK_MSG(rc == 0, "layout choice: circuit: %s", cz_error_message());
+    if (rc) return;
+    setenv("CZ_GPU_PROVER_STAGES", "3", 1);
+    uint64_t g1 = k.n - 1;
+    g1 = k.tc.na > g1 ? k.tc.na : g1;
+    g1 = k.p.a_len > g1 ? k.p.a_len : g1;
+    g1 = k.p.b_len > g1 ? k.p.b_len : g1;
+    const uint64_t half = (g1 / 2 + 63) & ~(uint64_t)63;
+    size_t need[3] = {0, 0, 0}; /* plain whole, witness in c whole, plain half */
+    for (int t = 0; t < 3; t++) {
+        cz_gpu_prover *gp = NULL;
+        if (t == 1) setenv("CZ_GPU_PROVER_WALIAS", "1", 1);
+        set_chunk(t == 2 ? half : 0);
+        rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+        unsetenv("CZ_GPU_PROVER_WALIAS");
+        CHECK_MSG(rc == 0, "layout choice %d: create: %s", t, cz_error_message());
+        if (!rc) cz_gpu_prover_needs(gp, NULL, &need[t], NULL);
+        cz_gpu_prover_destroy(gp);
+    }
+    set_chunk(0);
+    const size_t lim = (need[1] > need[2] ? need[1] : need[2]) + 1023;
+    printf("layout choice: plain %zu B (chunk %llu), %zu B (chunk %llu); witness in c %zu B (chunk %llu)\n", need[0],
+           (unsigned long long)g1, need[2], (unsigned long long)half, need[1], (unsigned long long)g1);
+    CHECK_MSG(lim / 1024 * 1024 < need[0], "layout choice: no limit between (%zu, %zu, %zu)", need[0], need[1], need[2]);
+    if (lim / 1024 * 1024 < need[0]) {
+        set_limit_kb(lim / 1024);
+        cz_gpu_prover *gp = NULL;
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        uint64_t chunk = 0;
+        if (!rc) cz_gpu_prover_stream_plan(gp, &chunk, NULL, NULL);
+        CHECK_MSG(rc == 0 && cz_gpu_prover_witness_in_c(gp) && chunk == g1,
+                  "layout choice at %zu KiB: rc %d, witness in c %d, chunk %llu (want %llu)", lim / 1024, rc,
+                  rc ? -1 : cz_gpu_prover_witness_in_c(gp), (unsigned long long)chunk, (unsigned long long)g1);
+        cz_gpu_prove_stats st;
+        if (!rc) prove_check(&k, gp, 1, &st, "layout choice");
+        cz_gpu_prover_destroy(gp);
+        unsetenv("CZ_GPU_MEM_LIMIT_KB");
+    }
+    unsetenv("CZ_GPU_PROVER_STAGES");
     unmake(&k);
 }
 
@@ -602,6 +668,7 @@ int main(void) {
     test_limits(8, nc / 10, nc); /* fewer free variables than constraints: every one is constrained */
     test_walias_limits(max_n < 40000 ? max_n / 2 : 20000); /* rows just over a power of two: room in c for the witness */
     test_two_limits(max_n < 40000 ? max_n / 2 : 20000);
+    test_layout_choice(max_n < 40000 ? max_n / 2 : 20000);
     CHECK_MSG(max_n < 3004 || mixed_runs > 0, "no streamed run mixed split and full-MSM chunks");
     CHECK_MSG(walias_runs[0] > 0 && walias_runs[1] > 0, "the witness in c's buffer asked for where it fits (%d) and "
               "where it does not (%d)", walias_runs[1], walias_runs[0]);
