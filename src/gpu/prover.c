@@ -59,10 +59,18 @@ static size_t msm_scratch_est(size_t N, size_t point, int aff) {
 /* Everything the MSMs and batch additions of one partition keep on the device between calls: G1 MSM (the
  * largest is H's), G1 batch add (the longest query), and with B_G2 on the device its MSM and batch add.
  * full = 0: the adaptive parts at their floor (the G1 MSM without its affine rounds, round chunks of 2^16). */
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 static size_t work_est(size_t msm_n, size_t maxlen, size_t b_len, int full) {
-    size_t w = msm_scratch_est(msm_n, 192, full) + cz_gpu_g1_ba_scratch_bytes_(maxlen, full);
+    /* the floor is never above the full size (small MSMs: the floor's fixed 1 MiB exceeds the affine rounds' own
+     * scratch, and the accountant then held less than create() planned with) */
+    size_t w = full ? msm_scratch_est(msm_n, 192, 1) + cz_gpu_g1_ba_scratch_bytes_(maxlen, 1)
+                    : min_sz(msm_scratch_est(msm_n, 192, 0), msm_scratch_est(msm_n, 192, 1)) +
+                          min_sz(cz_gpu_g1_ba_scratch_bytes_(maxlen, 0), cz_gpu_g1_ba_scratch_bytes_(maxlen, 1));
 #ifdef CZ_GPU_HAVE_G2_MSM
-    if (b_len) w += msm_scratch_est(b_len, 384, 0) + cz_gpu_g2_ba_scratch_bytes_(b_len, full);
+    if (b_len)
+        w += msm_scratch_est(b_len, 384, 0) +
+             (full ? cz_gpu_g2_ba_scratch_bytes_(b_len, 1)
+                   : min_sz(cz_gpu_g2_ba_scratch_bytes_(b_len, 0), cz_gpu_g2_ba_scratch_bytes_(b_len, 1)));
 #else
     (void)b_len;
 #endif

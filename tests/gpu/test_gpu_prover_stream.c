@@ -555,31 +555,44 @@ static void test_two_limits(size_t nc) {
         CHECK_MSG(strstr(cz_error_message(), "two vectors"), "ENOMEM message names the layout: %s", cz_error_message());
         cz_gpu_prover_destroy(gp);
         gp = NULL;
-        /* at its need and 4 KiB: created; a start proves as the CPU does when the buffer's growth fits what the
-         * accountant has left (its need counts some working buffers at more than they take), else CZ_ENOMEM */
-        set_limit_kb((smin[1] + 1023) / 1024 + 4);
+        /* at its need and 4 KiB: created; a start proves as the CPU does when the compact buffer's growth fits what
+         * the accountant has left, else CZ_ENOMEM naming the compact witness */
+        const size_t lim1 = ((smin[1] + 1023) / 1024 + 4) * 1024;
+        set_limit_kb(lim1 / 1024);
         rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
         CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at the need in two vectors: %s",
                   rc ? cz_error_message() : "another layout");
-        const size_t held = rc ? 0 : cz_gpu_prover_device_bytes(gp);
+        const size_t held = rc ? 0 : cz_gpu_prover_device_bytes(gp), grow = k.cw.n_dense * 32;
         if (!rc) {
-            cz_gpu_prove_stats st;
-            const int r2 = prove_check(&k, gp, 1, &st, "two vectors at the need");
-            printf("two vectors at the need: %zu B held of %zu KiB, start %s\n", held, (smin[1] + 1023) / 1024 + 4,
-                   r2 ? cz_error_message() : "proved");
+            cz_groth16_pending pd;
+            const int r2 = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
+            if (held + grow > lim1)
+                CHECK_MSG(r2 == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
+                          "at the need: %zu B held + %zu to grow over %zu: %d", held, grow, lim1, r2);
+            else if (r2 == 0)
+                check_pending(&k, &pd, "two vectors at the need");
+            else
+                CHECK_MSG(0, "at the need: %zu B held + %zu to grow within %zu: %s", held, grow, lim1, cz_error_message());
+            printf("two vectors at the need: %zu B held of %zu, %zu B to grow: start %s\n", held, lim1, grow,
+                   r2 ? "refused" : "proved");
         }
         cz_gpu_prover_destroy(gp);
         gp = NULL;
-        /* at what that prover held: no room to grow the buffer, so a witness with dense values is refused,
+        /* what it holds is what create() planned with (the smallest chunks' need here) */
+        CHECK_MSG(held == smin[1], "two vectors: the prover holds %zu B, create() planned %zu B", held, smin[1]);
+        /* at that need exactly (KiB-rounded): no room to grow the buffer, so the witness's dense values are refused,
          * twice (nothing lost: the prover stays usable) */
-        CHECK_MSG(k.cw.n_dense * 32 > 2048, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
-        set_limit_kb((held + 1023) / 1024);
-        rc = held ? cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0) : -1;
-        CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at %zu B held: %s", held,
+        CHECK_MSG(grow > 2048, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
+        const size_t lim2 = (smin[1] + 1023) / 1024 * 1024;
+        set_limit_kb(lim2 / 1024);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at the need %zu B: %s", smin[1],
                   rc ? cz_error_message() : "another layout");
         if (!rc) {
+            const size_t h2 = cz_gpu_prover_device_bytes(gp);
+            CHECK_MSG(h2 + grow > lim2, "at the need: %zu B held + %zu to grow fit %zu", h2, grow, lim2);
             cz_groth16_pending pd;
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < 2 && h2 + grow > lim2; i++) {
                 rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
                 CHECK_MSG(rc == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
                           "start %d, a witness of %llu dense values with no room: %d (%s)", i,
@@ -597,7 +610,7 @@ static void test_two_limits(size_t nc) {
 }
 
 /* The layout with the largest chunk: with 3 stages, a limit where the plain layout fits only at half the longest
- * query's chunk and the witness in c at the whole of it; create() (AUTO) takes the witness in c with the whole
+ * query's chunk and the witness in c at the whole of it; create() (streamed) takes the witness in c with the whole
  * chunk (until 2026-12-03 it took the first layout that fit, at any chunk) and proves as the CPU does. */
 static void test_layout_choice(size_t nc) {
     keyed k;
@@ -629,7 +642,8 @@ static void test_layout_choice(size_t nc) {
     if (lim / 1024 * 1024 < need[0]) {
         set_limit_kb(lim / 1024);
         cz_gpu_prover *gp = NULL;
-        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        /* streamed asked for: this small circuit's resident need is below its streamed ones */
+        rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
         uint64_t chunk = 0;
         if (!rc) cz_gpu_prover_stream_plan(gp, &chunk, NULL, NULL);
         CHECK_MSG(rc == 0 && cz_gpu_prover_witness_in_c(gp) && chunk == g1,
