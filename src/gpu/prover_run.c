@@ -308,10 +308,12 @@ static int upload_cw(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *
         pr->used -= pr->cw_cap;
         pr->d_cw = NULL, pr->cw_cap = 0;
         rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cw, need, "compact witness");
-        if (rc)
+        if (rc) { /* the accountant's message copied first: cz_error writes the buffer it would read */
+            char why[400];
+            snprintf(why, sizeof why, "%s", cz_error_message());
             return cz_error(CZ_ENOMEM, "GPU prover (a/b/c in two vectors): a compact witness with %llu values outside "
-                            "{0, 1} needs %.3f GiB on the device: %s", (unsigned long long)w->n_dense, need / GIB,
-                            cz_error_message());
+                            "{0, 1} needs %.3f GiB on the device: %s", (unsigned long long)w->n_dense, need / GIB, why);
+        }
         pr->cw_cap = need, pr->cw_dense = w->n_dense;
     }
     uint8_t *d = pr->d_cw;
