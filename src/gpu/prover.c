@@ -59,18 +59,16 @@ static size_t msm_scratch_est(size_t N, size_t point, int aff) {
 /* Everything the MSMs and batch additions of one partition keep on the device between calls: G1 MSM (the
  * largest is H's), G1 batch add (the longest query), and with B_G2 on the device its MSM and batch add.
  * full = 0: the adaptive parts at their floor (the G1 MSM without its affine rounds, round chunks of 2^16). */
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+/* full: the full size; else the floor, never above the full size (small MSMs: the floor's fixed 1 MiB exceeds the
+ * affine rounds' own scratch, and the accountant then held less than create() planned with) */
+static size_t part(int full, size_t floor, size_t whole) { return full || whole < floor ? whole : floor; }
 static size_t work_est(size_t msm_n, size_t maxlen, size_t b_len, int full) {
-    /* the floor is never above the full size (small MSMs: the floor's fixed 1 MiB exceeds the affine rounds' own
-     * scratch, and the accountant then held less than create() planned with) */
-    size_t w = full ? msm_scratch_est(msm_n, 192, 1) + cz_gpu_g1_ba_scratch_bytes_(maxlen, 1)
-                    : min_sz(msm_scratch_est(msm_n, 192, 0), msm_scratch_est(msm_n, 192, 1)) +
-                          min_sz(cz_gpu_g1_ba_scratch_bytes_(maxlen, 0), cz_gpu_g1_ba_scratch_bytes_(maxlen, 1));
+    size_t w = part(full, msm_scratch_est(msm_n, 192, 0), msm_scratch_est(msm_n, 192, 1)) +
+               part(full, cz_gpu_g1_ba_scratch_bytes_(maxlen, 0), cz_gpu_g1_ba_scratch_bytes_(maxlen, 1));
 #ifdef CZ_GPU_HAVE_G2_MSM
     if (b_len)
         w += msm_scratch_est(b_len, 384, 0) +
-             (full ? cz_gpu_g2_ba_scratch_bytes_(b_len, 1)
-                   : min_sz(cz_gpu_g2_ba_scratch_bytes_(b_len, 0), cz_gpu_g2_ba_scratch_bytes_(b_len, 1)));
+             part(full, cz_gpu_g2_ba_scratch_bytes_(b_len, 0), cz_gpu_g2_ba_scratch_bytes_(b_len, 1));
 #else
     (void)b_len;
 #endif
@@ -164,8 +162,7 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     else if (!rc && pr->two_vec) { /* the dense witness goes into b's vector after the H pipeline */
         cz_gpu_cw_layout l;
         pr->d_w = pr->d_abc + pr->n;
-        pr->cw_dense = cw_reserve(pr);
-        pr->cw_cap = cz_gpu_cw_layout_(pr->ni, pr->na, pr->cw_dense, &l);
+        pr->cw_cap = cz_gpu_cw_layout_(pr->ni, pr->na, cw_reserve(pr), &l);
         rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cw, pr->cw_cap, "compact witness");
     } else if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_w, (pr->ni + pr->na) * sizeof(cz_fr), "witness");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
@@ -327,9 +324,11 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
     const int wknob = layout_knob("CZ_GPU_PROVER_WALIAS"), tknob = layout_knob("CZ_GPU_PROVER_TWO"), k0 = k;
     const int first = tknob == 1 && two_fits(pr) ? LAY_TWO : wknob == 1 && walias_fits(pr) ? LAY_ALIAS : LAY_PLAIN;
-    /* every allowed layout from the first: the one with the largest chunk that fits, the earlier on a tie (each later one costs a little: the witness crossing twice, two more SpMVs), a layout
-     * asked for as soon as it fits. On a 24 GB card (2^27, real matrices) the plain layout fits at 2^21-point
-     * chunks and the witness in c at 2^22: 1,626 against ~1,483 ms a partition. */
+    /* every allowed layout from the first: the one with the largest chunk that fits, the earlier on a tie (each
+     * later one costs a little: the witness crossing twice, two more SpMVs), a layout asked for as soon as it
+     * fits. On a 24 GB card (2^27) the plain layout fits at 2^21-point chunks, a/b/c in two vectors at 2^24:
+     * 1,625 against 1,397 ms a partition (docs/perf.md, session 29). */
+    const uint64_t top = knob ? (knob < g1max ? knob : g1max) : g1max;
     int best = -1, last = first;
     uint64_t best_c1 = 0;
     int best_k = 0;
@@ -338,7 +337,7 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         last = lay;
         pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;
         for (k = k0;; k--) {
-            c1 = knob ? (knob < g1max ? knob : g1max) : g1max;
+            c1 = top;
             need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
             while (!knob && need > pr->limit && c1 > floor) {
                 c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
@@ -351,7 +350,7 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         if (best < 0 || c1 > best_c1) best = lay, best_c1 = c1, best_k = k;
         /* asked for, or nothing larger to gain */
         if (lay == first && first != LAY_PLAIN) break;
-        if (c1 == (knob ? (knob < g1max ? knob : g1max) : g1max)) break;
+        if (c1 == top) break;
     }
     const int lay = best >= 0 ? best : last; /* none fits: the last tried names itself in the error */
     pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;

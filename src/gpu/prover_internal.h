@@ -129,9 +129,9 @@ int cz_gpu_csr_upload_prepared_(struct cz_gpu_csr **out, const cz_csr *m, const 
 void cz_gpu_csr_info_(const struct cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col);
 /* m's widths (coef_bytes 0: values) and device bytes (what cz_gpu_csr_prepare_ counted); any may be NULL. */
 void cz_gpu_csr_layout_(const struct cz_gpu_csr *m, unsigned *row_bytes, unsigned *coef_bytes, size_t *bytes);
-/* dst[i] = src[i] in bytes (1, 2, 4; 8 for u64) each, n values that fit (spmv_host.c, OpenMP). */
-void cz_gpu_narrow_u64_(void *dst, unsigned bytes, const uint64_t *src, size_t n);
-void cz_gpu_narrow_u32_(void *dst, unsigned bytes, const uint32_t *src, size_t n);
+/* dst[i] = src[i] for n values of sb bytes (8: u64, 4: u32) into db bytes each (1, 2, 4; db = sb copies), the values
+ * fitting (spmv_host.c, OpenMP). */
+void cz_gpu_narrow_(void *dst, unsigned db, const void *src, unsigned sb, size_t n);
 
 /* A compact witness on the device for cz_gpu_csr_mul_vec_cw: ni dense inputs (variables 0 .. ni-1), then na aux
  * values as r1cs/wcompact.h holds them: the is_bit / bit bitmaps (ceil(na / 64) words each), the dense values in

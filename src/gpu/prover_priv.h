@@ -65,13 +65,12 @@ struct cz_gpu_prover {
      * into b (two more SpMVs; C's coefficients need no coset evaluations); after the H pipeline the dense witness
      * is expanded into b's vector (d_w = d_abc + n) for the queries. n 32 bytes less than w_alias (4 GiB at 32 GiB
      * PoRep) for ~20 ms of SpMV, and the witness crosses PCIe once, compact (a dense start is compacted on the
-     * host). Needs c_ab, the 6-NTT H pipeline and ni + na <= n. d_cw is sized at creation for cw_dense values
-     * outside {0, 1} (CZ_GPU_PROVER_CW_PERMILLE of the aux, default 32) and grown by start() when a witness has
+     * host). Needs c_ab, the 6-NTT H pipeline and ni + na <= n. d_cw is sized at creation for dense values (those
+     * outside {0, 1}) (CZ_GPU_PROVER_CW_PERMILLE of the aux, default 32) and grown by start() when a witness has
      * more (CZ_ENOMEM when that does not fit). */
     int two_vec;
     uint8_t *d_cw;
     size_t cw_cap;
-    uint64_t cw_dense;
     /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,
      * pre_* the host pointers whose upload was issued into it (done when ev_pre completes). */
     cz_fr *d_w2;

@@ -265,6 +265,15 @@ static void compact_parts(const cz_gpu_prover *pr, const cz_fr *inputs, const cz
     bytes[0] = pr->ni * sizeof(cz_fr), bytes[1] = bytes[2] = pr->na ? bm : 0, bytes[3] = w->n_dense * sizeof(cz_fr);
 }
 
+/* A compact witness's four parts (compact_parts) to dst[] as up_how() says; the compute stream waits for them. */
+static int upload_compact_parts(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, void *const dst[4]) {
+    const void *src[4];
+    size_t bytes[4];
+    compact_parts(pr, inputs, w, src, bytes);
+    const int how = up_how();
+    return how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
+}
+
 /* Compact witness: inputs into d_w, then is_bit, bit and the dense values into the tail buffer (free until
  * the queries; 64 bytes per position of the longest query, L's na included, so 16 bytes per 64 values of
  * bitmap and 32 per dense value always fit), expanded into d_w's aux part on the compute stream. A
@@ -285,11 +294,7 @@ static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcomp
     uint64_t *d_isb = (uint64_t *)area, *d_bit = (uint64_t *)(area + bm);
     cz_fr *d_dense = (cz_fr *)(area + doff);
     void *const dst[4] = {pr->d_w, d_isb, d_bit, d_dense};
-    const void *src[4];
-    size_t bytes[4];
-    compact_parts(pr, inputs, w, src, bytes);
-    const int how = up_how();
-    int rc = how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
+    int rc = upload_compact_parts(pr, inputs, w, dst);
     /* d_cnt holds 2 * (2 * nw + 2) u32, nw = bm / 8 (sized for the longest query, >= na); the expansion needs
      * 2 * (nw + 1) */
     if (!rc) rc = cz_gpu_wcompact_expand_(pr->d_w + pr->ni, d_isb, d_bit, d_dense, pr->na, pr->d_cnt, &pr->scan_temp,
@@ -314,15 +319,11 @@ static int upload_cw(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *
             return cz_error(CZ_ENOMEM, "GPU prover (a/b/c in two vectors): a compact witness with %llu values outside "
                             "{0, 1} needs %.3f GiB on the device: %s", (unsigned long long)w->n_dense, need / GIB, why);
         }
-        pr->cw_cap = need, pr->cw_dense = w->n_dense;
+        pr->cw_cap = need;
     }
     uint8_t *d = pr->d_cw;
     void *const dst[4] = {d, d + l.is_bit, d + l.bit, d + l.dense};
-    const void *src[4];
-    size_t bytes[4];
-    compact_parts(pr, inputs, w, src, bytes);
-    const int how = up_how();
-    rc = how == 1 ? upload_staged(pr, 4, dst, src, bytes) : upload_parts(pr, 4, dst, src, bytes, how == 2);
+    rc = upload_compact_parts(pr, inputs, w, dst);
     if (!rc) rc = cz_gpu_wcompact_offsets_((uint32_t *)(d + l.offs), (const uint64_t *)(d + l.is_bit), pr->na,
                                           pr->d_cnt, &pr->scan_temp, &pr->scan_cap, pr->st);
     v->inputs = (const cz_fr *)d, v->ni = pr->ni, v->na = pr->na;

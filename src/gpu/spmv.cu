@@ -192,8 +192,7 @@ static int htod_narrowed(htod_fn htod, void *ctx, void *dst, unsigned dst_bytes,
     if (dst_bytes == src_bytes) return htod(ctx, dst, src, n * src_bytes);
     void *t = malloc(n * dst_bytes);
     if (!t) return cz_error(CZ_ENOMEM, "GPU CSR: %zu bytes of narrowed %s on the host", n * dst_bytes, what);
-    if (src_bytes == 8) cz_gpu_narrow_u64_(t, dst_bytes, (const uint64_t *)src, n);
-    else cz_gpu_narrow_u32_(t, dst_bytes, (const uint32_t *)src, n);
+    cz_gpu_narrow_(t, dst_bytes, src, src_bytes, n);
     const int rc = htod(ctx, dst, t, n * dst_bytes);
     free(t);
     return rc;

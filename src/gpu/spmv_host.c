@@ -9,30 +9,21 @@
 
 #define SLICE ((int64_t)1 << 20)
 
-void cz_gpu_narrow_u64_(void *dst, unsigned bytes, const uint64_t *src, size_t n) {
-    const int64_t ns = ((int64_t)n + SLICE - 1) / SLICE;
-#pragma omp parallel for schedule(static)
-    for (int64_t s = 0; s < ns; s++) {
-        const size_t a = (size_t)s * SLICE, b = a + SLICE < n ? a + SLICE : n;
-        if (bytes == 4)
-            for (size_t i = a; i < b; i++) ((uint32_t *)dst)[i] = (uint32_t)src[i];
-        else if (bytes == 2)
-            for (size_t i = a; i < b; i++) ((uint16_t *)dst)[i] = (uint16_t)src[i];
-        else if (bytes == 1)
-            for (size_t i = a; i < b; i++) ((uint8_t *)dst)[i] = (uint8_t)src[i];
-        else memcpy((uint64_t *)dst + a, src + a, (b - a) * 8);
-    }
+static inline uint64_t load(const void *src, unsigned sb, size_t i) {
+    return sb == 8 ? ((const uint64_t *)src)[i] : ((const uint32_t *)src)[i];
 }
 
-void cz_gpu_narrow_u32_(void *dst, unsigned bytes, const uint32_t *src, size_t n) {
+void cz_gpu_narrow_(void *dst, unsigned db, const void *src, unsigned sb, size_t n) {
     const int64_t ns = ((int64_t)n + SLICE - 1) / SLICE;
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < ns; s++) {
         const size_t a = (size_t)s * SLICE, b = a + SLICE < n ? a + SLICE : n;
-        if (bytes == 2)
-            for (size_t i = a; i < b; i++) ((uint16_t *)dst)[i] = (uint16_t)src[i];
-        else if (bytes == 1)
-            for (size_t i = a; i < b; i++) ((uint8_t *)dst)[i] = (uint8_t)src[i];
-        else memcpy((uint32_t *)dst + a, src + a, (b - a) * 4);
+        if (db == sb) memcpy((uint8_t *)dst + a * db, (const uint8_t *)src + a * sb, (b - a) * db);
+        else if (db == 4)
+            for (size_t i = a; i < b; i++) ((uint32_t *)dst)[i] = (uint32_t)load(src, sb, i);
+        else if (db == 2)
+            for (size_t i = a; i < b; i++) ((uint16_t *)dst)[i] = (uint16_t)load(src, sb, i);
+        else
+            for (size_t i = a; i < b; i++) ((uint8_t *)dst)[i] = (uint8_t)load(src, sb, i);
     }
 }
