@@ -48,14 +48,14 @@ static void fault_in(char *p, size_t bytes) {
     for (auto &x : th) x.join();
 }
 
-static void *map_locked(size_t bytes) {
+static void *map_locked(size_t bytes, unsigned flags) {
     const size_t size = bytes + HUGE_PAGE;
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return NULL;
     char *p = (char *)(((uintptr_t)base + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
     cz_advise_hugepages(p, bytes); /* advice: without THP the pages are small, and it still works */
     fault_in(p, bytes);
-    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    if (cudaHostRegister(p, bytes, flags) != cudaSuccess) {
         cudaGetLastError();
         munmap(base, size);
         return NULL;
@@ -73,11 +73,31 @@ static void *map_locked(size_t bytes) {
 
 extern "C" int cz_gpu_host_alloc(void **p, size_t bytes) {
     *p = NULL;
-    if (bytes >= MAP_MIN && (*p = map_locked(bytes))) return 0;
+    if (bytes >= MAP_MIN && (*p = map_locked(bytes, cudaHostRegisterDefault))) return 0;
     cudaError_t e = cudaMallocHost(p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         *p = NULL;
         return cz_error(CZ_ENOMEM, "cudaMallocHost(%zu bytes): %s", bytes, cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+/* Page-locked host memory that kernels read in place over PCIe (mapped into every device's address space): *p for
+ * the host, *d for kernels (the same pointer under unified addressing). Freed with cz_gpu_host_free. */
+extern "C" int cz_gpu_host_alloc_mapped_(void **p, void **d, size_t bytes) {
+    *p = *d = NULL;
+    if (bytes < MAP_MIN || !(*p = map_locked(bytes, cudaHostRegisterMapped | cudaHostRegisterPortable))) {
+        cudaError_t e = cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocMapped | cudaHostAllocPortable);
+        if (e != cudaSuccess) {
+            *p = NULL;
+            return cz_error(CZ_ENOMEM, "cudaHostAlloc(%zu bytes, mapped): %s", bytes, cudaGetErrorString(e));
+        }
+    }
+    cudaError_t e = cudaHostGetDevicePointer(d, *p, 0);
+    if (e != cudaSuccess) {
+        cz_gpu_host_free(*p);
+        *p = *d = NULL;
+        return cz_error(CZ_ENOMEM, "cudaHostGetDevicePointer: %s", cudaGetErrorString(e));
     }
     return 0;
 }

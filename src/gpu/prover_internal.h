@@ -126,6 +126,21 @@ int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *bytes);
  * arrays the narrow layout shrinks go through a host temporary of the device width. */
 int cz_gpu_csr_upload_prepared_(struct cz_gpu_csr **out, const cz_csr *m, const cz_csr_dict *d,
                                 int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
+/* The same with the term arrays (row pointers, columns, values or indices) in mapped page-locked host memory,
+ * filled in place, which the kernels read over PCIe; the dictionary and the long rows' list on the device. For a
+ * device whose memory cannot hold the matrices beside a partition (prover.c's host-matrix layout). */
+int cz_gpu_csr_upload_host_(struct cz_gpu_csr **out, const cz_csr *m, const cz_csr_dict *d);
+/* Moves a device matrix's term arrays into mapped host memory (as cz_gpu_csr_upload_host_ places them); its
+ * device bytes drop by what moved. Synthetic provers and benchmarks. */
+int cz_gpu_csr_to_host_(struct cz_gpu_csr *m);
+/* Bytes of m's term arrays in host memory (0 for a device matrix). */
+size_t cz_gpu_csr_host_bytes_(const struct cz_gpu_csr *m);
+/* The device bytes a matrix keeps with its term arrays in host memory (the dictionary, the long rows' list):
+ * before the upload (from the host matrix and the coding cz_gpu_csr_prepare_ chose) and of an uploaded one. */
+size_t cz_gpu_csr_host_dev_bytes_(const cz_csr *m, const cz_csr_dict *d);
+size_t cz_gpu_csr_dev_rest_(const struct cz_gpu_csr *m);
+/* Page-locked host memory mapped for kernels: *p the host address, *d the device one; cz_gpu_host_free. */
+int cz_gpu_host_alloc_mapped_(void **p, void **d, size_t bytes);
 void cz_gpu_csr_info_(const struct cz_gpu_csr *m, uint64_t *rows, uint64_t *nnz, const uint32_t **col);
 /* m's widths (coef_bytes 0: values) and device bytes (what cz_gpu_csr_prepare_ counted); any may be NULL. */
 void cz_gpu_csr_layout_(const struct cz_gpu_csr *m, unsigned *row_bytes, unsigned *coef_bytes, size_t *bytes);

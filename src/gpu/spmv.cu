@@ -35,6 +35,11 @@ struct cz_gpu_csr {
     uint64_t nlong;
     unsigned row_bytes, coef_bytes; /* coef_bytes 0: values */
     size_t bytes;                   /* device bytes of the arrays above */
+    /* host: row_ptr, col and val / coef live in mapped page-locked host memory (kernels read them over PCIe;
+     * h[] are the host addresses to free, host_bytes their size; bytes then counts dict and lrows only) */
+    int host;
+    void *h[4];
+    size_t host_bytes;
 };
 
 /* CZ_GPU_SPMV_LONG: the long-row bound (terms; 0: every row by one thread), default 8 */
@@ -167,12 +172,58 @@ extern "C" void cz_gpu_csr_layout_(const cz_gpu_csr *m, unsigned *row_bytes, uns
     if (bytes) *bytes = m->bytes;
 }
 
+extern "C" size_t cz_gpu_csr_host_bytes_(const cz_gpu_csr *m) { return m->host ? m->host_bytes : 0; }
+
+extern "C" size_t cz_gpu_csr_host_dev_bytes_(const cz_csr *m, const cz_csr_dict *d) {
+    return (d && d->coef ? (size_t)d->ncoeffs * sizeof(cz_fr) : 0) + long_rows(m, long_bound(), NULL) * 4;
+}
+
+extern "C" size_t cz_gpu_csr_dev_rest_(const cz_gpu_csr *m) {
+    return (m->dict ? (size_t)m->ndict * sizeof(cz_fr) : 0) + (size_t)m->nlong * 4;
+}
+
+/* The arrays whose size grows with the terms (row pointers, columns, values or indices): 4 of them, NULL where
+ * absent, with their byte sizes. */
+static void big_arrays(const cz_gpu_csr *m, void **a[4], size_t sz[4]) {
+    a[0] = &((cz_gpu_csr *)m)->row_ptr, sz[0] = (size_t)(m->rows + 1) * m->row_bytes;
+    a[1] = (void **)&((cz_gpu_csr *)m)->col, sz[1] = (size_t)(m->nnz ? m->nnz : 1) * 4;
+    a[2] = (void **)&((cz_gpu_csr *)m)->val, sz[2] = m->val ? (size_t)(m->nnz ? m->nnz : 1) * sizeof(cz_fr) : 0;
+    a[3] = &((cz_gpu_csr *)m)->coef, sz[3] = m->coef ? (size_t)(m->nnz ? m->nnz : 1) * m->coef_bytes : 0;
+}
+
+extern "C" int cz_gpu_csr_to_host_(cz_gpu_csr *m) {
+    if (m->host) return 0;
+    void **a[4], *hp[4] = {NULL, NULL, NULL, NULL}, *dp[4] = {NULL, NULL, NULL, NULL};
+    size_t sz[4], moved = 0;
+    big_arrays(m, a, sz);
+    int rc = 0;
+    for (int i = 0; i < 4 && !rc; i++) {
+        if (!*a[i] || !sz[i]) continue;
+        rc = cz_gpu_host_alloc_mapped_(&hp[i], &dp[i], sz[i]);
+        if (!rc) rc = cz_gpu_memcpy_dtoh(hp[i], *a[i], sz[i]);
+        moved += i == 0 ? sz[i] : i == 1 ? (size_t)m->nnz * 4 : i == 2 ? (size_t)m->nnz * sizeof(cz_fr)
+                                                                       : (size_t)m->nnz * m->coef_bytes;
+    }
+    if (rc) {
+        for (int i = 0; i < 4; i++) cz_gpu_host_free(hp[i]);
+        return rc;
+    }
+    for (int i = 0; i < 4; i++)
+        if (hp[i]) cz_gpu_free(*a[i]), *a[i] = dp[i], m->h[i] = hp[i];
+    m->host = 1, m->host_bytes = moved, m->bytes -= moved;
+    return 0;
+}
+
 extern "C" void cz_gpu_csr_free(cz_gpu_csr *m) {
     if (!m) return;
-    cz_gpu_free(m->row_ptr);
-    cz_gpu_free(m->col);
-    cz_gpu_free(m->val);
-    cz_gpu_free(m->coef);
+    if (m->host) {
+        for (int i = 0; i < 4; i++) cz_gpu_host_free(m->h[i]);
+    } else {
+        cz_gpu_free(m->row_ptr);
+        cz_gpu_free(m->col);
+        cz_gpu_free(m->val);
+        cz_gpu_free(m->coef);
+    }
     cz_gpu_free(m->dict);
     cz_gpu_free(m->lrows);
     free(m);
@@ -198,39 +249,74 @@ static int htod_narrowed(htod_fn htod, void *ctx, void *dst, unsigned dst_bytes,
     return rc;
 }
 
-extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, htod_fn htod,
-                                           void *ctx) {
-    if (!htod) htod = plain_htod;
+/* Where an upload puts the term arrays: device memory through htod, or (host) mapped page-locked host memory
+ * filled in place. */
+typedef struct {
+    int host;
+    htod_fn htod;
+    void *ctx;
+    void *h[4]; /* host addresses of the mapped arrays (row pointers, columns, values, indices) */
+    size_t host_bytes;
+} up_dst;
+
+static int up_alloc(up_dst *u, int slot, void **d, size_t bytes) {
+    if (!u->host) return cz_gpu_malloc(d, bytes);
+    int rc = cz_gpu_host_alloc_mapped_(&u->h[slot], d, bytes);
+    if (!rc) u->host_bytes += bytes;
+    return rc;
+}
+
+/* n values of src_bytes from src into slot's array d as dst_bytes each */
+static int up_copy(up_dst *u, int slot, void *d, unsigned dst_bytes, const void *src, unsigned src_bytes, size_t n,
+                   const char *what) {
+    if (!u->host) return htod_narrowed(u->htod, u->ctx, d, dst_bytes, src, src_bytes, n, what);
+    if (dst_bytes == src_bytes) memcpy(u->h[slot], src, n * src_bytes);
+    else cz_gpu_narrow_(u->h[slot], dst_bytes, src, src_bytes, n);
+    return 0;
+}
+
+static void up_free(up_dst *u, void *d[4]) {
+    for (int i = 0; i < 4; i++) {
+        if (u->host) cz_gpu_host_free(u->h[i]), u->h[i] = NULL;
+        else cz_gpu_free(d[i]);
+    }
+}
+
+static int upload_impl(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, up_dst *u) {
+    if (!u->htod) u->htod = plain_htod;
     *out = NULL;
     const uint64_t rows = h->rows, nnz = cz_r1cs_nnz(h);
     const bool dict = d && d->coef;
     /* the widths prepare_ counted (the same knobs, read again) */
     const unsigned rb = cz_gpu_csr_row_bytes_(nnz), cb = dict ? cz_gpu_csr_coef_bytes_(d->ncoeffs) : 0;
-    void *rp = NULL, *coef = NULL;
-    uint32_t *col = NULL;
-    cz_fr *val = NULL, *dv = NULL;
-    int rc = cz_gpu_malloc(&rp, (rows + 1) * rb);
-    if (!rc) rc = cz_gpu_malloc((void **)&col, (nnz ? nnz : 1) * 4);
-    if (!rc && !dict) rc = cz_gpu_malloc((void **)&val, (nnz ? nnz : 1) * sizeof(cz_fr));
-    if (!rc && dict) rc = cz_gpu_malloc(&coef, (nnz ? nnz : 1) * cb);
+    void *arr[4] = {NULL, NULL, NULL, NULL}; /* row pointers, columns, values, indices */
+    cz_fr *dv = NULL;
+    int rc = up_alloc(u, 0, &arr[0], (rows + 1) * rb);
+    if (!rc) rc = up_alloc(u, 1, &arr[1], (nnz ? nnz : 1) * 4);
+    if (!rc && !dict) rc = up_alloc(u, 2, &arr[2], (nnz ? nnz : 1) * sizeof(cz_fr));
+    if (!rc && dict) rc = up_alloc(u, 3, &arr[3], (nnz ? nnz : 1) * cb);
     if (!rc && dict) rc = cz_gpu_malloc((void **)&dv, (d->ncoeffs ? d->ncoeffs : 1) * sizeof(cz_fr));
-    if (!rc && rows) rc = htod_narrowed(htod, ctx, rp, rb, h->row_ptr, 8, rows + 1, "row pointers");
-    if (!rc && !rows) rc = cz_gpu_memset(rp, 0, rb);
-    if (!rc && nnz) rc = htod(ctx, col, h->col, nnz * 4);
-    if (!rc && nnz && !dict) rc = htod(ctx, val, h->val, nnz * sizeof(cz_fr));
-    if (!rc && nnz && dict) rc = htod_narrowed(htod, ctx, coef, cb, d->coef, 4, nnz, "coefficient indices");
+    if (!rc && rows) rc = up_copy(u, 0, arr[0], rb, h->row_ptr, 8, rows + 1, "row pointers");
+    if (!rc && !rows) rc = u->host ? (memset(u->h[0], 0, rb), 0) : cz_gpu_memset(arr[0], 0, rb);
+    if (!rc && nnz) rc = up_copy(u, 1, arr[1], 4, h->col, 4, nnz, "columns");
+    if (!rc && nnz && !dict) rc = up_copy(u, 2, arr[2], sizeof(cz_fr), h->val, sizeof(cz_fr), nnz, "values");
+    if (!rc && nnz && dict) rc = up_copy(u, 3, arr[3], cb, d->coef, 4, nnz, "coefficient indices");
     if (!rc && dict && d->ncoeffs) rc = cz_gpu_memcpy_htod(dv, d->coeffs, d->ncoeffs * sizeof(cz_fr));
     uint32_t one = UINT32_MAX; /* the index of 1 in the dictionary */
     for (uint32_t i = 0; dict && i < d->ncoeffs; i++)
         if (cz_fr_equal(&d->coeffs[i], &CZ_FR_ONE_V)) one = i;
-    if (!rc) rc = make_csr(out, rows, nnz, rp, rb, col, val, coef, cb, dv, dict ? d->ncoeffs : 0, one);
+    if (!rc) rc = make_csr(out, rows, nnz, arr[0], rb, (uint32_t *)arr[1], (cz_fr *)arr[2], arr[3], cb, dv,
+                           dict ? d->ncoeffs : 0, one);
     if (rc) {
-        cz_gpu_free(rp);
-        cz_gpu_free(col);
-        cz_gpu_free(val);
-        cz_gpu_free(coef);
+        up_free(u, arr);
         cz_gpu_free(dv);
         return rc;
+    }
+    if (u->host) {
+        cz_gpu_csr *m = *out;
+        m->host = 1, m->host_bytes = m->bytes - (size_t)(dict ? d->ncoeffs : 0) * sizeof(cz_fr);
+        m->bytes -= m->host_bytes;
+        memcpy(m->h, u->h, sizeof m->h);
     }
     const uint32_t lmax = long_bound();
     const uint64_t nl = long_rows(h, lmax, NULL);
@@ -249,6 +335,17 @@ extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, co
         (*out)->lrows = dl, (*out)->nlong = nl, (*out)->lmax = lmax, (*out)->bytes += nl * 4;
     }
     return rc;
+}
+
+extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, htod_fn htod,
+                                           void *ctx) {
+    up_dst u = {0, htod, ctx, {NULL, NULL, NULL, NULL}, 0};
+    return upload_impl(out, h, d, &u);
+}
+
+extern "C" int cz_gpu_csr_upload_host_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d) {
+    up_dst u = {1, NULL, NULL, {NULL, NULL, NULL, NULL}, 0};
+    return upload_impl(out, h, d, &u);
 }
 
 extern "C" int cz_gpu_csr_upload(cz_gpu_csr **out, const cz_csr *h) {

@@ -12,6 +12,9 @@
  *    64, one below 64): cz_gpu_csr_mul_vec (padding rows to n_out included), cz_gpu_csr_mul_vec_rev (every
  *    position of 2^log_n), cz_gpu_csr_mul_vec_cw with mul = 0 and mul = 1 (out preloaded with random values;
  *    rows past the matrix zeroed) against cz_csr_mul_vec, each output poisoned first, every element compared;
+ *  - the term arrays in mapped host memory (every layout, the default long-row bound): uploaded there
+ *    (cz_gpu_csr_upload_host_) and moved there from the device (cz_gpu_csr_to_host_), the device keeping exactly
+ *    the dictionary and the long rows' list, every product as above;
  *  - the wide wrappers (cz_gpu_csr_wrap_, cz_gpu_csr_wrap_dict_) over arrays uploaded by hand;
  *  - the synthetic prover (CZ_BENCH_POOL-style pool of 1,331: 2-byte indices) charges the narrow sizes: its device
  *    bytes are (rows + 1) 4 + 2 nnz per matrix below those of the wide layout, and it proves.
@@ -320,6 +323,38 @@ static void test_layout(const cz_csr *m, uint32_t pool, witness *ws, int nws, co
     const size_t through = (rows + 1) * rb_want + nnz * 4 + nnz * (dict ? cb_want : 32);
     CHECK_MSG(htod_bytes == through, "%s: %zu bytes through htod, want %zu", what, htod_bytes, through);
     for (int k = 0; k < nws; k++) check_products(g, m, &ws[k], what);
+    /* the term arrays in mapped host memory: made there (upload_host_) and moved there (to_host), the same
+     * products; on the device only the dictionary and the long rows' list */
+    const size_t rest = (dict ? (size_t)ndict * 32 : 0) + nlong * 4;
+    CHECK_MSG(cz_gpu_csr_host_dev_bytes_(m, &d) == rest && cz_gpu_csr_dev_rest_(g) == rest,
+              "%s: %zu / %zu device bytes beside host terms, want %zu", what, cz_gpu_csr_host_dev_bytes_(m, &d),
+              cz_gpu_csr_dev_rest_(g), rest);
+    if (!lb) { /* the default long-row bound only: the kernels are the same */
+        cz_gpu_csr *h = NULL;
+        rc = cz_gpu_csr_upload_host_(&h, m, &d);
+        CHECK_MSG(rc == 0, "%s: host upload: %s", what, cz_error_message());
+        if (!rc) {
+            size_t hb = 0;
+            cz_gpu_csr_layout_(h, NULL, NULL, &hb);
+            CHECK_MSG(hb == rest && cz_gpu_csr_host_bytes_(h) == formula - rest,
+                      "%s: host terms: %zu device bytes (want %zu), %zu host bytes (want %zu)", what, hb, rest,
+                      cz_gpu_csr_host_bytes_(h), formula - rest);
+            char hw[260];
+            snprintf(hw, sizeof hw, "%s, terms in host memory", what);
+            for (int k = 0; k < nws; k++) check_products(h, m, &ws[k], hw);
+            cz_gpu_csr_free(h);
+        }
+        rc = cz_gpu_csr_to_host_(g);
+        CHECK_MSG(rc == 0, "%s: to_host: %s", what, cz_error_message());
+        size_t gb = 0;
+        cz_gpu_csr_layout_(g, NULL, NULL, &gb);
+        CHECK_MSG(!rc && gb == rest && cz_gpu_csr_host_bytes_(g) == formula - rest,
+                  "%s: moved to host: %zu device bytes (want %zu), %zu host bytes (want %zu)", what, gb, rest,
+                  cz_gpu_csr_host_bytes_(g), formula - rest);
+        char mw[260];
+        snprintf(mw, sizeof mw, "%s, terms moved to host memory", what);
+        if (!rc) check_products(g, m, &ws[0], mw);
+    }
     cz_gpu_csr_free(g);
     cz_csr_dict_free(&d);
 }

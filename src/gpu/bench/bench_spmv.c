@@ -3,8 +3,9 @@
  * (CZ_GPU_SPMV_LONG: rows of more terms are summed by a warp each; 0 = a thread every row). Prints the
  * matrices' row-length profile, then per bound the median of CZ_BENCH_REPS (5) runs of each product, natural
  * and bit-reversed, and checks that every bound gives the bytes of the first (random witness on the device).
- * Then, at the default bound, each matrix in the narrow and the wide layout (CZ_GPU_CSR_NARROW=0): its device
- * bytes and the natural product from a PoRep-like witness (CZ_BENCH_BITS per mille of the aux 0 or 1, half
+ * Then, at the default bound, each matrix in the narrow and the wide layout (CZ_GPU_CSR_NARROW=0) and narrow with
+ * its term arrays in mapped host memory (cz_gpu_csr_upload_host_, read over PCIe; CZ_BENCH_LAYOUTS_ONLY=1: this
+ * table alone): its bytes and the natural product from a PoRep-like witness (CZ_BENCH_BITS per mille of the aux 0 or 1, half
  * each; default 970) read dense and compact (cz_gpu_csr_mul_vec_cw), every result the same bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -111,23 +112,34 @@ static int layouts(const cz_r1cs *r, cz_fr *d_w, cz_fr *d_o, size_t n, int reps,
                bits, (unsigned long long)cw.n_dense, (unsigned long long)na);
     int same = 1;
     for (int k = 0; k < 2 && !rc; k++)
-        for (int wide = 0; wide < 2 && !rc; wide++) {
+        for (int lay = 0; lay < 3 && !rc; lay++) {
+            const int wide = lay == 1, host = lay == 2;
             if (wide) setenv("CZ_GPU_CSR_NARROW", "0", 1);
             else unsetenv("CZ_GPU_CSR_NARROW");
             cz_gpu_csr *g = NULL;
-            rc = cz_gpu_csr_upload(&g, k ? &r->b : &r->a);
+            if (host) { /* the term arrays in mapped host memory, read over PCIe */
+                cz_csr_dict dc;
+                size_t b_;
+                rc = cz_gpu_csr_prepare_(k ? &r->b : &r->a, &dc, &b_);
+                if (!rc) rc = cz_gpu_csr_upload_host_(&g, k ? &r->b : &r->a, &dc);
+                cz_csr_dict_free(&dc);
+            } else {
+                rc = cz_gpu_csr_upload(&g, k ? &r->b : &r->a);
+            }
             unsigned rb = 0, cb = 0;
             size_t bytes = 0;
             if (!rc) cz_gpu_csr_layout_(g, &rb, &cb, &bytes);
+            if (!rc) bytes += cz_gpu_csr_host_bytes_(g);
             float t[2] = {0, 0};
             for (int c = 0; c < 2 && !rc; c++) {
                 rc = time_product(&t[c], d_o, n, g, d_w, c ? &wv : NULL, reps, tm);
-                if (!rc) rc = cz_gpu_memcpy_dtoh(wide || c ? got : ref, d_o, n * sizeof(cz_fr));
-                if (!rc && (wide || c)) same &= !memcmp(ref, got, n * sizeof(cz_fr));
+                if (!rc) rc = cz_gpu_memcpy_dtoh(lay || c ? got : ref, d_o, n * sizeof(cz_fr));
+                if (!rc && (lay || c)) same &= !memcmp(ref, got, n * sizeof(cz_fr));
             }
             cz_gpu_csr_free(g);
             if (!rc)
-                printf("| %s | %s | %u / %u | %.1f | %.2f | %.2f | %s |\n", k ? "B" : "A", wide ? "wide" : "narrow", rb,
+                printf("| %s | %s | %u / %u | %.1f | %.2f | %.2f | %s |\n", k ? "B" : "A",
+                       host ? "narrow, host memory" : wide ? "wide" : "narrow", rb,
                        cb, bytes / 1e6, t[0], t[1], same ? "yes" : "NO");
         }
     unsetenv("CZ_GPU_CSR_NARROW");
@@ -174,8 +186,10 @@ int main(int argc, char **argv) {
     const char *bounds[] = {"0", "4", "8", "16", "32", "64"};
     cz_gpu_timer *tm = NULL;
     if (!rc) rc = cz_gpu_timer_create(&tm);
+    e = getenv("CZ_BENCH_LAYOUTS_ONLY"); /* the layouts' table alone */
+    const int skip = e && atoi(e) != 0;
     printf("\n| long-row bound | A (ms) | B (ms) | A bit-reversed (ms) | B bit-reversed (ms) | bytes as bound 0 |\n|---|---:|---:|---:|---:|---|\n");
-    for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0] && !rc; bi++) {
+    for (size_t bi = 0; bi < (skip ? 0 : sizeof bounds / sizeof bounds[0]) && !rc; bi++) {
         setenv("CZ_GPU_SPMV_LONG", bounds[bi], 1);
         float med[2][2];
         int same = 1;
