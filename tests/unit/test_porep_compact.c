@@ -34,7 +34,7 @@ static void random_values(cz_fr *v, uint64_t n, cz_rng *rng) {
 }
 
 static void test_container(cz_rng *rng) {
-    static const uint64_t lens[] = {0, 1, 63, 64, 65, 4097, 20000};
+    static const uint64_t lens[] = {0, 1, 63, 64, 65, 4095, 4097, 20000, 300001};
     for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
         uint64_t n = lens[t];
         cz_fr *v = malloc((n + 1) * sizeof(cz_fr)), *back = malloc((n + 1) * sizeof(cz_fr));
@@ -64,6 +64,8 @@ static void test_container(cz_rng *rng) {
         }
         memset(back, 0xa5, n * sizeof(cz_fr));
         CHECK(b.n == n && b.n_dense == dense);
+        /* from_dense's parallel path (an empty vector, n >= 4096) writes the bitmaps the pushes and appends do */
+        CHECK(n == 0 || (!memcmp(a.is_bit, b.is_bit, (n + 63) / 64 * 8) && !memcmp(a.bit, b.bit, (n + 63) / 64 * 8)));
         CHECK(cz_wcompact_to_dense(&b, 0, n, back) == 0 && !memcmp(back, v, n * sizeof(cz_fr)));
         for (int r = 0; r < 20 && n; r++) {
             uint64_t f = cz_rng_next(rng) % n, c = cz_rng_next(rng) % (n - f + 1), cnt = 0;
