@@ -82,7 +82,19 @@ static void drop(int dev, slot *sl, const char *why) {
     g_dev[dev].evicted++;
 }
 
-static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r) {
+/* The aux values outside {0, 1} of the witness at hand (a compact one's count, else counted on all threads),
+ * for a prover created for it (cz_gpu_prover_create_hint: a PoSt witness is ~99 % of them, a PoRep one ~1.3 %). */
+static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompact *caux) {
+    if (caux) return caux->n_dense;
+    uint64_t n = 0;
+    const int64_t na = (int64_t)r->num_aux;
+#pragma omp parallel for reduction(+ : n) schedule(static)
+    for (int64_t i = 0; i < na; i++) n += !cz_fr_equal(&aux[i], &CZ_FR_ZERO_V) && !cz_fr_equal(&aux[i], &CZ_FR_ONE_V);
+    return n;
+}
+
+static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
+                   const cz_wcompact *caux) {
     int rc = 0;
     fingerprint fp;
     fingerprint_of(&fp, p, r);
@@ -155,8 +167,9 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
              * WindowPoSt prover) */
             cz_gpu_lock(dev);
             const uint64_t t0 = cz_now_ms();
-            rc = cz_gpu_prover_create_mode(&free_slot->pr, dev, p, r, margin,
-                                           resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO);
+            rc = cz_gpu_prover_create_hint(&free_slot->pr, dev, p, r, margin,
+                                           resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO,
+                                           dense_count(r, aux, caux));
             cz_gpu_unlock(dev);
             if (!rc) {
                 char why[400];
@@ -231,7 +244,7 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     cz_gpu_prover *pr;
     cz_gpu_prove_stats st;
     memset(&st, 0, sizeof st);
-    int rc = acquire(&pr, device, p, r);
+    int rc = acquire(&pr, device, p, r, aux, caux);
     if (!rc) {
         rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, &st)
                   : cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, &st);
@@ -244,11 +257,11 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     /* cuzk's per-partition CUZK_TIMING figures under its names (cuzk-spec §3), one line a partition */
     cz_log(CZ_LOG_DEBUG, "cuzk::gpu",
            "CUZK_TIMING device=%d upload_ms=%.1f spmv_ms=%.1f ntt_ms=%.1f h_msm_ms=%.1f ntt_msm_h_ms=%.1f "
-           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu%s%s%s",
+           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu%s%s%s%s",
            device, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms, st.spmv_ms + st.ntt_ms + st.h_msm_ms,
            st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms, (unsigned long long)st.htod_bytes,
            (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
-           st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "");
+           st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "", st.host_matrices ? " host_matrices" : "");
     *pending = pd;
     return 0;
 }

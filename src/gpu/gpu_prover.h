@@ -45,6 +45,7 @@ typedef struct {
     int witness_again;   /* streamed, short of memory: the witness crossed PCIe twice (cz_gpu_prover_witness_in_c) */
     int two_vectors;     /* streamed, shorter still: a/b/c in two vectors, the witness compact on the device
                           * (cz_gpu_prover_two_vectors) */
+    int host_matrices;   /* and the matrices' terms read from host memory (cz_gpu_prover_host_matrices) */
     uint64_t split_chunks, full_chunks; /* streamed: query chunks (G1 and G2) split 0/1 + tail, or one MSM */
     uint64_t tail_msms;  /* streamed: MSMs over the chunks' waiting tails */
 } cz_gpu_prove_stats;
@@ -86,6 +87,12 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
 enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                               size_t margin_bytes, int mode);
+/* The same knowing how many aux values outside {0, 1} a witness of this circuit has (e.g. the first start's:
+ * a compact witness's n_dense, or the aux count for a dense one; UINT64_MAX: unknown, as create_mode): the
+ * two-vector layout reserves that many (and 1/64 more) instead of CZ_GPU_PROVER_CW_PERMILLE's default, so a
+ * PoSt witness's ~99 % are planned for instead of failing start()'s growth. */
+int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                              size_t margin_bytes, int mode, uint64_t dense_hint);
 /* 1 when the prover streams its bases. */
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts
@@ -104,6 +111,11 @@ int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr);
  * witness's device buffer at creation in thousandths of the aux values outside {0, 1}; start() grows it for a
  * denser witness, or fails with CZ_ENOMEM (nothing lost: the next start tries again). */
 int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr);
+/* 1 when a two-vector prover also keeps its matrices' terms (row pointers, columns, coefficient indices) in
+ * mapped page-locked host memory, read by the SpMV kernels over PCIe (three SpMVs a partition), only the
+ * dictionaries and long-row lists on the device: taken when no layout above fits (a 32 GiB Window PoSt's
+ * matrices are ~7 GB), or CZ_GPU_PROVER_HOSTMAT=1 (=0 forbids it, as CZ_GPU_PROVER_TWO=0 does). */
+int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr);
 /* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
  * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
  * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */

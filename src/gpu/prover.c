@@ -124,6 +124,7 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 10 < pr->limit) pr->limit = (size_t)atoll(lim) << 10;
     const char *cs = getenv("CZ_GPU_C_SPMV");
     pr->c_ab = !(cs && cs[0] == '1');
+    pr->dense_hint = UINT64_MAX;
     if (!rc) rc = cz_gpu_stream_create_(&pr->st);
     if (!rc) rc = cz_gpu_stream_create_(&pr->st_up);
     if (!rc) rc = cz_gpu_event_create_(&pr->ev_up);
@@ -138,7 +139,13 @@ static uint64_t cw_reserve(const cz_gpu_prover *pr) {
     const char *e = getenv("CZ_GPU_PROVER_CW_PERMILLE");
     long long pm = e && *e ? atoll(e) : 32;
     pm = pm < 0 ? 0 : pm > 1000 ? 1000 : pm;
-    return pr->na / 1000 * (uint64_t)pm + pr->na % 1000 * (uint64_t)pm / 1000;
+    uint64_t r = pr->na / 1000 * (uint64_t)pm + pr->na % 1000 * (uint64_t)pm / 1000;
+    /* a witness of this circuit seen denser (a PoSt witness: ~99 % outside {0, 1}): its count and 1/64 more */
+    if (!(e && *e) && pr->dense_hint != UINT64_MAX) {
+        const uint64_t h = pr->dense_hint + pr->dense_hint / 64;
+        if (h > r) r = h;
+    }
+    return r < pr->na ? r : pr->na;
 }
 
 /* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
@@ -286,13 +293,28 @@ static int layout_knob(const char *name) {
 }
 
 /* The streamed layouts, from the most device memory to the least: the witness apart, in c's buffer, a/b/c in
- * two vectors with the witness compact. */
-enum { LAY_PLAIN, LAY_ALIAS, LAY_TWO };
+ * two vectors with the witness compact, and that with the matrices' terms in host memory. */
+enum { LAY_PLAIN, LAY_ALIAS, LAY_TWO, LAY_HOST };
 
-static int layout_allowed(const cz_gpu_prover *pr, int lay, int wknob, int tknob) {
+/* Whether the matrices' terms may live in host memory (prover_priv.h host_mat): the two-vector layout, and
+ * something to gain. */
+static int host_fits(const cz_gpu_prover *pr) { return two_fits(pr) && pr->mat_dev > pr->mat_hdev; }
+
+static int layout_allowed(const cz_gpu_prover *pr, int lay, int wknob, int tknob, int hknob) {
     if (lay == LAY_ALIAS) return wknob != 0 && walias_fits(pr);
     if (lay == LAY_TWO) return tknob != 0 && two_fits(pr);
+    if (lay == LAY_HOST) return hknob != 0 && tknob != 0 && host_fits(pr);
     return 1;
+}
+
+/* Device bytes beside the working set in layout lay: `fixed`, less the matrices' terms when they are in host
+ * memory. */
+static size_t lay_fixed(const cz_gpu_prover *pr, size_t fixed, int lay) {
+    return lay == LAY_HOST ? fixed - (pr->mat_dev - pr->mat_hdev) : fixed;
+}
+
+static void set_layout(cz_gpu_prover *pr, int lay) {
+    pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay >= LAY_TWO, pr->host_mat = lay == LAY_HOST;
 }
 
 int cz_gpu_prover_stream_knob_(void) {
@@ -323,7 +345,11 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     uint64_t c1 = 0;
     if (!pr->need_resident) pr->need_resident = resident_need(pr, fixed, bases, &work); /* synthetic provers */
     const int wknob = layout_knob("CZ_GPU_PROVER_WALIAS"), tknob = layout_knob("CZ_GPU_PROVER_TWO"), k0 = k;
-    const int first = tknob == 1 && two_fits(pr) ? LAY_TWO : wknob == 1 && walias_fits(pr) ? LAY_ALIAS : LAY_PLAIN;
+    const int hknob = tknob == 0 ? 0 : layout_knob("CZ_GPU_PROVER_HOSTMAT");
+    const int first = hknob == 1 && host_fits(pr)  ? LAY_HOST
+                      : tknob == 1 && two_fits(pr) ? LAY_TWO
+                      : wknob == 1 && walias_fits(pr) ? LAY_ALIAS
+                                                      : LAY_PLAIN;
     /* every allowed layout from the first: the one with the largest chunk that fits, the earlier on a tie (each
      * later one costs a little: the witness crossing twice, two more SpMVs), a layout asked for as soon as it
      * fits. On a 24 GB card (2^27) the plain layout fits at 2^21-point chunks, a/b/c in two vectors at 2^24:
@@ -332,17 +358,20 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     int best = -1, last = first;
     uint64_t best_c1 = 0;
     int best_k = 0;
-    for (int lay = first; lay <= LAY_TWO; lay++) {
-        if (lay != first && !layout_allowed(pr, lay, wknob, tknob)) continue;
+    for (int lay = first; lay <= LAY_HOST; lay++) {
+        if (lay != first && !layout_allowed(pr, lay, wknob, tknob, hknob)) continue;
+        /* the matrices read over PCIe (three SpMVs a partition) only when nothing on the device fits */
+        if (lay == LAY_HOST && lay != first && best >= 0) break;
         last = lay;
-        pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;
+        set_layout(pr, lay);
+        const size_t fx = lay_fixed(pr, fixed, lay);
         for (k = k0;; k--) {
             c1 = top;
-            need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+            need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
             while (!knob && need > pr->limit && c1 > floor) {
                 c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
                 c1 = c1 < floor ? floor : c1;
-                need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
+                need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
             }
             if (need <= pr->limit || k_knob || k == 2) break;
         }
@@ -353,7 +382,8 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         if (c1 == top) break;
     }
     const int lay = best >= 0 ? best : last; /* none fits: the last tried names itself in the error */
-    pr->w_alias = lay == LAY_ALIAS, pr->two_vec = lay == LAY_TWO;
+    set_layout(pr, lay);
+    fixed = lay_fixed(pr, fixed, lay);
     if (best >= 0) c1 = best_c1, k = best_k;
     need = stream_need(pr, fixed, c1, k, &c2, &stage, 0);
     size_t st_min;
@@ -368,7 +398,8 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
                         "(free memory minus the margin)",
                         pr->device, pr->need_resident / GIB, bases / GIB, need / GIB, fixed / GIB, k, stage / GIB,
                         (need - fixed - (size_t)k * stage) / GIB,
-                        pr->two_vec ? " with a/b/c in two vectors and the witness compact"
+                        pr->host_mat  ? " with a/b/c in two vectors, the witness compact and the matrices in host memory"
+                        : pr->two_vec ? " with a/b/c in two vectors and the witness compact"
                         : pr->w_alias ? " with the witness in c's buffer" : "",
                         (unsigned long long)c1, pr->limit / GIB);
     /* 64 MiB of slack for what the accountant does not see (scan scratch) */
@@ -481,9 +512,10 @@ static int build_htod_cb(void *ctx, void *dst, const void *src, size_t bytes) {
 /* h in the device form cz_gpu_csr_prepare_ chose (d, b bytes), its arrays through c's chunks */
 static int upload_csr(cz_gpu_prover *pr, const build_copy *c, cz_gpu_csr **m, const cz_csr *h, const cz_csr_dict *d,
                       size_t b) {
+    if (pr->host_mat) b = cz_gpu_csr_host_dev_bytes_(h, d); /* the terms in mapped host memory */
     if (!fits(pr, b)) return cz_error(CZ_ENOMEM, "GPU prover: matrices do not fit");
     build_ctx x = {pr, c};
-    int rc = cz_gpu_csr_upload_prepared_(m, h, d, build_htod_cb, &x);
+    int rc = pr->host_mat ? cz_gpu_csr_upload_host_(m, h, d) : cz_gpu_csr_upload_prepared_(m, h, d, build_htod_cb, &x);
     if (!rc) pr->used += b;
     return rc;
 }
@@ -514,6 +546,11 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
 
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                               size_t margin_bytes, int mode) {
+    return cz_gpu_prover_create_hint(out, device, p, r, margin_bytes, mode, UINT64_MAX);
+}
+
+int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                              size_t margin_bytes, int mode, uint64_t dense_hint) {
     *out = NULL;
     cz_domain d;
     int rc = cz_domain_for_size(&d, r->num_rows);
@@ -531,6 +568,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     if (!pr) return rc;
     pr->p = p;
     pr->r = r;
+    pr->dense_hint = dense_hint;
     pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
     pr->len[Q_L] = na, pr->len[Q_A] = p->a_len, pr->len[Q_B] = p->b_len;
     const double t0 = cz_gpu_now_ms_();
@@ -542,6 +580,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     memset(dict, 0, sizeof dict);
     for (int k = 0; k < nm && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
     for (int k = 0; k < nm && !rc; k++) mat += mb[k];
+    pr->mat_dev = mat;
     const size_t bases = bases_bytes(p);
     /* resident when it fits (or asked), else streamed bases (or asked); the knob overrides both ways */
     const int knob = cz_gpu_prover_stream_knob_();
@@ -559,6 +598,7 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && stream) {
         pr->h_src[SQ_H] = p->h, pr->h_src[SQ_L] = p->l, pr->h_src[SQ_A] = p->a, pr->h_src[SQ_B] = p->b_g1;
         pr->h_src[SQ_B2] = p->b_g2;
+        for (int k = 0; k < nm; k++) pr->mat_hdev += cz_gpu_csr_host_dev_bytes_(hm[k], &dict[k]);
         rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
     }
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
@@ -615,6 +655,10 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
     if (pr->two_vec && l < n)
         snprintf(out + l, n - l, "; a/b/c in two vectors, the witness compact on the device (%.2f GiB reserved)",
                  pr->cw_cap / GIB);
+    const size_t l2 = strlen(out);
+    if (pr->host_mat && l2 < n)
+        snprintf(out + l2, n - l2, "; the matrices' terms in host memory (%.2f GB, read over PCIe by the SpMV)",
+                 (pr->mat_dev - pr->mat_hdev) / 1e9);
 }
 
 
@@ -633,6 +677,7 @@ size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + p
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
 int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr) { return pr->two_vec; }
+int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr) { return pr->host_mat; }
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept) {
     if (chunk) *chunk = pr->streamed ? pr->chunk1 : 0;
     if (stages) *stages = pr->streamed ? pr->stages : 0;

@@ -71,6 +71,15 @@ struct cz_gpu_prover {
     int two_vec;
     uint8_t *d_cw;
     size_t cw_cap;
+    /* dense_hint: the values outside {0, 1} a witness of this circuit is expected to have (the first start's, as
+     * the backend creates the prover for it; UINT64_MAX: unknown), which sizes d_cw at creation */
+    uint64_t dense_hint;
+    /* Streamed provers shorter still (prover.c plan_stream, after two_vec, which it implies): the matrices' term
+     * arrays (row pointers, columns, coefficient indices) in mapped page-locked host memory, read by the SpMV
+     * kernels over PCIe (spmv.cu cz_gpu_csr_upload_host_); only the dictionaries and long-row lists stay on the
+     * device. mat_dev / mat_hdev: the matrices' device bytes in the device form and in this one. */
+    int host_mat;
+    size_t mat_dev, mat_hdev;
     /* Prefetch of the next partition's witness (cz_gpu_prover_set_next): d_w2 is the spare buffer,
      * pre_* the host pointers whose upload was issued into it (done when ev_pre completes). */
     cz_fr *d_w2;

@@ -352,7 +352,7 @@ static int run_two(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *ca
     const double t0 = cz_gpu_now_ms_();
     int rc = upload_cw(pr, inputs, caux, &v);
     st->htod_bytes += cz_wcompact_upload_bytes(pr->ni, caux);
-    st->two_vectors = 1;
+    st->two_vectors = 1, st->host_matrices = pr->host_mat;
     *t = cz_gpu_now_ms_(), st->upload_ms = *t - t0;
     if (!rc) rc = cz_gpu_prover_stream_begin_(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n;

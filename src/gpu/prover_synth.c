@@ -13,7 +13,23 @@
 static int synth_streamed(cz_gpu_prover *pr, uint64_t seed) {
     size_t bases = 0;
     for (int i = 0; i < SQ_N; i++) bases += cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
+    pr->mat_dev = pr->mat_hdev = 0;
+    for (int k = 0; k < 3; k++) {
+        size_t b = 0;
+        if (!pr->m[k]) continue;
+        cz_gpu_csr_layout_(pr->m[k], NULL, NULL, &b);
+        pr->mat_dev += b, pr->mat_hdev += cz_gpu_csr_dev_rest_(pr->m[k]);
+    }
     int rc = cz_gpu_prover_plan_stream_(pr, pr->used, bases);
+    /* the host-matrix layout: the terms made on the device move to mapped host memory */
+    for (int k = 0; k < 3 && !rc && pr->host_mat; k++) {
+        size_t b0 = 0, b1 = 0;
+        if (!pr->m[k]) continue;
+        cz_gpu_csr_layout_(pr->m[k], NULL, NULL, &b0);
+        rc = cz_gpu_csr_to_host_(pr->m[k]);
+        cz_gpu_csr_layout_(pr->m[k], NULL, NULL, &b1);
+        if (!rc) pr->used -= b0 - b1;
+    }
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     pr->h_own = 1;
     for (int i = 0; i < SQ_N && !rc; i++) {

@@ -25,6 +25,10 @@
  *    need is the witness-in-c one less n values plus the compact head, exactly): create() takes it alone, CZ_ENOMEM
  *    with it forbidden or below its need, and a start at its need exactly refused (the compact buffer cannot grow);
  *  - the layout with the largest chunk: the witness in c at the whole chunk over the plain layout at half of it;
+ *  - the matrices' terms in host memory (CZ_GPU_PROVER_HOSTMAT=1) on every shape where two vectors fit; and by
+ *    memory (its need the two-vector one less the terms' bytes, exactly): create() takes it alone, CZ_ENOMEM with
+ *    it forbidden; a prover created with the witness's dense count (create_hint) plans its compact buffer for it,
+ *    and a start at that need proves;
  *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
  *    streamed mode by itself (and the engine backend proves with it: the proof verifies); below the streamed
  *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM.
@@ -37,6 +41,7 @@
 #include "engine/backend.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_prover.h"
+#include "gpu/prover_internal.h"
 #include "gpu/wcompact_gather.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
@@ -46,7 +51,7 @@
 #include "testutil.h"
 
 static cz_rng rng;
-static int streamed_runs, full_chunks, split_chunks, walias_runs[2], two_runs[2], mixed_runs;
+static int streamed_runs, full_chunks, split_chunks, walias_runs[2], two_runs[2], host_runs[2], mixed_runs;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -131,18 +136,19 @@ static int walias_possible(const keyed *k) {
 static int two_possible(const keyed *k) { return k->tc.ni + k->tc.na <= k->n; }
 
 /* lay: 0 the layout by memory (the plain one here), 1 the witness in c's buffer asked for, 2 a/b/c in two
- * vectors asked for (CZ_GPU_PROVER_WALIAS / CZ_GPU_PROVER_TWO = 1) */
+ * vectors asked for, 3 that with the matrices' terms in host memory (CZ_GPU_PROVER_WALIAS / _TWO / _HOSTMAT = 1) */
 static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64_t c1, int stages, int keep, int nopin,
                           int extra, const char *mix, int lay) {
-    const int walias = lay == 1, two = lay == 2;
+    const int walias = lay == 1, two = lay >= 2, host = lay == 3;
     set_chunk(c1);
     set_int_env("CZ_GPU_PROVER_STAGES", stages ? stages : -1);
     set_int_env("CZ_GPU_PROVER_KEEP", keep);
     if (nopin) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
     if (walias) setenv("CZ_GPU_PROVER_WALIAS", "1", 1);
-    if (two) setenv("CZ_GPU_PROVER_TWO", "1", 1);
+    if (two) setenv(host ? "CZ_GPU_PROVER_HOSTMAT" : "CZ_GPU_PROVER_TWO", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create_mode(&gp, 0, &k->p, &k->tc.r, 0, CZ_GPU_PROVER_STREAMED);
+    unsetenv("CZ_GPU_PROVER_HOSTMAT");
     unsetenv("CZ_GPU_PROVER_NOPIN");
     unsetenv("CZ_GPU_PROVER_STAGES");
     unsetenv("CZ_GPU_PROVER_KEEP");
@@ -150,7 +156,8 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
     unsetenv("CZ_GPU_PROVER_TWO");
     char what[200];
     snprintf(what, sizeof what, "%s rows %llu chunk %llu stages %d keep %d%s%s", mix, (unsigned long long)k->tc.r.num_rows,
-             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "", walias ? " witness-in-c" : two ? " two-vectors" : "");
+             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "",
+             walias ? " witness-in-c" : host ? " host-matrices" : two ? " two-vectors" : "");
     CHECK_MSG(rc == 0, "%s: create: %s", what, cz_error_message());
     if (rc) return;
     CHECK_MSG(cz_gpu_prover_is_streamed(gp) == 1, "%s: not streamed", what);
@@ -163,6 +170,10 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
     CHECK_MSG(cz_gpu_prover_two_vectors(gp) == in_two, "%s: two vectors %d, want %d", what,
               cz_gpu_prover_two_vectors(gp), in_two);
     if (two) two_runs[in_two]++;
+    const int in_host = host && in_two;
+    CHECK_MSG(cz_gpu_prover_host_matrices(gp) == in_host, "%s: host matrices %d, want %d", what,
+              cz_gpu_prover_host_matrices(gp), in_host);
+    if (host) host_runs[in_host]++;
     uint64_t pchunk = 0;
     int pstages = 0;
     unsigned kept = 0;
@@ -184,6 +195,7 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
                   st.stages);
         CHECK_MSG(st.witness_again == in_c, "%s: witness uploaded again %d", what, st.witness_again);
         CHECK_MSG(st.two_vectors == in_two, "%s: stats say two vectors %d", what, st.two_vectors);
+        CHECK_MSG(st.host_matrices == in_host, "%s: stats say host matrices %d", what, st.host_matrices);
         const uint64_t ni = k->tc.ni, na = k->tc.na, la = k->p.a_len, lb = k->p.b_len, h = k->n - 1;
         uint64_t g1 = h > na ? h : na;
         g1 = la > g1 ? la : g1;
@@ -271,10 +283,12 @@ static void test_circuit(size_t pub, size_t nfree, size_t nc, unsigned p0, unsig
         test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 1);
         test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
                       (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 1);
-        /* a/b/c in two vectors (asked for): the same */
-        test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 2);
-        test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
-                      (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 2);
+        /* a/b/c in two vectors (asked for), and with the matrices' terms in host memory: the same */
+        for (int lay = 2; lay <= 3; lay++) {
+            test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, lay);
+            test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
+                          (int)(cz_rng_next(&rng) % 32), 0, 0, mix, lay);
+        }
     }
     unmake(&k);
 }
@@ -294,7 +308,7 @@ static void test_keep_sweep(size_t pub, size_t nfree, size_t nc) {
     cz_gpu_prover_destroy(gp);
     for (int i = 0; i < 10 && !rc; i++) {
         const int keep = i < 5 ? 1 << i : 31 ^ (1 << (i - 5));
-        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep", i % 3);
+        test_streamed(&k, &pres, 40 + cz_rng_next(&rng) % (k.n / 2), 2 + i % 3, keep, 0, 0, "keep sweep", i % 4);
     }
     unmake(&k);
 }
@@ -550,9 +564,13 @@ static void test_two_limits(size_t nc) {
         cz_gpu_prover_destroy(gp);
         gp = NULL;
         set_limit_kb(smin[1] / 1024 - 1);
+        /* below it, the matrices' terms would go to host memory (test_host_limits): forbidden here */
+        setenv("CZ_GPU_PROVER_HOSTMAT", "0", 1);
         rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        unsetenv("CZ_GPU_PROVER_HOSTMAT");
         CHECK_MSG(rc == CZ_ENOMEM && !gp, "limit below the need in two vectors: %d", rc);
-        CHECK_MSG(strstr(cz_error_message(), "two vectors"), "ENOMEM message names the layout: %s", cz_error_message());
+        CHECK_MSG(rc && strstr(cz_error_message(), "two vectors"), "ENOMEM message names the layout: %s",
+                  rc ? cz_error_message() : "created");
         cz_gpu_prover_destroy(gp);
         gp = NULL;
         /* at its need and 4 KiB: created; a start proves as the CPU does when the compact buffer's growth fits what
@@ -602,6 +620,118 @@ static void test_two_limits(size_t nc) {
         cz_gpu_prover_destroy(gp);
         printf("two vectors: taken by memory at %zu KiB (dense and compact proofs equal the CPU's), CZ_ENOMEM below; "
                "a witness of %llu dense values refused at the need\n", between, (unsigned long long)k.cw.n_dense);
+    }
+    unsetenv("CZ_GPU_MEM_LIMIT_KB");
+    unsetenv("CZ_GPU_PROVER_CW_PERMILLE");
+    set_chunk(0);
+    unmake(&k);
+}
+
+/* The matrices' terms in host memory by memory: with no dense values reserved, its need at the smallest chunks is
+ * the two-vector one less the terms' bytes (the SpMV's host share), exactly; with the limit between the two, create()
+ * (AUTO) takes it by itself and proves as the CPU does (dense and compact), CZ_GPU_PROVER_HOSTMAT=0 then gives
+ * CZ_ENOMEM naming the two-vector layout; and created knowing the witness's dense count (create_hint), the compact
+ * buffer is planned for it (its need grows by that many values and 1/64 more), so a start at that need exactly
+ * proves where the same limit without the hint refuses the start. */
+static void test_host_limits(size_t nc) {
+    keyed k;
+    int rc = make(&k, 6, nc / 20, nc, 45, 45);
+    CHECK_MSG(rc == 0, "host matrices: circuit: %s", cz_error_message());
+    if (rc) return;
+    set_chunk(256);
+    setenv("CZ_GPU_PROVER_CW_PERMILLE", "0", 1);
+    size_t smin[2] = {0, 0};
+    static const char *const knob[2] = {"CZ_GPU_PROVER_TWO", "CZ_GPU_PROVER_HOSTMAT"};
+    for (int t = 0; t < 2; t++) {
+        cz_gpu_prover *gp = NULL;
+        setenv(knob[t], "1", 1);
+        rc = cz_gpu_prover_create_mode(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+        unsetenv(knob[t]);
+        CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp) && cz_gpu_prover_host_matrices(gp) == t,
+                  "host matrices %d: create: %s", t, rc ? cz_error_message() : "another layout");
+        if (!rc) cz_gpu_prover_needs(gp, NULL, NULL, &smin[t]);
+        cz_gpu_prover_destroy(gp);
+    }
+    /* the terms' bytes: the random circuits' matrices keep their values (32 B a term) */
+    uint64_t terms = 0;
+    const cz_csr *m2[2] = {&k.tc.r.a, &k.tc.r.b};
+    for (int j = 0; j < 2; j++) {
+        cz_csr_dict d;
+        size_t b = 0, dev = 0;
+        if (!cz_gpu_csr_prepare_(m2[j], &d, &b)) dev = cz_gpu_csr_host_dev_bytes_(m2[j], &d);
+        terms += b - dev;
+        cz_csr_dict_free(&d);
+    }
+    printf("host matrices: streamed need at the smallest chunks %zu B in two vectors, %zu B with the terms in host "
+           "memory (%llu B of terms)\n", smin[0], smin[1], (unsigned long long)terms);
+    CHECK_MSG(smin[1] && smin[0] == smin[1] + terms, "host matrices: needs %zu / %zu differ by other than %llu", smin[0],
+              smin[1], (unsigned long long)terms);
+    if (smin[1] && smin[0] == smin[1] + terms && terms > 4096) {
+        const size_t between = (smin[0] + smin[1]) / 2 / 1024;
+        set_limit_kb(between);
+        cz_gpu_prover *gp = NULL;
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0); /* AUTO */
+        CHECK_MSG(rc == 0, "host matrices, limit %zu KiB: create: %s", between, cz_error_message());
+        if (!rc) {
+            CHECK_MSG(cz_gpu_prover_is_streamed(gp) && cz_gpu_prover_host_matrices(gp) && cz_gpu_prover_two_vectors(gp),
+                      "limit %zu KiB: streamed %d, host matrices %d", between, cz_gpu_prover_is_streamed(gp),
+                      cz_gpu_prover_host_matrices(gp));
+            for (int compact = 0; compact < 2; compact++) {
+                cz_gpu_prove_stats st;
+                if (prove_check(&k, gp, compact, &st, compact ? "host matrices by memory, compact" : "host matrices by memory"))
+                    continue;
+                CHECK_MSG(st.two_vectors == 1 && st.host_matrices == 1, "by memory: two vectors %d, host matrices %d",
+                          st.two_vectors, st.host_matrices);
+            }
+        }
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        setenv("CZ_GPU_PROVER_HOSTMAT", "0", 1);
+        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+        unsetenv("CZ_GPU_PROVER_HOSTMAT");
+        CHECK_MSG(rc == CZ_ENOMEM && !gp && strstr(cz_error_message(), "two vectors"),
+                  "limit %zu KiB, CZ_GPU_PROVER_HOSTMAT=0: %d (%s)", between, rc, rc ? cz_error_message() : "");
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        /* the dense hint: the buffer planned for the witness's dense values (and 1/64 more) */
+        unsetenv("CZ_GPU_MEM_LIMIT_KB");
+        const uint64_t nd = k.cw.n_dense, na = k.tc.na, pm = na / 1000 * 32 + na % 1000 * 32 / 1000;
+        uint64_t want = nd + nd / 64 > pm ? nd + nd / 64 : pm; /* prover.c cw_reserve: at least the default 32 per mille */
+        want = want < na ? want : na;
+        unsetenv("CZ_GPU_PROVER_CW_PERMILLE"); /* the hint is used when the knob is unset */
+        setenv("CZ_GPU_PROVER_HOSTMAT", "1", 1);
+        size_t sh = 0;
+        rc = cz_gpu_prover_create_hint(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED, nd);
+        if (!rc) cz_gpu_prover_needs(gp, NULL, NULL, &sh);
+        cz_gpu_prover_destroy(gp);
+        gp = NULL;
+        CHECK_MSG(rc == 0 && sh == smin[1] + want * 32, "dense hint %llu: need %zu, want %zu + %llu values", 
+                  (unsigned long long)nd, sh, smin[1], (unsigned long long)want);
+        const size_t lim = (sh + 1023) / 1024 * 1024;
+        set_limit_kb(lim / 1024);
+        for (int hint = 0; hint < 2 && !rc; hint++) {
+            if (!hint) setenv("CZ_GPU_PROVER_CW_PERMILLE", "0", 1);
+            rc = hint ? cz_gpu_prover_create_hint(&gp, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_AUTO, nd)
+                      : cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+            unsetenv("CZ_GPU_PROVER_CW_PERMILLE");
+            CHECK_MSG(rc == 0, "limit %zu B, hint %d: create: %s", lim, hint, cz_error_message());
+            if (rc) break;
+            cz_groth16_pending pd;
+            const int r2 = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
+            if (hint) {
+                CHECK_MSG(r2 == 0, "hinted at its need: %s", cz_error_message());
+                if (!r2) check_pending(&k, &pd, "host matrices, hinted");
+            } else {
+                /* the unhinted prover plans more staging instead; its buffer must grow, and may not fit */
+                if (!r2) check_pending(&k, &pd, "host matrices, unhinted");
+                else CHECK_MSG(r2 == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"), "unhinted: %d", r2);
+            }
+            printf("host matrices at %zu B, %s: start %s\n", lim, hint ? "hinted" : "unhinted", r2 ? "refused" : "proved");
+            cz_gpu_prover_destroy(gp);
+            gp = NULL;
+        }
+        rc = 0;
+        unsetenv("CZ_GPU_PROVER_HOSTMAT");
     }
     unsetenv("CZ_GPU_MEM_LIMIT_KB");
     unsetenv("CZ_GPU_PROVER_CW_PERMILLE");
@@ -683,10 +813,13 @@ int main(void) {
     test_walias_limits(max_n < 40000 ? max_n / 2 : 20000); /* rows just over a power of two: room in c for the witness */
     test_two_limits(max_n < 40000 ? max_n / 2 : 20000);
     test_layout_choice(max_n < 40000 ? max_n / 2 : 20000);
+    test_host_limits(max_n < 40000 ? max_n / 2 : 20000);
     CHECK_MSG(max_n < 3004 || mixed_runs > 0, "no streamed run mixed split and full-MSM chunks");
     CHECK_MSG(walias_runs[0] > 0 && walias_runs[1] > 0, "the witness in c's buffer asked for where it fits (%d) and "
               "where it does not (%d)", walias_runs[1], walias_runs[0]);
     CHECK_MSG(two_runs[1] > 0, "a/b/c in two vectors never taken when asked for (%d / %d)", two_runs[1], two_runs[0]);
+    CHECK_MSG(host_runs[1] > 0, "the matrices in host memory never taken when asked for (%d / %d)", host_runs[1],
+              host_runs[0]);
     CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,
               "both chunk paths must run (runs %d, full %d, split %d)", streamed_runs, full_chunks, split_chunks);
     cz_gpu_g1_release_scratch();

@@ -135,9 +135,11 @@ int main(int argc, char **argv) {
                    (unsigned long long)chunk, stages, kept & CZ_GPU_PART_H ? " H" : "", kept & CZ_GPU_PART_L ? " L" : "",
                    kept & CZ_GPU_PART_A ? " A" : "", kept & CZ_GPU_PART_B_G1 ? " B_G1" : "",
                    kept & CZ_GPU_PART_B_G2 ? " B_G2" : "", kept ? "" : " none",
-                   cz_gpu_prover_witness_in_c(pr)   ? "; the witness in c's buffer (uploaded twice)"
-                   : cz_gpu_prover_two_vectors(pr) ? "; a/b/c in two vectors, the witness compact on the device"
-                                                   : "");
+                   cz_gpu_prover_witness_in_c(pr)      ? "; the witness in c's buffer (uploaded twice)"
+                   : cz_gpu_prover_host_matrices(pr) ? "; a/b/c in two vectors, the witness compact on the device, "
+                                                       "the matrices' terms in host memory"
+                   : cz_gpu_prover_two_vectors(pr)   ? "; a/b/c in two vectors, the witness compact on the device"
+                                                     : "");
         }
         uint64_t ni, na, a_len, b_len, nnz[3];
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
@@ -168,7 +170,8 @@ int main(int argc, char **argv) {
                 snprintf(sp, sizeof sp, " streamed(%s%s%s%s%s, %d stages%s)", st.streamed_parts & CZ_GPU_PART_H ? "H" : "",
                          st.streamed_parts & CZ_GPU_PART_L ? "L" : "", st.streamed_parts & CZ_GPU_PART_A ? "A" : "",
                          st.streamed_parts & CZ_GPU_PART_B_G1 ? "B" : "", st.streamed_parts & CZ_GPU_PART_B_G2 ? "2" : "",
-                         st.stages, st.witness_again ? ", witness twice" : st.two_vectors ? ", two vectors" : "");
+                         st.stages, st.witness_again ? ", witness twice" : st.host_matrices ? ", host matrices"
+                                    : st.two_vectors ? ", two vectors" : "");
             printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
