@@ -82,7 +82,9 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
  * A streamed layout that does not fit even at the smallest chunks keeps the witness in c's buffer
  * (cz_gpu_prover_witness_in_c) when the circuit allows it: a 32 GiB PoRep partition's non-base need drops from
  * ~22.3 to ~18.4 GiB, within a 24 GB card; shorter still, a/b/c in two vectors with the witness compact on the
- * device (cz_gpu_prover_two_vectors): 4 GiB less again at that size.
+ * device (cz_gpu_prover_two_vectors): 4 GiB less again at that size; and when even that does not fit, the same
+ * with the matrices' terms read from host memory (cz_gpu_prover_host_matrices: a 32 GiB Window PoSt on a 16 GB
+ * card).
  * CZ_ENOMEM names the resident and the streamed needs when neither fits. */
 enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
