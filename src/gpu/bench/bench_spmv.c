@@ -107,7 +107,7 @@ static int layouts(const cz_r1cs *r, cz_fr *d_w, cz_fr *d_o, size_t n, int reps,
     const cz_gpu_wview wv = {d_in, d_is_bit, d_bit, d_dense, d_offs, ni, na};
     if (!rc)
         printf("\n%u per mille of the aux 0 or 1 (%llu dense of %llu)\n\n| matrix | layout | row / index bytes | "
-               "device MB | dense witness (ms) | compact witness (ms) | bytes as the first |\n"
+               "MB (device, or host for the host rows) | dense witness (ms) | compact witness (ms) | bytes as the first |\n"
                "|---|---|---:|---:|---:|---:|---|\n",
                bits, (unsigned long long)cw.n_dense, (unsigned long long)na);
     int same = 1;
