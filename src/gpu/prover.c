@@ -351,17 +351,16 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
                       : wknob == 1 && walias_fits(pr) ? LAY_ALIAS
                                                       : LAY_PLAIN;
     /* every allowed layout from the first: the one with the largest chunk that fits, the earlier on a tie (each
-     * later one costs a little: the witness crossing twice, two more SpMVs), a layout asked for as soon as it
-     * fits. On a 24 GB card (2^27) the plain layout fits at 2^21-point chunks, a/b/c in two vectors at 2^24:
-     * 1,625 against 1,397 ms a partition (docs/perf.md, session 29). */
+     * later one costs a little: the witness crossing twice, two more SpMVs; the matrices in host memory only for
+     * 4x the chunk), a layout asked for as soon as it fits. On a 24 GB card (2^27) the plain layout fits at
+     * 2^21-point chunks, a/b/c in two vectors at 2^24: 1,625 against 1,397 ms a partition (docs/perf.md, session
+     * 29). */
     const uint64_t top = knob ? (knob < g1max ? knob : g1max) : g1max;
     int best = -1, last = first;
     uint64_t best_c1 = 0;
     int best_k = 0;
     for (int lay = first; lay <= LAY_HOST; lay++) {
         if (lay != first && !layout_allowed(pr, lay, wknob, tknob, hknob)) continue;
-        /* the matrices read over PCIe (three SpMVs a partition) only when nothing on the device fits */
-        if (lay == LAY_HOST && lay != first && best >= 0) break;
         last = lay;
         set_layout(pr, lay);
         const size_t fx = lay_fixed(pr, fixed, lay);
@@ -376,7 +375,12 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
             if (need <= pr->limit || k_knob || k == 2) break;
         }
         if (need > pr->limit) continue;
-        if (best < 0 || c1 > best_c1) best = lay, best_c1 = c1, best_k = k;
+        /* the matrices read over PCIe (three SpMVs a partition: ~0.2 s at 32 GiB PoRep) only when nothing on the
+         * device fits or for chunks 4x as large: on a 16 GB card 2^23 against 2^21, 1,593 against 1,639 ms a
+         * partition (docs/perf.md, session 30); 2^23 against 2^22 would not pay (20 / 24 GB cards, session 29) */
+        const int take = best < 0 ? 1 : lay == LAY_HOST && lay != first ? c1 + 256 > 4 * best_c1 /* two halvings */
+                                                                         : c1 > best_c1;
+        if (take) best = lay, best_c1 = c1, best_k = k;
         /* asked for, or nothing larger to gain */
         if (lay == first && first != LAY_PLAIN) break;
         if (c1 == top) break;
