@@ -89,7 +89,10 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
     uint64_t n = 0;
     const int64_t na = (int64_t)r->num_aux;
 #pragma omp parallel for reduction(+ : n) schedule(static)
-    for (int64_t i = 0; i < na; i++) n += !cz_fr_equal(&aux[i], &CZ_FR_ZERO_V) && !cz_fr_equal(&aux[i], &CZ_FR_ONE_V);
+    for (int64_t i = 0; i < na; i++) {
+        uint64_t one;
+        n += !cz_wcompact_kind_(&aux[i], &one);
+    }
     return n;
 }
 
@@ -261,7 +264,8 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
            device, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms, st.spmv_ms + st.ntt_ms + st.h_msm_ms,
            st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms, (unsigned long long)st.htod_bytes,
            (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
-           st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "", st.host_matrices ? " host_matrices" : "");
+           st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "",
+           st.host_matrices ? " host_matrices" : "");
     *pending = pd;
     return 0;
 }

@@ -303,7 +303,7 @@ static int host_fits(const cz_gpu_prover *pr) { return two_fits(pr) && pr->mat_d
 static int layout_allowed(const cz_gpu_prover *pr, int lay, int wknob, int tknob, int hknob) {
     if (lay == LAY_ALIAS) return wknob != 0 && walias_fits(pr);
     if (lay == LAY_TWO) return tknob != 0 && two_fits(pr);
-    if (lay == LAY_HOST) return hknob != 0 && tknob != 0 && host_fits(pr);
+    if (lay == LAY_HOST) return hknob != 0 && host_fits(pr); /* hknob is 0 when tknob is */
     return 1;
 }
 

@@ -172,7 +172,7 @@ extern "C" void cz_gpu_csr_layout_(const cz_gpu_csr *m, unsigned *row_bytes, uns
     if (bytes) *bytes = m->bytes;
 }
 
-extern "C" size_t cz_gpu_csr_host_bytes_(const cz_gpu_csr *m) { return m->host ? m->host_bytes : 0; }
+extern "C" size_t cz_gpu_csr_host_bytes_(const cz_gpu_csr *m) { return m->host_bytes; }
 
 extern "C" size_t cz_gpu_csr_host_dev_bytes_(const cz_csr *m, const cz_csr_dict *d) {
     return (d && d->coef ? (size_t)d->ncoeffs * sizeof(cz_fr) : 0) + long_rows(m, long_bound(), NULL) * 4;
@@ -183,7 +183,7 @@ extern "C" size_t cz_gpu_csr_dev_rest_(const cz_gpu_csr *m) {
 }
 
 /* The arrays whose size grows with the terms (row pointers, columns, values or indices): 4 of them, NULL where
- * absent, with their byte sizes. */
+ * absent, with the byte sizes they were allocated with. */
 static void big_arrays(const cz_gpu_csr *m, void **a[4], size_t sz[4]) {
     a[0] = &((cz_gpu_csr *)m)->row_ptr, sz[0] = (size_t)(m->rows + 1) * m->row_bytes;
     a[1] = (void **)&((cz_gpu_csr *)m)->col, sz[1] = (size_t)(m->nnz ? m->nnz : 1) * 4;
@@ -194,15 +194,13 @@ static void big_arrays(const cz_gpu_csr *m, void **a[4], size_t sz[4]) {
 extern "C" int cz_gpu_csr_to_host_(cz_gpu_csr *m) {
     if (m->host) return 0;
     void **a[4], *hp[4] = {NULL, NULL, NULL, NULL}, *dp[4] = {NULL, NULL, NULL, NULL};
-    size_t sz[4], moved = 0;
+    size_t sz[4];
     big_arrays(m, a, sz);
     int rc = 0;
     for (int i = 0; i < 4 && !rc; i++) {
         if (!*a[i] || !sz[i]) continue;
         rc = cz_gpu_host_alloc_mapped_(&hp[i], &dp[i], sz[i]);
         if (!rc) rc = cz_gpu_memcpy_dtoh(hp[i], *a[i], sz[i]);
-        moved += i == 0 ? sz[i] : i == 1 ? (size_t)m->nnz * 4 : i == 2 ? (size_t)m->nnz * sizeof(cz_fr)
-                                                                       : (size_t)m->nnz * m->coef_bytes;
     }
     if (rc) {
         for (int i = 0; i < 4; i++) cz_gpu_host_free(hp[i]);
@@ -210,7 +208,7 @@ extern "C" int cz_gpu_csr_to_host_(cz_gpu_csr *m) {
     }
     for (int i = 0; i < 4; i++)
         if (hp[i]) cz_gpu_free(*a[i]), *a[i] = dp[i], m->h[i] = hp[i];
-    m->host = 1, m->host_bytes = moved, m->bytes -= moved;
+    m->host = 1, m->host_bytes = m->bytes - cz_gpu_csr_dev_rest_(m), m->bytes -= m->host_bytes;
     return 0;
 }
 
@@ -256,14 +254,10 @@ typedef struct {
     htod_fn htod;
     void *ctx;
     void *h[4]; /* host addresses of the mapped arrays (row pointers, columns, values, indices) */
-    size_t host_bytes;
 } up_dst;
 
 static int up_alloc(up_dst *u, int slot, void **d, size_t bytes) {
-    if (!u->host) return cz_gpu_malloc(d, bytes);
-    int rc = cz_gpu_host_alloc_mapped_(&u->h[slot], d, bytes);
-    if (!rc) u->host_bytes += bytes;
-    return rc;
+    return u->host ? cz_gpu_host_alloc_mapped_(&u->h[slot], d, bytes) : cz_gpu_malloc(d, bytes);
 }
 
 /* n values of src_bytes from src into slot's array d as dst_bytes each */
@@ -314,7 +308,7 @@ static int upload_impl(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, 
     }
     if (u->host) {
         cz_gpu_csr *m = *out;
-        m->host = 1, m->host_bytes = m->bytes - (size_t)(dict ? d->ncoeffs : 0) * sizeof(cz_fr);
+        m->host = 1, m->host_bytes = m->bytes - cz_gpu_csr_dev_rest_(m); /* no long rows' list yet */
         m->bytes -= m->host_bytes;
         memcpy(m->h, u->h, sizeof m->h);
     }
@@ -339,12 +333,12 @@ static int upload_impl(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, 
 
 extern "C" int cz_gpu_csr_upload_prepared_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, htod_fn htod,
                                            void *ctx) {
-    up_dst u = {0, htod, ctx, {NULL, NULL, NULL, NULL}, 0};
+    up_dst u = {0, htod, ctx, {NULL, NULL, NULL, NULL}};
     return upload_impl(out, h, d, &u);
 }
 
 extern "C" int cz_gpu_csr_upload_host_(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d) {
-    up_dst u = {1, NULL, NULL, {NULL, NULL, NULL, NULL}, 0};
+    up_dst u = {1, NULL, NULL, {NULL, NULL, NULL, NULL}};
     return upload_impl(out, h, d, &u);
 }
 

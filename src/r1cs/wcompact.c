@@ -87,10 +87,9 @@ static int from_dense_par(cz_wcompact *w, const cz_fr *v, uint64_t n) {
         uint64_t isb = 0, one = 0;
         const uint64_t lo = (uint64_t)k * 64, hi = lo + 64 < n ? lo + 64 : n;
         for (uint64_t i = lo; i < hi; i++) {
-            uint64_t any = 0, diff1 = 0;
-            for (int j = 0; j < 4; j++) any |= v[i].l[j], diff1 |= v[i].l[j] ^ CZ_FR_ONE_V.l[j];
-            isb |= (uint64_t)((any == 0) | (diff1 == 0)) << (i - lo);
-            one |= (uint64_t)(diff1 == 0) << (i - lo);
+            uint64_t o;
+            isb |= cz_wcompact_kind_(&v[i], &o) << (i - lo);
+            one |= o << (i - lo);
         }
         w->is_bit[k] = isb, w->bit[k] = one;
         off[k + 1] = (hi - lo) - (uint64_t)__builtin_popcountll(isb);

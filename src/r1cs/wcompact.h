@@ -32,15 +32,21 @@ static inline void cz_wcompact_clear(cz_wcompact *w) { w->n = w->n_dense = 0; }
 
 int cz_wcompact_grow_(cz_wcompact *w, int dense);
 
+/* 1 when *v is 0 or 1 (*one: 1 when it is 1), without branches. */
+static inline uint64_t cz_wcompact_kind_(const cz_fr *v, uint64_t *one) {
+    uint64_t any = 0, diff1 = 0;
+    for (int i = 0; i < 4; i++) any |= v->l[i], diff1 |= v->l[i] ^ CZ_FR_ONE_V.l[i];
+    *one = diff1 == 0;
+    return (uint64_t)(any == 0) | *one;
+}
+
 /* Appends one value. 0 or CZ_ENOMEM. Branch-free for 0 / 1: the bits of a SHA-256 circuit are
  * random, and a data-dependent branch per value mispredicts about half the time. */
 static inline int cz_wcompact_push(cz_wcompact *w, const cz_fr *v) {
     if (w->n == w->cap && cz_wcompact_grow_(w, 0)) return CZ_ENOMEM;
     uint64_t wi = w->n >> 6, sh = w->n & 63;
     if (!sh) w->is_bit[wi] = w->bit[wi] = 0;
-    uint64_t any = 0, diff1 = 0;
-    for (int i = 0; i < 4; i++) any |= v->l[i], diff1 |= v->l[i] ^ CZ_FR_ONE_V.l[i];
-    uint64_t one = diff1 == 0, isb = (any == 0) | one;
+    uint64_t one, isb = cz_wcompact_kind_(v, &one);
     w->is_bit[wi] |= isb << sh;
     w->bit[wi] |= one << sh;
     if (__builtin_expect(!isb, 0)) {

@@ -5,8 +5,8 @@
  * and bit-reversed, and checks that every bound gives the bytes of the first (random witness on the device).
  * Then, at the default bound, each matrix in the narrow and the wide layout (CZ_GPU_CSR_NARROW=0) and narrow with
  * its term arrays in mapped host memory (cz_gpu_csr_upload_host_, read over PCIe; CZ_BENCH_LAYOUTS_ONLY=1: this
- * table alone): its bytes and the natural product from a PoRep-like witness (CZ_BENCH_BITS per mille of the aux 0 or 1, half
- * each; default 970) read dense and compact (cz_gpu_csr_mul_vec_cw), every result the same bytes. */
+ * table alone): its bytes and the natural product from a PoRep-like witness (CZ_BENCH_BITS per mille of the aux
+ * 0 or 1, half each; default 970) read dense and compact (cz_gpu_csr_mul_vec_cw), every result the same bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
