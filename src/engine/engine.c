@@ -341,10 +341,14 @@ static uint64_t min_idle_ms(const cz_engine *e, int prio) {
     return urgent(prio) ? 0 : e->cfg.eviction_min_idle_s * 1000;
 }
 
+/* Page-locked host memory outside the SRS: the prover workers' staging buffers and what the backend's provers
+ * hold of their own (cz_backend.host_bytes: a GPU prover's matrices in host memory, 3.6-6.8 GB at 32 GiB). */
+static uint64_t locked_bytes(cz_engine *e) { return e->staged + (e->be.host_bytes ? e->be.host_bytes(&e->be) : 0); }
+
 /* The budget held beside the partitions in flight (budget_used): the loaded SRS, the SRS being loaded, and
- * the prover workers' staging buffers. Neither counts as a partition in flight for the rules that let a lone
- * partition or SRS go whatever the budget (budget_used == 0). */
-static uint64_t held_bytes(cz_engine *e) { return cz_srs_loaded_bytes(&e->srs) + e->staged; }
+ * locked_bytes(). None counts as a partition in flight for the rules that let a lone partition or SRS go
+ * whatever the budget (budget_used == 0). */
+static uint64_t held_bytes(cz_engine *e) { return cz_srs_loaded_bytes(&e->srs) + locked_bytes(e); }
 
 /* The budget's high-water mark (status, tests): partitions in flight and held_bytes(). */
 static void note_peak(cz_engine *e) {
@@ -358,7 +362,7 @@ static void note_peak(cz_engine *e) {
  * nothing is in flight and every loaded SRS could go, it loads even if it alone exceeds the budget (the rule
  * budget_fits has for a lone partition), so a job never waits for memory nobody will release. */
 static bool srs_room(cz_engine *e, const cz_circuit *c, uint64_t need, uint64_t min_idle, const char *who) {
-    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + e->staged + need;
+    uint64_t srs = cz_srs_loaded_bytes(&e->srs), want = e->budget_used + srs + locked_bytes(e) + need;
     if (want <= e->budget_total) return true;
     if (cz_srs_make_room(&e->srs, want - e->budget_total, min_idle) >= want - e->budget_total) return true;
     if (e->budget_used || cz_srs_make_room(&e->srs, srs, min_idle) < srs) return false;
@@ -388,7 +392,7 @@ static bool yield_to_srs_waiter(cz_engine *e, int prio) {
         job *w = e->queue.h[i].item;
         if (!w->srs_wait_since || w->prio <= prio) continue;
         if (pinned == UINT64_MAX) pinned = cz_srs_pinned_bytes(&e->srs);
-        if (pinned && pinned + e->staged + w->srs_wait_need > e->budget_total) continue;
+        if (pinned && pinned + locked_bytes(e) + w->srs_wait_need > e->budget_total) continue;
         if (!w->holds_lower)
             cz_log(CZ_LOG_INFO, T, "new partitions of jobs of priority < %d wait until the SRS of job_id=%s (circuit "
                    "%s, %llu bytes) loads; partitions in flight finish", w->prio, w->id, w->circ->id,
@@ -1418,6 +1422,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->budget_total = e->budget_total;
     st->budget_used = e->budget_used + held_bytes(e);
     st->staging_bytes = e->staged;
+    st->backend_host_bytes = e->be.host_bytes ? e->be.host_bytes(&e->be) : 0;
     st->budget_peak = e->budget_peak;
     for (size_t i = 0; i < e->queue.n; i++) st->srs_waiting += ((const job *)e->queue.h[i].item)->srs_wait_since != 0;
     st->compact_witness = e->compact;
@@ -1604,7 +1609,7 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);
     fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget in use: partitions in flight, loaded SRS, an SRS "
-               "being loaded and the witness staging buffers.\n# TYPE cuzk_memory_budget_used_bytes gauge\n");
+               "being loaded, the witness staging buffers and the provers' own page-locked host memory.\n# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
     fprintf(f, "# HELP cuzk_memory_budget_peak_bytes The most memory budget in use since start.\n"
                "# TYPE cuzk_memory_budget_peak_bytes gauge\n");
@@ -1615,6 +1620,10 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_witness_staging_bytes Page-locked host buffers the prover workers copy witnesses into "
                "before the GPU's lock (counted in the memory budget).\n# TYPE cuzk_witness_staging_bytes gauge\n");
     fprintf(f, "cuzk_witness_staging_bytes %llu\n", (unsigned long long)st.staging_bytes);
+    fprintf(f, "# HELP cuzk_prover_host_bytes Page-locked host memory the provers hold of their own beside the SRS (a GPU "
+               "prover's matrices in host memory on a small card; counted in the memory budget).\n"
+               "# TYPE cuzk_prover_host_bytes gauge\n");
+    fprintf(f, "cuzk_prover_host_bytes %llu\n", (unsigned long long)st.backend_host_bytes);
     static const char *const forms[2] = {"dense", "compact"};
     fprintf(f, "# HELP cuzk_partitions_synthesized_total Partitions synthesized, by witness form.\n"
                "# TYPE cuzk_partitions_synthesized_total counter\n");

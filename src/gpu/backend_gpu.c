@@ -16,6 +16,7 @@
  * to streaming its bases from host memory. A streamed prover is a resident like any other (its device bytes
  * are the non-base part) and stays streamed until evicted. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ typedef struct {
     fingerprint fp;
     int users;
     uint64_t used; /* tick of the last acquire (LRU) */
+    uint64_t host; /* cz_gpu_prover_host_bytes at creation (in g_host_bytes) */
 } slot;
 
 static struct {
@@ -60,6 +62,9 @@ static struct {
     uint64_t tick, created, evicted, failed;
 } g_dev[MAX_DEV];
 static int g_max_res = MAX_RES;
+/* Page-locked host bytes of every device's provers (cz_gpu_prover_host_bytes), read by the engine under its own
+ * lock (cz_backend.host_bytes): an atomic, not the devices' mutexes, which a creation holds for seconds. */
+static _Atomic uint64_t g_host_bytes;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void init_once(void) {
     for (int i = 0; i < MAX_DEV; i++) {
@@ -76,6 +81,7 @@ static void drop(int dev, slot *sl, const char *why) {
     cz_gpu_lock(dev);
     cz_gpu_prover_destroy(sl->pr);
     cz_gpu_unlock(dev);
+    atomic_fetch_sub(&g_host_bytes, sl->host);
     cz_log(CZ_LOG_INFO, "cuzk::gpu", "device %d: idle prover of %llu rows dropped in %llu ms (%s)", dev,
            (unsigned long long)sl->fp.rows, (unsigned long long)(cz_now_ms() - t0), why);
     memset(sl, 0, sizeof *sl);
@@ -181,6 +187,8 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                        (unsigned long long)r->num_constraints, (unsigned long long)(cz_now_ms() - t0),
                        cz_gpu_prover_is_streamed(free_slot->pr) ? "streamed bases" : "resident", why);
                 free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
+                free_slot->host = cz_gpu_prover_host_bytes(free_slot->pr);
+                atomic_fetch_add(&g_host_bytes, free_slot->host);
                 free_slot->users = 1;
                 free_slot->used = ++g_dev[dev].tick;
                 g_dev[dev].created++;
@@ -293,6 +301,11 @@ static void gpu_host_free(cz_backend *b, void *p) {
     cz_gpu_host_free(p);
 }
 
+static uint64_t gpu_host_bytes(cz_backend *b) {
+    (void)b;
+    return atomic_load(&g_host_bytes);
+}
+
 /* After a failed start(): a broken context (a sticky CUDA error) loses the device. Its residents stay in
  * their slots (freeing them on a broken context is pointless) until cz_backend_gpu_release. */
 static bool gpu_device_lost(cz_backend *b, int device, char *why, size_t why_len) {
@@ -313,6 +326,7 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->device_lost = gpu_device_lost;
     b->host_alloc = gpu_host_alloc;
     b->host_free = gpu_host_free;
+    b->host_bytes = gpu_host_bytes;
 }
 
 void cz_backend_gpu_release(void) {
@@ -322,6 +336,7 @@ void cz_backend_gpu_release(void) {
         for (int k = 0; k < MAX_RES; k++)
             if (g_dev[i].s[k].pr) {
                 cz_gpu_prover_destroy(g_dev[i].s[k].pr);
+                atomic_fetch_sub(&g_host_bytes, g_dev[i].s[k].host);
                 memset(&g_dev[i].s[k], 0, sizeof g_dev[i].s[k]);
             }
         g_dev[i].created = g_dev[i].evicted = g_dev[i].failed = 0;

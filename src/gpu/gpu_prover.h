@@ -118,6 +118,11 @@ int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr);
  * dictionaries and long-row lists on the device: taken when no layout above fits (a 32 GiB Window PoSt's
  * matrices are ~7 GB), or CZ_GPU_PROVER_HOSTMAT=1 (=0 forbids it, as CZ_GPU_PROVER_TWO=0 does). */
 int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr);
+/* Page-locked host bytes create() allocated, held until destroy: the host layout's matrix terms (~3.6 GB
+ * for a 32 GiB PoRep, ~6.8 GB for a 32 GiB Window PoSt), a streamed prover's staging buffers, a synthetic
+ * prover's base copies. Not the host bases it page-locks in place (the caller's memory) nor start()'s two
+ * 8 MiB upload chunks. The daemon counts them in its memory budget (cz_backend.host_bytes). */
+size_t cz_gpu_prover_host_bytes(const cz_gpu_prover *pr);
 /* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
  * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
  * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */

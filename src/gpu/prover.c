@@ -682,6 +682,16 @@ int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
 int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr) { return pr->two_vec; }
 int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr) { return pr->host_mat; }
+size_t cz_gpu_prover_host_bytes(const cz_gpu_prover *pr) {
+    size_t b = 0;
+    for (int k = 0; k < 3; k++)
+        if (pr->m[k]) b += cz_gpu_csr_host_bytes_(pr->m[k]);
+    for (int i = 0; i < CZ_GPU_MAX_STAGES; i++)
+        if (pr->h_stage[i]) b += pr->stage_bytes;
+    for (int i = 0; i < SQ_N; i++)
+        if (pr->h_own && pr->h_src[i]) b += cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
+    return b;
+}
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept) {
     if (chunk) *chunk = pr->streamed ? pr->chunk1 : 0;
     if (stages) *stages = pr->streamed ? pr->stages : 0;

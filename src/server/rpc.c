@@ -320,6 +320,8 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         resp.total_proofs_completed = st.completed;
         resp.total_proofs_failed = st.failed;
         resp.uptime_seconds = st.uptime_ms / 1000;
+        /* cuzk leaves these 0; ours: the page-locked host memory in the budget (staging buffers, the provers' own) */
+        resp.pinned_memory_bytes = st.staging_bytes + st.backend_host_bytes;
         PACK(get_status_response, &resp, *out);
         free(gs), free(gsp), free(lname);
         cz_engine_status_free(&st);

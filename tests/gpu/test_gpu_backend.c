@@ -6,6 +6,9 @@
  *    other circuit's provers to go idle);
  *  - the engine's staging buffers (cz_backend.host_alloc) are page-locked, and a proof from a witness
  *    copied into one verifies;
+ *  - cz_backend.host_bytes: 0 with resident provers; with the matrices in host memory (CZ_GPU_PROVER_STREAM=1 and _HOSTMAT=1)
+ *    the sum of what each prover holds (as a prover made alone for the same circuit says, and > 0), 0 again
+ *    once they are released;
  *  - params rebuilt in place (same addresses, new setup): the stale prover is dropped, the new proof verifies
  *    against the new key (reused device bases would fail it);
  *  - device memory short (a ballast leaves room for one of A and a bigger C but not both): C evicts the idle
@@ -125,6 +128,34 @@ int main(void) {
     for (const char *o = order; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "ABAB %c: %s", *o, cz_error_message());
     expect("A B A B, room for both", 2, 2, 0);
     printf("two resident: ok\n");
+
+    /* the provers' own host memory, which the engine counts in its budget */
+    {
+        CHECK(be.host_bytes && be.host_bytes(&be) == 0);
+        cz_backend_gpu_release();
+        setenv("CZ_GPU_PROVER_STREAM", "1", 1); /* the host layout is a streamed one */
+        setenv("CZ_GPU_PROVER_HOSTMAT", "1", 1);
+        uint64_t alone = 0;
+        for (int i = 0; i < 2; i++) {
+            keyed *k = i ? &b : &a;
+            cz_gpu_prover *pr = NULL;
+            CHECK_MSG(cz_gpu_prover_create(&pr, 0, &k->p, &k->c.r, 0) == 0 && cz_gpu_prover_host_matrices(pr),
+                      "host matrices %c: %s", "AB"[i], cz_error_message());
+            const uint64_t hb = pr ? cz_gpu_prover_host_bytes(pr) : 0;
+            CHECK_MSG(hb > 0, "host matrices %c: no host bytes", "AB"[i]);
+            alone += hb;
+            cz_gpu_prover_destroy(pr);
+        }
+        for (const char *o = "AB"; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "host %c: %s", *o, cz_error_message());
+        unsetenv("CZ_GPU_PROVER_HOSTMAT");
+        unsetenv("CZ_GPU_PROVER_STREAM");
+        const uint64_t got = be.host_bytes ? be.host_bytes(&be) : 0;
+        CHECK_MSG(got == alone, "backend host bytes %llu, the provers' %llu", (unsigned long long)got,
+                  (unsigned long long)alone);
+        cz_backend_gpu_release();
+        CHECK(be.host_bytes && be.host_bytes(&be) == 0);
+        printf("host bytes: ok (%llu with the matrices in host memory)\n", (unsigned long long)got);
+    }
 
     /* the engine's staging buffers (cz_backend.host_alloc): page-locked; a proof from a witness copied into
      * one verifies (start() finds it locked: with an aux of 1 MiB or more it would lock a pageable one) */

@@ -640,7 +640,7 @@ static void test_host_limits(size_t nc) {
     if (rc) return;
     set_chunk(256);
     setenv("CZ_GPU_PROVER_CW_PERMILLE", "0", 1);
-    size_t smin[2] = {0, 0};
+    size_t smin[2] = {0, 0}, hbytes[2] = {1, 1};
     static const char *const knob[2] = {"CZ_GPU_PROVER_TWO", "CZ_GPU_PROVER_HOSTMAT"};
     for (int t = 0; t < 2; t++) {
         cz_gpu_prover *gp = NULL;
@@ -649,7 +649,7 @@ static void test_host_limits(size_t nc) {
         unsetenv(knob[t]);
         CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp) && cz_gpu_prover_host_matrices(gp) == t,
                   "host matrices %d: create: %s", t, rc ? cz_error_message() : "another layout");
-        if (!rc) cz_gpu_prover_needs(gp, NULL, NULL, &smin[t]);
+        if (!rc) cz_gpu_prover_needs(gp, NULL, NULL, &smin[t]), hbytes[t] = cz_gpu_prover_host_bytes(gp);
         cz_gpu_prover_destroy(gp);
     }
     /* the terms' bytes: the random circuits' matrices keep their values (32 B a term) */
@@ -666,6 +666,9 @@ static void test_host_limits(size_t nc) {
            "memory (%llu B of terms)\n", smin[0], smin[1], (unsigned long long)terms);
     CHECK_MSG(smin[1] && smin[0] == smin[1] + terms, "host matrices: needs %zu / %zu differ by other than %llu", smin[0],
               smin[1], (unsigned long long)terms);
+    /* what it holds in host memory (the daemon's budget counts it): the terms, and none in two vectors */
+    CHECK_MSG(hbytes[0] == 0 && hbytes[1] == terms, "host matrices: host bytes %zu / %zu, want 0 / %llu", hbytes[0],
+              hbytes[1], (unsigned long long)terms);
     if (smin[1] && smin[0] == smin[1] + terms && terms > 4096) {
         const size_t between = (smin[0] + smin[1]) / 2 / 1024;
         set_limit_kb(between);

@@ -46,11 +46,13 @@ static void *poll_main(void *arg) {
     return NULL;
 }
 
-__attribute__((unused)) static cz_engine *start(uint64_t budget, uint64_t min_idle_s, poller *p, pthread_t *th) {
+/* The engine on backend ("cpu", or "gpu" for a test's provider), its budget poller running. */
+__attribute__((unused)) static cz_engine *start_backend(uint64_t budget, uint64_t min_idle_s, const char *backend,
+                                                        poller *p, pthread_t *th) {
     cz_config cfg;
     cz_config_defaults(&cfg);
     snprintf(cfg.param_cache, sizeof cfg.param_cache, "%s", dir);
-    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
+    snprintf(cfg.backend, sizeof cfg.backend, "%s", backend);
     cfg.gpu_workers_per_device = 1;
     cfg.max_parallel_synthesis = 2;
     cfg.total_budget = budget;
@@ -65,6 +67,10 @@ __attribute__((unused)) static cz_engine *start(uint64_t budget, uint64_t min_id
     atomic_store(&p->stop, 0);
     pthread_create(th, NULL, poll_main, p);
     return e;
+}
+
+__attribute__((unused)) static cz_engine *start(uint64_t budget, uint64_t min_idle_s, poller *p, pthread_t *th) {
+    return start_backend(budget, min_idle_s, "cpu", p, th);
 }
 
 __attribute__((unused)) static uint64_t stop(cz_engine *e, poller *p, pthread_t th) {

@@ -10,8 +10,13 @@
  * - lone: a budget smaller than one SRS: a job still loads it and completes (the budget is then exceeded:
  *   the documented case), and a job of the other kind after it too (nothing deadlocks);
  * - synth ahead: partitions are charged their dense witness while synthesized, the rest for start(): with
- *   room for one SRS, one whole charge and one witness, two partitions synthesize at once, within budget. */
+ *   room for one SRS, one whole charge and one witness, two partitions synthesize at once, within budget;
+ * - backend host bytes: a backend that holds host memory of its own (cz_backend.host_bytes: a GPU prover's
+ *   matrices in page-locked host memory) has it counted in the budget. With room for both SRS and one
+ *   partition, H = S / 2 of it makes b1's SRS wait for gate-a's eviction (without it both stay loaded, as in
+ *   in-flight); status (backend_host_bytes, budget_used), the metric and the peak all carry H. */
 #include "srs_budget_env.h"
+#include "engine/backend.h"
 
 static void serialize(cz_rng *rng, uint64_t P) {
     uint64_t budget = S + 2 * P + cz_rng_next(rng) % (S / 2), min_idle = 1;
@@ -113,6 +118,55 @@ static void synth_ahead(cz_rng *rng) {
     cz_engine_free(e);
 }
 
+/* A CPU-proving backend on one "GPU" that reports hb_bytes of host memory of its own. */
+static _Atomic uint64_t hb_bytes;
+static uint64_t hb_host_bytes(cz_backend *b) {
+    (void)b;
+    return atomic_load(&hb_bytes);
+}
+static int hb_count(void) { return 1; }
+static int hb_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(b, nthreads);
+    b->name = "host-bytes", b->ndevices = 1, b->host_bytes = hb_host_bytes;
+    return 0;
+}
+
+static void host_bytes(cz_rng *rng, uint64_t P, uint64_t H) {
+    uint64_t budget = 2 * S + P + cz_rng_next(rng) % (P / 2), min_idle = 1;
+    cz_gpu_provider prov = {hb_count, hb_init};
+    cz_backend_set_gpu_provider(&prov);
+    atomic_store(&hb_bytes, H);
+    poller p;
+    pthread_t th;
+    cz_engine *e = start_backend(budget, min_idle, "gpu", &p, &th);
+    cz_backend_set_gpu_provider(NULL);
+    if (!e) return;
+    submit(e, "a1", CZ_KIND_POREP, rng);
+    done(e, "a1", NULL);
+    submit(e, "b1", CZ_KIND_WPOST, rng);
+    done(e, "b1", NULL);
+    /* with H counted, gate-a (idle min_idle) had to go for gate-b; without any, both fit */
+    const int want_a = H ? CZ_TIER_WARM : CZ_TIER_HOT;
+    CHECK_MSG(tier_of(e, "gate-a") == want_a && tier_of(e, "gate-b") == CZ_TIER_HOT,
+              "host bytes %llu: gate-a tier %d, want %d", (unsigned long long)H, tier_of(e, "gate-a"), want_a);
+    cz_engine_status st;
+    if (cz_engine_status_get(e, &st) == 0) {
+        const uint64_t srs = (H ? 1 : 2) * S;
+        CHECK_MSG(st.backend_host_bytes == H && st.budget_used == srs + H,
+                  "host bytes %llu: status says %llu, budget used %llu (SRS %llu)", (unsigned long long)H,
+                  (unsigned long long)st.backend_host_bytes, (unsigned long long)st.budget_used,
+                  (unsigned long long)srs);
+        cz_engine_status_free(&st);
+    }
+    char *m = cz_engine_metrics(e), want[96];
+    snprintf(want, sizeof want, "cuzk_prover_host_bytes %llu\n", (unsigned long long)H);
+    CHECK_MSG(m && strstr(m, want), "metrics lack %s", want);
+    free(m);
+    check_budget("host bytes", e, &p, th, budget, S + P + H);
+    cz_engine_free(e);
+}
+
 static void lone(cz_rng *rng) {
     uint64_t budget = S / 4 + cz_rng_next(rng) % (S / 2);
     poller p;
@@ -140,6 +194,10 @@ int main(void) {
         lone(&rng);
         uint64_t t3 = cz_now_ms();
         synth_ahead(&rng);
+        uint64_t t4 = cz_now_ms();
+        host_bytes(&rng, P, 0);
+        host_bytes(&rng, P, S / 2);
+        printf("host bytes %llu ms\n", (unsigned long long)(cz_now_ms() - t4));
         printf("serialize %llu ms, in flight %llu ms, lone %llu ms, synth ahead %llu ms\n", (unsigned long long)(t1 - t0),
                (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t2), (unsigned long long)(cz_now_ms() - t3));
     }
