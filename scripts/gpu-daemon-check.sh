@@ -123,6 +123,8 @@ fi
 if [ -n "$pid" ]; then
 o=$("$d/bin/cuzk-bench" -a "$a" status) || rc=1
 echo "$o"
+# the budget as the daemon counts it (the provers' own page-locked host memory included)
+"$d/bin/cuzk-bench" -a "$a" metrics 2>/dev/null | grep -E "^cuzk_(memory_budget_used_bytes|prover_host_bytes|witness_staging_bytes) "
 if [ "${LOSE_ALL:-0}" != 1 ]; then
     echo "$o" | grep -q "^proofs: [0-9]* completed, 0 failed" || { echo "a proof failed"; rc=1; }
 fi
