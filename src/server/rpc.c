@@ -320,8 +320,10 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         resp.total_proofs_completed = st.completed;
         resp.total_proofs_failed = st.failed;
         resp.uptime_seconds = st.uptime_ms / 1000;
-        /* cuzk leaves these 0; ours: the page-locked host memory in the budget (staging buffers, the provers' own) */
+        /* cuzk leaves these 0; ours: the page-locked host memory (staging buffers, the provers' own), which counts
+         * in memory.total_budget, and that budget as its limit */
         resp.pinned_memory_bytes = st.staging_bytes + st.backend_host_bytes;
+        resp.pinned_memory_limit_bytes = st.budget_total;
         PACK(get_status_response, &resp, *out);
         free(gs), free(gsp), free(lname);
         cz_engine_status_free(&st);

@@ -38,6 +38,10 @@ try:
     for name, st in (("unix", S), ("tcp", ST)):
         r = st.GetStatus(pb.GetStatusRequest(), timeout=5)
         check(len(r.gpus) == 0 and r.total_proofs_completed == 0, f"GetStatus over {name}: no GPUs (CPU backend), 0 done")
+        budget = metrics().get("cuzk_memory_budget_bytes")
+        check(r.pinned_memory_bytes == 0 and budget and r.pinned_memory_limit_bytes == int(budget),
+              f"GetStatus over {name}: no page-locked memory (CPU backend), the memory budget as its limit "
+              f"({r.pinned_memory_bytes} / {r.pinned_memory_limit_bytes}, budget {budget})")
 
     # --- SRS preload / evict
     r = S.PreloadSRS(pb.PreloadSrsRequest(circuit_id="porep-2k-test"))
