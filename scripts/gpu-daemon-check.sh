@@ -123,8 +123,13 @@ fi
 if [ -n "$pid" ]; then
 o=$("$d/bin/cuzk-bench" -a "$a" status) || rc=1
 echo "$o"
-# the budget as the daemon counts it (the provers' own page-locked host memory included)
-"$d/bin/cuzk-bench" -a "$a" metrics 2>/dev/null | grep -E "^cuzk_(memory_budget_used_bytes|prover_host_bytes|witness_staging_bytes) "
+# the budget as the daemon counts it (the provers' own page-locked host memory included): a prover with its
+# matrices in host memory (CUZK_TIMING ... host_matrices) must show in cuzk_prover_host_bytes
+"$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/budget.txt" 2>/dev/null || rc=1
+grep -E "^cuzk_(memory_budget_used_bytes|prover_host_bytes|witness_staging_bytes) " "$tmp/budget.txt"
+if grep -q "CUZK_TIMING.* host_matrices" "$tmp/cuzk.log" && grep -q "^cuzk_prover_host_bytes 0$" "$tmp/budget.txt"; then
+    echo "a prover holds its matrices in host memory but cuzk_prover_host_bytes is 0"; rc=1
+fi
 if [ "${LOSE_ALL:-0}" != 1 ]; then
     echo "$o" | grep -q "^proofs: [0-9]* completed, 0 failed" || { echo "a proof failed"; rc=1; }
 fi

@@ -74,6 +74,11 @@ static void p_host_free(cz_backend *b, void *p) {
     if (inner.host_free) inner.host_free(&inner, p);
 }
 
+static uint64_t p_host_bytes(cz_backend *b) {
+    (void)b;
+    return inner.host_bytes ? inner.host_bytes(&inner) : 0;
+}
+
 static void p_destroy(cz_backend *b) {
     (void)b;
     cz_backend_gpu_release(); /* the cached provers and their device memory */
@@ -144,6 +149,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->device_lost = p_device_lost;
     b->host_alloc = p_host_alloc;
     b->host_free = p_host_free;
+    b->host_bytes = p_host_bytes; /* the provers' own page-locked memory, in the engine's budget */
     b->setup_ops = &p_fb_ops;
     return 0;
 }
