@@ -600,21 +600,27 @@ static void test_two_limits(size_t nc) {
         CHECK_MSG(held == smin[1], "two vectors: the prover holds %zu B, create() planned %zu B", held, smin[1]);
         /* at that need exactly (KiB-rounded): no room to grow the buffer, so the witness's dense values are refused,
          * twice (nothing lost: the prover stays usable) */
-        CHECK_MSG(grow > 2048, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
+        /* (a circuit under CZ_TEST_GPU_MAX_N's sanitizer caps may have too few for the KiB rounding: skipped there) */
+        CHECK_MSG(grow > 2048 || nc < 4096, "the witness has %llu dense values only", (unsigned long long)k.cw.n_dense);
         const size_t lim2 = (smin[1] + 1023) / 1024 * 1024;
-        set_limit_kb(lim2 / 1024);
-        rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
-        CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at the need %zu B: %s", smin[1],
-                  rc ? cz_error_message() : "another layout");
-        if (!rc) {
-            const size_t h2 = cz_gpu_prover_device_bytes(gp);
-            CHECK_MSG(h2 + grow > lim2, "at the need: %zu B held + %zu to grow fit %zu", h2, grow, lim2);
-            cz_groth16_pending pd;
-            for (int i = 0; i < 2 && h2 + grow > lim2; i++) {
-                rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
-                CHECK_MSG(rc == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
-                          "start %d, a witness of %llu dense values with no room: %d (%s)", i,
-                          (unsigned long long)k.cw.n_dense, rc, rc ? cz_error_message() : "proved");
+        if (grow <= 2048) {
+            printf("two vectors: %llu dense values, too few to check a refusal at the need\n",
+                   (unsigned long long)k.cw.n_dense);
+        } else {
+            set_limit_kb(lim2 / 1024);
+            rc = cz_gpu_prover_create(&gp, 0, &k.p, &k.tc.r, 0);
+            CHECK_MSG(rc == 0 && cz_gpu_prover_two_vectors(gp), "limit at the need %zu B: %s", smin[1],
+                      rc ? cz_error_message() : "another layout");
+            if (!rc) {
+                const size_t h2 = cz_gpu_prover_device_bytes(gp);
+                CHECK_MSG(h2 + grow > lim2, "at the need: %zu B held + %zu to grow fit %zu", h2, grow, lim2);
+                cz_groth16_pending pd;
+                for (int i = 0; i < 2 && h2 + grow > lim2; i++) {
+                    rc = cz_gpu_prover_start_compact(&pd, gp, k.tc.inputs, &k.cw, 0, NULL);
+                    CHECK_MSG(rc == CZ_ENOMEM && strstr(cz_error_message(), "compact witness"),
+                              "start %d, a witness of %llu dense values with no room: %d (%s)", i,
+                              (unsigned long long)k.cw.n_dense, rc, rc ? cz_error_message() : "proved");
+                }
             }
         }
         cz_gpu_prover_destroy(gp);
