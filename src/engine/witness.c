@@ -78,9 +78,13 @@ static uint64_t stage_layout(cz_witness *v, void **slot[WITNESS_PARTS], uint64_t
 
 /* The capacity a copy of `need` bytes allocates into st on `device`, or 0 when st's buffer holds it (need <= max):
  * the witness plus room for the next partitions' slightly larger parts (compact witnesses vary; a dense one of
- * 4 GB does not). */
+ * 4 GB does not). A buffer over CZ_STAGE_KEEP_MAX used for less than a quarter of it is replaced by one of the
+ * witness's size: a worker that staged one dense 32 GiB Window PoSt witness (4.1 GB) would otherwise hold that
+ * much page-locked memory of the budget through every PoRep partition after it (87 MB each); the next Window
+ * PoSt allocates again (~0.2 s, outside the device's lock). */
 static uint64_t stage_cap(const cz_witness_stage *st, int device, uint64_t need) {
-    if (st->buf && st->cap >= need && st->device == device) return 0;
+    if (st->buf && st->cap >= need && st->device == device && (st->cap <= CZ_STAGE_KEEP_MAX || need >= st->cap / 4))
+        return 0;
     const uint64_t slack = (uint64_t)64 << 20;
     return need + (need / 4 < slack ? need / 4 : slack);
 }

@@ -56,7 +56,9 @@ int cz_witness_stage_copy(cz_backend *b, int device, cz_witness_stage *st, const
                           cz_witness *view);
 /* The capacity the next cz_witness_stage_copy of w into st would allocate (replacing st's buffer, if any), or 0
  * when it allocates nothing: w fits in st's buffer on `device`, or is not staged (no host_alloc, nothing to
- * copy, over max bytes). The engine charges its memory budget for it first (engine.c gpu_main). */
+ * copy, over max bytes). The engine charges its memory budget for it first (engine.c gpu_main). Less than
+ * st's capacity when that is over CZ_STAGE_KEEP_MAX and w needs under a quarter of it: the buffer shrinks. */
+#define CZ_STAGE_KEEP_MAX ((uint64_t)1 << 30)
 uint64_t cz_witness_stage_grow(const cz_backend *b, const cz_witness_stage *st, int device, const cz_witness *w,
                                uint64_t max);
 void cz_witness_stage_free(cz_backend *b, cz_witness_stage *st);

@@ -532,6 +532,24 @@ static void stage_copy(cz_rng *rng) {
         CHECK(cz_witness_stage_grow(&b, &st, 0, &big, UINT64_MAX) == need + (64 << 20));
         CHECK(cz_witness_stage_grow(&b, &st, 0, &big, (uint64_t)8 << 30) == need + (64 << 20));
         CHECK(cz_witness_stage_grow(&b, &st, 0, &big, (uint64_t)2 << 30) == 0); /* over max */
+        /* a buffer of that size (only its capacity is read) keeps a witness of a quarter of it or more, and gives
+         * way to a smaller one (a PoRep partition's after a Window PoSt): the buffer shrinks to its size; up to
+         * CZ_STAGE_KEEP_MAX, a buffer is kept whatever it holds */
+        int anchor;
+        st.buf = &anchor, st.cap = need + (64 << 20), st.device = 0;
+        cz_witness quarter = big, small = big;
+        quarter.na = st.cap / 4 / 32 + 1, small.na = 2 * 1000 * 1000;
+        const uint64_t qneed = (25840 * 32 + 63) / 64 * 64 + quarter.na * 32;
+        CHECK_MSG(qneed >= st.cap / 4 && cz_witness_stage_grow(&b, &st, 0, &quarter, UINT64_MAX) == 0,
+                  "a quarter of the buffer: %llu", (unsigned long long)cz_witness_stage_grow(&b, &st, 0, &quarter, UINT64_MAX));
+        const uint64_t sneed = (25840 * 32 + 63) / 64 * 64 + small.na * 32;
+        CHECK_MSG(cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX) == sneed + sneed / 4,
+                  "a small witness in a big buffer: grow %llu", (unsigned long long)cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX));
+        st.cap = CZ_STAGE_KEEP_MAX;
+        CHECK(cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX) == 0);
+        st.cap = CZ_STAGE_KEEP_MAX + 64;
+        CHECK(cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX) == sneed + sneed / 4);
+        st.buf = NULL, st.cap = 0;
     }
     /* no hooks: not staged */
     cz_backend cpu;
