@@ -38,7 +38,10 @@ try:
     for name, st in (("unix", S), ("tcp", ST)):
         r = st.GetStatus(pb.GetStatusRequest(), timeout=5)
         check(len(r.gpus) == 0 and r.total_proofs_completed == 0, f"GetStatus over {name}: no GPUs (CPU backend), 0 done")
-        budget = metrics().get("cuzk_memory_budget_bytes")
+        m = metrics()
+        budget = m.get("cuzk_memory_budget_bytes")
+        check(m.get("cuzk_prover_host_bytes") == 0 and m.get("cuzk_witness_staging_bytes") == 0,
+              f"metrics over {name}: no provers' host memory, no staging buffers (CPU backend)")
         check(r.pinned_memory_bytes == 0 and budget and r.pinned_memory_limit_bytes == int(budget),
               f"GetStatus over {name}: no page-locked memory (CPU backend), the memory budget as its limit "
               f"({r.pinned_memory_bytes} / {r.pinned_memory_limit_bytes}, budget {budget})")
