@@ -343,7 +343,9 @@ static uint64_t min_idle_ms(const cz_engine *e, int prio) {
 
 /* Page-locked host memory outside the SRS: the prover workers' staging buffers and what the backend's provers
  * hold of their own (cz_backend.host_bytes: a GPU prover's matrices in host memory, 3.6-6.8 GB at 32 GiB). */
-static uint64_t locked_bytes(cz_engine *e) { return e->staged + (e->be.host_bytes ? e->be.host_bytes(&e->be) : 0); }
+static uint64_t locked_bytes(cz_engine *e) {
+    return e->staged + (e->be.host_bytes ? e->be.host_bytes(&e->be) : 0);
+}
 
 /* The budget held beside the partitions in flight (budget_used): the loaded SRS, the SRS being loaded, and
  * locked_bytes(). None counts as a partition in flight for the rules that let a lone partition or SRS go
@@ -1609,7 +1611,8 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);
     fprintf(f, "# HELP cuzk_memory_budget_used_bytes Memory budget in use: partitions in flight, loaded SRS, an SRS "
-               "being loaded, the witness staging buffers and the provers' own page-locked host memory.\n# TYPE cuzk_memory_budget_used_bytes gauge\n");
+               "being loaded, the witness staging buffers and the provers' own page-locked host memory.\n"
+               "# TYPE cuzk_memory_budget_used_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_used_bytes %llu\n", (unsigned long long)st.budget_used);
     fprintf(f, "# HELP cuzk_memory_budget_peak_bytes The most memory budget in use since start.\n"
                "# TYPE cuzk_memory_budget_peak_bytes gauge\n");
@@ -1620,8 +1623,8 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_witness_staging_bytes Page-locked host buffers the prover workers copy witnesses into "
                "before the GPU's lock (counted in the memory budget).\n# TYPE cuzk_witness_staging_bytes gauge\n");
     fprintf(f, "cuzk_witness_staging_bytes %llu\n", (unsigned long long)st.staging_bytes);
-    fprintf(f, "# HELP cuzk_prover_host_bytes Page-locked host memory the provers hold of their own beside the SRS (a GPU "
-               "prover's matrices in host memory on a small card; counted in the memory budget).\n"
+    fprintf(f, "# HELP cuzk_prover_host_bytes Page-locked host memory the provers hold of their own beside the "
+               "SRS (a GPU prover's matrices in host memory on a small card; counted in the memory budget).\n"
                "# TYPE cuzk_prover_host_bytes gauge\n");
     fprintf(f, "cuzk_prover_host_bytes %llu\n", (unsigned long long)st.backend_host_bytes);
     static const char *const forms[2] = {"dense", "compact"};

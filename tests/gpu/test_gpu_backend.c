@@ -6,9 +6,9 @@
  *    other circuit's provers to go idle);
  *  - the engine's staging buffers (cz_backend.host_alloc) are page-locked, and a proof from a witness
  *    copied into one verifies;
- *  - cz_backend.host_bytes: 0 with resident provers; with the matrices in host memory (CZ_GPU_PROVER_STREAM=1 and _HOSTMAT=1)
- *    the sum of what each prover holds (as a prover made alone for the same circuit says, and > 0), 0 again
- *    once they are released;
+ *  - cz_backend.host_bytes: 0 with resident provers; with the matrices in host memory
+ *    (CZ_GPU_PROVER_STREAM=1 and _HOSTMAT=1) the sum of what each prover holds (as a prover made alone for the
+ *    same circuit says, and > 0), 0 again once they are released;
  *  - params rebuilt in place (same addresses, new setup): the stale prover is dropped, the new proof verifies
  *    against the new key (reused device bases would fail it);
  *  - device memory short (a ballast leaves room for one of A and a bigger C but not both): C evicts the idle
@@ -146,7 +146,8 @@ int main(void) {
             alone += hb;
             cz_gpu_prover_destroy(pr);
         }
-        for (const char *o = "AB"; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "host %c: %s", *o, cz_error_message());
+        for (const char *o = "AB"; *o; o++)
+            CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "host %c: %s", *o, cz_error_message());
         unsetenv("CZ_GPU_PROVER_HOSTMAT");
         unsetenv("CZ_GPU_PROVER_STREAM");
         const uint64_t got = be.host_bytes ? be.host_bytes(&be) : 0;

@@ -540,11 +540,11 @@ static void stage_copy(cz_rng *rng) {
         cz_witness quarter = big, small = big;
         quarter.na = st.cap / 4 / 32 + 1, small.na = 2 * 1000 * 1000;
         const uint64_t qneed = (25840 * 32 + 63) / 64 * 64 + quarter.na * 32;
-        CHECK_MSG(qneed >= st.cap / 4 && cz_witness_stage_grow(&b, &st, 0, &quarter, UINT64_MAX) == 0,
-                  "a quarter of the buffer: %llu", (unsigned long long)cz_witness_stage_grow(&b, &st, 0, &quarter, UINT64_MAX));
+        const uint64_t gq = cz_witness_stage_grow(&b, &st, 0, &quarter, UINT64_MAX);
+        CHECK_MSG(qneed >= st.cap / 4 && gq == 0, "a quarter of the buffer: grow %llu", (unsigned long long)gq);
         const uint64_t sneed = (25840 * 32 + 63) / 64 * 64 + small.na * 32;
-        CHECK_MSG(cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX) == sneed + sneed / 4,
-                  "a small witness in a big buffer: grow %llu", (unsigned long long)cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX));
+        const uint64_t gs = cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX);
+        CHECK_MSG(gs == sneed + sneed / 4, "a small witness in a big buffer: grow %llu", (unsigned long long)gs);
         st.cap = CZ_STAGE_KEEP_MAX;
         CHECK(cz_witness_stage_grow(&b, &st, 0, &small, UINT64_MAX) == 0);
         st.cap = CZ_STAGE_KEEP_MAX + 64;
