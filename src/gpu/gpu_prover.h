@@ -74,7 +74,7 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
  * nothing crosses PCIe).
  * Knobs (tests, benches): CZ_GPU_PROVER_STREAM=1 forces streamed (=0 forbids it), CZ_GPU_MEM_LIMIT_MB caps the
  * usable device memory, CZ_GPU_PROVER_CHUNK = G1 points per chunk (G2: half; default: from the memory left,
- * a whole query when it fits), CZ_GPU_PROVER_STAGES = staging buffers (2..4; default 3 at the largest chunk
+ * a whole query when it fits, at most 2^24 unless H then takes two chunks or one), CZ_GPU_PROVER_STAGES = staging buffers (2..4; default 3 at the largest chunk
  * where 3 fit, 4 when a 4th fits there too with the MSM scratch in full, 2 when 3 of the smallest do not), CZ_GPU_PROVER_KEEP = CZ_GPU_PART_* mask of the parts to keep on the device
  * (0: stream all, the session-5 behaviour; default: by memory), CZ_GPU_PROVER_NOPIN=1 skips page-locking
  * (the pinned staging path), CZ_GPU_STREAM_TAIL_BATCH=0 runs each chunk's tail MSM at once (default: a query's

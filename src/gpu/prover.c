@@ -323,7 +323,8 @@ int cz_gpu_prover_stream_knob_(void) {
 }
 
 /* The chunk: CZ_GPU_PROVER_CHUNK, else the longest G1 query (all of it in one chunk) halved until the ring
- * of staging buffers fits, down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant).
+ * of staging buffers fits, down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant),
+ * and no more than 2^24 points unless H then takes at most two chunks.
  * Stages: CZ_GPU_PROVER_STAGES, else 3 (uploads run further ahead of the short batch additions), 4 when a
  * 4th fits at that chunk with the MSM scratch in full, or 2 when even 3 of the smallest chunks do not fit.
  * Then the parts to keep, in the memory left with the MSM scratch in full (kept bases must not push the
@@ -375,6 +376,9 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
             if (need <= pr->limit || k_knob || k == 2) break;
         }
         if (need > pr->limit) continue;
+        /* chunks between 2^24 points and half of H buy the H MSM nothing (cz_gpu_stream_chunk_capped_) */
+        const int capped = !knob && cz_gpu_stream_chunk_capped_(c1, pr->n) != c1;
+        if (capped) c1 = cz_gpu_stream_chunk_capped_(c1, pr->n), need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
         /* the matrices read over PCIe (three SpMVs a partition: ~0.2 s at 32 GiB PoRep) only when nothing on the
          * device fits or for chunks 4x as large: on a 16 GB card 2^23 against 2^21, 1,593 against 1,639 ms a
          * partition (docs/perf.md, session 30); 2^23 against 2^22 would not pay (20 / 24 GB cards, session 29) */
@@ -383,7 +387,7 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         if (take) best = lay, best_c1 = c1, best_k = k;
         /* asked for, or nothing larger to gain */
         if (lay == first && first != LAY_PLAIN) break;
-        if (c1 == top) break;
+        if (c1 == top || capped) break;
     }
     const int lay = best >= 0 ? best : last; /* none fits: the last tried names itself in the error */
     set_layout(pr, lay);

@@ -153,6 +153,17 @@ static inline uint64_t cz_gpu_prover_max_len_(const cz_gpu_prover *pr) {
     return m;
 }
 
+/* A streamed chunk of c1 G1 points as create() plans it when CZ_GPU_PROVER_CHUNK is unset, for a domain of n (H has
+ * n - 1 points): chunks over 2^24 points go back to 2^24 unless H then takes at most two. Per point the H MSM
+ * costs the same in chunks of 2^24 and 2^25 and less only from half of H, so the memory is better spent on
+ * stages and kept parts (docs/perf.md, session 31: a 48 GB card 1,227.9 ms a 2^27 partition at 2^25, 1,195.4 at
+ * 2^24; an 80 GB card 1,040.3 at 2^26 against 1,146.5 at 2^24). */
+#define CZ_GPU_STREAM_CHUNK_CAP ((uint64_t)1 << 24)
+static inline uint64_t cz_gpu_stream_chunk_capped_(uint64_t c1, uint64_t n) {
+    const uint64_t h = n ? n - 1 : 0;
+    return c1 > CZ_GPU_STREAM_CHUNK_CAP && (h + c1 - 1) / c1 > 2 ? CZ_GPU_STREAM_CHUNK_CAP : c1;
+}
+
 /* The streamed parts (index into h_src / h_reg; bit 1 << SQ_i is gpu_prover.h's CZ_GPU_PART_*). */
 enum { SQ_H = 0, SQ_B = 1, SQ_L = 2, SQ_A = 3, SQ_B2 = 4, SQ_N = 5 };
 /* Points in part i and bytes per point (96 G1, 192 G2). */

@@ -425,8 +425,31 @@ static void run2(const layout *l) { /* two full starts */
     run_layout(l, 2, full, NULL);
 }
 
+/* create()'s chunk cap (prover_priv.h cz_gpu_stream_chunk_capped_): over 2^24 points only when H (n - 1 points)
+ * then takes at most two chunks; at or under 2^24 untouched. */
+static void chunk_cap(void) {
+    const uint64_t M = (uint64_t)1 << 20;
+    static const struct { uint64_t c1, n, want; } t[] = {
+        {32 * M, 128 * M, 16 * M},  /* a 48 GB card at 2^27: 2^25 -> 2^24 */
+        {64 * M, 128 * M, 64 * M},  /* an 80 GB card: H in two chunks */
+        {128 * M, 128 * M, 128 * M}, {256 * M, 128 * M, 256 * M}, /* one chunk */
+        {16 * M, 128 * M, 16 * M}, {8 * M, 128 * M, 8 * M}, {16 * M + 64, 128 * M, 16 * M},
+        {32 * M, 64 * M, 32 * M},   /* 2^26 domain: two chunks */
+        {32 * M, 64 * M + 4 * M, 16 * M}, /* H of 68 M - 1 points: three chunks of 2^25 */
+        {64 * M, 256 * M, 16 * M},  /* 2^28 domain: four chunks */
+        {128 * M, 256 * M, 128 * M},
+        {32 * M, 0, 32 * M},        /* no H */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        const uint64_t got = cz_gpu_stream_chunk_capped_(t[i].c1, t[i].n);
+        CHECK_MSG(got == t[i].want, "chunk %llu for n %llu: %llu, want %llu", (unsigned long long)t[i].c1,
+                  (unsigned long long)t[i].n, (unsigned long long)got, (unsigned long long)t[i].want);
+    }
+}
+
 int main(void) {
     cz_test_rng(&rng);
+    chunk_cap();
     for (int i = 0; i < NPOOL; i++) pool[i] = malloc(POOL);
     const int nrand = getenv("CZ_SCHED_LAYOUTS") ? atoi(getenv("CZ_SCHED_LAYOUTS")) : 5000;
     /* fixed shapes (fresh bases), each with 2..4 stages, pinned and pageable */
