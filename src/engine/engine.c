@@ -343,9 +343,8 @@ static uint64_t min_idle_ms(const cz_engine *e, int prio) {
 
 /* Page-locked host memory outside the SRS: the prover workers' staging buffers and what the backend's provers
  * hold of their own (cz_backend.host_bytes: a GPU prover's matrices in host memory, 3.6-6.8 GB at 32 GiB). */
-static uint64_t locked_bytes(cz_engine *e) {
-    return e->staged + (e->be.host_bytes ? e->be.host_bytes(&e->be) : 0);
-}
+static uint64_t backend_host(cz_engine *e) { return e->be.host_bytes ? e->be.host_bytes(&e->be) : 0; }
+static uint64_t locked_bytes(cz_engine *e) { return e->staged + backend_host(e); }
 
 /* The budget held beside the partitions in flight (budget_used): the loaded SRS, the SRS being loaded, and
  * locked_bytes(). None counts as a partition in flight for the rules that let a lone partition or SRS go
@@ -1424,7 +1423,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->budget_total = e->budget_total;
     st->budget_used = e->budget_used + held_bytes(e);
     st->staging_bytes = e->staged;
-    st->backend_host_bytes = e->be.host_bytes ? e->be.host_bytes(&e->be) : 0;
+    st->backend_host_bytes = backend_host(e);
     st->budget_peak = e->budget_peak;
     for (size_t i = 0; i < e->queue.n; i++) st->srs_waiting += ((const job *)e->queue.h[i].item)->srs_wait_since != 0;
     st->compact_witness = e->compact;

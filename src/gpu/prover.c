@@ -377,8 +377,9 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         }
         if (need > pr->limit) continue;
         /* chunks between 2^24 points and half of H buy the H MSM nothing (cz_gpu_stream_chunk_capped_) */
-        const int capped = !knob && cz_gpu_stream_chunk_capped_(c1, pr->n) != c1;
-        if (capped) c1 = cz_gpu_stream_chunk_capped_(c1, pr->n), need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
+        const uint64_t cc = knob ? c1 : cz_gpu_stream_chunk_capped_(c1, pr->n);
+        const int capped = cc != c1;
+        if (capped) c1 = cc, need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
         /* the matrices read over PCIe (three SpMVs a partition: ~0.2 s at 32 GiB PoRep) only when nothing on the
          * device fits or for chunks 4x as large: on a 16 GB card 2^23 against 2^21, 1,593 against 1,639 ms a
          * partition (docs/perf.md, session 30); 2^23 against 2^22 would not pay (20 / 24 GB cards, session 29) */
