@@ -17,6 +17,7 @@
  * are the non-base part) and stays streamed until evicted. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,12 @@ void cz_backend_gpu_set_max_resident(int n) {
     g_max_res = n < 1 ? 1 : n > MAX_RES ? MAX_RES : n;
 }
 
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* aux or caux (compact) */
 static int start_either(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
                         const cz_fr *aux, const cz_wcompact *caux, void **pending) {
@@ -255,22 +262,28 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     cz_gpu_prover *pr;
     cz_gpu_prove_stats st;
     memset(&st, 0, sizeof st);
+    const double t0 = now_ms();
     int rc = acquire(&pr, device, p, r, aux, caux);
+    const double t1 = now_ms();
     if (!rc) {
         rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, &st)
                   : cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, &st);
         release(device, pr);
     }
+    const double t2 = now_ms();
     if (rc) {
         free(pd);
         return rc;
     }
-    /* cuzk's per-partition CUZK_TIMING figures under its names (cuzk-spec §3), one line a partition */
+    /* cuzk's per-partition CUZK_TIMING figures under its names (cuzk-spec §3), one line a partition; then
+     * acquire_ms (finding or creating the prover), pre_ms and lock_ms (start()'s host work before the device
+     * lock, its wait for it) and start_ms (the prover's start() as a whole, gpu_total_ms included) */
     cz_log(CZ_LOG_DEBUG, "cuzk::gpu",
            "CUZK_TIMING device=%d upload_ms=%.1f spmv_ms=%.1f ntt_ms=%.1f h_msm_ms=%.1f ntt_msm_h_ms=%.1f "
-           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu%s%s%s%s",
+           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f acquire_ms=%.1f pre_ms=%.1f lock_ms=%.1f start_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu%s%s%s%s",
            device, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms, st.spmv_ms + st.ntt_ms + st.h_msm_ms,
-           st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms, (unsigned long long)st.htod_bytes,
+           st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms, t1 - t0, st.pre_ms, st.lock_ms, t2 - t1,
+           (unsigned long long)st.htod_bytes,
            (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
            st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "",
            st.host_matrices ? " host_matrices" : "");

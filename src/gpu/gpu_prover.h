@@ -34,6 +34,8 @@ typedef struct {
     double tail_msm_ms;  /* L, A, B_G1 MSMs over the "other" scalars (gather included) */
     double gpu_total_ms; /* the whole device region, upload included */
     double b_g2_cpu_ms;  /* the CPU B_G2 MSM (runs concurrently); 0 when skipped */
+    double pre_ms;       /* start()'s host work before the device lock (a dense witness compacted, parts pinned) */
+    double lock_ms;      /* start()'s wait for the device lock (cz_gpu_lock) */
     uint64_t htod_bytes, dtoh_bytes;
     uint64_t tail[3];    /* L, A, B_G1: number of scalars outside {0,1} */
     uint64_t ones[3];    /* number of scalars equal to 1 */

@@ -836,6 +836,7 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     cz_gpu_prove_stats local;
     if (!stats) stats = &local;
     memset(stats, 0, sizeof *stats);
+    const double t_in = cz_gpu_now_ms_();
     if (pr->ni == 0 || !cz_fr_equal(&inputs[0], &CZ_FR_ONE_V))
         return cz_error(CZ_EINVAL, "prove: the first input must be ONE");
     /* a/b/c in two vectors: the device keeps the witness compact, so a dense one is compacted here, before the
@@ -873,8 +874,11 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
         compact_parts(pr, inputs, caux, src, bytes);
         pin_parts(4, src, bytes, reg);
     }
+    const double t_lock = cz_gpu_now_ms_();
     cz_gpu_lock(pr->device);
+    const double t_dev = cz_gpu_now_ms_();
     int rc = run_device(pr, out, inputs, aux, caux, stats);
+    stats->pre_ms = t_lock - t_in, stats->lock_ms = t_dev - t_lock;
     cz_gpu_unlock(pr->device);
     unpin_parts(4, src, reg);
 #ifndef CZ_GPU_HAVE_G2_MSM
