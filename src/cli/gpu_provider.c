@@ -119,16 +119,9 @@ static const cz_groth16_fb_ops p_fb_ops = {p_fb_mul_many, NULL, 0};
 int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     int n = cz_gpu_device_count();
     if (n <= 0) return cz_error(CZ_EUNSUPPORTED, "no CUDA device found");
-    int use = cfg->ndevices ? cfg->ndevices : (n < CZ_CONFIG_MAX_DEVICES ? n : CZ_CONFIG_MAX_DEVICES);
-    for (int i = 0; i < use; i++) {
-        int o = cfg->ndevices ? cfg->devices[i] : i;
-        if (o < 0 || o >= n)
-            return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d but %d CUDA device(s) exist (ordinals 0..%d)", o, n,
-                            n - 1);
-        for (int k = 0; k < i; k++)
-            if (ords[k] == o) return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d twice", o);
-        ords[i] = o;
-    }
+    /* a GPU this build has no kernels for (CZ_CUDA_ARCH) is refused here, by name, not at each proof */
+    int use = cz_backend_pick_devices(cfg, n, cz_gpu_arch_check, ords);
+    if (use < 0) return use;
     const char *bg = getenv("CUZK_TEST_BREAK_GPU");
     break_ord = bg && *bg ? atoi(bg) : -1;
     memset(&inner, 0, sizeof inner);
@@ -154,4 +147,4 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     return 0;
 }
 
-const cz_gpu_provider cz_daemon_gpu_provider = {cz_gpu_device_count, cz_gpu_provider_init};
+const cz_gpu_provider cz_daemon_gpu_provider = {cz_gpu_device_count, cz_gpu_provider_init, cz_gpu_no_device_why};

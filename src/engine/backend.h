@@ -84,9 +84,17 @@ typedef struct {
     /* Fills b for the devices in cfg->devices (all when ndevices is 0); the daemon's is
      * src/cli/gpu_provider.c over src/gpu's cz_backend_gpu_init. */
     int (*init)(cz_backend *b, const cz_config *cfg, int nthreads);
+    /* optional: why device_count found none (cz_gpu_no_device_why), for the startup message */
+    void (*no_device_why)(char *why, size_t n);
 } cz_gpu_provider;
 
 void cz_backend_set_gpu_provider(const cz_gpu_provider *p);
+/* The CUDA ordinals a GPU backend proves on, into ords (CZ_CONFIG_MAX_DEVICES entries): cfg's gpus.devices,
+ * or every one of the n devices when it is empty, each asked usable() (cz_gpu_arch_check: does this build
+ * have kernels for it). Returns how many, or: CZ_EINVAL when gpus.devices names an ordinal that does not
+ * exist or names one twice; usable()'s error when gpus.devices names a device it refuses; CZ_EUNSUPPORTED
+ * when no device is left. Without gpus.devices a refused device is skipped with a warning naming why. */
+int cz_backend_pick_devices(const cz_config *cfg, int n, int (*usable)(int ord, char *why, size_t len), int *ords);
 /* gpus.backend "cpu": CPU. "auto": GPU when a provider with an init and a device exist, else CPU.
  * "gpu": GPU or an error (CZ_EUNSUPPORTED naming what is missing). */
 int cz_backend_select(cz_backend *b, const cz_config *cfg, int cpu_threads);

@@ -1,4 +1,5 @@
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,13 +70,46 @@ static const cz_gpu_provider *gpu_provider;
 
 void cz_backend_set_gpu_provider(const cz_gpu_provider *p) { gpu_provider = p; }
 
+int cz_backend_pick_devices(const cz_config *cfg, int n, int (*usable)(int ord, char *why, size_t len), int *ords) {
+    const bool listed = cfg->ndevices > 0;
+    const int want = listed ? cfg->ndevices : (n < CZ_CONFIG_MAX_DEVICES ? n : CZ_CONFIG_MAX_DEVICES);
+    for (int i = 0; i < want && listed; i++) {
+        const int o = cfg->devices[i];
+        if (o < 0 || o >= n)
+            return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d but %d CUDA device(s) exist (ordinals 0..%d)", o, n,
+                            n - 1);
+        for (int k = 0; k < i; k++)
+            if (cfg->devices[k] == o) return cz_error(CZ_EINVAL, "gpus.devices lists GPU %d twice", o);
+    }
+    int use = 0;
+    char why[300] = "", first[340] = "";
+    for (int i = 0; i < want; i++) {
+        const int o = listed ? cfg->devices[i] : i;
+        int rc = usable ? usable(o, why, sizeof why) : 0;
+        if (!rc) {
+            ords[use++] = o;
+            continue;
+        }
+        if (listed) return cz_error(rc, "gpus.devices lists GPU %d, which cannot be used: %s", o, why);
+        cz_log(CZ_LOG_WARN, "cuzk::engine", "GPU %d is not used: %s", o, why);
+        if (!first[0]) snprintf(first, sizeof first, "GPU %d: %s", o, why);
+    }
+    if (!use) return cz_error(CZ_EUNSUPPORTED, "no usable CUDA device (%s)", first[0] ? first : "none found");
+    return use;
+}
+
 int cz_backend_select(cz_backend *b, const cz_config *cfg, int cpu_threads) {
     memset(b, 0, sizeof *b);
     bool want_gpu = !strcmp(cfg->backend, "gpu");
     if (strcmp(cfg->backend, "cpu")) {
         int n = gpu_provider && gpu_provider->device_count ? gpu_provider->device_count() : 0;
+        char none[300] = "no CUDA device found", cuda[240] = "";
+        if (gpu_provider && n <= 0 && gpu_provider->no_device_why) { /* the driver's reason, when it gave one */
+            gpu_provider->no_device_why(cuda, sizeof cuda);
+            if (cuda[0]) snprintf(none, sizeof none, "no CUDA device found (%s)", cuda);
+        }
         const char *why = !gpu_provider ? "this build has no CUDA"
-                          : n <= 0      ? "no CUDA device found"
+                          : n <= 0      ? none
                           : !gpu_provider->init ? "the GPU prover is not in this build yet"
                                                 : NULL;
         if (!why) {

@@ -19,6 +19,22 @@ extern "C" int cz_gpu_device_count(void) {
     return n;
 }
 
+extern "C" void cz_gpu_no_device_why(char *why, size_t n) {
+    int c = 0;
+    cudaError_t e = cudaGetDeviceCount(&c);
+    if (e != cudaSuccess) cudaGetLastError();
+    if (!n) return;
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv); /* 0: no driver library found */
+    cudaRuntimeGetVersion(&rt);
+    if (e == cudaSuccess) snprintf(why, n, c > 0 ? "" : "the driver lists none");
+    else if (e == cudaErrorInsufficientDriver && drv == 0) snprintf(why, n, "no NVIDIA driver found (libcuda)");
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(why, n, "the NVIDIA driver supports CUDA %d.%d, this build needs CUDA %d.%d: update the driver "
+                 "(cudaErrorInsufficientDriver)", drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    else snprintf(why, n, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
 extern "C" int cz_gpu_set_device(int dev) {
     CZ_CUDA(cudaSetDevice(dev));
     return 0;

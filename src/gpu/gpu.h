@@ -20,6 +20,11 @@ extern "C" {
 
 /* Number of usable CUDA devices (0 when there is no driver or no GPU; never an error). */
 int cz_gpu_device_count(void);
+/* Why cz_gpu_device_count found none, in n bytes: "no NVIDIA driver found (libcuda)", "the NVIDIA driver
+ * supports CUDA 12.4, this build needs CUDA 13.0: update the driver (cudaErrorInsufficientDriver)", or
+ * another CUDA error by name and text ("cudaErrorNoDevice: no CUDA-capable device is detected"); "" when
+ * there are devices. */
+void cz_gpu_no_device_why(char *why, size_t n);
 /* Selects the device for the calling thread. */
 int cz_gpu_set_device(int dev);
 /* A one-line description ("NVIDIA H200, 132 SMs, 139.8 GiB, sm_90"). */
@@ -30,6 +35,11 @@ int cz_gpu_describe(char *out, size_t cap);
  * process gets a working context), with why (n bytes) naming the CUDA error ("cudaErrorIllegalAddress: an
  * illegal memory access was encountered"). Selects the device for the calling thread. */
 int cz_gpu_device_check(int ordinal, char *why, size_t n);
+/* Whether this build has kernels for device `ordinal` (built for its architecture, or for an older one of
+ * its major version, or with PTX it can compile): 0 if so; CZ_EUNSUPPORTED when it has none, with why
+ * naming the GPU, its sm_XY, the build's CZ_CUDA_ARCH and the -DCZ_CUDA_ARCH to rebuild with; CZ_EDEVICE
+ * for another CUDA failure. Selects the device for the calling thread. */
+int cz_gpu_arch_check(int ordinal, char *why, size_t n);
 /* Tests only: breaks device ordinal's context on purpose (a kernel writes to an invalid address, so it
  * gets the sticky cudaErrorIllegalAddress). 0 once the device reported the fault, else CZ_EDEVICE. */
 int cz_gpu_fault_for_test(int ordinal);

@@ -333,6 +333,59 @@ static int fake_gpu_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     return 0;
 }
 
+static void no_driver_why(char *why, size_t n) {
+    snprintf(why, n, "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version");
+}
+
+/* usable() for cz_backend_pick_devices: ordinals 1 and 4 are a build-less architecture */
+static int pick_calls;
+static int fake_usable(int ord, char *why, size_t n) {
+    pick_calls++;
+    if (ord != 1 && ord != 4) return 0;
+    snprintf(why, n, "Fake RTX %d is sm_89, and this build has kernels for CZ_CUDA_ARCH=90 only", ord);
+    return cz_error(CZ_EUNSUPPORTED, "GPU %d: %s", ord, why);
+}
+
+static int refuse_all(int ord, char *why, size_t n) {
+    snprintf(why, n, "Fake GPU %d is sm_75", ord);
+    return cz_error(CZ_EUNSUPPORTED, "GPU %d: %s", ord, why);
+}
+
+static void device_picking(void) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    int ords[CZ_CONFIG_MAX_DEVICES];
+    cz_log_set_level("error"); /* the skipped devices' warnings */
+    /* every device, none refused */
+    CHECK(cz_backend_pick_devices(&cfg, 1, fake_usable, ords) == 1 && ords[0] == 0);
+    CHECK(cz_backend_pick_devices(&cfg, 3, NULL, ords) == 3 && ords[2] == 2);
+    /* without gpus.devices the refused ones are skipped, the rest kept in order */
+    pick_calls = 0;
+    CHECK(cz_backend_pick_devices(&cfg, 6, fake_usable, ords) == 4 && ords[0] == 0 && ords[1] == 2 && ords[2] == 3 &&
+          ords[3] == 5 && pick_calls == 6);
+    /* every device refused: CZ_EUNSUPPORTED naming the first and why; no device at all */
+    CHECK(cz_backend_pick_devices(&cfg, 2, refuse_all, ords) == CZ_EUNSUPPORTED &&
+          strstr(cz_error_message(), "no usable CUDA device (GPU 0: Fake GPU 0 is sm_75)"));
+    CHECK(cz_backend_pick_devices(&cfg, 0, fake_usable, ords) == CZ_EUNSUPPORTED &&
+          strstr(cz_error_message(), "none found"));
+    /* listed: a refused device is an error, not a silent skip */
+    cfg.ndevices = 2, cfg.devices[0] = 0, cfg.devices[1] = 4;
+    CHECK(cz_backend_pick_devices(&cfg, 6, fake_usable, ords) == CZ_EUNSUPPORTED &&
+          strstr(cz_error_message(), "gpus.devices lists GPU 4") && strstr(cz_error_message(), "sm_89") &&
+          strstr(cz_error_message(), "CZ_CUDA_ARCH=90"));
+    cfg.devices[1] = 5;
+    CHECK(cz_backend_pick_devices(&cfg, 6, fake_usable, ords) == 2 && ords[0] == 0 && ords[1] == 5);
+    /* out of range or twice: refused before any device is asked */
+    cfg.devices[1] = 6;
+    pick_calls = 0;
+    CHECK(cz_backend_pick_devices(&cfg, 6, fake_usable, ords) == CZ_EINVAL && strstr(cz_error_message(), "lists GPU 6") &&
+          pick_calls == 0);
+    cfg.devices[1] = 0;
+    CHECK(cz_backend_pick_devices(&cfg, 6, fake_usable, ords) == CZ_EINVAL && strstr(cz_error_message(), "twice") &&
+          pick_calls == 0);
+    cz_log_set_level("info");
+}
+
 static void backend_selection(void) {
     cz_config cfg;
     cz_config_defaults(&cfg);
@@ -341,9 +394,14 @@ static void backend_selection(void) {
     CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu") && b.ndevices == 0);
     snprintf(cfg.backend, sizeof cfg.backend, "gpu");
     CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA"));
-    cz_gpu_provider none = {no_devices, fake_gpu_init}, noinit = {two_devices, NULL}, full = {two_devices, fake_gpu_init};
+    cz_gpu_provider none = {no_devices, fake_gpu_init, NULL}, noinit = {two_devices, NULL, NULL},
+                    full = {two_devices, fake_gpu_init, NULL};
     cz_backend_set_gpu_provider(&none);
     CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA device"));
+    cz_gpu_provider nodriver = {no_devices, fake_gpu_init, no_driver_why};
+    cz_backend_set_gpu_provider(&nodriver); /* the driver's reason in the startup error */
+    CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED &&
+          strstr(cz_error_message(), "no CUDA device found (cudaErrorInsufficientDriver: CUDA driver version"));
     cz_backend_set_gpu_provider(&noinit);
     CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "GPU prover"));
     snprintf(cfg.backend, sizeof cfg.backend, "auto");
@@ -398,6 +456,7 @@ int main(void) {
     priorities_and_registry();
     srs_manager();
     porep_hooks();
+    device_picking();
     backend_selection();
     engine_in_process();
     return cz_test_finish();

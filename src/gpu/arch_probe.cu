@@ -1,0 +1,48 @@
+/* Whether this build has kernels for a device (gpu.h cz_gpu_arch_check). A build carries machine code and
+ * PTX for the architectures in CZ_CUDA_ARCH (default 90, the H100 / H200). A GPU of an older architecture
+ * (sm_80 A100, sm_86 RTX 3090 / A6000, sm_89 RTX 4090 / L40S) finds no kernel it can run (newer ones compile
+ * the PTX at first use), and without this check each proof failed at its first launch with "no kernel
+ * image is available for execution on the device". Every .cu of cuzk_gpu is
+ * compiled for the same architectures, so one kernel here answers for all of them.
+ * tests/gpu/test_gpu_arch.c builds this file a second time, for sm_80 only and under another name
+ * (CZ_ARCH_PROBE_NAME), to see the refusal on a GPU of another architecture. */
+#include <stdio.h>
+
+#include "gpu/cuda_util.cuh"
+#include "gpu/gpu.h"
+
+#ifndef CZ_ARCH_PROBE_NAME
+#define CZ_ARCH_PROBE_NAME cz_gpu_arch_check
+#endif
+#ifndef CZ_ARCH_LIST
+#define CZ_ARCH_LIST "?"
+#endif
+
+static __global__ void arch_probe_kernel(int *p) {
+    if (p) *p = 1;
+}
+
+extern "C" int CZ_ARCH_PROBE_NAME(int ordinal, char *why, size_t n) {
+    cudaError_t e = cudaSetDevice(ordinal);
+    cudaFuncAttributes a;
+    if (e == cudaSuccess) e = cudaFuncGetAttributes(&a, arch_probe_kernel);
+    if (e == cudaSuccess) {
+        if (n) why[0] = 0;
+        return 0;
+    }
+    cudaGetLastError(); /* not sticky: the context stays usable */
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, ordinal) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(why, n, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+        return cz_error(CZ_EDEVICE, "GPU %d: %s", ordinal, why);
+    }
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction || e == cudaErrorInvalidPtx ||
+        e == cudaErrorUnsupportedPtxVersion) {
+        snprintf(why, n, "%s is sm_%d%d, and this build has kernels for CZ_CUDA_ARCH=%s only (%s): rebuild with "
+                 "-DCZ_CUDA_ARCH=%d%d", p.name, p.major, p.minor, CZ_ARCH_LIST, cudaGetErrorName(e), p.major, p.minor);
+        return cz_error(CZ_EUNSUPPORTED, "GPU %d: %s", ordinal, why);
+    }
+    snprintf(why, n, "%s (sm_%d%d): %s: %s", p.name, p.major, p.minor, cudaGetErrorName(e), cudaGetErrorString(e));
+    return cz_error(CZ_EDEVICE, "GPU %d: %s", ordinal, why);
+}

@@ -1,0 +1,85 @@
+/* A GPU this build has no kernels for is refused by name (cz_gpu_arch_check, src/gpu/arch_probe.cu), not at
+ * each proof's first launch. The probe is compiled twice more for this test, for sm_80 and for sm_90 only
+ * (machine code, no PTX), under the names cz_test_arch_check_80 / _90: on an H200 the sm_80 build must be
+ * refused with the GPU's name, its sm_90, the build's architectures and the -DCZ_CUDA_ARCH to rebuild with,
+ * and the sm_90 build accepted; on an sm_8x GPU the other way round. After a refusal the device still works
+ * (cz_gpu_device_check), and the daemon's device picking (cz_backend_pick_devices) refuses a listed device
+ * with the same words. Exits 77 (skipped) without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "engine/config.h"
+#include "engine/log.h"
+#include "gpu/gpu.h"
+#include "testutil.h"
+
+int cz_test_arch_check_80(int ordinal, char *why, size_t n);
+int cz_test_arch_check_90(int ordinal, char *why, size_t n);
+
+static void one_device(int d) {
+    char desc[256] = "", why[400] = "x";
+    CHECK(cz_gpu_set_device(d) == 0 && cz_gpu_describe(desc, sizeof desc) == 0);
+    const char *sm = strstr(desc, "sm_");
+    CHECK_MSG(sm && strlen(sm) >= 5, "%s", desc);
+    if (!sm) return;
+    const int major = atoi(sm + 3) / 10, minor = atoi(sm + 3) % 10;
+    printf("GPU %d: %s (major %d, minor %d)\n", d, desc, major, minor);
+    CHECK_MSG(cz_gpu_arch_check(d, why, sizeof why) == 0 && !why[0], "this build on GPU %d: %s", d, why);
+    struct {
+        int (*probe)(int, char *, size_t);
+        int major, minor;
+    } builds[2] = {{cz_test_arch_check_80, 8, 0}, {cz_test_arch_check_90, 9, 0}};
+    for (int k = 0; k < 2; k++) {
+        const int runs = major == builds[k].major && minor >= builds[k].minor;
+        why[0] = 'x', why[1] = 0;
+        const int rc = builds[k].probe(d, why, sizeof why);
+        if (runs) {
+            CHECK_MSG(rc == 0 && !why[0], "sm_%d%d build on %s: %d %s", builds[k].major, builds[k].minor, desc, rc, why);
+            continue;
+        }
+        char want_sm[32], want_arch[64], want_fix[64];
+        snprintf(want_sm, sizeof want_sm, "is sm_%d%d", major, minor);
+        snprintf(want_arch, sizeof want_arch, "CZ_CUDA_ARCH=%d%d only", builds[k].major, builds[k].minor);
+        snprintf(want_fix, sizeof want_fix, "rebuild with -DCZ_CUDA_ARCH=%d%d", major, minor);
+        CHECK_MSG(rc == CZ_EUNSUPPORTED && strstr(why, want_sm) && strstr(why, want_arch) && strstr(why, want_fix) &&
+                      strstr(cz_error_message(), why),
+                  "sm_%d%d build on %s: %d \"%s\"", builds[k].major, builds[k].minor, desc, rc, why);
+        printf("sm_%d%d build refused: %s\n", builds[k].major, builds[k].minor, why);
+        /* a refusal leaves the context working */
+        CHECK_MSG(cz_gpu_device_check(d, why, sizeof why) == 0, "GPU %d after the refusal: %s", d, why);
+        CHECK(cz_gpu_arch_check(d, why, sizeof why) == 0);
+        void *p = NULL;
+        CHECK(cz_gpu_malloc(&p, 1 << 20) == 0 && cz_gpu_memset(p, 0, 1 << 20) == 0);
+        cz_gpu_free(p);
+        /* the daemon's picking: listed, the device is refused with the probe's words; found, it is skipped */
+        cz_config cfg;
+        cz_config_defaults(&cfg);
+        cfg.ndevices = 1, cfg.devices[0] = d;
+        int ords[CZ_CONFIG_MAX_DEVICES];
+        CHECK(cz_backend_pick_devices(&cfg, d + 1, builds[k].probe, ords) == CZ_EUNSUPPORTED &&
+              strstr(cz_error_message(), "gpus.devices lists GPU") && strstr(cz_error_message(), want_fix));
+        CHECK(cz_backend_pick_devices(&cfg, d + 1, cz_gpu_arch_check, ords) == 1 && ords[0] == d);
+    }
+}
+
+int main(void) {
+    const int n = cz_gpu_device_count();
+    char why[300] = "x";
+    cz_gpu_no_device_why(why, sizeof why);
+    if (n <= 0) {
+        printf("no CUDA device (%s): skipped\n", why);
+        return 77;
+    }
+    CHECK_MSG(!why[0], "devices exist, yet: %s", why);
+    cz_log_set_level("error");
+    for (int d = 0; d < n && d < 8; d++) one_device(d);
+    /* every device through the picking with this build's probe */
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    int ords[CZ_CONFIG_MAX_DEVICES];
+    CHECK(cz_backend_pick_devices(&cfg, n, cz_gpu_arch_check, ords) == (n < CZ_CONFIG_MAX_DEVICES ? n : CZ_CONFIG_MAX_DEVICES));
+    return cz_test_finish();
+}
