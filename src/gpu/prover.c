@@ -326,7 +326,8 @@ int cz_gpu_prover_stream_knob_(void) {
  * of staging buffers fits, down to 2^16 points (smaller chunks would leave the MSMs' fixed costs dominant),
  * and no more than 2^24 points unless H then takes at most two chunks.
  * Stages: CZ_GPU_PROVER_STAGES, else 3 (uploads run further ahead of the short batch additions), 4 when a
- * 4th fits at that chunk with the MSM scratch in full, or 2 when even 3 of the smallest chunks do not fit.
+ * 4th fits at up to half a chunk of at most 2^24 points (cz_gpu_stream_four_) or at that chunk with the MSM
+ * scratch in full, or 2 when even 3 of the smallest chunks do not fit.
  * Then the parts to keep, in the memory left with the MSM scratch in full (kept bases must not push the
  * MSMs onto their slower floor). The order (a stage before a kept part; halving the chunk for a 3rd stage
  * rather than keeping 2 with bigger chunks) follows a timing model of the schedule (PCIe at 35-55 GB/s,
@@ -380,6 +381,17 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
         const uint64_t cc = knob ? c1 : cz_gpu_stream_chunk_capped_(c1, pr->n);
         const int capped = cc != c1;
         if (capped) c1 = cc, need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
+        /* a 4th stage at up to half the chunk (cz_gpu_stream_four_), the MSM scratch at its floor */
+        if (!k_knob && k == 3) {
+            uint64_t c4 = c1;
+            size_t n4 = stream_need(pr, fx, c4, 4, &c2, &stage, 0);
+            while (!knob && n4 > pr->limit && c4 > floor) {
+                c4 = ((c4 / 2 + 63) & ~(uint64_t)63);
+                c4 = c4 < floor ? floor : c4;
+                n4 = stream_need(pr, fx, c4, 4, &c2, &stage, 0);
+            }
+            if (n4 <= pr->limit && cz_gpu_stream_four_(c1, c4)) c1 = c4, k = 4, need = n4;
+        }
         /* the matrices read over PCIe (three SpMVs a partition: ~0.2 s at 32 GiB PoRep) only when nothing on the
          * device fits or for chunks 4x as large: on a 16 GB card 2^23 against 2^21, 1,593 against 1,639 ms a
          * partition (docs/perf.md, session 30); 2^23 against 2^22 would not pay (20 / 24 GB cards, session 29) */

@@ -164,6 +164,16 @@ static inline uint64_t cz_gpu_stream_chunk_capped_(uint64_t c1, uint64_t n) {
     return c1 > CZ_GPU_STREAM_CHUNK_CAP && (h + c1 - 1) / c1 > 2 ? CZ_GPU_STREAM_CHUNK_CAP : c1;
 }
 
+/* Whether create() takes a 4th staging buffer at chunk c4 instead of three at chunk c3 (each the largest that
+ * fits with the MSM scratch at its floor): when c3 is at most 2^24 points and c4 at least its half. The ring then
+ * uploads the next query chunks beside each H chunk instead of stalling the MSMs: 2^27 PoRep, 24 GB card 1,369.3
+ * ms a partition at 2^23 and 3 stages against 1,209.6 at 2^23 and 4; 20 GB 1,383.9 (2^23, 3) against 1,211.8
+ * (2^23, 4); 16 GB 1,623.3 (2^23, 3) against 1,530.0 (2^22, 4); 2^22 and 4 stages on the 24 GB card 1,324.6
+ * (docs/perf.md, session 32). Larger chunks (an 80 GB card's 2^26: H in two) keep their three. */
+static inline int cz_gpu_stream_four_(uint64_t c3, uint64_t c4) {
+    return c3 <= CZ_GPU_STREAM_CHUNK_CAP && c4 <= c3 && c4 >= ((c3 / 2 + 63) & ~(uint64_t)63);
+}
+
 /* The streamed parts (index into h_src / h_reg; bit 1 << SQ_i is gpu_prover.h's CZ_GPU_PART_*). */
 enum { SQ_H = 0, SQ_B = 1, SQ_L = 2, SQ_A = 3, SQ_B2 = 4, SQ_N = 5 };
 /* Points in part i and bytes per point (96 G1, 192 G2). */

@@ -447,9 +447,30 @@ static void chunk_cap(void) {
     }
 }
 
+/* create()'s 4th stage (prover_priv.h cz_gpu_stream_four_): three at c3 (at most 2^24 points) give way to four
+ * at c4 when c4 is at least half of c3. */
+static void four_stages(void) {
+    const uint64_t M = (uint64_t)1 << 20;
+    static const struct { uint64_t c3, c4; int want; } t[] = {
+        {16 * M, 8 * M, 1},   /* 24 GB card: 2^24 x 3 -> 2^23 x 4 */
+        {8 * M, 8 * M, 1},    /* 20 GB (alias) / 24 GB: the same chunk */
+        {8 * M, 4 * M, 1},    /* 16 GB, matrices in host memory: 2^23 x 3 -> 2^22 x 4 */
+        {16 * M, 4 * M, 0},   /* a quarter: 2^22 x 4 measured slower than 2^23 x 4 */
+        {2 * M, 1 * M, 1}, {2 * M, M / 2, 0},
+        {32 * M, 16 * M, 0}, {64 * M, 64 * M, 0}, /* over the cap: an 80 GB card's 2^26 keeps three */
+        {16 * M - 64, 8 * M, 1}, {16 * M - 64, 8 * M - 64, 0}, /* halves round up to 64 points */
+        {16 * M + 64, 8 * M + 64, 0}, /* just over the cap */
+        {8 * M, 16 * M, 0},   /* never a larger chunk */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        CHECK_MSG(cz_gpu_stream_four_(t[i].c3, t[i].c4) == t[i].want, "c3 %llu c4 %llu: want %d",
+                  (unsigned long long)t[i].c3, (unsigned long long)t[i].c4, t[i].want);
+}
+
 int main(void) {
     cz_test_rng(&rng);
     chunk_cap();
+    four_stages();
     for (int i = 0; i < NPOOL; i++) pool[i] = malloc(POOL);
     const int nrand = getenv("CZ_SCHED_LAYOUTS") ? atoi(getenv("CZ_SCHED_LAYOUTS")) : 5000;
     /* fixed shapes (fresh bases), each with 2..4 stages, pinned and pageable */
