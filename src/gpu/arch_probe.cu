@@ -2,9 +2,9 @@
  * PTX for the architectures in CZ_CUDA_ARCH (default 90, the H100 / H200). A GPU of an older architecture
  * (sm_80 A100, sm_86 RTX 3090 / A6000, sm_89 RTX 4090 / L40S) finds no kernel it can run (newer ones compile
  * the PTX at first use), and without this check each proof failed at its first launch with "no kernel
- * image is available for execution on the device". Every .cu of cuzk_gpu is
- * compiled for the same architectures, so one kernel here answers for all of them.
- * tests/gpu/test_gpu_arch.c builds this file a second time, for sm_80 only and under another name
+ * image is available for execution on the device". Every .cu of cuzk_gpu is compiled for the same
+ * architectures, so one kernel here answers for all of them.
+ * tests/gpu/test_gpu_arch.c builds this file twice more, for sm_80 only and for sm_90 only, under other names
  * (CZ_ARCH_PROBE_NAME), to see the refusal on a GPU of another architecture. */
 #include <stdio.h>
 

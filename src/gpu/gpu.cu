@@ -27,7 +27,7 @@ extern "C" void cz_gpu_no_device_why(char *why, size_t n) {
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv); /* 0: no driver library found */
     cudaRuntimeGetVersion(&rt);
-    if (e == cudaSuccess) snprintf(why, n, c > 0 ? "" : "the driver lists none");
+    if (e == cudaSuccess) snprintf(why, n, "%s", c > 0 ? "" : "the driver lists none");
     else if (e == cudaErrorInsufficientDriver && drv == 0) snprintf(why, n, "no NVIDIA driver found (libcuda)");
     else if (e == cudaErrorInsufficientDriver)
         snprintf(why, n, "the NVIDIA driver supports CUDA %d.%d, this build needs CUDA %d.%d: update the driver "
