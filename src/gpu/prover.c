@@ -370,7 +370,7 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
             c1 = top;
             need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
             while (!knob && need > pr->limit && c1 > floor) {
-                c1 = ((c1 / 2 + 63) & ~(uint64_t)63);
+                c1 = cz_gpu_stream_half_(c1);
                 c1 = c1 < floor ? floor : c1;
                 need = stream_need(pr, fx, c1, k, &c2, &stage, 0);
             }
@@ -386,7 +386,7 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
             uint64_t c4 = c1;
             size_t n4 = stream_need(pr, fx, c4, 4, &c2, &stage, 0);
             while (!knob && n4 > pr->limit && c4 > floor) {
-                c4 = ((c4 / 2 + 63) & ~(uint64_t)63);
+                c4 = cz_gpu_stream_half_(c4);
                 c4 = c4 < floor ? floor : c4;
                 n4 = stream_need(pr, fx, c4, 4, &c2, &stage, 0);
             }

@@ -164,6 +164,9 @@ static inline uint64_t cz_gpu_stream_chunk_capped_(uint64_t c1, uint64_t n) {
     return c1 > CZ_GPU_STREAM_CHUNK_CAP && (h + c1 - 1) / c1 > 2 ? CZ_GPU_STREAM_CHUNK_CAP : c1;
 }
 
+/* The next smaller chunk create() tries: half of c, rounded up to 64 points. */
+static inline uint64_t cz_gpu_stream_half_(uint64_t c) { return (c / 2 + 63) & ~(uint64_t)63; }
+
 /* Whether create() takes a 4th staging buffer at chunk c4 instead of three at chunk c3 (each the largest that
  * fits with the MSM scratch at its floor): when c3 is at most 2^24 points and c4 at least its half. The ring then
  * uploads the next query chunks beside each H chunk instead of stalling the MSMs: 2^27 PoRep, 24 GB card 1,369.3
@@ -171,7 +174,7 @@ static inline uint64_t cz_gpu_stream_chunk_capped_(uint64_t c1, uint64_t n) {
  * (2^23, 4); 16 GB 1,623.3 (2^23, 3) against 1,530.0 (2^22, 4); 2^22 and 4 stages on the 24 GB card 1,324.6
  * (docs/perf.md, session 32). Larger chunks (an 80 GB card's 2^26: H in two) keep their three. */
 static inline int cz_gpu_stream_four_(uint64_t c3, uint64_t c4) {
-    return c3 <= CZ_GPU_STREAM_CHUNK_CAP && c4 <= c3 && c4 >= ((c3 / 2 + 63) & ~(uint64_t)63);
+    return c3 <= CZ_GPU_STREAM_CHUNK_CAP && c4 <= c3 && c4 >= cz_gpu_stream_half_(c3);
 }
 
 /* The streamed parts (index into h_src / h_reg; bit 1 << SQ_i is gpu_prover.h's CZ_GPU_PART_*). */
