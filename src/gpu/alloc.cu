@@ -199,6 +199,15 @@ extern "C" int cz_gpu_host_is_pinned_(const void *p) {
     return a.type == cudaMemoryTypeHost;
 }
 
+extern "C" void *cz_gpu_host_dev_ptr_(const void *p) {
+    void *d = NULL;
+    if (!p || cudaHostGetDevicePointer(&d, (void *)p, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return d;
+}
+
 extern "C" int cz_gpu_host_register_(void *p, size_t bytes, int *ok) {
     *ok = 0;
     if (!bytes) return 0;

@@ -50,6 +50,7 @@ typedef struct {
     int host_matrices;   /* and the matrices' terms read from host memory (cz_gpu_prover_host_matrices) */
     uint64_t split_chunks, full_chunks; /* streamed: query chunks (G1 and G2) split 0/1 + tail, or one MSM */
     uint64_t tail_msms;  /* streamed: MSMs over the chunks' waiting tails */
+    uint64_t sparse_chunks; /* streamed: query chunks uploaded sparsely (only their points whose scalar is not 0) */
 } cz_gpu_prove_stats;
 
 /* The base arrays of a prover (bits of cz_gpu_prove_stats.streamed_parts and CZ_GPU_PROVER_KEEP). */
@@ -102,6 +103,10 @@ int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts
  * (all 0 for a resident prover). Any pointer may be NULL. */
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept);
+/* A streamed prover's host-to-device rate measured at creation (GB/s; 0 when not measured: resident, pageable
+ * bases, or nothing streamed) and whether its query chunks upload sparsely (only the points whose scalar is not
+ * 0: below 42 GB/s, or CZ_GPU_STREAM_SPARSE=1; never with =0). */
+double cz_gpu_prover_link(const cz_gpu_prover *pr, int *sparse);
 /* 1 when a streamed prover keeps the witness in c's buffer (the streamed layout did not fit otherwise, or
  * CZ_GPU_PROVER_WALIAS=1; =0 forbids it): (inputs + aux) * 32 bytes less device memory, and each start()
  * uploads the witness a second time after the H pipeline. set_next then prefetches nothing. */

@@ -246,6 +246,9 @@ static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases,
     return fixed + bases + *work;
 }
 
+/* A streamed prover's nonzero bitmap of the aux (pr->d_nz) and its two counters (d_ucnt). */
+static size_t sparse_bytes(const cz_gpu_prover *pr) { return (pr->na + 63) / 64 * 8 + 256; }
+
 /* Streamed with chunks of c1 G1 points (c2 = c1 / 2 G2 points, both clipped to the longest query): the
  * same without the bases, plus k staging buffers of *stage bytes; full: the MSM scratch in full. */
 static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, int k, uint64_t *c2, size_t *stage,
@@ -253,7 +256,7 @@ static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, in
     *c2 = c1 / 2 ? c1 / 2 : 1;
     if (*c2 > pr->len[Q_B]) *c2 = pr->len[Q_B];
     *stage = c1 * sizeof(cz_g1_affine) > *c2 * sizeof(cz_g2_affine) ? c1 * sizeof(cz_g1_affine) : *c2 * sizeof(cz_g2_affine);
-    return fixed + (size_t)k * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0, full);
+    return fixed + (size_t)k * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0, full) + sparse_bytes(pr);
 }
 
 /* Which parts to keep on the device in `spare` bytes: CZ_GPU_PROVER_KEEP (a CZ_GPU_PART_* mask) when set, else
@@ -452,6 +455,63 @@ static int pin_host_bases(cz_gpu_prover *pr) {
     return rc;
 }
 
+/* The host-to-device rate of the streamed bases' link in GB/s: one copy of up to 256 MB from the largest streamed
+ * part's page-locked bases into staging buffer 0 (after a 4 MB one), done upx times as the uploads are (the rate of
+ * a link upx times slower); 0 when no part streams. */
+static double link_gbps(cz_gpu_prover *pr) {
+    int big = -1;
+    size_t bytes = 0;
+    for (int i = 0; i < SQ_N; i++) {
+        const size_t b = cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
+        if (!(pr->keep >> i & 1) && b > bytes) big = i, bytes = b;
+    }
+    if (big < 0 || !pr->d_stage[0]) return 0;
+    bytes = bytes < pr->stage_bytes ? bytes : pr->stage_bytes;
+    bytes = bytes < ((size_t)256 << 20) ? bytes : (size_t)256 << 20;
+    int rc = cz_gpu_htod_async_(pr->d_stage[0], pr->h_src[big], bytes < ((size_t)4 << 20) ? bytes : (size_t)4 << 20,
+                                pr->st_up);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st_up);
+    const double t0 = cz_gpu_now_ms_();
+    for (int x = 0; x < pr->upx && !rc; x++) rc = cz_gpu_htod_async_(pr->d_stage[0], pr->h_src[big], bytes, pr->st_up);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st_up);
+    const double ms = cz_gpu_now_ms_() - t0;
+    return rc || ms <= 0 ? 0 : (double)bytes / 1e6 / ms; /* upx copies: the rate of a link upx times slower */
+}
+
+/* Sparse uploads of the streamed query chunks (prover_sched.c sparse_issue), once the host bases are page-locked.
+ * The gather kernel moves ~37 % fewer bytes for a PoRep partition (47.3 -> 29.7 GB) but holds SMs while it waits
+ * on PCIe, which the MSMs beside it lose: on the H200 (PCIe 5, 55 GB/s) a 32 GiB PoRep partition on a simulated
+ * 24 GB card took 1,319 ms with it against 1,204 without; at half that rate (CZ_GPU_STREAM_UPX=2, 27 GB/s, a PCIe 4
+ * card's) 1,642 against 1,901-1,976, and 0.85-0.90 of the whole chunks' time on the 16 / 20 / 48 / 80 GB cards too
+ * (docs/perf.md, session 33). So they are on when the link measures below CZ_GPU_STREAM_SPARSE_GBPS (default 42,
+ * where the two measured lines cross, linear in the transfer time), or always with CZ_GPU_STREAM_SPARSE=1,
+ * never with 0: each streamed query part whose host bases the device can address; the bitmap and counters
+ * (planned in stream_need). CZ_GPU_STREAM_SPARSE_BLOCKS: the gather's grid (default 64 blocks of 256 threads, the
+ * best of 16 / 64 / 256); CZ_GPU_STREAM_UPX (benchmarks): every upload done that many times. */
+int cz_gpu_prover_sparse_init_(cz_gpu_prover *pr) {
+    const char *e = getenv("CZ_GPU_STREAM_SPARSE"), *g = getenv("CZ_GPU_STREAM_SPARSE_BLOCKS"), *x = getenv("CZ_GPU_STREAM_UPX");
+    const char *t = getenv("CZ_GPU_STREAM_SPARSE_GBPS");
+    pr->sparse_blocks = g && atoi(g) > 0 && atoi(g) <= 4096 ? (unsigned)atoi(g) : 64;
+    pr->upx = x && atoi(x) > 1 && atoi(x) <= 16 ? atoi(x) : 1;
+    if (pr->h_stage[0]) return 0; /* pageable bases: whole chunks through the host twins */
+    pr->link_gbps = link_gbps(pr);
+    const int force = e ? atoi(e) : -1;
+    const double below = t && atof(t) > 0 ? atof(t) : 42.0;
+    if (force == 0 || (force != 1 && pr->link_gbps >= below)) return 0;
+    int any = 0;
+    for (int i = 0; i < SQ_N; i++) {
+        if (i == SQ_H || (pr->keep >> i & 1) || !cz_gpu_prover_part_len_(pr, i)) continue;
+        pr->h_dsrc[i] = cz_gpu_host_dev_ptr_(pr->h_src[i]);
+        any |= pr->h_dsrc[i] != NULL;
+    }
+    if (!any) return 0;
+    int rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_nz, sparse_bytes(pr), "nonzero bitmap");
+    if (!rc) pr->d_ucnt = (unsigned long long *)((uint8_t *)pr->d_nz + (pr->na + 63) / 64 * 8);
+    if (!rc) rc = cz_gpu_event_create_(&pr->ev_nz);
+    if (rc) memset(pr->h_dsrc, 0, sizeof pr->h_dsrc);
+    return rc;
+}
+
 /* A streamed prover's kept parts onto the device (as a resident prover has them). */
 static int upload_kept(cz_gpu_prover *pr) {
     static const char *what[SQ_N] = {"H query (kept)", "B_G1 query (kept)", "L query (kept)", "A query (kept)",
@@ -624,6 +684,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     }
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
+    if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr);
     if (!rc && stream) rc = upload_kept(pr);
     double t1 = cz_gpu_now_ms_();
     build_copy bc;
@@ -680,6 +741,15 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
     if (pr->host_mat && l2 < n)
         snprintf(out + l2, n - l2, "; the matrices' terms in host memory (%.2f GB, read over PCIe by the SpMV)",
                  (pr->mat_dev - pr->mat_hdev) / 1e9);
+    const size_t l3 = strlen(out);
+    if (pr->streamed && l3 < n)
+        snprintf(out + l3, n - l3, "; link %.1f GB/s: %s", pr->link_gbps,
+                 pr->d_nz ? "query chunks uploaded sparsely (the points whose scalar is not 0)" : "whole chunks");
+}
+
+double cz_gpu_prover_link(const cz_gpu_prover *pr, int *sparse) {
+    if (sparse) *sparse = pr->d_nz != NULL;
+    return pr->link_gbps;
 }
 
 
@@ -742,6 +812,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_free(pr->d_cnt);
     cz_gpu_free(pr->d_tail);
     cz_gpu_free(pr->d_g2buf);
+    cz_gpu_free(pr->d_nz);
+    cz_gpu_event_destroy_(pr->ev_nz);
     for (int i = 0; i < CZ_GPU_MAX_STAGES; i++) {
         cz_gpu_free(pr->d_stage[i]);
         cz_gpu_event_destroy_(pr->ev_ld[i]);

@@ -80,6 +80,20 @@ int cz_gpu_wcompact_expand_offs_(cz_fr *out, const uint64_t *is_bit, const uint6
 /* map[i] = i for i < n */
 int cz_gpu_iota_(uint32_t *map, size_t n, void *s);
 
+/* ---- sparse uploads of streamed query chunks (prover_sched.c; prover_kern.cu) ----
+ * nz: bit j (u32 words) = aux value j is not 0, from the dense aux values (nz_dense) or from a compact witness's
+ * is_bit / bit bitmaps (nz_compact; ceil(na / 64) words each). Asynchronous on s. */
+int cz_gpu_nz_dense_(uint32_t *nz, const cz_fr *aux, size_t na, void *s);
+int cz_gpu_nz_compact_(uint32_t *nz, const uint64_t *is_bit, const uint64_t *bit, size_t na, void *s);
+/* Points k < m of el bytes (96 or 192) from src (mapped page-locked host memory, cz_gpu_host_dev_ptr_) to dst, only
+ * where the witness index j = map ? map[k] : base + k is an input (j < ni) or nz bit j - ni is set; the other
+ * positions of dst keep what they held. `blocks` blocks of 256 threads; *cnt (device) += the points copied.
+ * Asynchronous on s. */
+int cz_gpu_sparse_gather_(void *dst, const void *src, size_t el, const uint32_t *map, uint64_t base, uint64_t m,
+                          const uint32_t *nz, uint64_t ni, unsigned blocks, unsigned long long *cnt, void *s);
+/* The device address of page-locked host memory (mapped: under unified addressing all of it is), or NULL. */
+void *cz_gpu_host_dev_ptr_(const void *p);
+
 /* ---- synthetic data for benchmarks (synth.cu) ---- */
 /* n affine "points" with random coordinates below p (not on the curve: the group law's cost does not
  * depend on it, and random coordinates never hit the doubling / infinity branches). */

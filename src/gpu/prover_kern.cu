@@ -170,3 +170,89 @@ extern "C" int cz_gpu_dtod_async_s_(void *dst, const void *src, size_t bytes, vo
     if (bytes) CZ_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
     return 0;
 }
+
+/* ---- streamed query chunks uploaded sparsely: only the bases whose scalar is not 0 cross PCIe ----
+ * nz bit j (u32 words, bit j & 31 of word j >> 5) = aux value j is not 0. */
+__global__ void nz_dense(uint32_t *nz, const cz_dfr *aux, size_t na) {
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t b = __ballot_sync(0xffffffffu, j < na && !cz_ld(aux + j).is_zero());
+    if ((threadIdx.x & 31) == 0 && j < na) nz[j >> 5] = b;
+}
+
+/* from a compact witness's bitmaps: a value is 0 when it is a bit and the bit is 0 */
+__global__ void nz_compact(uint32_t *nz, const uint64_t *is_bit, const uint64_t *bit, size_t nw) {
+    const size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w < nw) {
+        const uint64_t v = ~is_bit[w] | bit[w];
+        nz[2 * w] = (uint32_t)v, nz[2 * w + 1] = (uint32_t)(v >> 32);
+    }
+}
+
+extern "C" int cz_gpu_nz_dense_(uint32_t *nz, const cz_fr *aux, size_t na, void *s) {
+    if (!na) return 0;
+    nz_dense<<<blocks_for(na), 256, 0, (cudaStream_t)s>>>(nz, (const cz_dfr *)aux, na);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+extern "C" int cz_gpu_nz_compact_(uint32_t *nz, const uint64_t *is_bit, const uint64_t *bit, size_t na, void *s) {
+    const size_t nw = (na + 63) / 64;
+    if (!nw) return 0;
+    nz_compact<<<blocks_for(nw), 256, 0, (cudaStream_t)s>>>(nz, is_bit, bit, nw);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+/* dst[k] = src[k] (W 16-byte words a point) for the positions k < m whose witness index j (widx) is an input
+ * (j < ni) or has nz bit j - ni; the others are left as they are (their scalar is 0: no kernel reads them). src
+ * is page-locked host memory mapped for the device, read over PCIe. A grid-stride loop over the words with
+ * SPARSE_U loads in flight a thread, so a few blocks keep PCIe busy. *cnt += the points copied. */
+#define SPARSE_U 4
+template <unsigned W>
+__global__ void __launch_bounds__(256) sparse_gather(uint4 *dst, const uint4 *src, const uint32_t *map, uint64_t base,
+                                                    uint64_t m, const uint32_t *nz, uint64_t ni,
+                                                    unsigned long long *cnt) {
+    const uint64_t total = m * W, stride = (uint64_t)gridDim.x * blockDim.x;
+    unsigned copied = 0;
+    for (uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += SPARSE_U * stride) {
+        uint4 v[SPARSE_U];
+        bool need[SPARSE_U];
+#pragma unroll
+        for (int u = 0; u < SPARSE_U; u++) {
+            const uint64_t i = t + u * stride;
+            need[u] = false;
+            if (i < total) {
+                const uint64_t j = widx(map, base, i / W);
+                need[u] = j < ni || (nz[(j - ni) >> 5] >> ((j - ni) & 31) & 1);
+                if (need[u]) v[u] = src[i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < SPARSE_U; u++)
+            if (need[u]) {
+                const uint64_t i = t + u * stride;
+                dst[i] = v[u];
+                copied += i % W == 0;
+            }
+    }
+    for (int o = 16; o; o >>= 1) copied += __shfl_down_sync(0xffffffffu, copied, o);
+    if ((threadIdx.x & 31) == 0 && copied) atomicAdd(cnt, (unsigned long long)copied);
+}
+
+extern "C" int cz_gpu_sparse_gather_(void *dst, const void *src, size_t el, const uint32_t *map, uint64_t base,
+                                     uint64_t m, const uint32_t *nz, uint64_t ni, unsigned blocks,
+                                     unsigned long long *cnt, void *s) {
+    if (!m) return 0;
+    const size_t words = m * (el / 16);
+    unsigned g = blocks ? blocks : 1;
+    if ((size_t)g * 256 * SPARSE_U > words) g = (unsigned)((words + 256 * SPARSE_U - 1) / (256 * SPARSE_U));
+    cudaStream_t st = (cudaStream_t)s;
+    if (el == 96)
+        sparse_gather<6><<<g, 256, 0, st>>>((uint4 *)dst, (const uint4 *)src, map, base, m, nz, ni, cnt);
+    else if (el == 192)
+        sparse_gather<12><<<g, 256, 0, st>>>((uint4 *)dst, (const uint4 *)src, map, base, m, nz, ni, cnt);
+    else
+        return cz_error(CZ_EINVAL, "sparse upload: points of %zu bytes", el);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}

@@ -141,6 +141,18 @@ struct cz_gpu_prover {
     void *h_stage[CZ_GPU_MAX_STAGES], *ev_ld[CZ_GPU_MAX_STAGES], *ev_fr[CZ_GPU_MAX_STAGES];
     struct cz_gpu_chunk_ { int q; int64_t u; uint64_t k0, m; } *sched;
     uint64_t n_sched, s_next, s_taken, u_issued, u_taken;
+    /* Sparse uploads (prover_sched.c sparse_issue; CZ_GPU_STREAM_SPARSE=0 turns them off): h_dsrc[i] the device
+     * address of h_src[i] when it is page-locked and mapped (else NULL: whole chunks by DMA); d_nz the witness's
+     * nonzero bitmap (na bits), made by start() on st before the uploads (ev_nz) with nz_ready set, nz_waited once
+     * st_up waits for it; d_ucnt the points copied (G1, G2); sparse_blocks the gather's grid. upx: every upload
+     * done that many times (CZ_GPU_STREAM_UPX, benchmarks: a slower link). */
+    const void *h_dsrc[5];
+    uint32_t *d_nz;
+    unsigned long long *d_ucnt;
+    void *ev_nz;
+    int nz_ready, nz_waited, upx;
+    unsigned sparse_blocks;
+    double link_gbps; /* the host-to-device rate create() measured for the streamed bases (prover.c link_gbps) */
     /* figures create() computed (bytes): the resident need, the streamed need with the chosen staging, and
      * with the smallest chunks (cz_gpu_prover_needs) */
     size_t need_resident, need_streamed, need_streamed_min;
@@ -211,6 +223,8 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
 int cz_gpu_prover_stream_knob_(void);
+/* Sparse uploads for a streamed prover whose host bases are in place (prover.c). */
+int cz_gpu_prover_sparse_init_(cz_gpu_prover *pr);
 /* A and B_G1 index maps from device density bitmaps (A aux, B inputs, B aux). */
 int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const uint64_t *d_b_in,
                               const uint64_t *d_b_aux, uint64_t *a_len, uint64_t *b_len);

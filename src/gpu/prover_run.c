@@ -345,6 +345,34 @@ static int cw_make_c(void *ctx, cz_fr *d_c, void *s) {
     return rc ? rc : cz_gpu_bitrev_tiled_(d_c, x->pr->log_n, s);
 }
 
+/* The witness's nonzero bitmap for the streamed chunks' sparse uploads (prover_sched.c sparse_issue), made on the
+ * compute stream before any of them (they wait for ev_nz): from the dense aux values (aux) or a compact view's
+ * bitmaps (v). Nothing without a bitmap buffer (resident provers, CZ_GPU_STREAM_SPARSE=0). */
+static int sparse_begin(cz_gpu_prover *pr, const cz_fr *aux, const cz_gpu_wview *v) {
+    pr->nz_ready = 0;
+    if (!pr->d_nz) return 0;
+    /* a failed start's uploads may still run (stream_begin would wait for them after this) */
+    int rc = pr->u_issued != pr->u_taken ? cz_gpu_stream_sync_(pr->st_up) : 0;
+    if (!rc) rc = cz_gpu_memset_async_(pr->d_ucnt, 0, 2 * sizeof *pr->d_ucnt, pr->st);
+    if (!rc) rc = v ? cz_gpu_nz_compact_(pr->d_nz, v->is_bit, v->bit, pr->na, pr->st) : cz_gpu_nz_dense_(pr->d_nz, aux, pr->na, pr->st);
+    if (!rc) rc = cz_gpu_event_record_(pr->ev_nz, pr->st);
+    pr->nz_ready = !rc;
+    return rc;
+}
+
+/* The sparse uploads' bytes into htod_bytes (the points the device copied; every chunk is computed, so their
+ * uploads are over). */
+static int sparse_end(cz_gpu_prover *pr, cz_gpu_prove_stats *st) {
+    if (!pr->nz_ready) return 0;
+    pr->nz_ready = 0;
+    if (!st->sparse_chunks) return 0;
+    unsigned long long c[2] = {0, 0};
+    int rc = cz_gpu_dtoh_async_(c, pr->d_ucnt, sizeof c, pr->st_up);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st_up);
+    if (!rc) st->htod_bytes += c[0] * sizeof(cz_g1_affine) + c[1] * sizeof(cz_g2_affine);
+    return rc;
+}
+
 /* The two-vector layout's device work up to the queries: a, b from the compact witness, h in a (c computed
  * again into b meanwhile), then the dense witness expanded into b's vector (d_w) for the queries. */
 static int run_two(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *caux, cz_gpu_prove_stats *st, double *t) {
@@ -354,6 +382,7 @@ static int run_two(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *ca
     st->htod_bytes += cz_wcompact_upload_bytes(pr->ni, caux);
     st->two_vectors = 1, st->host_matrices = pr->host_mat;
     *t = cz_gpu_now_ms_(), st->upload_ms = *t - t0;
+    if (!rc) rc = sparse_begin(pr, NULL, &v);
     if (!rc) rc = cz_gpu_prover_stream_begin_(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n;
     if (!rc) rc = cz_gpu_csr_mul_vec_cw(a, pr->n, pr->m[0], &v, 0, pr->st);
@@ -740,6 +769,8 @@ static int run_streamed(cz_gpu_prover *pr, cz_groth16_pending *out, cz_gpu_prove
         if (!rc) rc = cz_gpu_prover_stream_release_(pr, st);
     }
     if (!rc) rc = stail_flush(pr, &tw, st, &st->b_g2_cpu_ms);
+    if (!rc) rc = sparse_end(pr, st);
+    pr->nz_ready = 0;
     return rc;
 }
 
@@ -757,6 +788,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     const uint64_t wbytes = caux ? cz_wcompact_upload_bytes(pr->ni, caux) : (pr->ni + pr->na) * sizeof(cz_fr);
     st->htod_bytes += wbytes;
     t = cz_gpu_now_ms_(), st->upload_ms = t - t0; /* the expansion, if any, is queued and lands in spmv_ms */
+    if (!rc && pr->streamed) rc = sparse_begin(pr, pr->d_w + pr->ni, NULL);
     if (!rc && pr->streamed) rc = cz_gpu_prover_stream_begin_(pr, st);
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};

@@ -54,7 +54,7 @@ static int synth_streamed(cz_gpu_prover *pr, uint64_t seed) {
             if (!rc) rc = cz_gpu_memcpy_dtoh((uint8_t *)h + k * 96, pr->d_stage[0], m * 96);
         }
     }
-    return rc;
+    return rc ? rc : cz_gpu_prover_sparse_init_(pr);
 }
 
 int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu_synth_shape *s, uint64_t seed,

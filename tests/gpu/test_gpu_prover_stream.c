@@ -9,7 +9,8 @@
  *    prover's, the proof bytes for the same r, s are equal, the proof verifies; stats say streamed with the
  *    stages asked, the streamed parts are exactly those not kept, the chunk count is the sum of ceil(len /
  *    chunk) over the streamed ones of H, B_G1, L, A (G1 chunk) and B_G2 (half the G1 chunk), and htod_bytes =
- *    the witness + every streamed base byte (kept parts cross nothing);
+ *    the witness + every streamed base byte (kept parts cross nothing), of the query parts only the points
+ *    whose scalar is not 0 (sparse uploads; whole chunks with CZ_GPU_STREAM_SPARSE=0 or pageable bases);
  *  - a witness with half its values outside {0, 1} (split and full-MSM chunks mixed within a query: the tails
  *    of a query's chunks wait for one MSM, which must run before a full chunk's gather reuses their buffer);
  *  - every part kept alone and every part streamed alone (the other four kept), stages 2, 3, 4 in turn, random
@@ -51,7 +52,7 @@
 #include "testutil.h"
 
 static cz_rng rng;
-static int streamed_runs, full_chunks, split_chunks, walias_runs[2], two_runs[2], host_runs[2], mixed_runs;
+static int sparse_runs, streamed_runs, full_chunks, split_chunks, walias_runs[2], two_runs[2], host_runs[2], mixed_runs;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -143,20 +144,24 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
     set_chunk(c1);
     set_int_env("CZ_GPU_PROVER_STAGES", stages ? stages : -1);
     set_int_env("CZ_GPU_PROVER_KEEP", keep);
-    if (nopin) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
+    /* sparse uploads forced on (0), off (2), or by the measured link (3); pageable bases never (1) */
+    if (nopin == 1) setenv("CZ_GPU_PROVER_NOPIN", "1", 1);
+    if (nopin == 0 || nopin == 2) setenv("CZ_GPU_STREAM_SPARSE", nopin ? "0" : "1", 1);
     if (walias) setenv("CZ_GPU_PROVER_WALIAS", "1", 1);
     if (two) setenv(host ? "CZ_GPU_PROVER_HOSTMAT" : "CZ_GPU_PROVER_TWO", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create_mode(&gp, 0, &k->p, &k->tc.r, 0, CZ_GPU_PROVER_STREAMED);
     unsetenv("CZ_GPU_PROVER_HOSTMAT");
     unsetenv("CZ_GPU_PROVER_NOPIN");
+    unsetenv("CZ_GPU_STREAM_SPARSE");
     unsetenv("CZ_GPU_PROVER_STAGES");
     unsetenv("CZ_GPU_PROVER_KEEP");
     unsetenv("CZ_GPU_PROVER_WALIAS");
     unsetenv("CZ_GPU_PROVER_TWO");
     char what[200];
     snprintf(what, sizeof what, "%s rows %llu chunk %llu stages %d keep %d%s%s", mix, (unsigned long long)k->tc.r.num_rows,
-             (unsigned long long)c1, stages, keep, nopin ? " nopin" : "",
+             (unsigned long long)c1, stages, keep,
+             nopin == 1 ? " nopin" : nopin == 2 ? " whole chunks" : nopin == 3 ? " sparse by the link" : "",
              walias ? " witness-in-c" : host ? " host-matrices" : two ? " two-vectors" : "");
     CHECK_MSG(rc == 0, "%s: create: %s", what, cz_error_message());
     if (rc) return;
@@ -205,16 +210,37 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
                   (unsigned long long)e1);
         /* parts in CZ_GPU_PART_* bit order: H, B_G1, L, A, B_G2 */
         const uint64_t plen[5] = {h, lb, na, la, lb}, pel[5] = {96, 96, 96, 96, 192}, pch[5] = {e1, e1, e1, e1, e2};
+        /* sparse uploads (pinned bases, not turned off): a streamed query chunk moves only its points whose scalar
+         * is not 0 (every input position of A and B, the aux positions whose value is not 0) */
+        int sparse = 0, streams = 0, qstreams = 0; /* a part streams; a query part does (H never goes sparse) */
+        for (int i = 0; i < 5; i++) streams |= !(kept >> i & 1) && plen[i], qstreams |= i && !(kept >> i & 1) && plen[i];
+        const double gbps = cz_gpu_prover_link(gp, &sparse);
+        CHECK_MSG(nopin == 1 || !streams ? gbps == 0 && !sparse : gbps > 0, "%s: link %.2f GB/s measured", what, gbps);
+        CHECK_MSG(sparse == (qstreams && (nopin == 0 || (nopin == 3 && gbps < 42))), "%s: sparse %d at %.2f GB/s", what,
+                  sparse, gbps);
+        uint64_t nz[5] = {h, 0, 0, ni, 0};
+        for (uint64_t i = 0; i < ni; i++) nz[1] += cz_density_get(k->tc.r.b_input_density, i);
+        for (uint64_t j = 0; j < na; j++) {
+            const int v = !cz_fr_is_zero(&k->tc.aux[j]);
+            nz[2] += v, nz[3] += v && cz_density_get(k->tc.r.a_aux_density, j);
+            nz[1] += v && cz_density_get(k->tc.r.b_aux_density, j);
+        }
+        nz[4] = nz[1];
         /* two vectors: a dense witness is compacted on the host and crosses once, compact */
         uint64_t chunks = 0, bytes = in_two ? cz_wcompact_upload_bytes(ni, &k->cw) : 32 * (ni + na) * (in_c ? 2 : 1);
+        uint64_t want_sparse = 0;
         unsigned want_parts = 0;
         for (int i = 0; i < 5; i++) {
             if (kept >> i & 1) continue;
-            chunks += ceil_div(plen[i], pch[i]), bytes += pel[i] * plen[i];
+            chunks += ceil_div(plen[i], pch[i]), bytes += pel[i] * (sparse ? nz[i] : plen[i]);
+            if (sparse && i) want_sparse += ceil_div(plen[i], pch[i]);
             if (plen[i]) want_parts |= 1u << i;
         }
         CHECK_MSG(st.chunks == chunks, "%s: %llu chunks, want %llu", what, (unsigned long long)st.chunks,
                   (unsigned long long)chunks);
+        CHECK_MSG(st.sparse_chunks == want_sparse, "%s: %llu sparse chunks, want %llu", what,
+                  (unsigned long long)st.sparse_chunks, (unsigned long long)want_sparse);
+        sparse_runs += want_sparse > 0;
         CHECK_MSG(st.htod_bytes == bytes, "%s: htod %llu B, want %llu", what, (unsigned long long)st.htod_bytes,
                   (unsigned long long)bytes);
         CHECK_MSG(st.streamed_parts == want_parts, "%s: streamed parts %u, want %u", what, st.streamed_parts, want_parts);
@@ -277,8 +303,8 @@ static void test_circuit(size_t pub, size_t nfree, size_t nc, unsigned p0, unsig
         if (k.n <= 1024) test_streamed(&k, &pres, 37, 2, 0, 0, 0, mix, 0);
         test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 0);
         test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 4, (int)(cz_rng_next(&rng) % 32), 1, 0, mix, 0);
-        test_streamed(&k, &pres, k.n / 3 + 1, 2 + (int)(cz_rng_next(&rng) % 3), (int)(cz_rng_next(&rng) % 32), 0, 0, mix, 0);
-        test_streamed(&k, &pres, 0, 0, -1, 0, 0, mix, 0);
+        test_streamed(&k, &pres, k.n / 3 + 1, 2 + (int)(cz_rng_next(&rng) % 3), (int)(cz_rng_next(&rng) % 32), 2, 0, mix, 0);
+        test_streamed(&k, &pres, 0, 0, -1, 3, 0, mix, 0);
         /* the witness in c's buffer (asked for): compact and prefetch-asked starts too, then random chunks */
         test_streamed(&k, &pres, 64, 3, 0, 0, 1, mix, 1);
         test_streamed(&k, &pres, 65 + cz_rng_next(&rng) % 200, 2 + (int)(cz_rng_next(&rng) % 3),
@@ -829,6 +855,7 @@ int main(void) {
     CHECK_MSG(two_runs[1] > 0, "a/b/c in two vectors never taken when asked for (%d / %d)", two_runs[1], two_runs[0]);
     CHECK_MSG(host_runs[1] > 0, "the matrices in host memory never taken when asked for (%d / %d)", host_runs[1],
               host_runs[0]);
+    CHECK_MSG(sparse_runs > 0, "no start uploaded sparsely");
     CHECK_MSG(streamed_runs > 0 && full_chunks > 0 && split_chunks > 0,
               "both chunk paths must run (runs %d, full %d, split %d)", streamed_runs, full_chunks, split_chunks);
     cz_gpu_g1_release_scratch();

@@ -31,6 +31,7 @@
 #define cz_gpu_htod_async_ model_htod
 #define cz_gpu_event_record_ model_record
 #define cz_gpu_stream_sync_ model_sync
+#define cz_gpu_sparse_gather_ model_sparse
 #include "gpu/prover_sched.c"
 
 enum { UP = 0, CP = 1, MAXS = CZ_GPU_MAX_STAGES };
@@ -40,7 +41,7 @@ static const size_t EL[SQ_N] = {96, 96, 96, 96, 192}; /* H, B_G1, L, A: G1 affin
 
 typedef struct {
     uint64_t n, len[3], chunk1, chunk2;
-    int stages, pageable;
+    int stages, pageable, sparse; /* sparse: the query parts' host bases mapped, the nz bitmap made (nz_ready) */
     unsigned keep;
 } layout;
 
@@ -64,14 +65,14 @@ typedef struct {
     cz_gpu_prover *pr;
     const layout *lay;
     int stream_id[2]; /* their addresses are the stream handles */
-    model_event ld[MAXS], fr[MAXS];
+    model_event ld[MAXS], fr[MAXS], nz; /* nz: the bitmap's event, recorded on the compute stream */
     uint64_t ops[2];   /* items enqueued on each stream */
     uint64_t after[2]; /* stream s's later items run after the first after[s] items of the other stream */
     uint64_t up_done;  /* upload items known done on the host */
     uint64_t reader[MAXS], loaded[MAXS], twin[MAXS]; /* 1 + the last compute reading / upload writing staging
                                                         buffer b, upload reading host twin b (0: none) */
     /* this start */
-    uint64_t uploads, released, up_bytes;
+    uint64_t uploads, released, up_bytes, sparse, sparse_bytes; /* sparse: sparse uploads (their bytes) */
     long calls, fail_at; /* the fail_at-th wait / upload call fails (0: none) */
     int failed;
     /* every start */
@@ -113,7 +114,7 @@ int model_wait(void *s, void *e) {
     const int si = stream_of(s);
     model_event *ev = e;
     const int ld = ev >= M.ld && ev < M.ld + MAXS, fr = ev >= M.fr && ev < M.fr + MAXS;
-    if (si < 0 || (!ld && !fr)) {
+    if (si < 0 || (!ld && !fr && ev != &M.nz)) {
         bad("wait on an unknown stream or event");
         return 0;
     }
@@ -185,6 +186,25 @@ int model_htod(void *dst, const void *src, size_t bytes, void *s) {
     return 0;
 }
 
+/* A sparse upload: an upload of the whole chunk (the model copies every point; the device copies those whose
+ * scalar is not 0), from the part's device-mapped address (the host one here), after the nz bitmap. */
+int model_sparse(void *dst, const void *src, size_t el, const uint32_t *map, uint64_t base, uint64_t m,
+                 const uint32_t *nz, uint64_t ni, unsigned blocks, unsigned long long *cnt, void *s) {
+    const cz_gpu_prover *pr = M.pr;
+    (void)map, (void)base, (void)ni;
+    if (!M.lay->sparse) bad("sparse upload in a layout without the bitmap");
+    if (nz != pr->d_nz || blocks != pr->sparse_blocks || cnt != pr->d_ucnt + (el == 192))
+        bad("sparse upload: bitmap %p, %u blocks, counter %p", (const void *)nz, blocks, (void *)cnt);
+    if (el != 96 && el != 192) bad("sparse upload of %zu-byte points", el);
+    if (src == pr->h_src[SQ_H] || (el == 96) == (src >= pr->h_src[SQ_B2] && src < (const void *)((const uint8_t *)pr->h_src[SQ_B2] + plen(M.lay, SQ_B2) * 192)))
+        bad("sparse upload of H, or of a point size not its part's");
+    if (!M.nz.recorded || M.nz.pos > M.after[UP]) bad("sparse upload not ordered after the nz bitmap");
+    const uint64_t up0 = M.up_bytes;
+    const int rc = model_htod(dst, src, m * el, s);
+    M.sparse++, M.sparse_bytes += M.up_bytes - up0;
+    return rc;
+}
+
 /* ---- one prover layout ---- */
 
 typedef struct {
@@ -214,7 +234,7 @@ enum { RUN_FULL, RUN_ABANDON, RUN_FAIL };
 /* One start; mode RUN_ABANDON stops after arg - 1 chunks, RUN_FAIL fails the arg-th wait / upload call.
  * Returns 1 when the start ran to its end (then everything was checked). */
 static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, uint64_t arg) {
-    uint64_t want_total = 0, want_streamed = 0, want_bytes = 0;
+    uint64_t want_total = 0, want_streamed = 0, want_bytes = 0, want_sparse = 0, want_sbytes = 0;
     unsigned want_parts = 0;
     for (int i = 0; i < SQ_N; i++) {
         const uint64_t k = (plen(l, i) + pchunk(l, i) - 1) / pchunk(l, i);
@@ -222,10 +242,18 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
         if (!(l->keep >> i & 1)) {
             want_streamed += k, want_bytes += plen(l, i) * EL[i];
             if (plen(l, i)) want_parts |= 1u << i;
+            if (l->sparse && !l->pageable && i != SQ_H) want_sparse += k, want_sbytes += plen(l, i) * EL[i];
         }
         memset(a->cover[i], 0, plen(l, i));
     }
-    M.uploads = M.released = M.up_bytes = 0;
+    M.uploads = M.released = M.up_bytes = M.sparse = M.sparse_bytes = 0;
+    /* start() made the nz bitmap on the compute stream (a work item) before stream_begin */
+    memset(&M.nz, 0, sizeof M.nz);
+    if (l->sparse) {
+        M.ops[CP]++;
+        M.nz.recorded = 1, M.nz.stream = CP, M.nz.pos = M.ops[CP];
+        pr->nz_ready = 1;
+    }
     M.calls = 0, M.fail_at = mode == RUN_FAIL ? (long)arg : 0, M.failed = 0;
     cz_gpu_prove_stats st;
     memset(&st, 0, sizeof st);
@@ -308,9 +336,14 @@ static int one_start(cz_gpu_prover *pr, const layout *l, arrays *a, int mode, ui
     if (M.uploads != want_streamed || st.chunks != want_streamed)
         bad("%llu uploads, stats %llu chunks, want %llu", (unsigned long long)M.uploads,
             (unsigned long long)st.chunks, (unsigned long long)want_streamed);
-    if (st.htod_bytes != want_bytes || M.up_bytes != want_bytes)
-        bad("htod_bytes %llu, uploaded %llu, want %llu", (unsigned long long)st.htod_bytes,
-            (unsigned long long)M.up_bytes, (unsigned long long)want_bytes);
+    /* sparse uploads' bytes are counted by the device (prover_run.c sparse_end), not here */
+    if (st.htod_bytes != want_bytes - want_sbytes || M.up_bytes != want_bytes)
+        bad("htod_bytes %llu, uploaded %llu, want %llu - %llu sparse", (unsigned long long)st.htod_bytes,
+            (unsigned long long)M.up_bytes, (unsigned long long)want_bytes, (unsigned long long)want_sbytes);
+    if (st.sparse_chunks != want_sparse || M.sparse != want_sparse || M.sparse_bytes != want_sbytes)
+        bad("sparse chunks: stats %llu, uploads %llu (%llu bytes), want %llu (%llu bytes)",
+            (unsigned long long)st.sparse_chunks, (unsigned long long)M.sparse, (unsigned long long)M.sparse_bytes,
+            (unsigned long long)want_sparse, (unsigned long long)want_sbytes);
     if (st.streamed_parts != want_parts) bad("streamed_parts %#x, want %#x", st.streamed_parts, want_parts);
     if (st.streamed != 1 || st.stages != l->stages)
         bad("stats streamed %d stages %d", st.streamed, st.stages);
@@ -328,10 +361,10 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
     memset(&M, 0, offsetof(model, bad)); /* fresh streams and events */
     M.pr = &pr, M.lay = l;
     snprintf(M.desc, sizeof M.desc,
-             "n %llu L %llu A %llu B %llu chunk1 %llu chunk2 %llu stages %d keep %#x %s",
+             "n %llu L %llu A %llu B %llu chunk1 %llu chunk2 %llu stages %d keep %#x %s%s",
              (unsigned long long)l->n, (unsigned long long)l->len[Q_L], (unsigned long long)l->len[Q_A],
              (unsigned long long)l->len[Q_B], (unsigned long long)l->chunk1, (unsigned long long)l->chunk2,
-             l->stages, l->keep, l->pageable ? "pageable" : "pinned");
+             l->stages, l->keep, l->pageable ? "pageable" : "pinned", l->sparse ? " sparse" : "");
     pr.n = l->n;
     memcpy(pr.len, l->len, sizeof pr.len);
     pr.chunk1 = l->chunk1, pr.chunk2 = l->chunk2, pr.stages = l->stages, pr.keep = l->keep, pr.streamed = 1;
@@ -351,7 +384,12 @@ static void run_layout(const layout *l, int nstarts, const int *modes, const uin
         cz_rng_bytes(&rng, a.host[i], bytes);
         for (size_t j = 0; j < bytes; j++) a.dev[i][j] = a.host[i][j] ^ 0x5a; /* the device copy differs */
         pr.h_src[i] = a.host[i];
+        /* as cz_gpu_prover_sparse_init_ maps them: the query parts, not H, not with host twins */
+        if (l->sparse && i != SQ_H && !l->pageable) pr.h_dsrc[i] = a.host[i];
     }
+    static uint32_t nz_dummy[8];
+    if (l->sparse) pr.d_nz = nz_dummy, pr.d_ucnt = (unsigned long long *)(nz_dummy + 4), pr.ev_nz = &M.nz;
+    pr.sparse_blocks = 1 + (unsigned)rnd(100);
     pr.d_h = (cz_g1_affine *)a.dev[SQ_H], pr.d_b2 = (cz_g2_affine *)a.dev[SQ_B2];
     pr.d_q[Q_L] = (cz_g1_affine *)a.dev[SQ_L], pr.d_q[Q_A] = (cz_g1_affine *)a.dev[SQ_A];
     pr.d_q[Q_B] = (cz_g1_affine *)a.dev[SQ_B];
@@ -413,6 +451,7 @@ static void random_layout(layout *l) {
     const uint64_t k = rnd(8);
     l->keep = k == 0 ? 0 : k == 1 ? (1u << SQ_N) - 1 : (unsigned)rnd(1u << SQ_N);
     l->pageable = (int)rnd(2);
+    l->sparse = (int)rnd(2);
 }
 
 static void random_modes(int *modes, int n) {
@@ -473,13 +512,13 @@ int main(void) {
     four_stages();
     for (int i = 0; i < NPOOL; i++) pool[i] = malloc(POOL);
     const int nrand = getenv("CZ_SCHED_LAYOUTS") ? atoi(getenv("CZ_SCHED_LAYOUTS")) : 5000;
-    /* fixed shapes (fresh bases), each with 2..4 stages, pinned and pageable */
+    /* fixed shapes (fresh bases), each with 2..4 stages, pinned, pageable and pinned with sparse uploads */
     for (int stages = 2; stages <= MAXS; stages++)
-        for (int pg = 0; pg < 2; pg++) {
-            layout l = {.n = 129, .len = {150, 90, 0}, .stages = stages, .pageable = pg}; /* B absent */
+        for (int pg = 0; pg < 3; pg++) {
+            layout l = {.n = 129, .len = {150, 90, 0}, .stages = stages, .pageable = pg == 1, .sparse = pg == 2}; /* B absent */
             l.chunk1 = 32, l.chunk2 = plan_chunk2(&l);
             for (unsigned keep = 0; keep < (1u << SQ_N); keep++) l.keep = keep, run2(&l);
-            layout f = {.n = 257, .len = {200, 120, 77}, .stages = stages, .pageable = pg};
+            layout f = {.n = 257, .len = {200, 120, 77}, .stages = stages, .pageable = pg == 1, .sparse = pg == 2};
             f.chunk1 = g1max(&f),
             f.chunk2 = plan_chunk2(&f); /* one chunk for the longest part; chunk2 < chunk1 */
             for (unsigned keep = 0; keep < (1u << SQ_N); keep++) f.keep = keep, run2(&f);
@@ -487,7 +526,7 @@ int main(void) {
             run2(&f);
             f.keep = (1u << SQ_N) - 1; /* everything kept: not one upload */
             run2(&f);
-            layout h = {.n = 65, .chunk1 = 16, .chunk2 = 1, .stages = stages, .pageable = pg};
+            layout h = {.n = 65, .chunk1 = 16, .chunk2 = 1, .stages = stages, .pageable = pg == 1, .sparse = pg == 2};
             run1(&h); /* H alone */
             h.n = 1, h.len[Q_A] = 33;
             run1(&h); /* H empty */

@@ -129,9 +129,11 @@ int main(int argc, char **argv) {
             unsigned kept;
             cz_gpu_prover_needs(pr, NULL, &need, &need_min);
             cz_gpu_prover_stream_plan(pr, &chunk, &stages, &kept);
-            printf("2^%u streamed: device %.2f GiB held; non-base need %.2f GiB with the chunks chosen, %.2f GiB "
-                   "with the smallest (2^16 points); chunks of %llu G1 points, %d stages, kept:%s%s%s%s%s%s%s\n",
-                   k, cz_gpu_prover_device_bytes(pr) / 1073741824.0, need / 1073741824.0, need_min / 1073741824.0,
+            int sparse = 0;
+            const double gbps = cz_gpu_prover_link(pr, &sparse);
+            printf("2^%u streamed: link %.1f GB/s (%s); device %.2f GiB held; non-base need %.2f GiB with the chunks "
+                   "chosen, %.2f GiB with the smallest (2^16 points); chunks of %llu G1 points, %d stages, kept:%s%s%s%s%s%s%s\n",
+                   k, gbps, sparse ? "sparse query uploads" : "whole chunks", cz_gpu_prover_device_bytes(pr) / 1073741824.0, need / 1073741824.0, need_min / 1073741824.0,
                    (unsigned long long)chunk, stages, kept & CZ_GPU_PART_H ? " H" : "", kept & CZ_GPU_PART_L ? " L" : "",
                    kept & CZ_GPU_PART_A ? " A" : "", kept & CZ_GPU_PART_B_G1 ? " B_G1" : "",
                    kept & CZ_GPU_PART_B_G2 ? " B_G2" : "", kept ? "" : " none",
@@ -165,13 +167,15 @@ int main(int argc, char **argv) {
             cz_gpu_prove_stats st;
             if (compact) DIE_IF(cz_gpu_prover_start_compact(&pd, pr, w, &cw, 0, &st), "start_compact");
             else DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start");
-            char sp[64] = "";
+            char sp[96] = "";
             if (st.streamed)
-                snprintf(sp, sizeof sp, " streamed(%s%s%s%s%s, %d stages%s)", st.streamed_parts & CZ_GPU_PART_H ? "H" : "",
-                         st.streamed_parts & CZ_GPU_PART_L ? "L" : "", st.streamed_parts & CZ_GPU_PART_A ? "A" : "",
-                         st.streamed_parts & CZ_GPU_PART_B_G1 ? "B" : "", st.streamed_parts & CZ_GPU_PART_B_G2 ? "2" : "",
-                         st.stages, st.witness_again ? ", witness twice" : st.host_matrices ? ", host matrices"
-                                    : st.two_vectors ? ", two vectors" : "");
+                snprintf(sp, sizeof sp, " streamed(%s%s%s%s%s, %d stages%s, %llu of %llu chunks sparse)",
+                         st.streamed_parts & CZ_GPU_PART_H ? "H" : "", st.streamed_parts & CZ_GPU_PART_L ? "L" : "",
+                         st.streamed_parts & CZ_GPU_PART_A ? "A" : "", st.streamed_parts & CZ_GPU_PART_B_G1 ? "B" : "",
+                         st.streamed_parts & CZ_GPU_PART_B_G2 ? "2" : "", st.stages,
+                         st.witness_again ? ", witness twice" : st.host_matrices ? ", host matrices"
+                         : st.two_vectors ? ", two vectors" : "",
+                         (unsigned long long)st.sparse_chunks, (unsigned long long)st.chunks);
             printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
