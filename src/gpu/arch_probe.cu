@@ -8,6 +8,7 @@
  * (CZ_ARCH_PROBE_NAME), to see the refusal on a GPU of another architecture. */
 #include <stdio.h>
 
+#include "gpu/arch_list.h"
 #include "gpu/cuda_util.cuh"
 #include "gpu/gpu.h"
 
@@ -22,7 +23,24 @@ static __global__ void arch_probe_kernel(int *p) {
     if (p) *p = 1;
 }
 
+/* First from the build's list and the device's compute capability (device queries, no context): a GPU the list
+ * rules out is refused without opening it, so it gets no CUDA context from this process (~0.5 GB of its memory
+ * for the daemon's life, and a GPU in exclusive-process mode left free for its owner). When the list allows it, or
+ * is not understood, the probe kernel's attributes decide (cudaSetDevice opens the device, which is then used). */
 extern "C" int CZ_ARCH_PROBE_NAME(int ordinal, char *why, size_t n) {
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal) == cudaSuccess &&
+        cz_gpu_arch_list_allows(CZ_ARCH_LIST, major, minor) == 0) {
+        cudaDeviceProp p;
+        const int named = cudaGetDeviceProperties(&p, ordinal) == cudaSuccess;
+        cudaGetLastError();
+        snprintf(why, n, "%s is sm_%d%d, and this build has kernels for CZ_CUDA_ARCH=%s only (its list rules the GPU "
+                 "out; the GPU was not opened): rebuild with -DCZ_CUDA_ARCH=%d%d", named ? p.name : "the GPU", major,
+                 minor, CZ_ARCH_LIST, major, minor);
+        return cz_error(CZ_EUNSUPPORTED, "GPU %d: %s", ordinal, why);
+    }
+    cudaGetLastError();
     cudaError_t e = cudaSetDevice(ordinal);
     cudaFuncAttributes a;
     if (e == cudaSuccess) e = cudaFuncGetAttributes(&a, arch_probe_kernel);

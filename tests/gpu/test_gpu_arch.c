@@ -4,7 +4,11 @@
  * refused with the GPU's name, its sm_90, the build's architectures and the -DCZ_CUDA_ARCH to rebuild with,
  * and the sm_90 build accepted; on an sm_8x GPU the other way round. After a refusal the device still works
  * (cz_gpu_device_check), and the daemon's device picking (cz_backend_pick_devices) refuses a listed device
- * with the same words. Exits 77 (skipped) without a GPU. */
+ * with the same words. The refusal comes from the build's list (src/gpu/arch_list.h) before the GPU is opened:
+ * first thing in the process, each GPU's primary context is still inactive after it (the driver API's
+ * cuDevicePrimaryCtxGetState, from libcuda through dlopen). Exits 77 (skipped) without a GPU. */
+#include <cuda.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +46,7 @@ static void one_device(int d) {
         }
         char want_sm[32], want_arch[64], want_fix[64];
         snprintf(want_sm, sizeof want_sm, "is sm_%d%d", major, minor);
-        snprintf(want_arch, sizeof want_arch, "CZ_CUDA_ARCH=%d%d only", builds[k].major, builds[k].minor);
+        snprintf(want_arch, sizeof want_arch, "CZ_CUDA_ARCH=%d%d-real only", builds[k].major, builds[k].minor);
         snprintf(want_fix, sizeof want_fix, "rebuild with -DCZ_CUDA_ARCH=%d%d", major, minor);
         CHECK_MSG(rc == CZ_EUNSUPPORTED && strstr(why, want_sm) && strstr(why, want_arch) && strstr(why, want_fix) &&
                       strstr(cz_error_message(), why),
@@ -65,6 +69,48 @@ static void one_device(int d) {
     }
 }
 
+/* Before anything opens GPU d: the builds that cannot run there refuse it, and its primary context stays
+ * inactive (nothing of this process on that GPU). */
+static CUresult (*drv_init)(unsigned), (*drv_get)(CUdevice *, int), (*drv_attr)(int *, CUdevice_attribute, CUdevice),
+    (*drv_state)(CUdevice, unsigned *, int *);
+#define cuInit drv_init
+#define cuDeviceGet drv_get
+#define cuDeviceGetAttribute drv_attr
+#define cuDevicePrimaryCtxGetState drv_state
+
+static int load_driver(void) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return 0;
+    *(void **)&drv_init = dlsym(h, "cuInit");
+    *(void **)&drv_get = dlsym(h, "cuDeviceGet");
+    *(void **)&drv_attr = dlsym(h, "cuDeviceGetAttribute");
+    *(void **)&drv_state = dlsym(h, "cuDevicePrimaryCtxGetState");
+    return drv_init && drv_get && drv_attr && drv_state;
+}
+
+static void refused_unopened(int d) {
+    CUdevice dev;
+    int major = 0, minor = 0, active = -1;
+    unsigned flags = 0;
+    CHECK(cuInit(0) == CUDA_SUCCESS && cuDeviceGet(&dev, d) == CUDA_SUCCESS);
+    CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS &&
+          cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS);
+    CHECK_MSG(cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active == 0,
+              "GPU %d opened before the probes (%d)", d, active);
+    int (*const probe[2])(int, char *, size_t) = {cz_test_arch_check_80, cz_test_arch_check_90};
+    const int bmaj[2] = {8, 9};
+    for (int k = 0; k < 2; k++) {
+        if (major == bmaj[k]) continue; /* this build runs there: the probe opens it (checked in one_device) */
+        char why[400] = "x";
+        CHECK_MSG(probe[k](d, why, sizeof why) == CZ_EUNSUPPORTED && strstr(why, "was not opened"),
+                  "sm_%d0 build on sm_%d%d: \"%s\"", bmaj[k], major, minor, why);
+        active = -1;
+        CHECK_MSG(cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active == 0,
+                  "GPU %d (sm_%d%d) opened by the sm_%d0 build's refusal (%d)", d, major, minor, bmaj[k], active);
+        printf("GPU %d: sm_%d0 build refused without a context\n", d, bmaj[k]);
+    }
+}
+
 int main(void) {
     const int n = cz_gpu_device_count();
     char why[300] = "x";
@@ -75,6 +121,8 @@ int main(void) {
     }
     CHECK_MSG(!why[0], "devices exist, yet: %s", why);
     cz_log_set_level("error");
+    CHECK_MSG(load_driver(), "a GPU, yet no driver API in libcuda.so.1: %s", dlerror());
+    for (int d = 0; d < n && d < 8 && drv_state; d++) refused_unopened(d);
     for (int d = 0; d < n && d < 8; d++) one_device(d);
     /* every device through the picking with this build's probe */
     cz_config cfg;
