@@ -487,7 +487,8 @@ static double link_gbps(cz_gpu_prover *pr) {
  * where the two measured lines cross, linear in the transfer time), or always with CZ_GPU_STREAM_SPARSE=1,
  * never with 0: each streamed query part whose host bases the device can address; the bitmap and counters
  * (planned in stream_need). CZ_GPU_STREAM_SPARSE_BLOCKS: the gather's grid (default 64 blocks of 256 threads, the
- * best of 16 / 64 / 256); CZ_GPU_STREAM_UPX (benchmarks): every upload done that many times. */
+ * best of 16 / 64 / 256 at 55 GB/s and of 32 / 64 / 128 at 27); CZ_GPU_STREAM_UPX (benchmarks): every upload done
+ * that many times. */
 int cz_gpu_prover_sparse_init_(cz_gpu_prover *pr) {
     const char *e = getenv("CZ_GPU_STREAM_SPARSE"), *g = getenv("CZ_GPU_STREAM_SPARSE_BLOCKS"), *x = getenv("CZ_GPU_STREAM_UPX");
     const char *t = getenv("CZ_GPU_STREAM_SPARSE_GBPS");
@@ -742,7 +743,7 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
         snprintf(out + l2, n - l2, "; the matrices' terms in host memory (%.2f GB, read over PCIe by the SpMV)",
                  (pr->mat_dev - pr->mat_hdev) / 1e9);
     const size_t l3 = strlen(out);
-    if (pr->streamed && l3 < n)
+    if (pr->streamed && l3 < n && pr->link_gbps > 0)
         snprintf(out + l3, n - l3, "; link %.1f GB/s: %s", pr->link_gbps,
                  pr->d_nz ? "query chunks uploaded sparsely (the points whose scalar is not 0)" : "whole chunks");
 }
