@@ -40,7 +40,8 @@ typedef struct {
     uint64_t tail[3];    /* L, A, B_G1: number of scalars outside {0,1} */
     uint64_t ones[3];    /* number of scalars equal to 1 */
     int full_msm[3];     /* 1 where the query took one full MSM instead of the split (streamed: in some chunk) */
-    int streamed;        /* 1: a streamed-bases prover (the streamed parts' bytes are in htod_bytes) */
+    int streamed;        /* 1: a streamed-bases prover (the streamed parts' bytes that crossed are in htod_bytes:
+                          * whole chunks, or a sparse chunk's points copied) */
     uint64_t chunks;     /* streamed: chunks uploaded */
     unsigned streamed_parts; /* streamed: CZ_GPU_PART_* bits of the parts that crossed PCIe (the rest is kept) */
     int stages;          /* streamed: staging buffers in the ring */
