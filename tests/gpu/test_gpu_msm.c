@@ -210,6 +210,9 @@ int main(void) {
                 used = bo[i] + n[i];
             }
             if (used > max_n / 2) continue;
+            /* the gaps hold written bytes: the misaligned trial's parts read 32 B past their last point, and
+             * compute-sanitizer's initcheck (scripts/gpu-check.sh) would report a read of never-written memory */
+            CHECK(cz_gpu_memset(d_bases, 0, (used + 1) * sizeof *bases) == 0);
             for (unsigned i = 0; i < k; i++) {
                 so[i] = max_n / 2 + bo[i]; /* scalars in the upper half of d_sc */
                 for (size_t j = 0; j < n[i]; j++) {
@@ -360,6 +363,7 @@ int main(void) {
      * and affine buckets, whole windows and chunks of 2^16): within the allocator's rounding (2 MiB per
      * buffer) and the estimate's slack on the longest run */
     const size_t sn = cap < max_n ? cap : max_n;
+    const int sanitized = getenv("CZ_TEST_SANITIZER") && !strcmp(getenv("CZ_TEST_SANITIZER"), "initcheck");
     for (size_t i = 0; i < sn; i++) {
         bases[i] = pool[cz_rng_next(&rng) % POOL];
         cz_fr_random(&sc[i], &rng);
@@ -377,8 +381,11 @@ int main(void) {
         CHECK(cz_gpu_g1_msm(&r, d_bases, d_sc, sn, NULL) == 0);
         CHECK(cz_gpu_mem_info(&f1, &tot) == 0);
         const size_t used = f0 - f1, est = cz_gpu_g1_msm_scratch_bytes(sn), slack = (size_t)32 << 20;
-        CHECK_MSG(used <= est + slack && used + slack + est / 8 >= est,
-                  "MSM scratch of %zu points (mode %d): %zu bytes taken, %zu estimated", sn, k, used, est);
+        /* initcheck's shadow memory is taken from the same free memory (CZ_TEST_SANITIZER: gpu-check.sh) */
+        if (!sanitized) {
+            CHECK_MSG(used <= est + slack && used + slack + est / 8 >= est,
+                      "MSM scratch of %zu points (mode %d): %zu bytes taken, %zu estimated", sn, k, used, est);
+        }
         printf("MSM scratch of %zu points, mode %d: %zu bytes taken, %zu estimated\n", sn, k, used, est);
     }
     msm_mode(0);
