@@ -7,7 +7,10 @@
 #   SANITIZE_TOOLS: the compute-sanitizer tools, default memcheck; racecheck and synccheck check the kernels'
 #   shared-memory hazards and barriers; SANITIZE_TESTS: a regex of the tests to run under them, default all;
 #   racecheck is practical for test_gpu_ntt (83 s at SANITIZE_MAX_N=262144 on the H200), while the MSM, G2 and
-#   prover tests under it did not finish in 1-3 minutes even at caps of 256-1024: SANITIZE_TESTS=ntt),
+#   prover tests under it did not finish in 1-3 minutes even at caps of 256-1024: SANITIZE_TESTS=ntt; initcheck
+#   reports reads of device memory nothing wrote, kernels' and copies' alike: every gpu test at caps of 256-1024
+#   in ~2.5 minutes, with CZ_TEST_SANITIZER=initcheck set so test_gpu_msm leaves out its device-memory accounting,
+#   which the tool's shadow memory upsets),
 #   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only),
 #   BIN_DIR=dir: no build; the gpu tests (test_gpu_*) and the two benchmarks are taken from dir (built on
 #   the build machine with CUDA on, `bash scripts/gpu-check.sh --pack BUILD DIR` collects them; saves the
@@ -85,14 +88,21 @@ if [ "${SANITIZE:-0}" = 1 ]; then
       cap=${SANITIZE_MAX_N:-4096}
       case $t in *test_gpu_g2) cap=${SANITIZE_MAX_N_G2:-1024} ;; esac
       # memcheck: out-of-bounds / misaligned device accesses, device-side errors; racecheck: shared-memory
-      # read/write hazards between threads; synccheck: barriers not reached by every thread; the test's own
-      # checks still run
+      # read/write hazards between threads; synccheck: barriers not reached by every thread; initcheck: reads of
+      # device memory never written; the test's own checks still run
       log="$B.$(basename "$t").$tool.log"
-      CZ_TEST_GPU_MAX_N=$cap timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool "$tool" --error-exitcode 86 --print-limit 20 "$t" >"$log" 2>&1
+      CZ_TEST_SANITIZER=$tool CZ_TEST_GPU_MAX_N=$cap timeout "${SANITIZE_TIMEOUT:-400}" "$CS" --tool "$tool" \
+          --error-exitcode 86 --print-limit 20 "$t" >"$log" 2>&1
       src=$?
+      # the host-only tests of the gpu label (test_gpu_arch_list, _stream_schedule, _wcompact_gather) make no CUDA
+      # call, which the tool reports as an error: theirs passed if their own checks did
+      if [ $src -ne 0 ] && grep -q "terminated before first instrumented API call" "$log" &&
+         grep -qE "^[0-9]+ passed, 0 failed" "$log"; then
+        echo -n "(no CUDA call) "; src=0
+      fi
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed, " "$log" | tail -2 | tr '\n' ' '
       echo "== $tool $(basename "$t") rc=$src, $(( $(date +%s) - t0 )) s"
-      [ $src -ne 0 ] && { grep -B2 -A12 "Invalid\|Error\|Race\|Hazard\|Barrier" "$log" | head -60; trc=1; }
+      [ $src -ne 0 ] && { grep -B2 -A12 "Invalid\|Error\|Race\|Hazard\|Barrier\|Uninitialized" "$log" | head -60; trc=1; }
     done
     done
   fi
