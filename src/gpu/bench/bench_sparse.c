@@ -19,19 +19,9 @@
 #include "cz_error.h"
 #include "gpu/gpu.h"
 #include "gpu/prover_internal.h"
+#include "bench_clock.h"
 
 #define PT 96 /* bytes a G1 affine point */
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_d);

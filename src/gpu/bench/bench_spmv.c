@@ -19,12 +19,7 @@
 #include "gpu/prover_internal.h"
 #include "r1cs/wcompact.h"
 #include "util/rng.h"
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
+#include "bench_clock.h"
 
 static int cmp_f(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;

@@ -13,17 +13,7 @@
 #include "cz_error.h"
 #include "gpu/gpu.h"
 #include "gpu/prover_internal.h"
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_clock.h"
 
 int main(int argc, char **argv) {
     if (cz_gpu_device_count() <= 0) {
