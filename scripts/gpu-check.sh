@@ -9,8 +9,8 @@
 #   racecheck is practical for test_gpu_ntt (83 s at SANITIZE_MAX_N=262144 on the H200), while the MSM, G2 and
 #   prover tests under it did not finish in 1-3 minutes even at caps of 256-1024: SANITIZE_TESTS=ntt; initcheck
 #   reports reads of device memory nothing wrote, kernels' and copies' alike: every gpu test at caps of 256-1024
-#   in ~2.5 minutes, with CZ_TEST_SANITIZER=initcheck set so test_gpu_msm leaves out its device-memory accounting,
-#   which the tool's shadow memory upsets),
+#   in ~2.5 minutes, with CZ_TEST_SANITIZER=initcheck set so test_gpu_msm and test_gpu_ntt leave out their
+#   device-memory accounting, which the tool's shadow memory upsets),
 #   BENCH=0: skip both benchmarks (tests, and the sanitizer if asked, only),
 #   BIN_DIR=dir: no build; the gpu tests (test_gpu_*) and the two benchmarks are taken from dir (built on
 #   the build machine with CUDA on, `bash scripts/gpu-check.sh --pack BUILD DIR` collects them; saves the

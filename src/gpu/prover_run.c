@@ -593,9 +593,8 @@ static int start_b_g2(cz_gpu_prover *pr, g2_dev_job *j, pthread_t *th, const cz_
     const uint64_t tail = st->tail[Q_B];
     if (!pr->d_g2buf || !pr->st2 || !lb || st->full_msm[Q_B] || getenv("CZ_GPU_PROVER_G2_SEQ")) return 0;
     if (head + (((size_t)tail * 32 + 255) & ~(size_t)255) + (size_t)tail * sizeof(cz_g2_affine) > pr->g2buf_cap) return 0;
-    /* copies on the compute stream (after the classification), then st2 waits for them: the groups words of the
-     * ones bitmap that the classification wrote (the batch addition reads (len + 63) / 64 64-bit words; two more, as
-     * copied before, were never written: compute-sanitizer's initcheck found the read) and its groups + 1 offsets */
+    /* copies on the compute stream (after the classification), then st2 waits for them: the ones bitmap's groups
+     * words (what the classification wrote and the batch addition reads) and the groups + 1 offsets */
     int rc = cz_gpu_dtod_async_s_(pr->d_g2buf, pr->d_ones, groups * 4, pr->st);
     if (!rc) rc = cz_gpu_dtod_async_s_(pr->d_g2buf + bm_bytes, pr->d_cnt + groups + 1, (groups + 1) * 4, pr->st);
     if (!rc) rc = cz_gpu_event_record_(pr->ev_b, pr->st);

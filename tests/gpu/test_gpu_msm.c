@@ -363,7 +363,7 @@ int main(void) {
      * and affine buckets, whole windows and chunks of 2^16): within the allocator's rounding (2 MiB per
      * buffer) and the estimate's slack on the longest run */
     const size_t sn = cap < max_n ? cap : max_n;
-    const int sanitized = getenv("CZ_TEST_SANITIZER") && !strcmp(getenv("CZ_TEST_SANITIZER"), "initcheck");
+    const int sanitized = under_initcheck();
     for (size_t i = 0; i < sn; i++) {
         bases[i] = pool[cz_rng_next(&rng) % POOL];
         cz_fr_random(&sc[i], &rng);
@@ -381,7 +381,6 @@ int main(void) {
         CHECK(cz_gpu_g1_msm(&r, d_bases, d_sc, sn, NULL) == 0);
         CHECK(cz_gpu_mem_info(&f1, &tot) == 0);
         const size_t used = f0 - f1, est = cz_gpu_g1_msm_scratch_bytes(sn), slack = (size_t)32 << 20;
-        /* initcheck's shadow memory is taken from the same free memory (CZ_TEST_SANITIZER: gpu-check.sh) */
         if (!sanitized) {
             CHECK_MSG(used <= est + slack && used + slack + est / 8 >= est,
                       "MSM scratch of %zu points (mode %d): %zu bytes taken, %zu estimated", sn, k, used, est);

@@ -15,6 +15,7 @@
 
 #include "cz_error.h"
 #include "gpu/gpu.h"
+#include "gpu_knobs.h"
 #include "gpu_ref.h"
 #include "testutil.h"
 
@@ -219,7 +220,7 @@ int main(void) {
     /* a plan's device bytes (the prover charges them to its accountant): the estimate before creation agrees with
      * the plan at every size and both Shoup settings, and matches the free memory the creation took (within the
      * allocator's 2 MiB pages: 4 or 2 allocations) */
-    const int sanitized = getenv("CZ_TEST_SANITIZER") && !strcmp(getenv("CZ_TEST_SANITIZER"), "initcheck");
+    const int sanitized = under_initcheck();
     for (int sh = 0; sh < 2; sh++) { /* sh = 0: CZ_GPU_NTT_SHOUP=0 (no Shoup pairs); 1: the default */
         if (!sh) setenv("CZ_GPU_NTT_SHOUP", "0", 1);
         for (unsigned log_n = 1; log_n <= 28; log_n++) {
@@ -231,7 +232,6 @@ int main(void) {
             const size_t est = cz_gpu_ntt_plan_bytes(log_n), got = cz_gpu_ntt_bytes(p), took = f0 - f1,
                          slack = (size_t)8 << 20;
             CHECK_MSG(est == got, "plan 2^%u (Shoup %d): %zu bytes estimated, %zu held", log_n, sh, est, got);
-            /* initcheck's shadow memory comes from the same free memory (CZ_TEST_SANITIZER: gpu-check.sh) */
             if (!sanitized) {
                 CHECK_MSG(took <= got + slack && took + slack >= got, "plan 2^%u (Shoup %d): %zu bytes held, %zu taken",
                           log_n, sh, got, took);

@@ -1,4 +1,4 @@
-/* The benchmark programs' wall clock: CLOCK_MONOTONIC in milliseconds, and a median of doubles (sorts v). */
+/* The benchmark programs' wall clock (CLOCK_MONOTONIC, milliseconds) and the qsort order of doubles for medians. */
 #ifndef CZ_BENCH_CLOCK_H
 #define CZ_BENCH_CLOCK_H
 

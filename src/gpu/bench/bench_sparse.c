@@ -19,6 +19,7 @@
 #include "cz_error.h"
 #include "gpu/gpu.h"
 #include "gpu/prover_internal.h"
+#include "util/rng.h"
 #include "bench_clock.h"
 
 #define PT 96 /* bytes a G1 affine point */
@@ -108,12 +109,11 @@ int main(int argc, char **argv) {
         x ^= x >> 29;
         memcpy(hb + i * 8, &x, 8);
     }
-    uint64_t r = (uint64_t)time(NULL) * 0x2545f4914f6cdd1dull | 1; /* fresh bitmap each run */
+    cz_rng rng; /* a fresh bitmap each run */
+    if (cz_rng_seed_os(&rng)) cz_rng_seed(&rng, (uint64_t)time(NULL));
     size_t need = 0;
-    for (size_t i = 0; i < m; i++) {
-        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-        if ((double)(r >> 11) / 9007199254740992.0 < dens) nz[i >> 5] |= 1u << (i & 31), need++;
-    }
+    for (size_t i = 0; i < m; i++)
+        if ((double)(cz_rng_next(&rng) >> 11) / 9007199254740992.0 < dens) nz[i >> 5] |= 1u << (i & 31), need++;
     const double nb_gb = need * (double)PT / 1e9;
     rc = cz_gpu_memcpy_htod(dnz, nz, nw * 4);
     printf("sparse bench: 2^%d points (%.3f GB), %zu needed (%.1f %%, %.3f GB); reps %d\n", lg, bytes / 1e9, need,
