@@ -15,8 +15,62 @@
 #include "filecoin/porep_circuit.h"
 #include "filecoin/synth.h"
 
+/* Bit length of a value (0 for zero). */
+static unsigned bit_len(const cz_fr *x) {
+    uint8_t be[32];
+    cz_fr_to_bytes_be(be, x);
+    unsigned bits = 256;
+    for (unsigned k = 0; k < 32 && be[k] == 0; k++) bits -= 8;
+    if (bits)
+        for (unsigned char t = be[32 - bits / 8]; !(t & 0x80); t <<= 1) bits--;
+    return bits;
+}
+
+/* The mix of c = (A w)(B w), row by row (the witness is random-vanilla, so (A w)(B w) stands for C w, which it
+ * equals wherever the gadgets' own values are consistent): how many of the domain's scalars an MSM of c over
+ * Lagrange bases on H would take as 0, 1, small or full. Negative values (r - k) count by the bit length of k. */
+static int c_mix(const cz_r1cs *r, const cz_fr *in, const cz_fr *aux) {
+    const uint64_t rows = r->num_rows;
+    cz_fr *a = malloc(rows * sizeof(cz_fr)), *b = malloc(rows * sizeof(cz_fr)), *c = malloc(rows * sizeof(cz_fr));
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        fprintf(stderr, "c mix: out of memory\n");
+        return 1;
+    }
+    cz_r1cs_eval(a, b, c, r, in, aux, 0);
+    uint64_t n0 = 0, n1 = 0, neq = 0, hist[257] = {0}, nhist[257] = {0};
+    for (uint64_t i = 0; i < rows; i++) {
+        cz_fr t, m;
+        cz_fr_mul(&t, &a[i], &b[i]);
+        neq += cz_fr_equal(&t, &c[i]);
+        if (cz_fr_is_zero(&t)) n0++;
+        else if (cz_fr_equal(&t, &CZ_FR_ONE_V)) n1++;
+        else {
+            cz_fr_neg(&m, &t);
+            const unsigned bp = bit_len(&t), bn = bit_len(&m);
+            if (bn < bp) nhist[bn]++;
+            else hist[bp]++;
+        }
+    }
+    uint64_t n = 1;
+    while (n < rows) n <<= 1;
+    printf("c = (A w)(B w): %llu rows (domain %llu), equal to C w on %llu: zeros %llu (%.2f %%), ones %llu (%.2f %%), "
+           "other %llu (%.2f %%)\n", (unsigned long long)rows, (unsigned long long)n, (unsigned long long)neq,
+           (unsigned long long)n0, 100.0 * n0 / rows, (unsigned long long)n1, 100.0 * n1 / rows,
+           (unsigned long long)(rows - n0 - n1), 100.0 * (rows - n0 - n1) / rows);
+    printf("c other by bit length:");
+    for (unsigned k = 0; k <= 256; k++)
+        if (hist[k]) printf(" %u:%llu", k, (unsigned long long)hist[k]);
+    printf("\nc negative (r - k) by k's bit length:");
+    for (unsigned k = 0; k <= 256; k++)
+        if (nhist[k]) printf(" %u:%llu", k, (unsigned long long)nhist[k]);
+    printf("\n");
+    free(a), free(b), free(c);
+    return 0;
+}
+
 /* The zeros / ones / others among the aux values of each query of circuit id (its recorded densities). */
-static int query_mix(const char *id, const cz_fr *aux, uint64_t naux, const uint64_t all[3]) {
+static int query_mix(const char *id, const cz_fr *in, const cz_fr *aux, uint64_t naux, const uint64_t all[3]) {
     const cz_circuit *c = cz_circuit_find(id);
     cz_r1cs r;
     if (!c || !c->build_r1cs || c->build_r1cs(c, &r)) {
@@ -43,8 +97,9 @@ static int query_mix(const char *id, const cz_fr *aux, uint64_t naux, const uint
     }
     const uint64_t nb0 = all[0] - n[1][0], nb1 = all[1] - n[1][1], nbt = naux - (n[1][0] + n[1][1] + n[1][2]);
     printf("mix_not_b %u %u\n", (unsigned)(1000.0 * nb0 / nbt + 0.5), (unsigned)(1000.0 * nb1 / nbt + 0.5));
+    int rc = c_mix(&r, in, aux);
     cz_r1cs_free(&r);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv) {
@@ -94,7 +149,7 @@ int main(int argc, char **argv) {
     printf("mix %u %u\n", (unsigned)(1000.0 * zeros / naux + 0.5), (unsigned)(1000.0 * ones / naux + 0.5));
     const char *qid = getenv("CZ_MIX_QUERIES");
     const uint64_t all[3] = {zeros, ones, other};
-    if (qid && *qid && query_mix(qid, aux, naux, all)) return 1;
+    if (qid && *qid && query_mix(qid, in, aux, naux, all)) return 1;
     free(in), free(aux), free(pool), free(ch);
     return 0;
 }
