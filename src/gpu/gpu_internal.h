@@ -3,12 +3,17 @@
 #define CZ_GPU_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ff/fr.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The device G1 inverse NTT's launches (g1_ntt.cu) over n = 2^log_n xyzz points, twiddles w^-e (e < n/2) as
+ * canonical 8-word integers in d_tw; queued on stream. */
+int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, void *stream);
 
 /* Twiddle exponents up to 2^28 are split as lo (14 bits) + hi (14 bits): omega^e = lo[e & M] * hi[e >> 14]. */
 #define CZ_GPU_TW_BITS 14

@@ -1,0 +1,66 @@
+/* Inverse NTT over G1 on the device: v_j <- sum_i w^(-i j) v_i over n = 2^log_n xyzz points, natural order in and
+ * out, unscaled (g1_ntt_host.c's cz_gpu_g1_intt_unscaled; the CPU reference is groth16/h_lagrange.h's
+ * cz_g1_intt_unscaled). The precompute of the Lagrange-form H query. A first version: a bit reversal, then one
+ * kernel a radix-2 DIT stage, one butterfly a thread, the twiddle product a double-and-add over the canonical
+ * twiddle's 255 bits with the complete xyzz addition (ec.cuh). Compute-bound: a stage at 2^27 is 2^26 scalar
+ * multiplications against 52 GB of memory traffic. */
+#include "gpu/cuda_util.cuh"
+#include "gpu/ec.cuh"
+#include "gpu/field.cuh"
+#include "gpu/gpu_internal.h"
+
+typedef cz_dxyzz<cz_dfp> g1x;
+
+static __global__ void g1ntt_bitrev(g1x *v, unsigned log_n) {
+    const size_t n = (size_t)1 << log_n, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const size_t j = __brev((uint32_t)i) >> (32 - log_n);
+    if (i >= j) return;
+    const g1x a = cz_ec_ld(v + i), b = cz_ec_ld(v + j);
+    cz_ec_st(v + i, b);
+    cz_ec_st(v + j, a);
+}
+
+/* k p for a canonical k < 2^255 (8 little-endian words), double-and-add from the top bit */
+static __device__ __noinline__ g1x g1ntt_mul(const g1x &p, const uint32_t *kp) {
+    uint32_t k[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) k[i] = kp[i];
+    g1x acc = g1x::inf();
+    bool started = false;
+#pragma unroll 1
+    for (int i = 254; i >= 0; i--) {
+        if (started) acc = cz_ec_dbl(acc);
+        if ((k[i >> 5] >> (i & 31)) & 1) {
+            acc = started ? cz_ec_add(acc, p) : p;
+            started = true;
+        }
+    }
+    return acc;
+}
+
+/* stage s: pairs (i0, i0 + 2^s), twiddle w^-(k 2^(log_n - 1 - s)) from tw (canonical, 8 words each) */
+static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, unsigned s) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ((size_t)1 << (log_n - 1))) return;
+    const size_t half = (size_t)1 << s, k = t & (half - 1), i0 = ((t >> s) << (s + 1)) + k, i1 = i0 + half;
+    const g1x u = cz_ec_ld(v + i0);
+    g1x x = cz_ec_ld(v + i1);
+    if (k) x = g1ntt_mul(x, tw + 8 * (k << (log_n - 1 - s)));
+    cz_ec_st(v + i0, cz_ec_add(u, x));
+    x.y = x.y.neg();
+    cz_ec_st(v + i1, cz_ec_add(u, x));
+}
+
+extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, void *stream) {
+    cudaStream_t st = (cudaStream_t)stream;
+    g1x *v = (g1x *)d_v;
+    const size_t n = (size_t)1 << log_n;
+    g1ntt_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(v, log_n);
+    CZ_CUDA_LAUNCHED();
+    for (unsigned s = 0; s < log_n; s++) {
+        g1ntt_stage<<<(unsigned)((n / 2 + 127) / 128), 128, 0, st>>>(v, d_tw, log_n, s);
+        CZ_CUDA_LAUNCHED();
+    }
+    return 0;
+}

@@ -1,0 +1,87 @@
+/* The device's inverse NTT over G1 (cz_gpu_g1_intt_unscaled) against the CPU's (groth16/h_lagrange.h's
+ * cz_g1_intt_unscaled, itself checked against the definition by test_h_lagrange), point for point as affine bytes,
+ * on fresh random points at 2^1..2^10 (CZ_TEST_GPU_MAX_N caps it), with infinities and repeated points among them,
+ * the readback poisoned first; a size past 2^28 is refused. Exits 77 (skipped) without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "gpu/gpu.h"
+#include "groth16/h_lagrange.h"
+#include "testutil.h"
+
+static cz_rng rng;
+
+static void to_xyzz(cz_g1_xyzz *r, const cz_g1_jac *p) {
+    if (cz_g1_jac_is_infinity(p)) {
+        cz_g1_xyzz_set_infinity(r);
+        return;
+    }
+    cz_g1_affine a;
+    cz_g1_to_affine(&a, p);
+    r->x = a.x, r->y = a.y, r->zz = CZ_FP_ONE_V, r->zzz = CZ_FP_ONE_V;
+}
+
+/* the device transform of v (n jacobian points) into out (affine) */
+static int device_intt(cz_g1_affine *out, const cz_g1_jac *v, unsigned log_n) {
+    const size_t n = (size_t)1 << log_n;
+    cz_g1_xyzz *x = malloc(n * sizeof *x);
+    void *d = NULL;
+    for (size_t i = 0; i < n; i++) to_xyzz(&x[i], &v[i]);
+    int rc = cz_gpu_malloc(&d, n * sizeof *x);
+    if (!rc) rc = cz_gpu_memcpy_htod(d, x, n * sizeof *x);
+    if (!rc) rc = cz_gpu_g1_intt_unscaled(d, log_n, NULL);
+    memset(x, 0xa5, n * sizeof *x);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(x, d, n * sizeof *x);
+    for (size_t i = 0; !rc && i < n; i++) cz_g1_xyzz_to_affine(&out[i], &x[i]);
+    cz_gpu_free(d);
+    free(x);
+    return rc;
+}
+
+static void one_size(unsigned log_n) {
+    cz_domain dom;
+    CHECK(cz_domain_init(&dom, log_n) == 0);
+    const size_t n = dom.n;
+    cz_g1_jac *v = malloc(n * sizeof *v), *ref = malloc(n * sizeof *ref);
+    cz_g1_affine *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want), a;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = cz_rng_next(&rng) % 16;
+        if (r == 0) cz_g1_jac_set_infinity(&v[i]);
+        else if (r == 1 && i) v[i] = v[i - 1];
+        else {
+            cz_g1_random(&a, &rng);
+            cz_g1_jac_from_affine(&v[i], &a);
+        }
+    }
+    memcpy(ref, v, n * sizeof *v);
+    CHECK(cz_g1_intt_unscaled(&dom, ref, 1) == 0);
+    cz_g1_batch_to_affine(want, ref, n);
+    int rc = device_intt(got, v, log_n);
+    CHECK_MSG(rc == 0, "device G1 iNTT 2^%u: %s", log_n, cz_error_message());
+    size_t bad = 0, first = n;
+    for (size_t i = 0; !rc && i < n; i++)
+        if (memcmp(&got[i], &want[i], sizeof got[i])) {
+            if (!bad) first = i;
+            bad++;
+        }
+    CHECK_MSG(bad == 0, "device G1 iNTT 2^%u: %zu of %zu points differ from the CPU's, first at %zu", log_n, bad, n,
+              first);
+    free(v), free(ref), free(got), free(want);
+}
+
+int main(void) {
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    cz_test_rng(&rng);
+    const size_t cap = cz_test_gpu_max_n((size_t)1 << 10);
+    for (unsigned log_n = 1; log_n <= 10 && ((size_t)1 << log_n) <= cap; log_n++) {
+        one_size(log_n);
+        printf("2^%u checked\n", log_n);
+    }
+    CHECK(cz_gpu_g1_intt_unscaled(NULL, 29, NULL) == CZ_ERANGE);
+    return cz_test_finish();
+}
