@@ -1,9 +1,13 @@
 /* Inverse NTT over G1 on the device: v_j <- sum_i w^(-i j) v_i over n = 2^log_n xyzz points, natural order in and
  * out, unscaled (g1_ntt_host.c's cz_gpu_g1_intt_unscaled; the CPU reference is groth16/h_lagrange.h's
- * cz_g1_intt_unscaled). The precompute of the Lagrange-form H query. A first version: a bit reversal, then one
- * kernel a radix-2 DIT stage, one butterfly a thread, the twiddle product a double-and-add over the canonical
- * twiddle's 255 bits with the complete xyzz addition (ec.cuh). Compute-bound: a stage at 2^27 is 2^26 scalar
- * multiplications against 52 GB of memory traffic. */
+ * cz_g1_intt_unscaled). The precompute of the Lagrange-form H query. A bit reversal, then one kernel a radix-2 DIT
+ * stage, one butterfly a thread; the twiddle product k P splits k = k0 + k1 x^2 (k0, k1 < 2^128, the CPU MSM's
+ * cz_msm_glv_split_) and runs one double-and-add over both halves with P, [x^2]P = (beta X, -Y, ZZ, ZZZ) and their
+ * sum (Shamir's trick): 127 doublings and ~96 additions instead of 254 and ~127. [x^2] is that map only on the
+ * prime-order subgroup, where the H query's points are. The group law is ec.cuh's complete xyzz one. Compute-bound:
+ * a stage at 2^27 is 2^26 scalar multiplications against 52 GB of memory traffic. */
+#include <string.h>
+
 #include "gpu/cuda_util.cuh"
 #include "gpu/ec.cuh"
 #include "gpu/field.cuh"
@@ -21,45 +25,53 @@ static __global__ void g1ntt_bitrev(g1x *v, unsigned log_n) {
     cz_ec_st(v + j, a);
 }
 
-/* k p for a canonical k < 2^255 (8 little-endian words), double-and-add from the top bit */
-static __device__ __noinline__ g1x g1ntt_mul(const g1x &p, const uint32_t *kp) {
+/* k P for k = k0 + k1 x^2 (k0 in kp[0..3], k1 in kp[4..7], 32-bit words, little-endian), P in the subgroup */
+static __device__ __noinline__ g1x g1ntt_mul(const g1x &p, const uint32_t *kp, const cz_dfp &beta) {
     uint32_t k[8];
 #pragma unroll
     for (int i = 0; i < 8; i++) k[i] = kp[i];
+    g1x q = p;
+    q.x = q.x * beta;
+    q.y = q.y.neg();
+    const g1x pq = cz_ec_add(p, q);
     g1x acc = g1x::inf();
     bool started = false;
 #pragma unroll 1
-    for (int i = 254; i >= 0; i--) {
+    for (int i = 127; i >= 0; i--) {
         if (started) acc = cz_ec_dbl(acc);
-        if ((k[i >> 5] >> (i & 31)) & 1) {
-            acc = started ? cz_ec_add(acc, p) : p;
+        const unsigned b = ((k[i >> 5] >> (i & 31)) & 1) | (((k[4 + (i >> 5)] >> (i & 31)) & 1) << 1);
+        if (b) {
+            const g1x &t = b == 1 ? p : b == 2 ? q : pq;
+            acc = started ? cz_ec_add(acc, t) : t;
             started = true;
         }
     }
     return acc;
 }
 
-/* stage s: pairs (i0, i0 + 2^s), twiddle w^-(k 2^(log_n - 1 - s)) from tw (canonical, 8 words each) */
-static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, unsigned s) {
+/* stage s: pairs (i0, i0 + 2^s), twiddle w^-(k 2^(log_n - 1 - s)) from tw (split, 8 words each) */
+static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, unsigned s, const cz_dfp beta) {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= ((size_t)1 << (log_n - 1))) return;
     const size_t half = (size_t)1 << s, k = t & (half - 1), i0 = ((t >> s) << (s + 1)) + k, i1 = i0 + half;
     const g1x u = cz_ec_ld(v + i0);
     g1x x = cz_ec_ld(v + i1);
-    if (k) x = g1ntt_mul(x, tw + 8 * (k << (log_n - 1 - s)));
+    if (k) x = g1ntt_mul(x, tw + 8 * (k << (log_n - 1 - s)), beta);
     cz_ec_st(v + i0, cz_ec_add(u, x));
     x.y = x.y.neg();
     cz_ec_st(v + i1, cz_ec_add(u, x));
 }
 
-extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, void *stream) {
+extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, const void *beta_mont, void *stream) {
     cudaStream_t st = (cudaStream_t)stream;
     g1x *v = (g1x *)d_v;
+    cz_dfp beta;
+    memcpy(beta.v, beta_mont, sizeof beta.v);
     const size_t n = (size_t)1 << log_n;
     g1ntt_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(v, log_n);
     CZ_CUDA_LAUNCHED();
     for (unsigned s = 0; s < log_n; s++) {
-        g1ntt_stage<<<(unsigned)((n / 2 + 127) / 128), 128, 0, st>>>(v, d_tw, log_n, s);
+        g1ntt_stage<<<(unsigned)((n / 2 + 127) / 128), 128, 0, st>>>(v, d_tw, log_n, s, beta);
         CZ_CUDA_LAUNCHED();
     }
     return 0;

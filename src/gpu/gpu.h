@@ -93,8 +93,9 @@ int cz_gpu_fb_mul_many(int g2, void *out, const void *tab, unsigned c, unsigned 
 /* ---- inverse NTT over G1 (the Lagrange-form H query's precompute, groth16/h_lagrange.h) ----
  * In place on n = 2^log_n points at d_v, cz_g1_xyzz layout (Montgomery Fp, infinity = zz 0): v_j <- sum_i w^(-i j) v_i
  * with w the domain's root (poly/ntt.h), natural order in and out, unscaled; the same points as groth16/h_lagrange.h's
- * cz_g1_intt_unscaled. Synchronous (waits for the device). A first version: n/2 log n double-and-add scalar
- * multiplications. */
+ * cz_g1_intt_unscaled for points in the prime-order subgroup (the twiddle products use its endomorphism; the H
+ * query's points are there). Synchronous (waits for the device). n/2 log n double-and-add scalar multiplications of
+ * 128-bit halves. */
 int cz_gpu_g1_intt_unscaled(void *d_v, unsigned log_n, void *stream);
 
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----

@@ -11,9 +11,10 @@
 extern "C" {
 #endif
 
-/* The device G1 inverse NTT's launches (g1_ntt.cu) over n = 2^log_n xyzz points, twiddles w^-e (e < n/2) as
- * canonical 8-word integers in d_tw; queued on stream. */
-int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, void *stream);
+/* The device G1 inverse NTT's launches (g1_ntt.cu) over n = 2^log_n xyzz points, twiddles w^-e (e < n/2) split
+ * as k0 + k1 x^2 (cz_msm_glv_split_: 2 + 2 64-bit limbs) in d_tw, beta_mont the G1 endomorphism's cube root of
+ * unity (Montgomery Fp, 48 bytes); queued on stream. */
+int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, const void *beta_mont, void *stream);
 
 /* Twiddle exponents up to 2^28 are split as lo (14 bits) + hi (14 bits): omega^e = lo[e & M] * hi[e >> 14]. */
 #define CZ_GPU_TW_BITS 14
