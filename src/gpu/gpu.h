@@ -159,6 +159,10 @@ int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, c
 /* The same with c in bit-reversed order (c[bitrev(i)] = evaluation i, as cz_gpu_csr_mul_vec_rev writes it),
  * which saves the permutation: the partition prover's form. */
 int cz_gpu_groth16_h_crev(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev, void *stream);
+/* The NTT side of the Lagrange-form H query (groth16/h_lagrange.h): y = A_coset B_coset, A_coset =
+ * coset_NTT(iNTT(a)) (likewise B), 4 NTTs and a pointwise product; afterwards d_a holds y in natural order (y_j at
+ * g w^j, the index of the coset Lagrange bases) and d_b is clobbered. Not used by a prover yet. Asynchronous. */
+int cz_gpu_groth16_y(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, void *stream);
 
 /* A CSR matrix resident on the device (row_ptr u32 below 2^32 terms, else u64; col u32; val Fr or dictionary
  * indices of 1, 2 or 4 bytes), uploaded once. CZ_GPU_CSR_NARROW=0 keeps u64 row pointers and u32 indices. */

@@ -83,3 +83,10 @@ int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, c
     int rc = cz_gpu_bitrev_(d_c, log_n, stream);
     return rc ? rc : cz_gpu_groth16_h_crev(plan, log_n, d_a, d_b, d_c, stream);
 }
+
+int cz_gpu_groth16_y(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, void *stream) {
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) rc = cz_gpu_ntt_h_step_(plan, i ? d_b : d_a, CZ_GPU_H_COSET_EVAL, stream);
+    if (!rc) rc = cz_gpu_ab_product_(d_a, d_a, d_b, log_n, 0, stream); /* natural order, element by element */
+    return rc;
+}

@@ -7,7 +7,8 @@
  * the default; 0, the shared-memory stages) are checked the same way on the same data, and kernel 2 three ways:
  * with Shoup's products by the table constants and the strided passes through the staged tile (the default), with
  * Montgomery products (CZ_GPU_NTT_SHOUP=0), and with its strided passes through the register kernel
- * (CZ_GPU_NTT_TILE=0; 2^13..2^22 have such passes of K = 7..9).
+ * (CZ_GPU_NTT_TILE=0; 2^13..2^22 have such passes of K = 7..9). And cz_gpu_groth16_y (A_coset B_coset, the
+ * Lagrange-form H query's 4 NTTs) against src/poly at the H pipeline's sizes.
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,36 @@ static void check_h(unsigned log_n, cz_rng *rng) {
     }
 }
 
+/* cz_gpu_groth16_y (the Lagrange-form H query's NTT side) against src/poly: y = coset_forward(inverse(a)) times
+ * coset_forward(inverse(b)), every element, natural order; the default plan. */
+static void check_y(unsigned log_n, cz_rng *rng) {
+    const size_t n = (size_t)1 << log_n;
+    cz_fr *a = malloc(n * sizeof(cz_fr)), *b = malloc(n * sizeof(cz_fr)), *out = malloc(n * sizeof(cz_fr));
+    cz_fr *d[2] = {NULL, NULL};
+    cz_gpu_ntt *plan = NULL;
+    cz_domain dom;
+    size_t first;
+    for (size_t i = 0; i < n; i++) cz_fr_random(&a[i], rng), cz_fr_random(&b[i], rng);
+    int rc = cz_gpu_ntt_create(&plan, log_n);
+    for (int k = 0; k < 2 && !rc; k++) rc = cz_gpu_malloc((void **)&d[k], n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_htod(d[0], a, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_htod(d[1], b, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_groth16_y(plan, log_n, d[0], d[1], NULL);
+    if (!rc) rc = cz_gpu_sync();
+    memset(out, 0xa5, n * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_memcpy_dtoh(out, d[0], n * sizeof(cz_fr));
+    CHECK_MSG(rc == 0, "GPU y 2^%u: %s", log_n, cz_error_message());
+    CHECK(cz_domain_init(&dom, log_n) == 0);
+    CHECK(cz_ntt_inverse(&dom, a) == 0 && cz_ntt_coset_forward(&dom, a) == 0);
+    CHECK(cz_ntt_inverse(&dom, b) == 0 && cz_ntt_coset_forward(&dom, b) == 0);
+    for (size_t i = 0; i < n; i++) cz_fr_mul(&a[i], &a[i], &b[i]);
+    const size_t bad = rc ? n : ref_count_diff(out, a, n, &first);
+    CHECK_MSG(bad == 0, "GPU y 2^%u: %zu of %zu differ from the CPU's, first at %zu", log_n, bad, n, rc ? 0 : first);
+    for (int k = 0; k < 2; k++) cz_gpu_free(d[k]);
+    cz_gpu_ntt_destroy(plan);
+    free(a), free(b), free(out);
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
@@ -210,6 +241,7 @@ int main(void) {
     static const unsigned h_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 16, 19, 20, 21, 22};
     for (size_t k = 0; k < sizeof h_sizes / sizeof h_sizes[0] && h_sizes[k] <= max_log; k++) {
         check_h(h_sizes[k], &rng);
+        check_y(h_sizes[k], &rng);
         printf("H 2^%u checked\n", h_sizes[k]);
     }
     /* sizes outside 2^1..2^28 are refused */
