@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cz_error.h"
+#include "ec/msm.h"
 
 static int nt(int nthreads) { return nthreads > 0 ? nthreads : omp_get_max_threads(); }
 
@@ -87,5 +88,50 @@ int cz_groth16_h_lagrange(cz_g1_affine *lc, cz_g1_affine *lh, const cz_domain *d
     int rc = 0;
     if (lc) rc = lagrange_one(lc, d, h, &s, 1, nthreads);
     if (!rc && lh) rc = lagrange_one(lh, d, h, &s, 0, nthreads);
+    return rc;
+}
+
+int cz_groth16_h_msm_lagrange(cz_g1_jac *out, const cz_domain *d, const cz_g1_affine *lc, const cz_g1_affine *lh,
+                              cz_fr *a, cz_fr *b, const cz_fr *c, int nthreads) {
+    const size_t n = d->n, nw = (n + 63) / 64;
+    uint64_t *bm = calloc(3 * nw, sizeof *bm); /* ones, minus ones, twos */
+    cz_g1_affine *tb = malloc(n * sizeof *tb);
+    cz_fr *ts = malloc(n * sizeof *ts);
+    int rc = bm && tb && ts ? 0 : cz_error(CZ_ENOMEM, "Lagrange h MSM of 2^%u", d->log_n);
+    if (!rc) rc = cz_ntt_inverse(d, a);
+    if (!rc) rc = cz_ntt_coset_forward(d, a);
+    if (!rc) rc = cz_ntt_inverse(d, b);
+    if (!rc) rc = cz_ntt_coset_forward(d, b);
+    cz_g1_jac p, q, t;
+    size_t ntail = 0;
+    if (!rc) {
+#pragma omp parallel for schedule(static) num_threads(nt(nthreads))
+        for (size_t i = 0; i < n; i++) cz_fr_mul(&a[i], &a[i], &b[i]);
+        rc = cz_g1_msm(&p, lc, a, n, nthreads);
+    }
+    if (!rc) {
+        cz_fr one = CZ_FR_ONE_V, m1, two;
+        cz_fr_neg(&m1, &one);
+        cz_fr_add(&two, &one, &one);
+        for (size_t i = 0; i < n; i++) {
+            const int k = cz_fr_equal(&c[i], &one) ? 0 : cz_fr_equal(&c[i], &m1) ? 1 : cz_fr_equal(&c[i], &two) ? 2 : 3;
+            if (k < 3) bm[k * nw + i / 64] |= (uint64_t)1 << (i % 64);
+            else if (!cz_fr_is_zero(&c[i])) tb[ntail] = lh[i], ts[ntail++] = c[i];
+        }
+        rc = cz_g1_msm(&q, tb, ts, ntail, nthreads); /* the other values */
+    }
+    if (!rc) {
+        cz_g1_batch_add(&t, lh, bm, n, nthreads); /* + ones */
+        cz_g1_jac_add(&q, &q, &t);
+        cz_g1_batch_add(&t, lh, bm + nw, n, nthreads); /* - minus ones */
+        cz_g1_jac_neg(&t, &t);
+        cz_g1_jac_add(&q, &q, &t);
+        cz_g1_batch_add(&t, lh, bm + 2 * nw, n, nthreads); /* + 2 twos */
+        cz_g1_jac_double(&t, &t);
+        cz_g1_jac_add(&q, &q, &t);
+        cz_g1_jac_neg(&q, &q);
+        cz_g1_jac_add(out, &p, &q);
+    }
+    free(bm), free(tb), free(ts);
     return rc;
 }

@@ -25,6 +25,14 @@
 int cz_groth16_h_lagrange(cz_g1_affine *lc, cz_g1_affine *lh, const cz_domain *d, const cz_g1_affine *h, size_t h_len,
                           int nthreads);
 
+/* The prover's h MSM (sum_{i < n-1} h_i H_i, h = cz_groth16_compute_h(a, b, c)) through the Lagrange bases, the
+ * way a device prover would do it: y = A_coset B_coset (4 NTTs, into a; b is clobbered), one MSM of y over lc, and
+ * c over lh split by value: ones, minus ones and twos by batch addition (the twos' sum doubled once), the other
+ * nonzero values by one MSM. a, b, c: d->n evaluations on the domain each (zero-padded past the rows).
+ * 0 or CZ_ENOMEM. */
+int cz_groth16_h_msm_lagrange(cz_g1_jac *out, const cz_domain *d, const cz_g1_affine *lc, const cz_g1_affine *lh,
+                              cz_fr *a, cz_fr *b, const cz_fr *c, int nthreads);
+
 /* In place over n = d->n jacobian points: v_j <- sum_i w^(-i j) v_i (unscaled inverse NTT over G1, natural order in
  * and out). */
 int cz_g1_intt_unscaled(const cz_domain *d, cz_g1_jac *v, int nthreads);

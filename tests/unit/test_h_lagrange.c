@@ -1,8 +1,9 @@
 /* The H query in Lagrange form (groth16/h_lagrange.h) against the prover's own h, on fresh random data: for random
  * H bases and random a, b, c (and c = a b, the prover's case), sum_{i < n-1} h_i H_i with h from
  * cz_groth16_compute_h (bellperson's steps) equals sum_j y_j Lc[j] - sum_j c_j Lh[j], y = coset_NTT(iNTT(a))
- * coset_NTT(iNTT(b)), at 2^1..2^9. The G1 inverse NTT against its definition (one MSM per output). A changed y,
- * c or base makes the sums differ, and a wrong H length is refused. */
+ * coset_NTT(iNTT(b)), at 2^1..2^9; the same through cz_groth16_h_msm_lagrange, with c of every class its split
+ * takes (zeros, ones, minus ones, twos, other small and random values). The G1 inverse NTT against its definition
+ * (one MSM per output). A changed y, c or base makes the sums differ, and a wrong H length is refused. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,12 +109,49 @@ static void check_h(unsigned log_n, int c_ab) {
     free(h), free(lc), free(lh), free(abc), free(y), free(bb), free(c);
 }
 
+/* cz_groth16_h_msm_lagrange (the split of c by value) against the prover's h MSM, with c of every class: zeros,
+ * ones, minus ones, twos, other small values and random ones (and c = a b) */
+static void check_split(unsigned log_n, int c_ab) {
+    cz_domain d;
+    CHECK(cz_domain_init(&d, log_n) == 0);
+    const size_t n = d.n;
+    cz_g1_affine *h = malloc(n * sizeof *h), *lc = malloc(n * sizeof *lc), *lh = malloc(n * sizeof *lh);
+    cz_fr *abc = malloc(3 * n * sizeof *abc), *a2 = malloc(2 * n * sizeof *a2), one = CZ_FR_ONE_V;
+    for (size_t i = 0; i + 1 < n; i++) cz_g1_random(&h[i], &rng);
+    CHECK(cz_groth16_h_lagrange(lc, lh, &d, h, n - 1, 2) == 0);
+    for (size_t i = 0; i < n; i++) {
+        cz_fr_random(&abc[i], &rng);
+        cz_fr_random(&abc[n + i], &rng);
+        cz_fr *ci = &abc[2 * n + i];
+        switch (c_ab ? 6 : (int)(cz_rng_next(&rng) % 6)) {
+        case 0: *ci = CZ_FR_ZERO_V; break;
+        case 1: *ci = one; break;
+        case 2: cz_fr_neg(ci, &one); break;
+        case 3: cz_fr_add(ci, &one, &one); break;
+        case 4: cz_fr_set_u64(ci, 3 + cz_rng_next(&rng) % 1000); break;
+        case 5: cz_fr_random(ci, &rng); break;
+        default: cz_fr_mul(ci, &abc[i], &abc[n + i]);
+        }
+    }
+    memcpy(a2, abc, 2 * n * sizeof *a2);
+    cz_g1_jac got, want;
+    const int rc = cz_groth16_h_msm_lagrange(&got, &d, lc, lh, a2, a2 + n, abc + 2 * n, 2);
+    CHECK_MSG(rc == 0, "Lagrange h MSM 2^%u: %s", log_n, cz_error_message());
+    cz_groth16_compute_h(&d, abc, abc + n, abc + 2 * n);
+    CHECK(cz_g1_msm(&want, h, abc, n - 1, 2) == 0);
+    CHECK_MSG(cz_g1_jac_equal(&want, &got), "2^%u (%s): the split Lagrange h MSM differs from the prover's", log_n,
+              c_ab ? "c = a b" : "c of every class");
+    free(h), free(lc), free(lh), free(abc), free(a2);
+}
+
 int main(void) {
     cz_test_rng(&rng);
     for (unsigned log_n = 1; log_n <= 5; log_n++) check_intt(log_n);
     for (unsigned log_n = 1; log_n <= 9; log_n++) {
         check_h(log_n, 0);
         check_h(log_n, 1);
+        check_split(log_n, 0);
+        check_split(log_n, 1);
     }
     /* a wrong H length is refused */
     cz_domain d;
