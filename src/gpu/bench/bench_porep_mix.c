@@ -129,14 +129,7 @@ int main(int argc, char **argv) {
     for (uint64_t i = 0; i < naux; i++) {
         if (cz_fr_is_zero(&aux[i])) zeros++;
         else if (cz_fr_equal(&aux[i], &CZ_FR_ONE_V)) ones++;
-        else {
-            uint8_t be[32];
-            cz_fr_to_bytes_be(be, &aux[i]);
-            unsigned bits = 256;
-            for (unsigned k = 0; k < 32 && be[k] == 0; k++) bits -= 8;
-            if (bits) for (unsigned char t = be[32 - bits / 8]; !(t & 0x80); t <<= 1) bits--;
-            hist[bits]++;
-        }
+        else hist[bit_len(&aux[i])]++;
     }
     uint64_t other = naux - zeros - ones;
     printf("%s: %llu aux: zeros %llu (%.2f %%), ones %llu (%.2f %%), other %llu (%.2f %%)\n", p.name,
