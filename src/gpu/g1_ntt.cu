@@ -11,6 +11,7 @@
 #include "gpu/cuda_util.cuh"
 #include "gpu/ec.cuh"
 #include "gpu/field.cuh"
+#include "gpu/fp_inv.cuh"
 #include "gpu/gpu_internal.h"
 
 typedef cz_dxyzz<cz_dfp> g1x;
@@ -60,6 +61,56 @@ static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, u
     cz_ec_st(v + i0, cz_ec_add(u, x));
     x.y = x.y.neg();
     cz_ec_st(v + i1, cz_ec_add(u, x));
+}
+
+/* The Lagrange bases' ends (g1_ntt_host.c cz_gpu_h_lagrange_bases): x[i] = k_i H_i for i < n - 1 (k_i split as
+ * g1ntt_mul takes it, at ks + kstride i: kstride 8 gives each point its own scalar, 0 one scalar for all), and
+ * x[n - 1] = infinity (the params hold n - 1 H points; the sums only reach i < n - 1). */
+static __global__ void hl_prescale(g1x *x, const cz_daff<cz_dfp> *h, const uint32_t *ks, unsigned kstride, size_t n,
+                                   const cz_dfp beta) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    g1x p = g1x::inf();
+    if (i + 1 < n) {
+        const cz_daff<cz_dfp> a = cz_ec_ld_aff(h + i);
+        if (!a.is_inf()) {
+            p.x = a.x, p.y = a.y, p.zz = p.zzz = cz_dfp::one();
+            p = g1ntt_mul(p, ks + (size_t)kstride * i, beta);
+        }
+    }
+    cz_ec_st(x + i, p);
+}
+
+/* out[i] = x[i] as affine (infinity (0, 0)): one inversion a point, t = 1 / ZZZ, then X (t ZZ)^2 and Y t */
+static __global__ void hl_affine(cz_daff<cz_dfp> *out, const g1x *x, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const g1x p = cz_ec_ld(x + i);
+    cz_dfp ax = cz_dfp::zero(), ay = cz_dfp::zero();
+    if (!p.is_inf()) {
+        const cz_dfp t = cz_fp_inv(p.zzz), zi = t * p.zz;
+        ax = p.x * zi.sqr();
+        ay = p.y * t;
+    }
+    cz_st(&out[i].x, ax);
+    cz_st(&out[i].y, ay);
+}
+
+extern "C" int cz_gpu_hl_prescale_(void *d_x, const void *d_h, const uint32_t *d_ks, unsigned kstride, size_t n,
+                                   const void *beta_mont, void *stream) {
+    cz_dfp beta;
+    memcpy(beta.v, beta_mont, sizeof beta.v);
+    hl_prescale<<<(unsigned)((n + 127) / 128), 128, 0, (cudaStream_t)stream>>>(
+        (g1x *)d_x, (const cz_daff<cz_dfp> *)d_h, d_ks, kstride, n, beta);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+extern "C" int cz_gpu_hl_affine_(void *d_out, const void *d_x, size_t n, void *stream) {
+    hl_affine<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((cz_daff<cz_dfp> *)d_out,
+                                                                           (const g1x *)d_x, n);
+    CZ_CUDA_LAUNCHED();
+    return 0;
 }
 
 extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, const void *beta_mont, void *stream) {

@@ -97,6 +97,12 @@ int cz_gpu_fb_mul_many(int g2, void *out, const void *tab, unsigned c, unsigned 
  * query's points are there). Synchronous (waits for the device). n/2 log n double-and-add scalar multiplications of
  * 128-bit halves. */
 int cz_gpu_g1_intt_unscaled(void *d_v, unsigned log_n, void *stream);
+/* The Lagrange-form H bases on the device (the same points as groth16/h_lagrange.h's cz_groth16_h_lagrange):
+ * d_lc, d_lh: n = 2^log_n affine points each (either may be NULL), from d_h, the params' n - 1 H points (device
+ * memory, in the prime-order subgroup). Takes n * 192 bytes of device scratch beside them (+ n * 32 for Lc's
+ * factors) and one G1 transform a basis: ~4 minutes each at 2^27 on an H200. Synchronous. */
+int cz_gpu_h_lagrange_bases(cz_g1_affine *d_lc, cz_g1_affine *d_lh, const cz_g1_affine *d_h, unsigned log_n,
+                            void *stream);
 
 /* ---- NTT over Fr, bellperson's domain (omega = 7^((r-1)/2^k), coset generator g = 7) ----
  * Same results as src/poly/ntt.h, in place on device memory, natural order in and out. */
@@ -161,7 +167,8 @@ int cz_gpu_groth16_h(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, c
 int cz_gpu_groth16_h_crev(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, cz_fr *d_c_rev, void *stream);
 /* The NTT side of the Lagrange-form H query (groth16/h_lagrange.h): y = A_coset B_coset, A_coset =
  * coset_NTT(iNTT(a)) (likewise B), 4 NTTs and a pointwise product; afterwards d_a holds y in natural order (y_j at
- * g w^j, the index of the coset Lagrange bases) and d_b is clobbered. Not used by a prover yet. Asynchronous. */
+ * g w^j, the index of the coset Lagrange bases) and d_b is clobbered. The Lagrange-form prover's step
+ * (cz_gpu_prover_lagrange). Asynchronous. */
 int cz_gpu_groth16_y(cz_gpu_ntt *plan, unsigned log_n, cz_fr *d_a, cz_fr *d_b, void *stream);
 
 /* A CSR matrix resident on the device (row_ptr u32 below 2^32 terms, else u64; col u32; val Fr or dictionary

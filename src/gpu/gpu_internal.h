@@ -15,6 +15,12 @@ extern "C" {
  * as k0 + k1 x^2 (cz_msm_glv_split_: 2 + 2 64-bit limbs) in d_tw, beta_mont the G1 endomorphism's cube root of
  * unity (Montgomery Fp, 48 bytes); queued on stream. */
 int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, const void *beta_mont, void *stream);
+/* The Lagrange bases' ends (g1_ntt.cu): d_x[i] = k_i H_i (xyzz) for i < n - 1 from the n - 1 affine points d_h,
+ * k_i split as above at d_ks + kstride i (32-bit words; kstride 0: one scalar for all), d_x[n - 1] = infinity;
+ * then d_out[i] = d_x[i] as affine. Queued on stream. */
+int cz_gpu_hl_prescale_(void *d_x, const void *d_h, const uint32_t *d_ks, unsigned kstride, size_t n,
+                        const void *beta_mont, void *stream);
+int cz_gpu_hl_affine_(void *d_out, const void *d_x, size_t n, void *stream);
 
 /* Twiddle exponents up to 2^28 are split as lo (14 bits) + hi (14 bits): omega^e = lo[e & M] * hi[e >> 14]. */
 #define CZ_GPU_TW_BITS 14

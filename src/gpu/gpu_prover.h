@@ -52,6 +52,11 @@ typedef struct {
     uint64_t split_chunks, full_chunks; /* streamed: query chunks (G1 and G2) split 0/1 + tail, or one MSM */
     uint64_t tail_msms;  /* streamed: MSMs over the chunks' waiting tails */
     uint64_t sparse_chunks; /* streamed: query chunks uploaded sparsely (only their points whose scalar is not 0) */
+    int lagrange;        /* 1: the H query in Lagrange form (cz_gpu_prover_lagrange): ntt_ms is y = A_coset B_coset
+                          * (4 NTTs), h_msm_ms y's MSM over Lc with c's classification and batch additions over Lh;
+                          * c's other values join the queries' tail MSM (tail_msm_ms) */
+    uint64_t c_tail;     /* Lagrange form: c's values outside {0, 1, -1, 2} */
+    int c_full;          /* Lagrange form: c took one MSM over Lh instead of the split */
 } cz_gpu_prove_stats;
 
 /* The base arrays of a prover (bits of cz_gpu_prove_stats.streamed_parts and CZ_GPU_PROVER_KEEP). */
@@ -99,6 +104,13 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
  * PoSt witness's ~99 % are planned for instead of failing start()'s growth. */
 int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                               size_t margin_bytes, int mode, uint64_t dense_hint);
+/* 1 when the prover runs the H query in Lagrange form (groth16/h_lagrange.h): CZ_GPU_PROVER_LAGRANGE=1 asks for
+ * it, and create() takes it when the prover fits resident with its bases (+n 96 bytes; Lc replaces H, Lh is new)
+ * and their build's scratch (n 336 bytes for the build only). The bases are built on the device from H at
+ * creation (cz_gpu_h_lagrange_bases: ~8 minutes for a 32 GiB PoRep on an H200). Each start() then runs 4 NTTs
+ * instead of 6, an MSM of n points over Lc instead of n - 1 over H, and c = a b over Lh mostly by batch additions.
+ * The proofs are the same bytes. */
+int cz_gpu_prover_lagrange(const cz_gpu_prover *pr);
 /* 1 when the prover streams its bases. */
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts

@@ -152,6 +152,7 @@ static uint64_t cw_reserve(const cz_gpu_prover *pr) {
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
+    if (pr->lag) msm_n = pr->n > msm_n ? pr->n : msm_n, ba_n = pr->n > ba_n ? pr->n : ba_n; /* y over Lc, c over Lh */
     size_t tail_bytes = 64 * (size_t)maxlen + 4096;
     if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
         msm_n = ba_n = pr->chunk1, g2_n = pr->len[Q_B] ? pr->chunk2 : 0;
@@ -175,6 +176,12 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
+    if (!rc && pr->lag) {
+        const size_t ng = 2 * ((pr->n + 63) / 64);
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cbm, 3 * ng * 4, "c's bitmaps (Lagrange H)");
+        if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ccnt, cz_gpu_lag_c_bytes_(pr->n) - 3 * ng * 4,
+                                            "c's split counts (Lagrange H)");
+    }
     pr->tail_cap = tail_bytes;
     for (int i = 0; i < pr->stages && pr->streamed && !rc; i++) {
         rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_stage[i], pr->stage_bytes, "base staging buffer");
@@ -234,14 +241,15 @@ static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size
     cz_gpu_cw_layout l;
     const size_t wit = pr->two_vec ? cz_gpu_cw_layout_(pr->ni, pr->na, cw_reserve(pr), &l)
                        : pr->w_alias ? 0 : (pr->ni + pr->na) * 32;
-    return wit + (pr->two_vec ? 2 : 3) * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 +
-           cz_gpu_ntt_plan_bytes(pr->log_n) + work_est(msm_n, ba_n, g2_n, full);
+    const size_t lag = pr->lag ? cz_gpu_lag_c_bytes_(pr->n) : 0;
+    return wit + (pr->two_vec ? 2 : 3) * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 + lag +
+           cz_gpu_ntt_plan_bytes(pr->log_n) + work_est(msm_n, pr->lag && pr->n > ba_n ? pr->n : ba_n, g2_n, full);
 }
 
 /* Everything resident; *work gets the per-partition part. */
 static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
-    const size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen;
+    const size_t msm_n = pr->n - 1 + (pr->lag ? 1 : 0) > maxlen ? pr->n - 1 + (pr->lag ? 1 : 0) : maxlen;
     *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0);
     return fixed + bases + *work;
 }
@@ -617,6 +625,31 @@ static size_t bases_bytes(const cz_groth16_params *p) {
     return b;
 }
 
+/* The Lagrange-form H's bases beside H's (Lc has one point more, Lh is new) and its build's device scratch (H
+ * itself, the transform's xyzz points, Lc's factors, the twiddles: cz_gpu_h_lagrange_bases). */
+static size_t lag_extra(uint64_t n) { return (n + 1) * sizeof(cz_g1_affine); }
+static size_t lag_build_bytes(uint64_t n) { return n * (96 + 192 + 32 + 16) + ((size_t)1 << 20); }
+
+int cz_gpu_prover_lagrange_knob_(void) {
+    const char *e = getenv("CZ_GPU_PROVER_LAGRANGE");
+    return e && e[0] == '1';
+}
+
+/* Lc into d_h and Lh into d_lh (n points each) from the params' H, uploaded for the build only */
+static int build_lagrange(cz_gpu_prover *pr, const cz_groth16_params *p) {
+    const double t0 = cz_gpu_now_ms_();
+    int rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, pr->n * sizeof(cz_g1_affine), "Lc (Lagrange H)");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, pr->n * sizeof(cz_g1_affine), "Lh (Lagrange H)");
+    void *d_src = NULL;
+    if (!rc) rc = cz_gpu_malloc(&d_src, p->h_len * sizeof(cz_g1_affine));
+    if (!rc) rc = cz_gpu_memcpy_htod(d_src, p->h, p->h_len * sizeof(cz_g1_affine));
+    if (!rc) rc = cz_gpu_h_lagrange_bases(pr->d_h, pr->d_lh, d_src, pr->log_n, pr->st);
+    cz_gpu_free(d_src);
+    pr->build_bases += p->h_len * sizeof(cz_g1_affine);
+    pr->lag_ms = cz_gpu_now_ms_() - t0;
+    return rc;
+}
+
 static size_t maps_bytes(const cz_groth16_params *p) { return (p->a_len + p->b_len + 2) * 4; }
 
 size_t cz_gpu_prover_floor_bytes(const cz_groth16_params *p) { return bases_bytes(p) + maps_bytes(p); }
@@ -663,13 +696,20 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     for (int k = 0; k < nm && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
     for (int k = 0; k < nm && !rc; k++) mat += mb[k];
     pr->mat_dev = mat;
-    const size_t bases = bases_bytes(p);
+    size_t bases = bases_bytes(p);
     /* resident when it fits (or asked), else streamed bases (or asked); the knob overrides both ways */
     const int knob = cz_gpu_prover_stream_knob_();
     if (knob == 1) mode = CZ_GPU_PROVER_STREAMED;
     if (knob == 0 && mode == CZ_GPU_PROVER_AUTO) mode = CZ_GPU_PROVER_RESIDENT;
     const size_t maps = maps_bytes(p);
     size_t work;
+    /* the H query in Lagrange form when asked and the prover fits resident with it and its build's scratch */
+    pr->lag = cz_gpu_prover_lagrange_knob_() && mode != CZ_GPU_PROVER_STREAMED;
+    if (pr->lag) {
+        pr->need_resident = resident_need(pr, mat + maps, bases + lag_extra(n), &work);
+        if (pr->need_resident > pr->limit || lag_extra(n) + lag_build_bytes(n) > pr->limit) pr->lag = 0;
+        else bases += lag_extra(n);
+    }
     pr->need_resident = resident_need(pr, mat + maps, bases, &work);
     const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
     if (!rc && !stream && pr->need_resident > pr->limit)
@@ -683,6 +723,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
         for (int k = 0; k < nm; k++) pr->mat_hdev += cz_gpu_csr_host_dev_bytes_(hm[k], &dict[k]);
         rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
     }
+    if (!rc && pr->lag) rc = build_lagrange(pr, p);
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
     if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr);
@@ -692,7 +733,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     build_copy_init(&bc);
     pr->build_staged = bc.ok;
     const size_t g1 = sizeof(cz_g1_affine);
-    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, "H query");
+    if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, "H query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, "L query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, "A query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, "B_G1 query");
@@ -733,7 +774,10 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
              "density maps and the rest %.0f ms",
              pr->build_ms[0], pr->build_bases / 1e9, ms, ms > 0 ? pr->build_bases / 1e6 / ms : 0.0,
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
-    const size_t l = strlen(out);
+    size_t l = strlen(out);
+    if (pr->lag && l < n)
+        snprintf(out + l, n - l, "; H in Lagrange form, its bases built on the device in %.1f s", pr->lag_ms / 1e3);
+    l = strlen(out);
     if (pr->w_alias && l < n) snprintf(out + l, n - l, "; the witness in c's buffer (uploaded twice a partition)");
     if (pr->two_vec && l < n)
         snprintf(out + l, n - l, "; a/b/c in two vectors, the witness compact on the device (%.2f GiB reserved)",
@@ -767,6 +811,7 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
+int cz_gpu_prover_lagrange(const cz_gpu_prover *pr) { return pr->lag; }
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
 int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr) { return pr->two_vec; }
 int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr) { return pr->host_mat; }
@@ -798,6 +843,9 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     cz_gpu_set_device(pr->device);
     if (pr->streamed) cz_gpu_stream_sync_(pr->st_up); /* a failed start may leave chunk uploads queued */
     cz_gpu_free(pr->d_h);
+    cz_gpu_free(pr->d_lh);
+    cz_gpu_free(pr->d_cbm);
+    cz_gpu_free(pr->d_ccnt);
     cz_gpu_free(pr->d_b2);
     for (int q = 0; q < 3; q++) {
         cz_gpu_free(pr->d_q[q]);

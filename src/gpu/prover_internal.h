@@ -62,6 +62,13 @@ int cz_gpu_scan_u32_(uint32_t *offs, const uint32_t *cnt, size_t count, void **t
 int cz_gpu_split_scatter_(cz_fr *tail_sc, void *tail_b, const cz_fr *d_w, const uint32_t *map, uint64_t base,
                           size_t len, const void *bases, size_t base_bytes, const uint32_t *offs, void *s);
 int cz_gpu_gather_scalars_(cz_fr *out, const cz_fr *d_w, const uint32_t *map, uint64_t base, size_t len, void *s);
+/* The same split for the Lagrange-form H's c over its n values (prover_run.c run_c), in four classes: bm holds
+ * three bitmaps of ngroups = 2 ceil(n / 64) u32 words (values 1, -1, 2 in that order), cnt[g] the count of the
+ * other nonzero values among positions 32g..32g+31, cnt[ngroups] = 0; scan as above, then scatter puts those
+ * values and their G1 bases (96 B each) at tail_sc[offs], tail_b[offs]. */
+int cz_gpu_c_classify_(uint32_t *bm, uint32_t *cnt, const cz_fr *d_c, size_t n, void *s);
+int cz_gpu_c_scatter_(cz_fr *tail_sc, void *tail_b, const cz_fr *d_c, size_t n, const void *bases,
+                      const uint32_t *offs, void *s);
 /* map[0..) = base + i for every set bit i of bitmap (nbits bits), in order; *count = number of bits.
  * cnt: scratch of 2 * (words + 1) u32. Synchronous. */
 int cz_gpu_bitmap_to_map_(uint32_t *map, size_t *count, const uint64_t *bitmap, size_t nbits, uint32_t base,
@@ -101,6 +108,9 @@ int cz_gpu_synth_points_(void *d_pts, size_t n, uint64_t seed, void *s);
 /* Witness of ni inputs (input 0 = ONE, the rest random) and na aux: aux value 0 with probability
  * mix[0]/1000, 1 with mix[1]/1000, else random; B's aux columns (the multiples of b_stride, 0 = 1) in
  * mix[2], mix[3] instead. */
+/* Benchmarks: c's values in a chosen mix (synth.cu synth_cmix; prover_priv.h syn_cmix): the first rows of the n
+ * values 0, 1, -1, 2 with mix[0..3] parts in 100,000, the others random; 0 past rows. */
+int cz_gpu_synth_cmix_(cz_fr *d_c, size_t n, size_t rows, const unsigned mix[4], uint64_t seed, void *s);
 int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, const unsigned mix[4], unsigned b_stride, uint64_t seed,
                           void *s);
 /* A CSR matrix of `rows` rows: row i < nc has weight w_lo or w_lo + 1 (the latter with probability

@@ -55,6 +55,39 @@ __global__ void gather_scalars(cz_dfr *out, const cz_dfr *w, const uint32_t *map
     if (k < len) cz_st(out + k, cz_ld(w + widx(map, base, k)));
 }
 
+/* The Lagrange-form H's c (prover_run.c run_c): class of a value, 0 zero, 1 one, 2 minus one, 3 two, 4 other */
+static __device__ __forceinline__ unsigned c_class(const cz_dfr &x) {
+    const cz_dfr o = cz_dfr::one();
+    return x.is_zero() ? 0 : x == o ? 1 : x == o.neg() ? 2 : x == o.dbl() ? 3 : 4;
+}
+
+/* bm: three bitmaps of ngroups u32 words (ones, minus ones, twos); cnt[g] = the others among positions 32 g.. */
+__global__ void c_classify(uint32_t *bm, uint32_t *cnt, const cz_dfr *c, size_t n, size_t ngroups) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned cl = k < n ? c_class(cz_ld(c + k)) : 0;
+    const uint32_t b1 = __ballot_sync(0xffffffffu, cl == 1), bm1 = __ballot_sync(0xffffffffu, cl == 2),
+                   b2 = __ballot_sync(0xffffffffu, cl == 3), bo = __ballot_sync(0xffffffffu, cl == 4);
+    const size_t g = k >> 5;
+    if ((threadIdx.x & 31) == 0 && g < ngroups) {
+        bm[g] = b1, bm[ngroups + g] = bm1, bm[2 * ngroups + g] = b2;
+        cnt[g] = __popc(bo);
+    }
+    if (k == 0) cnt[ngroups] = 0;
+}
+
+__global__ void c_scatter(cz_dfr *tail_sc, uint4 *tail_b, const cz_dfr *c, size_t n, const uint4 *bases,
+                          const uint32_t *offs) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    cz_dfr x = cz_dfr::zero();
+    if (k < n) x = cz_ld(c + k);
+    const bool other = k < n && c_class(x) == 4;
+    const uint32_t bo = __ballot_sync(0xffffffffu, other);
+    if (!other) return;
+    const size_t pos = offs[k >> 5] + __popc(bo & ((1u << (threadIdx.x & 31)) - 1));
+    cz_st(tail_sc + pos, x);
+    for (unsigned i = 0; i < 6; i++) tail_b[pos * 6 + i] = bases[k * 6 + i];
+}
+
 static unsigned blocks_for(size_t n) { return (unsigned)((n + 255) / 256); }
 
 extern "C" int cz_gpu_split_classify_(uint32_t *ones, uint32_t *cnt, const cz_fr *d_w, const uint32_t *map,
@@ -63,6 +96,21 @@ extern "C" int cz_gpu_split_classify_(uint32_t *ones, uint32_t *cnt, const cz_fr
     const size_t threads = ngroups * 32 > 0 ? ngroups * 32 : 32;
     split_classify<<<blocks_for(threads), 256, 0, (cudaStream_t)s>>>(ones, cnt, (const cz_dfr *)d_w, map, base, len,
                                                                      ngroups);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+extern "C" int cz_gpu_c_classify_(uint32_t *bm, uint32_t *cnt, const cz_fr *d_c, size_t n, void *s) {
+    const size_t ngroups = 2 * ((n + 63) / 64);
+    c_classify<<<blocks_for(ngroups * 32), 256, 0, (cudaStream_t)s>>>(bm, cnt, (const cz_dfr *)d_c, n, ngroups);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+extern "C" int cz_gpu_c_scatter_(cz_fr *tail_sc, void *tail_b, const cz_fr *d_c, size_t n, const void *bases,
+                                 const uint32_t *offs, void *s) {
+    c_scatter<<<blocks_for(n), 256, 0, (cudaStream_t)s>>>((cz_dfr *)tail_sc, (uint4 *)tail_b, (const cz_dfr *)d_c, n,
+                                                          (const uint4 *)bases, offs);
     CZ_CUDA_LAUNCHED();
     return 0;
 }

@@ -85,9 +85,24 @@ struct cz_gpu_prover {
     cz_fr *d_w2;
     const cz_fr *next_in, *next_aux, *pre_in, *pre_aux;
     void *ev_pre;
+    /* synthetic provers, CZ_BENCH_C_MIX="zeros ones minus_ones twos" (parts in 100,000 of the rows): start() replaces
+     * c = a b by values drawn in that mix, the rest random (the synthetic matrices give c ~11 % other values, a
+     * real 32 GiB PoRep partition 1.36 %, which sets the Lagrange form's c tail; the pending is no proof anyway) */
+    int syn_cmix_on;
+    unsigned syn_cmix[4];
     /* synthetic provers: host copies of the B densities and the B_G2 bases the bench attaches */
     cz_r1cs syn_r;
     cz_groth16_params syn_p;
+    /* The H query in Lagrange form (CZ_GPU_PROVER_LAGRANGE=1; resident provers only; groth16/h_lagrange.h): d_h
+     * then holds Lc (n points) and d_lh Lh (n points), built on the device at creation from the params' H
+     * (cz_gpu_h_lagrange_bases; a synthetic prover draws them at random). start() runs y = A_coset B_coset (4 NTTs
+     * instead of the H pipeline's 6), one MSM of y over Lc, and c = a b over Lh split by value (prover_run.c
+     * run_c): its ones, minus ones and twos by batch addition, the rest in the shared tail MSM. d_cbm: c's three
+     * bitmaps (2 ceil(n / 64) u32 words each), d_ccnt its counts and offsets. +n 96 bytes of bases. */
+    int lag;
+    double lag_ms; /* the bases' build at creation */
+    cz_g1_affine *d_lh;
+    uint32_t *d_cbm, *d_ccnt;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
     size_t tail_cap;          /* its bytes */
@@ -158,6 +173,12 @@ struct cz_gpu_prover {
     size_t need_resident, need_streamed, need_streamed_min;
 };
 
+/* The Lagrange-form H's c bitmaps and counts: bytes (0 without it). */
+static inline size_t cz_gpu_lag_c_bytes_(uint64_t n) {
+    const size_t ng = 2 * ((n + 63) / 64);
+    return 3 * ng * 4 + 2 * (ng + 2) * 4;
+}
+
 /* The longest of the L, A and B_G1 queries (what the tail buffer, bitmap and counts are sized for). */
 static inline uint64_t cz_gpu_prover_max_len_(const cz_gpu_prover *pr) {
     uint64_t m = pr->len[0];
@@ -221,6 +242,8 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
  * chunk1 / chunk2 / stage_bytes, keep and the need_* figures; CZ_ENOMEM (message with the sizes) when even
  * two stages of the smallest chunks do not fit. bases: device bytes of all bases (for the message). */
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
+/* 1 when CZ_GPU_PROVER_LAGRANGE=1 asks for the Lagrange-form H query (prover_priv.h lag). */
+int cz_gpu_prover_lagrange_knob_(void);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
 int cz_gpu_prover_stream_knob_(void);
 /* Sparse uploads for a streamed prover whose host bases are in place (prover.c). */

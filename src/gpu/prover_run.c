@@ -436,25 +436,26 @@ static int classify(cz_gpu_prover *pr, int q, uint32_t *tail) {
 /* The G1 tails waiting for one shared MSM (cz_gpu_g1_msm_multi): each query's tail scalars and bases in its
  * own part of d_tail, parts at multiples of 768 B (so every part's bases lie a whole number of points after
  * the first part's), its batch-addition result, and its answer's address (written by tails_flush). */
+#define TAIL_PARTS 4 /* L, A, B_G1 and the Lagrange-form H's c (cz_gpu_g1_msm_multi takes up to 4) */
 typedef struct {
     unsigned k;
-    cz_g1_jac *ans[3], ba[3];
-    const cz_g1_affine *tb[3];
-    const cz_fr *tsc[3];
-    size_t n[3], used; /* used: bytes of d_tail taken */
+    cz_g1_jac *ans[TAIL_PARTS], ba[TAIL_PARTS];
+    const cz_g1_affine *tb[TAIL_PARTS];
+    const cz_fr *tsc[TAIL_PARTS];
+    size_t n[TAIL_PARTS], used; /* used: bytes of d_tail taken */
 } tail_batch;
 
 static int tails_flush(cz_gpu_prover *pr, tail_batch *b, cz_gpu_prove_stats *st) {
     if (!b->k) return 0;
     const double t1 = cz_gpu_now_ms_();
-    cz_g1_jac r[3];
+    cz_g1_jac r[TAIL_PARTS];
     int rc = cz_gpu_g1_msm_multi(r, b->tb, b->tsc, b->n, b->k, pr->st);
     for (unsigned i = 0; i < b->k && !rc; i++) cz_g1_jac_add(b->ans[i], &b->ba[i], &r[i]);
     st->tail_msm_ms += cz_gpu_now_ms_() - t1;
     st->dtoh_bytes += 32 * 192 * (uint64_t)b->k;
     if (getenv("CZ_GPU_PROVER_PROFILE"))
         fprintf(stderr, "tails of %u queries (%zu points): msm %.2f ms\n", b->k, b->n[0] + (b->k > 1 ? b->n[1] : 0) +
-                (b->k > 2 ? b->n[2] : 0), cz_gpu_now_ms_() - t1);
+                (b->k > 2 ? b->n[2] : 0) + (b->k > 3 ? b->n[3] : 0), cz_gpu_now_ms_() - t1);
     b->k = 0, b->used = 0;
     return rc;
 }
@@ -489,7 +490,7 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         /* scalars, then bases, each part rounded up to 768 B (a whole number of 96-B points) */
         const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
         /* no room (which covers a tail too big to queue at all: it then runs alone from d_tail's start) */
-        if (!rc && batch && (batch->used + sb + bb > pr->tail_cap || batch->k >= 3)) rc = tails_flush(pr, batch, st);
+        if (!rc && batch && (batch->used + sb + bb > pr->tail_cap || batch->k >= TAIL_PARTS)) rc = tails_flush(pr, batch, st);
         const int queued = !rc && batch && sb + bb <= pr->tail_cap;
         uint8_t *at = pr->d_tail + (queued ? batch->used : 0);
         cz_fr *tsc = (cz_fr *)at;
@@ -526,6 +527,54 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         st->full_msm[q] = 1;
         st->dtoh_bytes += 32 * 192;
     }
+    return rc;
+}
+
+/* The Lagrange-form H's c (prover_priv.h lag): sum_j c_j Lh[j] into *ans over its n values (natural order) split
+ * by value: ones, minus ones and twos by batch addition over Lh (ones - minus ones + 2 twos: the batch's part for
+ * c), the other nonzero values scattered with their bases into the tail batch (empty when this runs), whose MSM
+ * (tails_flush) completes *ans. One MSM of c over Lh instead when more than half are other values or their tail
+ * does not fit the tail buffer. In a 32 GiB PoRep partition c is 80 % zeros, 3 % ones, 3 % minus ones, 12.6 % twos
+ * and 1.4 % other values (cz_bench_porep_mix). */
+static int run_c(cz_gpu_prover *pr, const cz_fr *c, cz_g1_jac *ans, cz_gpu_prove_stats *st, tail_batch *batch) {
+    const uint64_t n = pr->n;
+    const size_t ng = 2 * ((n + 63) / 64);
+    uint32_t *offs = pr->d_ccnt + ng + 1, tail = 0;
+    const double t0 = cz_gpu_now_ms_();
+    int rc = cz_gpu_c_classify_(pr->d_cbm, pr->d_ccnt, c, n, pr->st);
+    if (!rc) rc = cz_gpu_scan_u32_(offs, pr->d_ccnt, ng + 1, &pr->scan_temp, &pr->scan_cap, pr->st);
+    if (!rc) rc = cz_gpu_dtoh_async_(&tail, offs + ng, 4, pr->st);
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    if (rc) return rc;
+    st->c_tail = tail;
+    st->dtoh_bytes += 4;
+    const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
+    if (2 * (uint64_t)tail > n || batch->k || sb + bb > pr->tail_cap) {
+        st->c_full = 1;
+        st->dtoh_bytes += 32 * 192;
+        return cz_gpu_g1_msm(ans, pr->d_lh, c, n, pr->st);
+    }
+    cz_g1_jac part[3], ba;
+    for (int k = 0; k < 3 && !rc; k++)
+        rc = cz_gpu_g1_batch_add(&part[k], pr->d_lh, (const uint64_t *)(pr->d_cbm + k * ng), n, pr->st);
+    if (rc) return rc;
+    cz_g1_jac_neg(&part[1], &part[1]);
+    cz_g1_jac_double(&part[2], &part[2]);
+    cz_g1_jac_add(&ba, &part[0], &part[1]);
+    cz_g1_jac_add(&ba, &ba, &part[2]);
+    st->dtoh_bytes += 3 * 192;
+    if (getenv("CZ_GPU_PROVER_PROFILE"))
+        fprintf(stderr, "c over Lh: %u other values, classification and batch additions %.2f ms\n", tail,
+                cz_gpu_now_ms_() - t0);
+    if (!tail) {
+        *ans = ba;
+        return 0;
+    }
+    cz_fr *tsc = (cz_fr *)pr->d_tail;
+    cz_g1_affine *tb = (cz_g1_affine *)(pr->d_tail + sb);
+    rc = cz_gpu_c_scatter_(tsc, tb, c, n, pr->d_lh, offs, pr->st);
+    batch->ans[0] = ans, batch->ba[0] = ba, batch->tb[0] = tb, batch->tsc[0] = tsc, batch->n[0] = tail;
+    batch->k = 1, batch->used = sb + bb;
     return rc;
 }
 
@@ -794,17 +843,19 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     cz_fr *a = pr->d_abc, *b = a + pr->n, *c = b + pr->n;
     cz_fr *v[3] = {a, b, c};
     /* c into bit-reversed positions for the 6-NTT H pipeline (cz_gpu_groth16_h_crev); a b instead of C's SpMV
-     * unless asked (c_ab) */
-    const int six = cz_gpu_h_six_() && pr->log_n >= 1;
+     * unless asked (c_ab); the Lagrange form takes c in natural order */
+    const int six = cz_gpu_h_six_() && pr->log_n >= 1 && !pr->lag;
     for (int k = 0; k < (pr->c_ab ? 2 : 3) && !rc; k++)
         rc = k == 2 && six ? cz_gpu_csr_mul_vec_rev(v[k], pr->log_n, pr->m[k], pr->d_w, pr->st)
                            : cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
     if (!rc && pr->c_ab) rc = cz_gpu_ab_product_(c, a, b, pr->log_n, six, pr->st);
+    if (!rc && pr->syn_cmix_on) rc = cz_gpu_synth_cmix_(c, pr->n, pr->rows, pr->syn_cmix, 0xc0ffee, pr->st);
     if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->spmv_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
-    if (!rc) rc = six ? cz_gpu_groth16_h_crev(pr->plan, pr->log_n, a, b, c, pr->st)
-                      : cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
+    if (!rc) rc = pr->lag ? cz_gpu_groth16_y(pr->plan, pr->log_n, a, b, pr->st)
+                  : six   ? cz_gpu_groth16_h_crev(pr->plan, pr->log_n, a, b, c, pr->st)
+                          : cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->ntt_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
     if (!rc && pr->w_alias) { /* the witness again, into c's third (b's holds a compact form meanwhile) */
@@ -818,9 +869,15 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
         st->gpu_total_ms = cz_gpu_now_ms_() - t0;
         return rc;
     }
-    if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - 1, pr->st);
-    st->h_msm_ms = cz_gpu_now_ms_() - t;
+    /* the three G1 tails in one MSM (the tail buffer: 64 B per position of the longest query, so it holds
+     * them when they are short, as in PoRep: 1.3 % of the aux values), and the Lagrange form's c with them */
+    tail_batch tbt = {0};
+    cz_g1_jac c_ans;
+    if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - (pr->lag ? 0 : 1), pr->st);
     st->dtoh_bytes += 32 * 192;
+    if (!rc && pr->lag) rc = run_c(pr, c, &c_ans, st, &tbt);
+    st->h_msm_ms = cz_gpu_now_ms_() - t;
+    st->lagrange = pr->lag;
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B first: its classification feeds B_G2, which then runs beside L and A on its own stream */
     const int want_g2 = pr->p || pr->d_b2; /* real params, or a synthetic prover's device B_G2 */
@@ -828,9 +885,6 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     pthread_t g2th;
     int g2_started = 0;
     double tg = 0;
-    /* the three G1 tails in one MSM (the tail buffer: 64 B per position of the longest query, so it holds
-     * them when they are short, as in PoRep: 1.3 % of the aux values) */
-    tail_batch tbt = {0};
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st, &tbt);
     if (!rc && want_g2) {
         tg = cz_gpu_now_ms_();
@@ -854,12 +908,16 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     }
     (void)tg;
 #else
-    tail_batch tbt = {0};
     if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st, &tbt);
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st, &tbt);
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st, &tbt);
     if (!rc) rc = tails_flush(pr, &tbt, st);
 #endif
+    if (!rc && pr->lag) { /* h = y over Lc - c over Lh (c's tail MSM ran with the queries') */
+        cz_g1_jac t2 = out->h_msm;
+        cz_g1_jac_neg(&c_ans, &c_ans);
+        cz_g1_jac_add(&out->h_msm, &t2, &c_ans);
+    }
     st->gpu_total_ms = cz_gpu_now_ms_() - t0;
     return rc;
 }

@@ -1,5 +1,6 @@
 /* Synthetic PoRep-shaped provers for the benchmark: matrices, bases and witnesses generated on the device
  * (synth.cu), the same resident layout as a real prover. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,12 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     pr->ni = ni, pr->na = na, pr->rows = rows, pr->n = n, pr->log_n = s->log_n;
     pr->synth_b_stride = s->b_stride ? s->b_stride : 1;
     pr->len[Q_L] = na, pr->len[Q_A] = pr->len[Q_B] = ni + na; /* upper bounds until the maps exist */
+    /* the Lagrange-form H (CZ_GPU_PROVER_LAGRANGE=1): resident only, its bases random like the others */
+    pr->lag = !s->streamed && cz_gpu_prover_lagrange_knob_();
+    const char *cm = getenv("CZ_BENCH_C_MIX");
+    if (cm && sscanf(cm, "%u %u %u %u", &pr->syn_cmix[0], &pr->syn_cmix[1], &pr->syn_cmix[2], &pr->syn_cmix[3]) == 4 &&
+        pr->syn_cmix[0] + pr->syn_cmix[1] + pr->syn_cmix[2] + pr->syn_cmix[3] <= 100000)
+        pr->syn_cmix_on = 1;
     /* streamed: the working set is sized from the chunks, chosen once the matrices and maps exist */
     if (!rc && !s->streamed) rc = cz_gpu_prover_alloc_working_(pr);
     struct {
@@ -126,9 +133,12 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
         *out = pr;
         return 0;
     }
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, (n - 1) * sizeof(cz_g1_affine), "H query");
+    const uint64_t hn = pr->lag ? n : n - 1; /* Lc, or H */
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, hn * sizeof(cz_g1_affine), "H query");
+    if (!rc && pr->lag) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, n * sizeof(cz_g1_affine), "Lh");
     for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], pr->len[q] * sizeof(cz_g1_affine), "query");
-    if (!rc) rc = cz_gpu_synth_points_(pr->d_h, n - 1, seed ^ 0x1111, pr->st);
+    if (!rc) rc = cz_gpu_synth_points_(pr->d_h, hn, seed ^ 0x1111, pr->st);
+    if (!rc && pr->lag) rc = cz_gpu_synth_points_(pr->d_lh, n, seed ^ 0x6666, pr->st);
     for (int q = 0; q < 3 && !rc; q++) rc = cz_gpu_synth_points_(pr->d_q[q], pr->len[q], seed ^ (0x2222 * (q + 1)), pr->st);
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B_G2 on the device as a real prover has it: random Fp2 coordinates, two G1-sized records per point */

@@ -68,6 +68,33 @@ extern "C" int cz_gpu_synth_witness_(cz_fr *d_w, size_t ni, size_t na, const uns
     return 0;
 }
 
+/* c[i] for i < rows (0 past them): 0, 1, -1, 2 with mix[0..3] parts in 100,000 each, else a random value */
+__global__ void synth_cmix(cz_dfr *c, size_t n, size_t rows, unsigned m0, unsigned m1, unsigned m2, unsigned m3,
+                           uint64_t seed) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint64_t h = mix64(seed ^ (i * 0x9e3779b97f4a7c15ull));
+    const unsigned u = (unsigned)(h % 100000);
+    const cz_dfr one = cz_dfr::one();
+    cz_dfr x = cz_dfr::zero();
+    if (i >= rows || u < m0) x = cz_dfr::zero();
+    else if (u < m0 + m1) x = one;
+    else if (u < m0 + m1 + m2) x = one.neg();
+    else if (u < m0 + m1 + m2 + m3) x = one.dbl();
+    else {
+        uint64_t o[4]; /* below r: a Montgomery form like any other */
+        random_fr(o, h);
+        memcpy(x.v, o, sizeof o);
+    }
+    cz_st(c + i, x);
+}
+
+extern "C" int cz_gpu_synth_cmix_(cz_fr *d_c, size_t n, size_t rows, const unsigned mix[4], uint64_t seed, void *s) {
+    synth_cmix<<<blocks_for(n), 256, 0, (cudaStream_t)s>>>((cz_dfr *)d_c, n, rows, mix[0], mix[1], mix[2], mix[3], seed);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
 struct csr_shape {
     uint64_t rows, nc, ni, na;
     unsigned w_lo, w_frac, in_w, stride, one, pool;

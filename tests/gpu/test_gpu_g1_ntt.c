@@ -1,7 +1,8 @@
 /* The device's inverse NTT over G1 (cz_gpu_g1_intt_unscaled) against the CPU's (groth16/h_lagrange.h's
  * cz_g1_intt_unscaled, itself checked against the definition by test_h_lagrange), point for point as affine bytes,
  * on fresh random points at 2^1..2^10 (CZ_TEST_GPU_MAX_N caps it), with infinities and repeated points among them,
- * the readback poisoned first; a size past 2^28 is refused. Exits 77 (skipped) without a GPU. */
+ * the readback poisoned first; a size past 2^28 is refused. Then the Lagrange-form H bases built on the device
+ * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8. Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,39 @@ static void one_size(unsigned log_n) {
     free(v), free(ref), free(got), free(want);
 }
 
+/* cz_gpu_h_lagrange_bases against the CPU's cz_groth16_h_lagrange on n - 1 fresh random H points (one of them
+ * infinity from 2^3 on), both bases, the readback poisoned first */
+static void check_bases(unsigned log_n) {
+    cz_domain dom;
+    CHECK(cz_domain_init(&dom, log_n) == 0);
+    const size_t n = dom.n;
+    cz_g1_affine *h = malloc((n - 1) * sizeof *h), *want = malloc(2 * n * sizeof *want), *got = malloc(2 * n * sizeof *got);
+    for (size_t i = 0; i + 1 < n; i++) cz_g1_random(&h[i], &rng);
+    if (n >= 8) memset(&h[cz_rng_next(&rng) % (n - 1)], 0, sizeof *h); /* (0, 0) */
+    CHECK(cz_groth16_h_lagrange(want, want + n, &dom, h, n - 1, 1) == 0);
+    void *d_h = NULL, *d_l = NULL;
+    int rc = cz_gpu_malloc(&d_h, (n - 1) * sizeof *h);
+    if (!rc) rc = cz_gpu_malloc(&d_l, 2 * n * sizeof *h);
+    if (!rc) rc = cz_gpu_memcpy_htod(d_h, h, (n - 1) * sizeof *h);
+    if (!rc) rc = cz_gpu_memset(d_l, 0x5a, 2 * n * sizeof *h);
+    if (!rc) rc = cz_gpu_h_lagrange_bases(d_l, (cz_g1_affine *)d_l + n, d_h, log_n, NULL);
+    memset(got, 0xa5, 2 * n * sizeof *got);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(got, d_l, 2 * n * sizeof *got);
+    CHECK_MSG(rc == 0, "Lagrange bases 2^%u: %s", log_n, cz_error_message());
+    for (int k = 0; k < 2 && !rc; k++) {
+        size_t bad = 0, first = n;
+        for (size_t j = 0; j < n; j++)
+            if (memcmp(&got[k * n + j], &want[k * n + j], sizeof *got)) {
+                if (!bad) first = j;
+                bad++;
+            }
+        CHECK_MSG(bad == 0, "Lagrange bases 2^%u, %s: %zu of %zu points differ from the CPU's, first at %zu", log_n,
+                  k ? "Lh" : "Lc", bad, n, first);
+    }
+    cz_gpu_free(d_h), cz_gpu_free(d_l);
+    free(h), free(want), free(got);
+}
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -82,6 +116,11 @@ int main(void) {
         one_size(log_n);
         printf("2^%u checked\n", log_n);
     }
+    for (unsigned log_n = 1; log_n <= 8 && ((size_t)1 << log_n) <= cap; log_n++) {
+        check_bases(log_n);
+        printf("Lagrange bases 2^%u checked\n", log_n);
+    }
     CHECK(cz_gpu_g1_intt_unscaled(NULL, 29, NULL) == CZ_ERANGE);
+    CHECK(cz_gpu_h_lagrange_bases(NULL, NULL, NULL, 0, NULL) == CZ_ERANGE);
     return cz_test_finish();
 }

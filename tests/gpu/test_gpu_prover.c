@@ -319,6 +319,112 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
     prove_both_st(tc, p, pvk, gp, what, NULL);
 }
 
+/* The H query in Lagrange form (CZ_GPU_PROVER_LAGRANGE=1, gpu_prover.h cz_gpu_prover_lagrange): a prover of p
+ * for tcs[0]'s circuit with its bases built on the device from H, each of the k witnesses proved by it and by the
+ * CPU (the same H sum, the same proof bytes). Counts c's two paths: split (batch additions + tail) or one MSM. */
+static int lag_split, lag_full;
+static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
+                           const char *name) {
+    setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
+    cz_gpu_prover *gp = NULL;
+    int rc = cz_gpu_prover_create(&gp, 0, p, &tcs[0]->r, 0);
+    unsetenv("CZ_GPU_PROVER_LAGRANGE");
+    CHECK_MSG(rc == 0, "Lagrange prover (%s): %s", name, cz_error_message());
+    if (rc) return;
+    CHECK_MSG(cz_gpu_prover_lagrange(gp) == 1, "%s: the prover did not take the Lagrange form", name);
+    char rep[300];
+    cz_gpu_prover_build_report(gp, rep, sizeof rep);
+    CHECK_MSG(strstr(rep, "Lagrange") != NULL, "build report: %s", rep);
+    for (int i = 0; i < k; i++) {
+        cz_gpu_prove_stats st;
+        char what[96];
+        snprintf(what, sizeof what, "Lagrange H, %s, witness %d", name, i);
+        prove_both_st(tcs[i], p, pvk, gp, what, &st);
+        CHECK_MSG(st.lagrange == 1, "%s: stats do not say Lagrange", what);
+        st.c_full ? lag_full++ : lag_split++;
+        printf("%s: c %s, %llu other values\n", what, st.c_full ? "one MSM" : "split", (unsigned long long)st.c_tail);
+    }
+    cz_gpu_prover_destroy(gp);
+}
+
+/* A circuit whose c = (A w)(B w) takes every class of the Lagrange form's split, over bits x, y (random 0 / 1 free
+ * aux values): (x + y) 1 = 0, 1 or 2; (-x) y = 0 or -1; x y = 0 or 1; and in other_pm per mille of the rows
+ * (r x + 1) 1 with r a random coefficient, an other value. */
+static int build_cmix(cz_rng *rng, circuit *tc, size_t nfree, size_t nc, unsigned other_pm) {
+    cz_cs *cs;
+    if (cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS)) return -1;
+    cz_var *vars = malloc(nfree * sizeof *vars);
+    cz_fr *vals = malloc(nfree * sizeof *vals), in;
+    cz_fr_random(&in, rng);
+    cz_cs_alloc_input(cs, &in);
+    for (size_t i = 0; i < nfree; i++) {
+        vals[i] = cz_rng_next(rng) & 1 ? CZ_FR_ONE_V : CZ_FR_ZERO_V;
+        vars[i] = cz_cs_alloc(cs, &vals[i]);
+    }
+    for (size_t k = 0; k < nc; k++) {
+        const size_t f = k % nfree, g = cz_rng_next(rng) % nfree;
+        const unsigned t = cz_rng_next(rng) % 1000 < other_pm ? 3 : (unsigned)(cz_rng_next(rng) % 3);
+        cz_lc lc[2] = {CZ_LC_ZERO, CZ_LC_ZERO}, c = CZ_LC_ZERO;
+        cz_fr pv, cf;
+        if (t == 0) {
+            cz_lc_add(cs, &lc[0], vars[f], NULL);
+            cz_lc_add(cs, &lc[0], vars[g], NULL);
+            cz_lc_add(cs, &lc[1], CZ_CS_ONE, NULL);
+            cz_fr_add(&pv, &vals[f], &vals[g]);
+        } else if (t == 1) {
+            cz_fr_neg(&cf, &CZ_FR_ONE_V);
+            cz_lc_add(cs, &lc[0], vars[f], &cf);
+            cz_lc_add(cs, &lc[1], vars[g], NULL);
+            cz_fr_mul(&pv, &vals[f], &vals[g]);
+            cz_fr_neg(&pv, &pv);
+        } else if (t == 2) {
+            cz_lc_add(cs, &lc[0], vars[f], NULL);
+            cz_lc_add(cs, &lc[1], vars[g], NULL);
+            cz_fr_mul(&pv, &vals[f], &vals[g]);
+        } else {
+            cz_fr_random(&cf, rng);
+            cz_lc_add(cs, &lc[0], vars[f], &cf);
+            cz_lc_add(cs, &lc[0], CZ_CS_ONE, NULL);
+            cz_lc_add(cs, &lc[1], CZ_CS_ONE, NULL);
+            cz_fr_mul(&pv, &cf, &vals[f]);
+            cz_fr_add(&pv, &pv, &CZ_FR_ONE_V);
+        }
+        cz_var pvar = cz_cs_alloc(cs, &pv);
+        cz_lc_add(cs, &c, pvar, NULL);
+        cz_cs_enforce(cs, &lc[0], &lc[1], &c);
+        cz_lc_free(cs, &lc[0]);
+        cz_lc_free(cs, &lc[1]);
+        cz_lc_free(cs, &c);
+    }
+    free(vars);
+    free(vals);
+    return circuit_take(cs, tc);
+}
+
+/* The Lagrange form on circuits whose c has every class (the split path: a class dropped or the twos' sum not
+ * doubled fails the H check), at four sizes, the first with no other values at all (no tail). */
+static void test_lagrange_cmix(void) {
+    static const size_t sz[][3] = {{3, 6, 0}, {40, 300, 100}, {300, 5000, 60}, {2000, 40000, 20}};
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++) {
+        circuit tc;
+        CHECK(build_cmix(&rng, &tc, sz[i][0], sz[i][1], (unsigned)sz[i][2]) == 0);
+        cz_groth16_toxic tox;
+        cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
+        cz_groth16_params p;
+        memset(&p, 0, sizeof p);
+        CHECK(cz_groth16_setup(&p, &tc.r, &tox, 0) == 0);
+        cz_groth16_pvk pvk;
+        CHECK(cz_groth16_pvk_init(&pvk, &p.vk) == 0);
+        const circuit *tcs[1] = {&tc};
+        char name[64];
+        snprintf(name, sizeof name, "c of every class, %llu rows", (unsigned long long)tc.r.num_rows);
+        prove_lagrange(tcs, 1, &p, &pvk, name);
+        cz_groth16_pvk_free(&pvk);
+        cz_groth16_params_free(&p);
+        circuit_free(&tc);
+    }
+}
+
 /* values outside {0, 1} */
 static int is_tail(const cz_fr *x) { return !cz_fr_is_zero(x) && !cz_fr_equal(x, &CZ_FR_ONE_V); }
 
@@ -530,8 +636,15 @@ int main(void) {
             /* a third mix: tails near half of each query, around the split / full-MSM threshold */
             snprintf(what, sizeof what, "rows %llu mid", (unsigned long long)mid.r.num_rows);
             prove_both(&mid, &p, &pvk, gp, what);
+            CHECK(cz_gpu_prover_lagrange(gp) == 0); /* not asked for */
         }
         cz_gpu_prover_destroy(gp);
+        if (!c_spmv) { /* the same witnesses through the Lagrange form (c = a b: no C SpMV) */
+            const circuit *tcs[3] = {&bits, &rnd, &mid};
+            char name[48];
+            snprintf(name, sizeof name, "shape %zu", si);
+            prove_lagrange(tcs, 3, &p, &pvk, name);
+        }
         if (si == 2) { /* the engine backend: OS randomness, so the proof only has to verify */
             cz_backend be;
             cz_backend_gpu_init(&be, 0);
@@ -559,7 +672,9 @@ int main(void) {
         circuit_free(&rnd);
         circuit_free(&mid);
     }
+    test_lagrange_cmix();
     CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
+    CHECK_MSG(lag_split > 0 && lag_full > 0, "both paths of c must run (split %d, one MSM %d)", lag_split, lag_full);
     cz_gpu_g1_release_scratch();
     return cz_test_finish();
 }

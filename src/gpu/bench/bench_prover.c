@@ -21,6 +21,11 @@
  * htod_MB then includes the streamed bases; the row names the streamed parts); --both: each size resident, then
  * streamed, in the same run. The streamed prover's device needs (non-base part) are printed; a streamed prover that does not
  * fit prints the CZ_ENOMEM message with the sizes and the run goes on.
+ * CZ_GPU_PROVER_LAGRANGE=1: the H query in Lagrange form (cz_gpu_prover_lagrange; random Lc and Lh bases): ntt_ms is
+ * y's 4 NTTs, hmsm_ms y's MSM over Lc with c's batch additions over Lh; the row names c's other values.
+ * CZ_BENCH_C_MIX="zeros ones minus_ones twos" (parts in 100,000): c's values drawn in that mix instead of the
+ * synthetic matrices' a b (~11 % other values; a real 32 GiB PoRep partition: "80120 2960 2950 12610", 1.36 %
+ * other, cz_bench_porep_mix), for the Lagrange form's c split.
  * Usage: cz_bench_prover [--compact] [--stream | --both] [log_n ...] (default 24) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +181,9 @@ int main(int argc, char **argv) {
                          st.witness_again ? ", witness twice" : st.host_matrices ? ", host matrices"
                          : st.two_vectors ? ", two vectors" : "",
                          (unsigned long long)st.sparse_chunks, (unsigned long long)st.chunks);
+            if (st.lagrange)
+                snprintf(sp, sizeof sp, " Lagrange H (c: %llu other values%s)", (unsigned long long)st.c_tail,
+                         st.c_full ? ", one MSM" : "");
             printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
