@@ -114,6 +114,8 @@ static const keydef keys[] = {
     {"gpus", "gpu_workers_per_device", T_U32, F(gpu_workers_per_device)},
     {"gpus", "max_resident_circuits", T_U32, F(gpu_max_resident)},
     {"gpus", "exit_when_all_lost", T_BOOL, F(exit_when_all_lost)},
+    {"gpus", "h_lagrange", T_BOOL, F(h_lagrange)},
+    {"gpus", "h_lagrange_cache", T_STR, F(h_lagrange_cache)},
     {"scheduler", "max_batch_size", T_U32, F(max_batch_size)},
     {"scheduler", "max_batch_wait_ms", T_U64, F(max_batch_wait_ms)},
     {"scheduler", "sort_by_type", T_BOOL, F(sort_by_type)},

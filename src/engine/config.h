@@ -35,6 +35,13 @@ typedef struct {
      * with status 75 (EX_TEMPFAIL), so that a supervisor restarts it with fresh contexts; false keeps it up,
      * refusing proofs with UNAVAILABLE and answering status and metrics, until an operator restarts it. */
     bool exit_when_all_lost;
+    /* gpus.h_lagrange (ours, default false): resident GPU provers take the H query in Lagrange form (4 NTTs a
+     * partition instead of 6: ~-61 ms of ~908 for a 32 GiB PoRep partition on an H200, docs/perf.md) for +n 96
+     * bytes of device memory (12.9 GB at 32 GiB) and bases built on the device at the prover's creation (~8.5
+     * minutes for a 32 GiB PoRep on an H200, holding that GPU) unless gpus.h_lagrange_cache (a directory; "":
+     * none) holds them from an earlier build (25.8 GB a 32 GiB PoRep H, checked against H when loaded). */
+    bool h_lagrange;
+    char h_lagrange_cache[512];
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
     bool sort_by_type;

@@ -8,6 +8,7 @@
 #include "gpu/gpu_internal.h"
 #include "ec/msm_internal.h"
 #include "poly/ntt.h"
+#include "util/rng.h"
 
 /* k as g1ntt_mul takes it: k0, k1 (two 64-bit limbs each, = little-endian 32-bit words) with k = k0 + k1 x^2 */
 static void split_scalar(uint64_t out[4], const cz_fr *k) {
@@ -63,6 +64,117 @@ int cz_gpu_g1_intt_unscaled(void *d_v, unsigned log_n, void *stream) {
     return rc;
 }
 
+/* s = 1 / (n (g^n - 1)), the bases' common factor */
+static int lag_scale(cz_fr *s, const cz_domain *d) {
+    cz_fr gn = d->g;
+    for (unsigned i = 0; i < d->log_n; i++) cz_fr_sqr(&gn, &gn);
+    cz_fr_sub(&gn, &gn, &CZ_FR_ONE_V);
+    if (cz_fr_inv(s, &gn)) return cz_error(CZ_EINVAL, "Lagrange H bases: g^n = 1");
+    cz_fr_mul(s, s, &d->n_inv);
+    return 0;
+}
+
+/* out[i] = a0 f^i for i < m (OpenMP threads each from its own start power) */
+static void powers(cz_fr *out, const cz_fr *a0, const cz_fr *f, size_t m) {
+#pragma omp parallel
+    {
+        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        const size_t lo = m * t / nt, hi = m * (t + 1) / nt;
+        cz_fr x;
+        const uint64_t e = lo;
+        cz_fr_pow(&x, f, &e, 1);
+        cz_fr_mul(&x, &x, a0);
+        for (size_t i = lo; i < hi; i++) out[i] = x, cz_fr_mul(&x, &x, f);
+    }
+}
+
+/* out[i] = k / (rho w^-i - 1) for i < m (rho w^-i != 1): per thread one inversion (Montgomery's batch trick) */
+static void check_weights(cz_fr *out, const cz_fr *k, const cz_fr *rho, const cz_domain *d, size_t m) {
+#pragma omp parallel
+    {
+        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        const size_t lo = m * t / nt, hi = m * (t + 1) / nt;
+        if (lo < hi) {
+            cz_fr x, acc = CZ_FR_ONE_V, den, inv;
+            const uint64_t e = lo, e2 = hi - 1;
+            cz_fr_pow(&x, &d->omega_inv, &e, 1);
+            cz_fr_mul(&x, &x, rho);
+            for (size_t i = lo; i < hi; i++) { /* out[i] = the product of the denominators before i */
+                out[i] = acc;
+                cz_fr_sub(&den, &x, &CZ_FR_ONE_V);
+                cz_fr_mul(&acc, &acc, &den);
+                cz_fr_mul(&x, &x, &d->omega_inv);
+            }
+            cz_fr_inv(&inv, &acc);
+            cz_fr_mul(&inv, &inv, k);
+            cz_fr_pow(&x, &d->omega_inv, &e2, 1);
+            cz_fr_mul(&x, &x, rho);
+            for (size_t i = hi; i-- > lo;) {
+                cz_fr_sub(&den, &x, &CZ_FR_ONE_V);
+                cz_fr_mul(&out[i], &out[i], &inv);
+                cz_fr_mul(&inv, &inv, &den);
+                cz_fr_mul(&x, &x, &d->omega);
+            }
+        }
+    }
+}
+
+int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, const cz_g1_affine *d_h,
+                            unsigned log_n, uint64_t seed, void *stream) {
+    if (log_n < 1 || log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "Lagrange H check of 2^%u points", log_n);
+    cz_domain d;
+    int rc = cz_domain_init(&d, log_n);
+    if (rc) return rc;
+    const size_t n = d.n;
+    cz_fr s, rho, rn, k;
+    rc = lag_scale(&s, &d);
+    if (rc) return rc;
+    cz_rng rng;
+    cz_rng_seed(&rng, seed);
+    for (;;) { /* rho^n != 1: no denominator rho w^-i - 1 is 0 */
+        cz_fr_random(&rho, &rng);
+        rn = rho;
+        for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&rn, &rn);
+        if (!cz_fr_equal(&rn, &CZ_FR_ONE_V)) break;
+    }
+    cz_fr_sub(&k, &rn, &CZ_FR_ONE_V);
+    cz_fr_mul(&k, &k, &s); /* s (rho^n - 1) */
+    cz_fr *w = malloc(n * sizeof *w);
+    if (!w) return cz_error(CZ_ENOMEM, "Lagrange H check of 2^%u: scalars", log_n);
+    void *d_w = NULL;
+    rc = cz_gpu_malloc(&d_w, n * sizeof *w);
+    cz_g1_jac pl[2], ph;
+    const cz_g1_affine *lb[2] = {d_lc, d_lh};
+    const cz_fr one = CZ_FR_ONE_V;
+    powers(w, &one, &rho, n); /* sum_j rho^j L[j] */
+    if (!rc) rc = cz_gpu_memcpy_htod(d_w, w, n * sizeof *w);
+    for (int b = 0; b < 2 && !rc; b++)
+        if (lb[b]) rc = cz_gpu_g1_msm(&pl[b], lb[b], d_w, n, stream);
+    /* = sum_{i < n-1} s (rho^n - 1) / (rho w^-i - 1) f^-i H_i, f = 1 for Lh, g for Lc */
+    if (!rc) check_weights(w, &k, &rho, &d, n - 1);
+    for (int b = 1; b >= 0 && !rc; b--) {
+        if (b == 0) { /* times g^-i */
+#pragma omp parallel for schedule(static)
+            for (size_t c = 0; c < 64; c++) {
+                const size_t lo = (n - 1) * c / 64, hi = (n - 1) * (c + 1) / 64;
+                cz_fr x;
+                const uint64_t e = lo;
+                cz_fr_pow(&x, &d.g_inv, &e, 1);
+                for (size_t i = lo; i < hi; i++) cz_fr_mul(&w[i], &w[i], &x), cz_fr_mul(&x, &x, &d.g_inv);
+            }
+        }
+        if (!lb[b]) continue;
+        rc = cz_gpu_memcpy_htod(d_w, w, (n - 1) * sizeof *w);
+        if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
+        if (!rc && !cz_g1_jac_equal(&ph, &pl[b]))
+            rc = cz_error(CZ_EVERIFY, "Lagrange H bases of 2^%u: %s does not match H (random linear check)", log_n,
+                          b ? "Lh" : "Lc");
+    }
+    cz_gpu_free(d_w);
+    free(w);
+    return rc;
+}
+
 int cz_gpu_h_lagrange_bases(cz_g1_affine *d_lc, cz_g1_affine *d_lh, const cz_g1_affine *d_h, unsigned log_n,
                             void *stream) {
     if (log_n < 1 || log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "Lagrange H bases of 2^%u points", log_n);
@@ -70,12 +182,9 @@ int cz_gpu_h_lagrange_bases(cz_g1_affine *d_lc, cz_g1_affine *d_lh, const cz_g1_
     int rc = cz_domain_init(&d, log_n);
     if (rc) return rc;
     const size_t n = d.n;
-    /* s = 1 / (n (g^n - 1)) */
-    cz_fr gn = d.g, s;
-    for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&gn, &gn);
-    cz_fr_sub(&gn, &gn, &CZ_FR_ONE_V);
-    if (cz_fr_inv(&s, &gn)) return cz_error(CZ_EINVAL, "Lagrange H bases: g^n = 1");
-    cz_fr_mul(&s, &s, &d.n_inv);
+    cz_fr s;
+    rc = lag_scale(&s, &d);
+    if (rc) return rc;
     cz_fp beta, px, py;
     cz_msm_endo_consts_(&beta, &px, &py);
     uint64_t *ks = d_lc ? malloc((n - 1) * 32) : NULL; /* s g^-i: the coset's per-point factors */

@@ -93,6 +93,10 @@ extern "C" void cz_gpu_free(void *dptr) {
 
 extern "C" int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes) {
     CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    /* From pageable memory cudaMemcpy returns once the bytes are staged, before their DMA lands, and kernels on
+     * the non-blocking streams (the provers' and the MSM's) do not wait for it: the Lagrange bases' check at
+     * 2^15-2^16 read its scalars before they arrived (test_gpu_prover, session 36). */
+    CZ_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
     return 0;
 }
 

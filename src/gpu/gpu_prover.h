@@ -111,6 +111,12 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
  * instead of 6, an MSM of n points over Lc instead of n - 1 over H, and c = a b over Lh mostly by batch additions.
  * The proofs are the same bytes. */
 int cz_gpu_prover_lagrange(const cz_gpu_prover *pr);
+/* The process-wide switch for the provers created after it (the daemon's gpus.h_lagrange): on, and the directory
+ * of the bases' cache (NULL or "": none, each creation builds them). A file there per H (2 n 96 bytes + 64: 25.8 GB
+ * for a 32 GiB PoRep), written after a build, loaded by later creations and checked against H (prover_lag.c);
+ * one that fails the check is built and written again. CZ_GPU_PROVER_LAGRANGE=0/1 and
+ * CZ_GPU_PROVER_LAGRANGE_CACHE=dir override both. */
+void cz_gpu_prover_set_lagrange(int on, const char *cache_dir);
 /* 1 when the prover streams its bases. */
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts

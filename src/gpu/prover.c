@@ -630,26 +630,6 @@ static size_t bases_bytes(const cz_groth16_params *p) {
 static size_t lag_extra(uint64_t n) { return (n + 1) * sizeof(cz_g1_affine); }
 static size_t lag_build_bytes(uint64_t n) { return n * (96 + 192 + 32 + 16) + ((size_t)1 << 20); }
 
-int cz_gpu_prover_lagrange_knob_(void) {
-    const char *e = getenv("CZ_GPU_PROVER_LAGRANGE");
-    return e && e[0] == '1';
-}
-
-/* Lc into d_h and Lh into d_lh (n points each) from the params' H, uploaded for the build only */
-static int build_lagrange(cz_gpu_prover *pr, const cz_groth16_params *p) {
-    const double t0 = cz_gpu_now_ms_();
-    int rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, pr->n * sizeof(cz_g1_affine), "Lc (Lagrange H)");
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, pr->n * sizeof(cz_g1_affine), "Lh (Lagrange H)");
-    void *d_src = NULL;
-    if (!rc) rc = cz_gpu_malloc(&d_src, p->h_len * sizeof(cz_g1_affine));
-    if (!rc) rc = cz_gpu_memcpy_htod(d_src, p->h, p->h_len * sizeof(cz_g1_affine));
-    if (!rc) rc = cz_gpu_h_lagrange_bases(pr->d_h, pr->d_lh, d_src, pr->log_n, pr->st);
-    cz_gpu_free(d_src);
-    pr->build_bases += p->h_len * sizeof(cz_g1_affine);
-    pr->lag_ms = cz_gpu_now_ms_() - t0;
-    return rc;
-}
-
 static size_t maps_bytes(const cz_groth16_params *p) { return (p->a_len + p->b_len + 2) * 4; }
 
 size_t cz_gpu_prover_floor_bytes(const cz_groth16_params *p) { return bases_bytes(p) + maps_bytes(p); }
@@ -723,7 +703,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
         for (int k = 0; k < nm; k++) pr->mat_hdev += cz_gpu_csr_host_dev_bytes_(hm[k], &dict[k]);
         rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
     }
-    if (!rc && pr->lag) rc = build_lagrange(pr, p);
+    if (!rc && pr->lag) rc = cz_gpu_prover_lagrange_bases_(pr, p);
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
     if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr);
@@ -776,7 +756,8 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
     size_t l = strlen(out);
     if (pr->lag && l < n)
-        snprintf(out + l, n - l, "; H in Lagrange form, its bases built on the device in %.1f s", pr->lag_ms / 1e3);
+        snprintf(out + l, n - l, "; H in Lagrange form, its bases %s in %.1f s%s%s", pr->lag_src ? "loaded and checked"
+                 : "built on the device and checked", pr->lag_ms / 1e3, pr->lag_note[0] ? ": " : "", pr->lag_note);
     l = strlen(out);
     if (pr->w_alias && l < n) snprintf(out + l, n - l, "; the witness in c's buffer (uploaded twice a partition)");
     if (pr->two_vec && l < n)

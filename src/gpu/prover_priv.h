@@ -100,7 +100,9 @@ struct cz_gpu_prover {
      * run_c): its ones, minus ones and twos by batch addition, the rest in the shared tail MSM. d_cbm: c's three
      * bitmaps (2 ceil(n / 64) u32 words each), d_ccnt its counts and offsets. +n 96 bytes of bases. */
     int lag;
-    double lag_ms; /* the bases' build at creation */
+    double lag_ms;     /* the bases' build or load, with their check, at creation */
+    int lag_src;       /* 1: loaded from the cache (prover_lag.c), 0: built */
+    char lag_note[600]; /* the cache's story for the build report (refused, saved, not saved) */
     cz_g1_affine *d_lh;
     uint32_t *d_cbm, *d_ccnt;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
@@ -242,8 +244,11 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr);
  * chunk1 / chunk2 / stage_bytes, keep and the need_* figures; CZ_ENOMEM (message with the sizes) when even
  * two stages of the smallest chunks do not fit. bases: device bytes of all bases (for the message). */
 int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
-/* 1 when CZ_GPU_PROVER_LAGRANGE=1 asks for the Lagrange-form H query (prover_priv.h lag). */
+/* 1 when the Lagrange-form H query is asked for (prover_priv.h lag): CZ_GPU_PROVER_LAGRANGE=1 (=0 refuses it),
+ * else cz_gpu_prover_set_lagrange (prover_lag.c). */
 int cz_gpu_prover_lagrange_knob_(void);
+/* Allocates d_h (Lc) and d_lh (Lh) and fills them from the cache or the device build, checked against H. */
+int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
 int cz_gpu_prover_stream_knob_(void);
 /* Sparse uploads for a streamed prover whose host bases are in place (prover.c). */

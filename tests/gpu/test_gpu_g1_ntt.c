@@ -2,7 +2,8 @@
  * cz_g1_intt_unscaled, itself checked against the definition by test_h_lagrange), point for point as affine bytes,
  * on fresh random points at 2^1..2^10 (CZ_TEST_GPU_MAX_N caps it), with infinities and repeated points among them,
  * the readback poisoned first; a size past 2^28 is refused. Then the Lagrange-form H bases built on the device
- * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8. Exits 77 (skipped) without a GPU. */
+ * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8, and their random linear check against H
+ * (cz_gpu_h_lagrange_check): it passes, and fails with a point of Lc or Lh replaced. Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,18 @@ static void check_bases(unsigned log_n) {
             }
         CHECK_MSG(bad == 0, "Lagrange bases 2^%u, %s: %zu of %zu points differ from the CPU's, first at %zu", log_n,
                   k ? "Lh" : "Lc", bad, n, first);
+    }
+    /* the random linear check: passes on the bases, fails with one point of either replaced by another */
+    const uint64_t seed = cz_rng_next(&rng);
+    rc = cz_gpu_h_lagrange_check(d_l, (cz_g1_affine *)d_l + n, d_h, log_n, seed, NULL);
+    CHECK_MSG(rc == 0, "Lagrange check 2^%u: %s", log_n, cz_error_message());
+    for (int k = 0; k < 2; k++) {
+        const size_t j = cz_rng_next(&rng) % n, o = k * n + j, src = (1 - k) * n + (j + 1) % n;
+        if (!memcmp(&want[o], &want[src], sizeof *want)) continue;
+        CHECK(cz_gpu_memcpy_htod((cz_g1_affine *)d_l + o, &want[src], sizeof *want) == 0);
+        rc = cz_gpu_h_lagrange_check(k ? NULL : d_l, k ? (cz_g1_affine *)d_l + n : NULL, d_h, log_n, seed + 1, NULL);
+        CHECK_MSG(rc == CZ_EVERIFY, "Lagrange check 2^%u: %s[%zu] replaced, got %d", log_n, k ? "Lh" : "Lc", j, rc);
+        CHECK(cz_gpu_memcpy_htod((cz_g1_affine *)d_l + o, &want[o], sizeof *want) == 0);
     }
     cz_gpu_free(d_h), cz_gpu_free(d_l);
     free(h), free(want), free(got);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cz_error.h"
 #include "engine/backend.h"
@@ -347,6 +348,55 @@ static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_pa
     cz_gpu_prover_destroy(gp);
 }
 
+/* The bases' cache (CZ_GPU_PROVER_LAGRANGE_CACHE, prover_lag.c): the first creation builds and saves them, the
+ * second loads them; a file with a point changed, then one cut short, is refused and rebuilt (and saved again);
+ * every prover's proofs equal the CPU's. */
+static void test_lagrange_cache(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk) {
+    char dir[] = "/tmp/cz_lagcache_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("CZ_GPU_PROVER_LAGRANGE_CACHE", dir, 1);
+    static const char *const want[5] = {"built on the device and checked", "loaded and checked", "refused", "refused",
+                                        "loaded and checked"};
+    char path[600] = "";
+    for (int round = 0; round < 5; round++) {
+        if (round == 2 || round == 3) { /* damage the file: a byte inside Lh, then the file cut short */
+            FILE *f = fopen(path, "r+b");
+            CHECK(f != NULL);
+            if (!f) break;
+            fseek(f, 0, SEEK_END);
+            const long len = ftell(f);
+            if (round == 2) {
+                fseek(f, len - 40, SEEK_SET);
+                int c = fgetc(f);
+                fseek(f, len - 40, SEEK_SET);
+                fputc(c ^ 0x10, f);
+                fclose(f);
+            } else {
+                fclose(f);
+                CHECK(truncate(path, len - 96) == 0);
+            }
+        }
+        setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
+        cz_gpu_prover *gp = NULL;
+        int rc = cz_gpu_prover_create(&gp, 0, p, &tc->r, 0);
+        unsetenv("CZ_GPU_PROVER_LAGRANGE");
+        CHECK_MSG(rc == 0, "Lagrange cache round %d: %s", round, cz_error_message());
+        if (rc) break;
+        char rep[1200];
+        cz_gpu_prover_build_report(gp, rep, sizeof rep);
+        CHECK_MSG(strstr(rep, want[round]) != NULL, "Lagrange cache round %d: %s", round, rep);
+        if (round != 1 && round != 4) CHECK_MSG(strstr(rep, "saved to") != NULL, "round %d: %s", round, rep);
+        const char *at = strstr(rep, "saved to ");
+        if (round == 0 && at) snprintf(path, sizeof path, "%s", at + 9);
+        printf("Lagrange cache round %d: %s\n", round, strstr(rep, "H in Lagrange") ? strstr(rep, "H in Lagrange") : rep);
+        prove_both(tc, p, pvk, gp, NULL);
+        cz_gpu_prover_destroy(gp);
+    }
+    unsetenv("CZ_GPU_PROVER_LAGRANGE_CACHE");
+    if (path[0]) unlink(path);
+    rmdir(dir);
+}
+
 /* A circuit whose c = (A w)(B w) takes every class of the Lagrange form's split, over bits x, y (random 0 / 1 free
  * aux values): (x + y) 1 = 0, 1 or 2; (-x) y = 0 or -1; x y = 0 or 1; and in other_pm per mille of the rows
  * (r x + 1) 1 with r a random coefficient, an other value. */
@@ -419,6 +469,7 @@ static void test_lagrange_cmix(void) {
         char name[64];
         snprintf(name, sizeof name, "c of every class, %llu rows", (unsigned long long)tc.r.num_rows);
         prove_lagrange(tcs, 1, &p, &pvk, name);
+        if (i == 2) test_lagrange_cache(&tc, &p, &pvk);
         cz_groth16_pvk_free(&pvk);
         cz_groth16_params_free(&p);
         circuit_free(&tc);

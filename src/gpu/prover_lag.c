@@ -1,0 +1,152 @@
+/* The prover's Lagrange-form H bases (prover_priv.h lag; groth16/h_lagrange.h): the switch, and the bases at
+ * creation, loaded from a cache file or built on the device from H, checked against H either way.
+ *
+ * Cache: one file per H in the directory named by cz_gpu_prover_set_lagrange (the daemon's
+ * gpus.h_lagrange_cache) or CZ_GPU_PROVER_LAGRANGE_CACHE, "cuzk-lagrange-h-2^<log_n>-<fingerprint>.bin": a 64-byte
+ * header (magic, log_n, H's length, the fingerprint, the bytes after the header), then Lc and Lh (n affine points
+ * each, the device's bytes). The fingerprint (FNV-1a over H's length and 65,536 of its points spread over it)
+ * only names the file: what is loaded passes cz_gpu_h_lagrange_check (a random linear combination of every
+ * point against H, two MSMs a basis) or is built again and the file rewritten, so a stale, truncated or corrupted
+ * file costs a rebuild, never a wrong proof. Writes go to a temporary name, renamed when complete. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cz_error.h"
+#include "gpu/gpu.h"
+#include "gpu/prover_priv.h"
+
+static int g_lag = -1; /* cz_gpu_prover_set_lagrange: -1 unset (off) */
+static char g_lag_dir[4096];
+
+void cz_gpu_prover_set_lagrange(int on, const char *cache_dir) {
+    g_lag = on ? 1 : 0;
+    snprintf(g_lag_dir, sizeof g_lag_dir, "%s", cache_dir ? cache_dir : "");
+}
+
+int cz_gpu_prover_lagrange_knob_(void) {
+    const char *e = getenv("CZ_GPU_PROVER_LAGRANGE");
+    if (e && *e) return e[0] == '1';
+    return g_lag > 0;
+}
+
+static const char *cache_dir(void) {
+    const char *e = getenv("CZ_GPU_PROVER_LAGRANGE_CACHE");
+    return e && *e ? e : g_lag_dir[0] ? g_lag_dir : NULL;
+}
+
+#define LAG_MAGIC "CZLAGH1"
+typedef struct {
+    char magic[8];
+    uint32_t log_n, pad;
+    uint64_t h_len, fp, bytes;
+    uint8_t rest[24];
+} lag_header;
+#define LAG_CHUNK ((size_t)64 << 20)
+
+static uint64_t fingerprint(const cz_g1_affine *h, size_t len) {
+    uint64_t x = 0xcbf29ce484222325ull;
+    const size_t k = len < 65536 ? len : 65536;
+#define FNV(b) (x = (x ^ (b)) * 0x100000001b3ull)
+    for (int i = 0; i < 8; i++) FNV((len >> (8 * i)) & 0xff);
+    for (size_t j = 0; j < k; j++) {
+        const uint8_t *p = (const uint8_t *)&h[k > 1 ? j * (len - 1) / (k - 1) : 0];
+        for (size_t b = 0; b < sizeof *h; b++) FNV(p[b]);
+    }
+#undef FNV
+    return x;
+}
+
+/* the two bases (2 n points from d_h: Lc, Lh, one allocation apart or not) through a pinned chunk */
+static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
+    lag_header hd;
+    if (fread(&hd, sizeof hd, 1, f) != 1) return cz_error(CZ_EFORMAT, "Lagrange H cache: no header");
+    if (memcmp(hd.magic, want->magic, 8) || hd.log_n != want->log_n || hd.h_len != want->h_len || hd.fp != want->fp ||
+        hd.bytes != want->bytes)
+        return cz_error(CZ_EFORMAT, "Lagrange H cache: the header does not match this H");
+    const size_t half = pr->n * sizeof(cz_g1_affine);
+    for (size_t off = 0; off < 2 * half; off += LAG_CHUNK) {
+        const size_t m = 2 * half - off < LAG_CHUNK ? 2 * half - off : LAG_CHUNK;
+        if (fread(buf, 1, m, f) != m) return cz_error(CZ_EFORMAT, "Lagrange H cache: truncated at byte %zu", off);
+        for (size_t o = 0; o < m;) { /* a chunk may straddle Lc's end */
+            const size_t at = off + o, in = at < half ? half - at : 2 * half - at, k = m - o < in ? m - o : in;
+            uint8_t *dst = at < half ? (uint8_t *)pr->d_h + at : (uint8_t *)pr->d_lh + (at - half);
+            int rc = cz_gpu_memcpy_htod(dst, (uint8_t *)buf + o, k);
+            if (rc) return rc;
+            o += k;
+        }
+    }
+    return 0;
+}
+
+static int save(const cz_gpu_prover *pr, const char *path, const lag_header *hd, void *buf) {
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%.4200s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return cz_error(CZ_EIO, "Lagrange H cache: cannot create %s: %s", tmp, strerror(errno));
+    int rc = fwrite(hd, sizeof *hd, 1, f) == 1 ? 0 : cz_error(CZ_EIO, "Lagrange H cache: write %s", tmp);
+    const size_t half = pr->n * sizeof(cz_g1_affine);
+    for (int b = 0; b < 2 && !rc; b++)
+        for (size_t off = 0; off < half && !rc; off += LAG_CHUNK) {
+            const size_t m = half - off < LAG_CHUNK ? half - off : LAG_CHUNK;
+            rc = cz_gpu_memcpy_dtoh(buf, (const uint8_t *)(b ? (void *)pr->d_lh : (void *)pr->d_h) + off, m);
+            if (!rc && fwrite(buf, 1, m, f) != m) rc = cz_error(CZ_EIO, "Lagrange H cache: write %s: %s", tmp, strerror(errno));
+        }
+    if (fclose(f) && !rc) rc = cz_error(CZ_EIO, "Lagrange H cache: close %s", tmp);
+    if (!rc && rename(tmp, path)) rc = cz_error(CZ_EIO, "Lagrange H cache: rename to %s: %s", path, strerror(errno));
+    if (rc) unlink(tmp);
+    return rc;
+}
+
+int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p) {
+    const double t0 = cz_gpu_now_ms_();
+    int rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, pr->n * sizeof(cz_g1_affine), "Lc (Lagrange H)");
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, pr->n * sizeof(cz_g1_affine), "Lh (Lagrange H)");
+    void *d_src = NULL, *buf = NULL;
+    if (!rc) rc = cz_gpu_malloc(&d_src, p->h_len * sizeof(cz_g1_affine)); /* H, for the build and the check */
+    if (!rc) rc = cz_gpu_memcpy_htod(d_src, p->h, p->h_len * sizeof(cz_g1_affine));
+    if (rc) {
+        cz_gpu_free(d_src);
+        return rc;
+    }
+    pr->build_bases += p->h_len * sizeof(cz_g1_affine);
+    lag_header hd;
+    memset(&hd, 0, sizeof hd);
+    memcpy(hd.magic, LAG_MAGIC, 8);
+    hd.log_n = pr->log_n, hd.h_len = p->h_len, hd.fp = fingerprint(p->h, p->h_len);
+    hd.bytes = 2 * pr->n * sizeof(cz_g1_affine);
+    const char *dir = cache_dir();
+    char path[4200] = "";
+    if (dir && strlen(dir) > 4000) dir = NULL; /* no room for the name: no cache */
+    if (dir)
+        snprintf(path, sizeof path, "%.4000s/cuzk-lagrange-h-2^%u-%016llx.bin", dir, pr->log_n, (unsigned long long)hd.fp);
+    const uint64_t seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)pr;
+    pr->lag_src = 0;
+    pr->lag_note[0] = 0;
+    if (dir && (rc = cz_gpu_host_alloc(&buf, LAG_CHUNK))) buf = NULL, rc = 0; /* no pinned chunk: no cache */
+    FILE *f = buf ? fopen(path, "rb") : NULL;
+    if (f) {
+        int lr = load(pr, f, &hd, buf);
+        fclose(f);
+        if (!lr) lr = cz_gpu_h_lagrange_check(pr->d_h, pr->d_lh, d_src, pr->log_n, seed, pr->st);
+        if (!lr) pr->lag_src = 1;
+        else snprintf(pr->lag_note, sizeof pr->lag_note, "cache %s refused (%s)", path, cz_error_message());
+    }
+    if (!pr->lag_src) {
+        rc = cz_gpu_h_lagrange_bases(pr->d_h, pr->d_lh, d_src, pr->log_n, pr->st);
+        if (!rc) rc = cz_gpu_h_lagrange_check(pr->d_h, pr->d_lh, d_src, pr->log_n, seed, pr->st);
+        if (!rc && buf) {
+            const int sr = save(pr, path, &hd, buf);
+            const size_t l = strlen(pr->lag_note);
+            snprintf(pr->lag_note + l, sizeof pr->lag_note - l, "%s%s %s", l ? "; " : "", sr ? "not saved:" : "saved to",
+                     sr ? cz_error_message() : path);
+        }
+    }
+    cz_gpu_free(d_src);
+    cz_gpu_host_free(buf);
+    pr->lag_ms = cz_gpu_now_ms_() - t0;
+    return rc;
+}
