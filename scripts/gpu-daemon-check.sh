@@ -23,6 +23,7 @@
 # partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory). KSIZE (the KINDS'
 # sector size, 2048; another one also runs against a seeded setup, e.g. KINDS=wpost KSIZE=34359738368: a 32 GiB
 # Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch). WORKERS: gpus.gpu_workers_per_device (2).
+# LAGRANGE=1: gpus.h_lagrange = true with a bases cache in DIR/lagrange-cache (see below).
 # MIX=1: the KINDS are sent while the PoRep proves (once its first partition is on the GPU), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
 set -uo pipefail
@@ -46,6 +47,10 @@ if [ "$size" = 2048 ]; then kinds=${KINDS-wpost winning snap} count=${COUNT:-$([
 else kinds=${KINDS-} count=${COUNT:-0}; fi
 printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\ngpu_workers_per_device = %s\n' \
     "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" "${WORKERS:-2}" >"$tmp/cuzk.toml"
+# LAGRANGE=1: the GPU provers take the H query in Lagrange form (gpus.h_lagrange), their bases cached in
+# $d/lagrange-cache (a second run loads what the first built); every prover's creation must log it
+[ "${LAGRANGE:-0}" = 1 ] && printf 'h_lagrange = true\nh_lagrange_cache = "%s/lagrange-cache"\n' "$d" >>"$tmp/cuzk.toml" &&
+    mkdir -p "$d/lagrange-cache"
 ksize=${KSIZE:-2048}
 if [ "$size" != 2048 ] || [ "$ksize" != 2048 ]; then
     big=$size; [ "$ksize" -gt "$big" ] && big=$ksize
@@ -133,6 +138,12 @@ fi
 if [ "${LOSE_ALL:-0}" != 1 ]; then
     echo "$o" | grep -q "^proofs: [0-9]* completed, 0 failed" || { echo "a proof failed"; rc=1; }
 fi
+fi
+if [ "${LAGRANGE:-0}" = 1 ]; then
+    nb=$(grep -c "prover for .* built" "$tmp/cuzk.log"); nl=$(grep -c "prover for .* built.*H in Lagrange form" "$tmp/cuzk.log")
+    echo "== Lagrange H: $nl of $nb provers ($(grep -c "loaded and checked" "$tmp/cuzk.log") with their bases from the cache)"
+    grep -o "H in Lagrange form[^;]*" "$tmp/cuzk.log" | sed 's/^/   /'
+    [ "$nb" -gt 0 ] && [ "$nl" = "$nb" ] || { echo "a prover did not take the Lagrange form"; rc=1; }
 fi
 if [ -n "${BREAK_GPU:-}" ] && [ -n "$pid" ]; then
     "$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/metrics.txt" || rc=1

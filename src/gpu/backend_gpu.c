@@ -182,7 +182,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                                            dense_count(r, aux, caux));
             cz_gpu_unlock(dev);
             if (!rc) {
-                char why[400];
+                char why[1200];
                 cz_gpu_prover_build_report(free_slot->pr, why, sizeof why);
                 cz_log(CZ_LOG_INFO, "cuzk::gpu", "device %d: prover for %llu constraints built in %llu ms (%s): %s", dev,
                        (unsigned long long)r->num_constraints, (unsigned long long)(cz_now_ms() - t0),

@@ -17,20 +17,23 @@ static void split_scalar(uint64_t out[4], const cz_fr *k) {
     cz_msm_glv_split_(out, out + 2, raw);
 }
 
-/* out[i] = split(a0 f^i) for i < m, OpenMP threads each from its own start power */
+/* Inside an OpenMP parallel region: this thread's share [*lo, *hi) of m items, and a0 f^e for e = *lo. */
+static void share(size_t m, size_t *lo, size_t *hi, cz_fr *x, const cz_fr *a0, const cz_fr *f) {
+    const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+    *lo = m * t / nt, *hi = m * (t + 1) / nt;
+    const uint64_t e = *lo;
+    cz_fr_pow(x, f, &e, 1);
+    cz_fr_mul(x, x, a0);
+}
+
+/* out[i] = split(a0 f^i) for i < m */
 static void split_powers(uint64_t *out, const cz_fr *a0, const cz_fr *f, size_t m) {
 #pragma omp parallel
     {
-        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-        const size_t lo = m * t / nt, hi = m * (t + 1) / nt;
+        size_t lo, hi;
         cz_fr x;
-        const uint64_t e = lo;
-        cz_fr_pow(&x, f, &e, 1);
-        cz_fr_mul(&x, &x, a0);
-        for (size_t i = lo; i < hi; i++) {
-            split_scalar(out + 4 * i, &x);
-            cz_fr_mul(&x, &x, f);
-        }
+        share(m, &lo, &hi, &x, a0, f);
+        for (size_t i = lo; i < hi; i++) split_scalar(out + 4 * i, &x), cz_fr_mul(&x, &x, f);
     }
 }
 
@@ -74,17 +77,18 @@ static int lag_scale(cz_fr *s, const cz_domain *d) {
     return 0;
 }
 
-/* out[i] = a0 f^i for i < m (OpenMP threads each from its own start power) */
-static void powers(cz_fr *out, const cz_fr *a0, const cz_fr *f, size_t m) {
+/* out[i] = a0 f^i for i < m; with mul, out[i] *= a0 f^i instead */
+static void powers(cz_fr *out, const cz_fr *a0, const cz_fr *f, size_t m, int mul) {
 #pragma omp parallel
     {
-        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-        const size_t lo = m * t / nt, hi = m * (t + 1) / nt;
+        size_t lo, hi;
         cz_fr x;
-        const uint64_t e = lo;
-        cz_fr_pow(&x, f, &e, 1);
-        cz_fr_mul(&x, &x, a0);
-        for (size_t i = lo; i < hi; i++) out[i] = x, cz_fr_mul(&x, &x, f);
+        share(m, &lo, &hi, &x, a0, f);
+        for (size_t i = lo; i < hi; i++) {
+            if (mul) cz_fr_mul(&out[i], &out[i], &x);
+            else out[i] = x;
+            cz_fr_mul(&x, &x, f);
+        }
     }
 }
 
@@ -92,13 +96,11 @@ static void powers(cz_fr *out, const cz_fr *a0, const cz_fr *f, size_t m) {
 static void check_weights(cz_fr *out, const cz_fr *k, const cz_fr *rho, const cz_domain *d, size_t m) {
 #pragma omp parallel
     {
-        const size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-        const size_t lo = m * t / nt, hi = m * (t + 1) / nt;
+        size_t lo, hi;
+        cz_fr x, acc = CZ_FR_ONE_V, den, inv;
+        share(m, &lo, &hi, &x, rho, &d->omega_inv);
         if (lo < hi) {
-            cz_fr x, acc = CZ_FR_ONE_V, den, inv;
-            const uint64_t e = lo, e2 = hi - 1;
-            cz_fr_pow(&x, &d->omega_inv, &e, 1);
-            cz_fr_mul(&x, &x, rho);
+            const uint64_t e2 = hi - 1;
             for (size_t i = lo; i < hi; i++) { /* out[i] = the product of the denominators before i */
                 out[i] = acc;
                 cz_fr_sub(&den, &x, &CZ_FR_ONE_V);
@@ -146,23 +148,14 @@ int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, 
     cz_g1_jac pl[2], ph;
     const cz_g1_affine *lb[2] = {d_lc, d_lh};
     const cz_fr one = CZ_FR_ONE_V;
-    powers(w, &one, &rho, n); /* sum_j rho^j L[j] */
+    powers(w, &one, &rho, n, 0); /* sum_j rho^j L[j] */
     if (!rc) rc = cz_gpu_memcpy_htod(d_w, w, n * sizeof *w);
     for (int b = 0; b < 2 && !rc; b++)
         if (lb[b]) rc = cz_gpu_g1_msm(&pl[b], lb[b], d_w, n, stream);
     /* = sum_{i < n-1} s (rho^n - 1) / (rho w^-i - 1) f^-i H_i, f = 1 for Lh, g for Lc */
     if (!rc) check_weights(w, &k, &rho, &d, n - 1);
     for (int b = 1; b >= 0 && !rc; b--) {
-        if (b == 0) { /* times g^-i */
-#pragma omp parallel for schedule(static)
-            for (size_t c = 0; c < 64; c++) {
-                const size_t lo = (n - 1) * c / 64, hi = (n - 1) * (c + 1) / 64;
-                cz_fr x;
-                const uint64_t e = lo;
-                cz_fr_pow(&x, &d.g_inv, &e, 1);
-                for (size_t i = lo; i < hi; i++) cz_fr_mul(&w[i], &w[i], &x), cz_fr_mul(&x, &x, &d.g_inv);
-            }
-        }
+        if (b == 0) powers(w, &one, &d.g_inv, n - 1, 1); /* times g^-i */
         if (!lb[b]) continue;
         rc = cz_gpu_memcpy_htod(d_w, w, (n - 1) * sizeof *w);
         if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
