@@ -69,12 +69,9 @@ int cz_gpu_g1_intt_unscaled(void *d_v, unsigned log_n, void *stream) {
 
 /* s = 1 / (n (g^n - 1)), the bases' common factor */
 static int lag_scale(cz_fr *s, const cz_domain *d) {
-    cz_fr gn = d->g;
-    for (unsigned i = 0; i < d->log_n; i++) cz_fr_sqr(&gn, &gn);
-    cz_fr_sub(&gn, &gn, &CZ_FR_ONE_V);
-    if (cz_fr_inv(s, &gn)) return cz_error(CZ_EINVAL, "Lagrange H bases: g^n = 1");
-    cz_fr_mul(s, s, &d->n_inv);
-    return 0;
+    int rc = cz_ntt_z_coset_inv(d, s);
+    if (!rc) cz_fr_mul(s, s, &d->n_inv);
+    return rc;
 }
 
 /* out[i] = a0 f^i for i < m; with mul, out[i] *= a0 f^i instead */

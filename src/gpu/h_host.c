@@ -23,12 +23,8 @@ static int h_consts(unsigned log_n, cz_fr *zinv, cz_fr *n_inv) {
     cz_domain d;
     int rc = cz_domain_init(&d, log_n);
     if (rc) return rc;
-    cz_fr z = d.g;
-    for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&z, &z);
-    cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
-    if (cz_fr_inv(zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
     *n_inv = d.n_inv;
-    return 0;
+    return cz_ntt_z_coset_inv(&d, zinv);
 }
 
 /* The 7-NTT composition: a, b, c each to the coset (order-agnostic transforms, no bit-reversal pass;

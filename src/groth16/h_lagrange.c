@@ -79,13 +79,10 @@ int cz_groth16_h_lagrange(cz_g1_affine *lc, cz_g1_affine *lh, const cz_domain *d
     const size_t n = d->n;
     if (n < 2 || h_len != n - 1)
         return cz_error(CZ_EINVAL, "Lagrange H bases: %zu H points for a domain of %zu (want %zu)", h_len, n, n - 1);
-    /* s = 1 / (n (g^n - 1)) */
-    cz_fr gn = d->g, s;
-    for (unsigned i = 0; i < d->log_n; i++) cz_fr_sqr(&gn, &gn);
-    cz_fr_sub(&gn, &gn, &CZ_FR_ONE_V);
-    if (cz_fr_inv(&s, &gn)) return cz_error(CZ_EINVAL, "Lagrange H bases: g^n = 1");
+    cz_fr s; /* 1 / (n (g^n - 1)) */
+    int rc = cz_ntt_z_coset_inv(d, &s);
+    if (rc) return rc;
     cz_fr_mul(&s, &s, &d->n_inv);
-    int rc = 0;
     if (lc) rc = lagrange_one(lc, d, h, &s, 1, nthreads);
     if (!rc && lh) rc = lagrange_one(lh, d, h, &s, 0, nthreads);
     return rc;

@@ -311,12 +311,19 @@ int cz_ntt_coset_forward(const cz_domain *d, cz_fr *a) { return transform(d, a, 
 /* Same as the inverse transform and then scaling a_i by g^-i. */
 int cz_ntt_coset_inverse(const cz_domain *d, cz_fr *a) { return transform(d, a, 1, &d->g_inv, &d->n_inv); }
 
-int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
-    if (d->log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "NTT domain 2^%u is larger than 2^%u", d->log_n, CZ_NTT_MAX_LOG);
-    cz_fr z = d->g, zinv;
+int cz_ntt_z_coset_inv(const cz_domain *d, cz_fr *zinv) {
+    cz_fr z = d->g;
     for (unsigned i = 0; i < d->log_n; i++) cz_fr_sqr(&z, &z);
     cz_fr_sub(&z, &z, &CZ_FR_ONE_V);
-    if (cz_fr_inv(&zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
+    if (cz_fr_inv(zinv, &z)) return cz_error(CZ_EINVAL, "Z vanishes on the coset (g^n = 1)");
+    return 0;
+}
+
+int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a) {
+    if (d->log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "NTT domain 2^%u is larger than 2^%u", d->log_n, CZ_NTT_MAX_LOG);
+    cz_fr zinv;
+    int rc = cz_ntt_z_coset_inv(d, &zinv);
+    if (rc) return rc;
     size_t n = d->n, nblk = (n + SCALE_BLOCK - 1) / SCALE_BLOCK;
 #pragma omp parallel for schedule(static) if (d->log_n >= PAR_MIN_LOG)
     for (size_t blk = 0; blk < nblk; blk++) {

@@ -37,6 +37,8 @@ int cz_ntt_inverse(const cz_domain *d, cz_fr *a);
 int cz_ntt_coset_forward(const cz_domain *d, cz_fr *a);
 /* evaluations at g*omega^i -> coefficients (inverse, then scale a_i by g^-i) */
 int cz_ntt_coset_inverse(const cz_domain *d, cz_fr *a);
+/* *zinv = 1 / Z(g*omega^i) = 1 / (g^n - 1), the same for every i (CZ_EINVAL if g^n = 1). */
+int cz_ntt_z_coset_inv(const cz_domain *d, cz_fr *zinv);
 /* Divide coset evaluations by Z(g*omega^i) = g^n - 1 (the same for every i). */
 int cz_ntt_divide_by_z_on_coset(const cz_domain *d, cz_fr *a);
 

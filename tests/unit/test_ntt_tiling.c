@@ -14,12 +14,14 @@
 #define cz_ntt_coset_forward small_ntt_coset_forward
 #define cz_ntt_coset_inverse small_ntt_coset_inverse
 #define cz_ntt_divide_by_z_on_coset small_ntt_divide_by_z_on_coset
+#define cz_ntt_z_coset_inv small_ntt_z_coset_inv
 #include "poly/ntt.c"
 #undef cz_ntt_forward
 #undef cz_ntt_inverse
 #undef cz_ntt_coset_forward
 #undef cz_ntt_coset_inverse
 #undef cz_ntt_divide_by_z_on_coset
+#undef cz_ntt_z_coset_inv
 
 #include "testutil.h"
 
