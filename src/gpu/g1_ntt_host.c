@@ -152,8 +152,8 @@ int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, 
     /* = sum_{i < n-1} s (rho^n - 1) / (rho w^-i - 1) f^-i H_i, f = 1 for Lh, g for Lc */
     if (!rc) check_weights(w, &k, &rho, &d, n - 1);
     for (int b = 1; b >= 0 && !rc; b--) {
-        if (b == 0) powers(w, &one, &d.g_inv, n - 1, 1); /* times g^-i */
         if (!lb[b]) continue;
+        if (b == 0) powers(w, &one, &d.g_inv, n - 1, 1); /* times g^-i (Lc comes last) */
         rc = cz_gpu_memcpy_htod(d_w, w, (n - 1) * sizeof *w);
         if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
         if (!rc && !cz_g1_jac_equal(&ph, &pl[b]))

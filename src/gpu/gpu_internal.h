@@ -84,7 +84,7 @@ int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsi
                             void *s);
 /* c = a b for i < 2^log_n, into c[bitrev(i)] when rev (the 6-NTT pipeline's c), else c[i]. For a satisfied
  * R1CS, C w = (A w)(B w) row by row (padding rows are 0 in all three), so the prover needs neither C's SpMV
- * nor C's matrix on the device. c must not alias a or b. */
+ * nor C's matrix on the device. With rev, c must not alias a or b; without, c may be a (cz_gpu_groth16_y's y). */
 int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned log_n, int rev, void *s);
 
 #ifdef __cplusplus

@@ -151,8 +151,9 @@ static uint64_t cw_reserve(const cz_gpu_prover *pr) {
 /* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
-    size_t msm_n = pr->n - 1 > maxlen ? pr->n - 1 : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
-    if (pr->lag) msm_n = pr->n > msm_n ? pr->n : msm_n, ba_n = pr->n > ba_n ? pr->n : ba_n; /* y over Lc, c over Lh */
+    const uint64_t hn = cz_gpu_prover_h_len_(pr);
+    size_t msm_n = hn > maxlen ? hn : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
+    if (pr->lag && pr->n > ba_n) ba_n = pr->n; /* c over Lh */
     size_t tail_bytes = 64 * (size_t)maxlen + 4096;
     if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
         msm_n = ba_n = pr->chunk1, g2_n = pr->len[Q_B] ? pr->chunk2 : 0;
@@ -249,7 +250,8 @@ static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size
 /* Everything resident; *work gets the per-partition part. */
 static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
-    const size_t msm_n = pr->n - 1 + (pr->lag ? 1 : 0) > maxlen ? pr->n - 1 + (pr->lag ? 1 : 0) : maxlen;
+    const uint64_t hn = cz_gpu_prover_h_len_(pr);
+    const size_t msm_n = hn > maxlen ? hn : maxlen;
     *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0);
     return fixed + bases + *work;
 }
@@ -685,11 +687,10 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     size_t work;
     /* the H query in Lagrange form when asked and the prover fits resident with it and its build's scratch */
     pr->lag = cz_gpu_prover_lagrange_knob_() && mode != CZ_GPU_PROVER_STREAMED;
-    if (pr->lag) {
-        pr->need_resident = resident_need(pr, mat + maps, bases + lag_extra(n), &work);
-        if (pr->need_resident > pr->limit || lag_extra(n) + lag_build_bytes(n) > pr->limit) pr->lag = 0;
-        else bases += lag_extra(n);
-    }
+    if (pr->lag && (resident_need(pr, mat + maps, bases + lag_extra(n), &work) > pr->limit ||
+                    lag_extra(n) + lag_build_bytes(n) > pr->limit))
+        pr->lag = 0;
+    if (pr->lag) bases += lag_extra(n);
     pr->need_resident = resident_need(pr, mat + maps, bases, &work);
     const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
     if (!rc && !stream && pr->need_resident > pr->limit)

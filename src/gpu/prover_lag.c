@@ -60,7 +60,7 @@ static uint64_t fingerprint(const cz_g1_affine *h, size_t len) {
     return x;
 }
 
-/* the two bases (2 n points from d_h: Lc, Lh, one allocation apart or not) through a pinned chunk */
+/* Lc into d_h and Lh into d_lh (n points each) through a pinned chunk */
 static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
     lag_header hd;
     if (fread(&hd, sizeof hd, 1, f) != 1) return cz_error(CZ_EFORMAT, "Lagrange H cache: no header");
@@ -68,18 +68,15 @@ static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
         hd.bytes != want->bytes)
         return cz_error(CZ_EFORMAT, "Lagrange H cache: the header does not match this H");
     const size_t half = pr->n * sizeof(cz_g1_affine);
-    for (size_t off = 0; off < 2 * half; off += LAG_CHUNK) {
-        const size_t m = 2 * half - off < LAG_CHUNK ? 2 * half - off : LAG_CHUNK;
-        if (fread(buf, 1, m, f) != m) return cz_error(CZ_EFORMAT, "Lagrange H cache: truncated at byte %zu", off);
-        for (size_t o = 0; o < m;) { /* a chunk may straddle Lc's end */
-            const size_t at = off + o, in = at < half ? half - at : 2 * half - at, k = m - o < in ? m - o : in;
-            uint8_t *dst = at < half ? (uint8_t *)pr->d_h + at : (uint8_t *)pr->d_lh + (at - half);
-            int rc = cz_gpu_memcpy_htod(dst, (uint8_t *)buf + o, k);
-            if (rc) return rc;
-            o += k;
+    int rc = 0;
+    for (int b = 0; b < 2 && !rc; b++)
+        for (size_t off = 0; off < half && !rc; off += LAG_CHUNK) {
+            const size_t m = half - off < LAG_CHUNK ? half - off : LAG_CHUNK;
+            if (fread(buf, 1, m, f) != m)
+                return cz_error(CZ_EFORMAT, "Lagrange H cache: truncated at byte %zu", b * half + off);
+            rc = cz_gpu_memcpy_htod((uint8_t *)(b ? (void *)pr->d_lh : (void *)pr->d_h) + off, buf, m);
         }
-    }
-    return 0;
+    return rc;
 }
 
 static int save(const cz_gpu_prover *pr, const char *path, const lag_header *hd, void *buf) {

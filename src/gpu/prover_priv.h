@@ -181,6 +181,9 @@ static inline size_t cz_gpu_lag_c_bytes_(uint64_t n) {
     return 3 * ng * 4 + 2 * (ng + 2) * 4;
 }
 
+/* Points of the H-side MSM: H's n - 1, or Lc's n in the Lagrange form. */
+static inline uint64_t cz_gpu_prover_h_len_(const cz_gpu_prover *pr) { return pr->lag ? pr->n : pr->n - 1; }
+
 /* The longest of the L, A and B_G1 queries (what the tail buffer, bitmap and counts are sized for). */
 static inline uint64_t cz_gpu_prover_max_len_(const cz_gpu_prover *pr) {
     uint64_t m = pr->len[0];

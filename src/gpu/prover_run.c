@@ -873,7 +873,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
      * them when they are short, as in PoRep: 1.3 % of the aux values), and the Lagrange form's c with them */
     tail_batch tbt = {0};
     cz_g1_jac c_ans;
-    if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, pr->n - (pr->lag ? 0 : 1), pr->st);
+    if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, cz_gpu_prover_h_len_(pr), pr->st);
     st->dtoh_bytes += 32 * 192;
     if (!rc && pr->lag) rc = run_c(pr, c, &c_ans, st, &tbt);
     st->h_msm_ms = cz_gpu_now_ms_() - t;
