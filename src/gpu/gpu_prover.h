@@ -157,7 +157,8 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr);
 /* Device bytes the prover holds or needs for its working set (the figure create() checks). */
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr);
 /* One line on how the prover's creation went: the matrices' coding and set-up, the bases' upload (GB, ms, GB/s,
- * pinned chunks or pageable), the matrices' upload, the density maps (for the daemon's log). */
+ * pinned chunks or pageable), the matrices' upload, the density maps, and the Lagrange H bases' build or load
+ * when the prover has them (their time is not in the first figure) (for the daemon's log). */
 void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n);
 /* The part of it not allocated yet: the device's shared MSM / batch-add scratch, grown on first use. */
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr);

@@ -3,13 +3,17 @@
  * on fresh random points at 2^1..2^10 (CZ_TEST_GPU_MAX_N caps it), with infinities and repeated points among them,
  * the readback poisoned first; a size past 2^28 is refused. Then the Lagrange-form H bases built on the device
  * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8, and their random linear check against H
- * (cz_gpu_h_lagrange_check): it passes, and fails with a point of Lc or Lh replaced. Exits 77 (skipped) without a GPU. */
+ * (cz_gpu_h_lagrange_check): it passes, and fails with a point of Lc or Lh replaced. First the twiddle product
+ * that both use: k0 P + k1 [x^2]P on the device (cz_gpu_hl_prescale_) against the CPU's for edge halves (0, 1, all ones,
+ * powers of two, bit patterns) and random ones, with infinities among the points. Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cz_error.h"
+#include "ec/msm_internal.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
 #include "groth16/h_lagrange.h"
 #include "testutil.h"
 
@@ -118,6 +122,83 @@ static void check_bases(unsigned log_n) {
     free(h), free(want), free(got);
 }
 
+/* one 128-bit half: edge values by kind, else random */
+static void edge_half(uint64_t h[2], unsigned kind) {
+    static const uint64_t pat[][2] = {
+        {0, 0}, {1, 0}, {2, 0}, {3, 0}, {15, 0}, {17, 0}, {31, 0}, {~0ull, ~0ull}, {~0ull, 0}, {0, 1ull << 63},
+        {0, 1}, {0x5555555555555555ull, 0x5555555555555555ull}, {0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull},
+        {0xfffffffffffffff7ull, 0x7fffffffffffffffull}, {0x8000000000000001ull, 0x8000000000000000ull},
+        {0xf0f0f0f0f0f0f0f0ull, 0x0f0f0f0f0f0f0f0full}};
+    const unsigned np = sizeof pat / sizeof pat[0];
+    if (kind < np) h[0] = pat[kind][0], h[1] = pat[kind][1];
+    else h[0] = cz_rng_next(&rng), h[1] = cz_rng_next(&rng);
+}
+
+/* the transform's twiddle product k0 P + k1 [x^2]P on the device (through the bases' prescale, one scalar a point)
+ * against the CPU for every pair of edge halves and random ones, and for halves split from random scalars against
+ * k P; the points random with infinities among them */
+static void check_products(void) {
+    const unsigned ne = 18; /* 16 patterns and 2 random */
+    const size_t m = ne * ne + 64, n = m + 1;  /* prescale makes point n - 1 infinity */
+    cz_g1_affine *p = malloc(m * sizeof *p), *got = malloc(n * sizeof *got), *want = malloc(m * sizeof *want);
+    cz_g1_jac *wj = malloc(m * sizeof *wj);
+    uint64_t *k = malloc(m * 4 * sizeof *k);
+    cz_fp beta, px, py;
+    cz_msm_endo_consts_(&beta, &px, &py);
+    for (size_t i = 0; i < m; i++) {
+        const int inf = i % 37 == 5;
+        if (inf) memset(&p[i], 0, sizeof p[i]);
+        else cz_g1_random(&p[i], &rng);
+        cz_g1_jac pj, qj, t;
+        cz_g1_affine q;
+        cz_g1_jac_from_affine(&pj, &p[i]);
+        if (i < (size_t)ne * ne) { /* k0 P + k1 [x^2]P, [x^2] the CPU MSM's */
+            edge_half(k + 4 * i, (unsigned)(i / ne));
+            edge_half(k + 4 * i + 2, (unsigned)(i % ne));
+            cz_g1_msm_endo_(&q, &p[i]);
+            cz_g1_jac_from_affine(&qj, &q);
+            cz_g1_mul_raw(&wj[i], &pj, k + 4 * i, 128);
+            cz_g1_mul_raw(&t, &qj, k + 4 * i + 2, 128);
+            cz_g1_jac_add(&wj[i], &wj[i], &t);
+        } else { /* a random scalar split as the twiddles are: k P */
+            cz_fr sc;
+            uint64_t raw[4];
+            cz_fr_random(&sc, &rng);
+            cz_fr_to_raw(raw, &sc);
+            cz_msm_glv_split_(k + 4 * i, k + 4 * i + 2, raw);
+            cz_g1_mul(&wj[i], &pj, &sc);
+        }
+        if (inf) cz_g1_jac_set_infinity(&wj[i]);
+    }
+    cz_g1_batch_to_affine(want, wj, m);
+    void *d_p = NULL, *d_x = NULL, *d_k = NULL, *d_o = NULL;
+    int rc = cz_gpu_malloc(&d_p, m * sizeof *p);
+    if (!rc) rc = cz_gpu_malloc(&d_x, n * sizeof(cz_g1_xyzz));
+    if (!rc) rc = cz_gpu_malloc(&d_k, m * 32);
+    if (!rc) rc = cz_gpu_malloc(&d_o, n * sizeof *got);
+    if (!rc) rc = cz_gpu_memcpy_htod(d_p, p, m * sizeof *p);
+    if (!rc) rc = cz_gpu_memcpy_htod(d_k, k, m * 32);
+    if (!rc) rc = cz_gpu_memset(d_o, 0x5a, n * sizeof *got);
+    if (!rc) rc = cz_gpu_hl_prescale_(d_x, d_p, (const uint32_t *)d_k, 8, n, &beta, NULL);
+    if (!rc) rc = cz_gpu_hl_affine_(d_o, d_x, n, NULL);
+    if (!rc) rc = cz_gpu_sync();
+    memset(got, 0xa5, n * sizeof *got);
+    if (!rc) rc = cz_gpu_memcpy_dtoh(got, d_o, n * sizeof *got);
+    CHECK_MSG(rc == 0, "G1 products: %s", cz_error_message());
+    size_t bad = 0, first = m;
+    for (size_t i = 0; !rc && i < m; i++)
+        if (memcmp(&got[i], &want[i], sizeof *got)) {
+            if (!bad) first = i;
+            bad++;
+        }
+    CHECK_MSG(bad == 0, "G1 products: %zu of %zu differ from the CPU's, first at %zu", bad, m, first);
+    cz_g1_affine z;
+    memset(&z, 0, sizeof z);
+    CHECK_MSG(!rc && !memcmp(&got[m], &z, sizeof z), "G1 products: the last point is not infinity");
+    cz_gpu_free(d_p), cz_gpu_free(d_x), cz_gpu_free(d_k), cz_gpu_free(d_o);
+    free(p), free(got), free(want), free(wj), free(k);
+}
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -125,6 +206,8 @@ int main(void) {
     }
     cz_test_rng(&rng);
     const size_t cap = cz_test_gpu_max_n((size_t)1 << 10);
+    check_products();
+    printf("twiddle products checked\n");
     for (unsigned log_n = 1; log_n <= 10 && ((size_t)1 << log_n) <= cap; log_n++) {
         one_size(log_n);
         printf("2^%u checked\n", log_n);
