@@ -183,6 +183,23 @@ extern "C" int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed) {
  * warps (two per scheduler, at most 128 registers for two blocks per SM) and pick warps 4..7: each scheduler
  * gets both kinds (a quarter: in odd blocks only). */
 #define MULBENCH_MIXED_THREADS 256
+#define MULBENCH_MIXED(MODE) ((MODE) >= 3 && (MODE) <= 10)
+/* Fp 11 / 12, a probe of the tensor pipe beside the multiplier: four independent int8 tensor-core products a warp a
+ * step (mma m16n8k32 u8 x u8 -> s32, the shape a Montgomery reduction by the constant p would take as a Toeplitz
+ * GEMM: ~2.25 of them a field product), alone (11) or beside mode 0's two products a thread a step (12, which feeds
+ * them from the products' limbs, as a reduction would be fed). 12's products are mode 0's, bit for bit; the
+ * accumulators only decide a store that never happens, so the compiler keeps them. If 12 takes about as long as the
+ * longer of 0 and 11, the two pipes overlap (the FP64 pipe did not: modes 3..10). */
+static CZ_DEV void mulbench_mma(uint32_t *c, const uint32_t *a, uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    c[0] += a[0] * b0 + a[1] * b1, c[1] += a[2] * b0, c[2] += a[3] * b1, c[3] += b0 ^ b1;
+#endif
+}
 template <class F, int MODE>
 static CZ_DEV F mulbench_step(const F &x, const F &y, bool dfma) {
     if (MODE == 1) return x.mul_cios(y);
@@ -193,18 +210,33 @@ static CZ_DEV F mulbench_step(const F &x, const F &y, bool dfma) {
     return x * y;
 }
 template <class F, int MODE>
-static __global__ void __launch_bounds__(MODE >= 3 ? MULBENCH_MIXED_THREADS : 128, MODE >= 3 ? 2 : 1)
+static __global__ void __launch_bounds__(MULBENCH_MIXED(MODE) ? MULBENCH_MIXED_THREADS : 128, MULBENCH_MIXED(MODE) ? 2 : 1)
     mulbench_kernel(F *out, const F *in, size_t n, int iters) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    if (i >= n) return; /* n is a multiple of the block: whole warps reach the mma */
     const unsigned warp = threadIdx.x >> 5;
-    const bool dfma = MODE >= 3 && (MODE < 5 || MODE >= 9 || ((warp >> 2) & 1 && (MODE < 7 || (blockIdx.x & 1))));
+    const bool dfma = MULBENCH_MIXED(MODE) && (MODE < 5 || MODE >= 9 || ((warp >> 2) & 1 && (MODE < 7 || (blockIdx.x & 1))));
     F x = cz_ld(in + 3 * i), w = cz_ld(in + 3 * i + 1);
     const F y = cz_ld(in + 3 * i + 2);
+    if constexpr (MODE == 11 || MODE == 12) {
+        uint32_t a[4] = {y.v[0], y.v[1], y.v[2], y.v[3]}, c[4][4] = {};
 #pragma unroll 1
-    for (int k = 0; k < iters; k++) {
-        x = mulbench_step<F, MODE>(x, y, dfma && MODE < 9);
-        w = mulbench_step<F, MODE>(w, y, dfma);
+        for (int k = 0; k < iters; k++) {
+            if (MODE == 12) x = x * y, w = w * y;
+            const uint32_t b0 = MODE == 12 ? x.v[4] : (uint32_t)k, b1 = MODE == 12 ? w.v[4] : (uint32_t)k * 3u;
+#pragma unroll
+            for (int q = 0; q < 4; q++) mulbench_mma(c[q], a, b0 + q, b1);
+        }
+        uint32_t t = 0;
+#pragma unroll
+        for (int q = 0; q < 4; q++) t ^= c[q][0] ^ c[q][1] ^ c[q][2] ^ c[q][3];
+        if (t == 0x9e3779b9u && x.v[0] == 0x7f4a7c15u) x.v[1] ^= 1; /* (never, in practice) */
+    } else {
+#pragma unroll 1
+        for (int k = 0; k < iters; k++) {
+            x = mulbench_step<F, MODE>(x, y, dfma && MODE < 9);
+            w = mulbench_step<F, MODE>(w, y, dfma);
+        }
     }
     cz_st(out + 2 * i, x);
     cz_st(out + 2 * i + 1, w);
@@ -234,7 +266,7 @@ static int timed(Launch launch, float *ms) {
 
 template <class F, int MODE>
 static void mulbench_launch(void *d_out, const void *d_in, size_t n, int iters) {
-    const unsigned t = MODE >= 3 ? MULBENCH_MIXED_THREADS : 128;
+    const unsigned t = MULBENCH_MIXED(MODE) ? MULBENCH_MIXED_THREADS : 128;
     mulbench_kernel<F, MODE><<<(unsigned)((n + t - 1) / t), t>>>((F *)d_out, (const F *)d_in, n, iters);
 }
 
@@ -294,6 +326,8 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode
                 case 8: mulbench_launch<F, 8>(d_out, d_in, n, iters); break;
                 case 9: mulbench_launch<F, 9>(d_out, d_in, n, iters); break;
                 case 10: mulbench_launch<F, 10>(d_out, d_in, n, iters); break;
+                case 11: mulbench_launch<F, 11>(d_out, d_in, n, iters); break;
+                case 12: mulbench_launch<F, 12>(d_out, d_in, n, iters); break;
                 default: mulbench_launch<F, 0>(d_out, d_in, n, iters); break;
                 }
             }
@@ -302,7 +336,7 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode
 }
 
 extern "C" int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms) {
-    if (cios < 0 || cios > 10 || (!fp && cios > 3)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..3, Fp 0..10)", cios);
+    if (cios < 0 || cios > 12 || (!fp && cios > 3)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..3, Fp 0..12)", cios);
     return fp ? mulbench<cz_dfp>(d_out, d_in, n, iters, cios, ms) : mulbench<cz_dfr>(d_out, d_in, n, iters, cios, ms);
 }
 
