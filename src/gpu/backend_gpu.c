@@ -17,7 +17,6 @@
  * are the non-base part) and stays streamed until evicted. */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +24,7 @@
 #include "engine/backend.h"
 #include "engine/log.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
 
 #define MAX_DEV 64
@@ -245,12 +245,6 @@ void cz_backend_gpu_set_max_resident(int n) {
     g_max_res = n < 1 ? 1 : n > MAX_RES ? MAX_RES : n;
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* aux or caux (compact) */
 static int start_either(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
                         const cz_fr *aux, const cz_wcompact *caux, void **pending) {
@@ -262,15 +256,15 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     cz_gpu_prover *pr;
     cz_gpu_prove_stats st;
     memset(&st, 0, sizeof st);
-    const double t0 = now_ms();
+    const double t0 = cz_gpu_now_ms_();
     int rc = acquire(&pr, device, p, r, aux, caux);
-    const double t1 = now_ms();
+    const double t1 = cz_gpu_now_ms_();
     if (!rc) {
         rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, &st)
                   : cz_gpu_prover_start(pd, pr, inputs, aux, b->nthreads, &st);
         release(device, pr);
     }
-    const double t2 = now_ms();
+    const double t2 = cz_gpu_now_ms_();
     if (rc) {
         free(pd);
         return rc;

@@ -87,6 +87,9 @@ int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsi
  * nor C's matrix on the device. With rev, c must not alias a or b; without, c may be a (cz_gpu_groth16_y's y). */
 int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned log_n, int rev, void *s);
 
+/* The GPU code's wall clock: CLOCK_MONOTONIC in milliseconds (prover.c; the provers' and the backend's timings). */
+double cz_gpu_now_ms_(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #define CZ_GPU_PROVER_PRIV_H
 
 #include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
 
 /* cz_gpu_g2_msm / cz_gpu_g2_batch_add exist: B_G2 stays on the device (undefine to run it on the CPU beside). */
@@ -230,8 +231,6 @@ int cz_gpu_prover_stream_begin_(cz_gpu_prover *pr, cz_gpu_prove_stats *st);
 int cz_gpu_prover_stream_take_(cz_gpu_prover *pr, const struct cz_gpu_chunk_ **c, const void **bases);
 int cz_gpu_prover_stream_release_(cz_gpu_prover *pr, cz_gpu_prove_stats *st);
 
-
-double cz_gpu_now_ms_(void);
 /* Device allocation through the prover's accountant (ctx = the prover); CZ_ENOMEM when over the limit. */
 int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what);
 /* Streams, limit (free memory minus margin; 0 = default); *out is set even on failure (destroy it). */
