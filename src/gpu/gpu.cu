@@ -1,5 +1,6 @@
 /* Device management, copies, timers and device-side random data for the C API in gpu.h. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <type_traits>
 
@@ -184,10 +185,11 @@ extern "C" int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed) {
  * gets both kinds (a quarter: in odd blocks only). */
 #define MULBENCH_MIXED_THREADS 256
 #define MULBENCH_MIXED(MODE) ((MODE) >= 3 && (MODE) <= 10)
-/* Fp 11 / 12, a probe of the tensor pipe beside the multiplier: four independent int8 tensor-core products a warp a
+/* Fp 11 / 12 / 13, a probe of the tensor pipe beside the multiplier: four independent int8 tensor-core products a warp a
  * step (mma m16n8k32 u8 x u8 -> s32, the shape a Montgomery reduction by the constant p would take as a Toeplitz
  * GEMM: ~2.25 of them a field product), alone (11) or beside mode 0's two products a thread a step (12, which feeds
- * them from the products' limbs, as a reduction would be fed). 12's products are mode 0's, bit for bit; the
+ * them from the products' limbs, as a reduction would be fed; 13: 32 mma a warp a step, half an mma a product, the
+ * density a reduction on the tensor pipe would have within a factor of 5). 12's products are mode 0's, bit for bit; the
  * accumulators only decide a store that never happens, so the compiler keeps them. If 12 takes about as long as the
  * longer of 0 and 11, the two pipes overlap (the FP64 pipe did not: modes 3..10). */
 static CZ_DEV void mulbench_mma(uint32_t *c, const uint32_t *a, uint32_t b0, uint32_t b1) {
@@ -218,14 +220,17 @@ static __global__ void __launch_bounds__(MULBENCH_MIXED(MODE) ? MULBENCH_MIXED_T
     const bool dfma = MULBENCH_MIXED(MODE) && (MODE < 5 || MODE >= 9 || ((warp >> 2) & 1 && (MODE < 7 || (blockIdx.x & 1))));
     F x = cz_ld(in + 3 * i), w = cz_ld(in + 3 * i + 1);
     const F y = cz_ld(in + 3 * i + 2);
-    if constexpr (MODE == 11 || MODE == 12) {
+    if constexpr (MODE >= 11 && MODE <= 13) {
+        constexpr int rounds = MODE == 13 ? 8 : 1; /* 13: 32 mma a warp a step, half a tensor product per field product */
         uint32_t a[4] = {y.v[0], y.v[1], y.v[2], y.v[3]}, c[4][4] = {};
 #pragma unroll 1
         for (int k = 0; k < iters; k++) {
-            if (MODE == 12) x = x * y, w = w * y;
-            const uint32_t b0 = MODE == 12 ? x.v[4] : (uint32_t)k, b1 = MODE == 12 ? w.v[4] : (uint32_t)k * 3u;
+            if (MODE != 11) x = x * y, w = w * y;
+            const uint32_t b0 = MODE != 11 ? x.v[4] : (uint32_t)k, b1 = MODE != 11 ? w.v[4] : (uint32_t)k * 3u;
 #pragma unroll
-            for (int q = 0; q < 4; q++) mulbench_mma(c[q], a, b0 + q, b1);
+            for (int r = 0; r < rounds; r++)
+#pragma unroll
+                for (int q = 0; q < 4; q++) mulbench_mma(c[q], a, b0 + q + 4 * r, b1 ^ r);
         }
         uint32_t t = 0;
 #pragma unroll
@@ -264,10 +269,15 @@ static int timed(Launch launch, float *ms) {
     return e == cudaSuccess ? 0 : cz_error(CZ_EDEVICE, "timed kernels: %s", cudaGetErrorString(e));
 }
 
+/* CZ_BENCH_MUL_SMEM=bytes (< 48 KiB; benchmark knob): unused dynamic shared memory a block, to hold every mode at the
+ * same blocks an SM (46 KiB: at most 4 of 128 threads, mode 12's count by its registers) */
 template <class F, int MODE>
 static void mulbench_launch(void *d_out, const void *d_in, size_t n, int iters) {
     const unsigned t = MULBENCH_MIXED(MODE) ? MULBENCH_MIXED_THREADS : 128;
-    mulbench_kernel<F, MODE><<<(unsigned)((n + t - 1) / t), t>>>((F *)d_out, (const F *)d_in, n, iters);
+    const char *e = getenv("CZ_BENCH_MUL_SMEM");
+    const long sm = e ? atol(e) : 0;
+    const size_t smem = sm > 0 && sm < 48 * 1024 ? (size_t)sm : 0;
+    mulbench_kernel<F, MODE><<<(unsigned)((n + t - 1) / t), t, smem>>>((F *)d_out, (const F *)d_in, n, iters);
 }
 
 /* Fr mode 3: Shoup's product by the constant y of each thread (mul_shoup), the same products as mode 0's x * y;
@@ -328,6 +338,7 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode
                 case 10: mulbench_launch<F, 10>(d_out, d_in, n, iters); break;
                 case 11: mulbench_launch<F, 11>(d_out, d_in, n, iters); break;
                 case 12: mulbench_launch<F, 12>(d_out, d_in, n, iters); break;
+                case 13: mulbench_launch<F, 13>(d_out, d_in, n, iters); break;
                 default: mulbench_launch<F, 0>(d_out, d_in, n, iters); break;
                 }
             }
@@ -336,7 +347,7 @@ static int mulbench(void *d_out, const void *d_in, size_t n, int iters, int mode
 }
 
 extern "C" int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms) {
-    if (cios < 0 || cios > 12 || (!fp && cios > 3)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..3, Fp 0..12)", cios);
+    if (cios < 0 || cios > 13 || (!fp && cios > 3)) return cz_error(CZ_EINVAL, "GPU product benchmark: mode %d (Fr 0..3, Fp 0..13)", cios);
     return fp ? mulbench<cz_dfp>(d_out, d_in, n, iters, cios, ms) : mulbench<cz_dfr>(d_out, d_in, n, iters, cios, ms);
 }
 

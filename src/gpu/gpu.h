@@ -72,7 +72,8 @@ int cz_gpu_fr_random(cz_fr *d_out, size_t n, uint64_t seed);
  * integers), 5 / 6 half, 7 / 8 a quarter; 9 / 10 w on the FP64 pipe and x on IMAD in every thread. Fr only,
  * cios = 3: Shoup's product by the constant y (field.cuh mul_shoup; its constant pair made in an untimed kernel
  * first), the same results as 0. Fp 11 / 12: a probe of the tensor pipe, four int8 mma a warp a step, alone (no
- * products; d_out holds the inputs) or beside mode 0's products (the same results as 0). *ms = kernel time. */
+ * products; d_out holds the inputs) or beside mode 0's products (the same results as 0); 13: 32 mma a warp a step
+ * beside them. *ms = kernel time (CZ_BENCH_MUL_SMEM: unused shared memory a block, gpu.cu). */
 int cz_gpu_mul_bench(int fp, int cios, void *d_out, const void *d_in, size_t n, int iters, float *ms);
 /* Inverts n Fp (fp2 = 0) or Fp2 elements in Montgomery form (0 gives 0) with the device routine of the
  * batch-affine rounds: serial = 0 one thread per element, 1 one thread for all of them in turn (its

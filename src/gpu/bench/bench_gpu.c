@@ -450,15 +450,16 @@ static size_t mul_bench(char *table, size_t tl, size_t cap, uint64_t seed) {
         size_t es = fp ? sizeof(cz_fp) : sizeof(cz_fr);
         /* Fp also: the FP64-pipe product in all / half / a quarter of the warps, or beside IMAD in each thread
          * (modes 3..10, gpu.h) */
-        static const char *const name[13] = {"mul carry chains", "mul naive CIOS", "sqr",
+        static const char *const name[14] = {"mul carry chains", "mul naive CIOS", "sqr",
                                             "mul FP64 (lo in doubles)", "mul FP64 (lo in integers)",
                                             "mul 1/2 FP64 warps (lo doubles) + 1/2 IMAD", "mul 1/2 FP64 warps (lo integers) + 1/2 IMAD",
                                             "mul 1/4 FP64 warps (lo integers) + 3/4 IMAD", "mul 1/4 FP64 warps (lo doubles) + 3/4 IMAD",
                                             "mul x IMAD + w FP64 (lo doubles) per thread", "mul x IMAD + w FP64 (lo integers) per thread",
-                                            "no mul: 4 int8 mma a warp a step (tensor probe)", "mul carry chains + 4 int8 mma a warp a step"};
-        const int nmodes = fp ? 13 : 4; /* Fr mode 3: Shoup's product by a constant; Fp 11, 12: the tensor probe */
+                                            "no mul: 4 int8 mma a warp a step (tensor probe)", "mul carry chains + 4 int8 mma a warp a step",
+                                            "mul carry chains + 32 int8 mma a warp a step"};
+        const int nmodes = fp ? 14 : 4; /* Fr mode 3: Shoup's product by a constant; Fp 11..13: the tensor probe */
 #define MUL_NAME(mode) (fp || (mode) != 3 ? name[mode] : "mul by a constant (Shoup)")
-        double med[13];
+        double med[14];
         DIE_IF(cz_gpu_mul_bench(fp, 0, d_out, d_in, nt, iters, &ms_unused), "mul bench");
         DIE_IF(cz_gpu_memcpy_dtoh(h1, d_out, 2 * nt * es), "dtoh");
         for (int mode = 0; mode < nmodes; mode++) { /* 2: squares (timed only; test_gpu_field checks them) */
