@@ -23,7 +23,8 @@
 # partitions of the real 130 M-constraint circuit; ~110 GiB of GPU and ~100 GB of host memory). KSIZE (the KINDS'
 # sector size, 2048; another one also runs against a seeded setup, e.g. KINDS=wpost KSIZE=34359738368: a 32 GiB
 # Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch). WORKERS: gpus.gpu_workers_per_device (2).
-# LAGRANGE=1: gpus.h_lagrange = true with a bases cache in DIR/lagrange-cache (see below).
+# LAGRANGE=1: gpus.h_lagrange = true with a bases cache in DIR/lagrange-cache (see below); LAGRANGE_CACHED=1 also
+# requires every prover to have loaded its bases from that cache (a second run on the same DIR).
 # MIX=1: the KINDS are sent while the PoRep proves (once its first partition is on the GPU), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
 set -uo pipefail
@@ -141,9 +142,12 @@ fi
 fi
 if [ "${LAGRANGE:-0}" = 1 ]; then
     nb=$(grep -c "prover for .* built" "$tmp/cuzk.log"); nl=$(grep -c "prover for .* built.*H in Lagrange form" "$tmp/cuzk.log")
-    echo "== Lagrange H: $nl of $nb provers ($(grep -c "loaded and checked" "$tmp/cuzk.log") with their bases from the cache)"
+    nc=$(grep -c "loaded and checked" "$tmp/cuzk.log")
+    echo "== Lagrange H: $nl of $nb provers ($nc with their bases from the cache)"
     grep -o "H in Lagrange form[^;]*" "$tmp/cuzk.log" | sed 's/^/   /'
     [ "$nb" -gt 0 ] && [ "$nl" = "$nb" ] || { echo "a prover did not take the Lagrange form"; rc=1; }
+    # LAGRANGE_CACHED=1 (a second run on DIR's cache): every prover must have loaded its bases
+    [ "${LAGRANGE_CACHED:-0}" = 1 ] && [ "$nc" != "$nb" ] && { echo "a prover did not load its bases from the cache"; rc=1; }
 fi
 if [ -n "${BREAK_GPU:-}" ] && [ -n "$pid" ]; then
     "$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/metrics.txt" || rc=1

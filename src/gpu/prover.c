@@ -704,15 +704,16 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
         for (int k = 0; k < nm; k++) pr->mat_hdev += cz_gpu_csr_host_dev_bytes_(hm[k], &dict[k]);
         rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
     }
-    if (!rc && pr->lag) rc = cz_gpu_prover_lagrange_bases_(pr, p);
+    build_copy bc;
+    build_copy_init(&bc);
+    pr->build_staged = bc.ok;
+    build_ctx bx = {pr, &bc};
+    if (!rc && pr->lag) rc = cz_gpu_prover_lagrange_bases_(pr, p, build_htod_cb, &bx);
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
     if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr);
     if (!rc && stream) rc = upload_kept(pr);
     double t1 = cz_gpu_now_ms_();
-    build_copy bc;
-    build_copy_init(&bc);
-    pr->build_staged = bc.ok;
     const size_t g1 = sizeof(cz_g1_affine);
     if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, "H query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, "L query");

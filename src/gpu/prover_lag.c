@@ -98,18 +98,31 @@ static int save(const cz_gpu_prover *pr, const char *path, const lag_header *hd,
     return rc;
 }
 
-int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p) {
+/* appends ", what in T s" (or the first entry without the comma) to the note */
+static void note_time(cz_gpu_prover *pr, const char *what, double ms) {
+    const size_t l = strlen(pr->lag_note);
+    snprintf(pr->lag_note + l, sizeof pr->lag_note - l, "%s%s %.1f s", l ? ", " : "", what, ms / 1e3);
+}
+
+int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
+                                  int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx) {
     const double t0 = cz_gpu_now_ms_();
+    pr->lag_src = 0;
+    pr->lag_note[0] = 0;
     int rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_h, pr->n * sizeof(cz_g1_affine), "Lc (Lagrange H)");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, pr->n * sizeof(cz_g1_affine), "Lh (Lagrange H)");
     void *d_src = NULL, *buf = NULL;
-    if (!rc) rc = cz_gpu_malloc(&d_src, p->h_len * sizeof(cz_g1_affine)); /* H, for the build and the check */
-    if (!rc) rc = cz_gpu_memcpy_htod(d_src, p->h, p->h_len * sizeof(cz_g1_affine));
+    const size_t hb = p->h_len * sizeof(cz_g1_affine);
+    if (!rc) rc = cz_gpu_malloc(&d_src, hb); /* H, for the build and the check */
+    if (!rc) rc = htod ? htod(ctx, d_src, p->h, hb) : cz_gpu_memcpy_htod(d_src, p->h, hb);
     if (rc) {
         cz_gpu_free(d_src);
         return rc;
     }
-    pr->build_bases += p->h_len * sizeof(cz_g1_affine);
+    double t = cz_gpu_now_ms_();
+    char what[64];
+    snprintf(what, sizeof what, "H (%.2f GB) copied in", hb / 1e9);
+    note_time(pr, what, t - t0);
     lag_header hd;
     memset(&hd, 0, sizeof hd);
     memcpy(hd.magic, LAG_MAGIC, 8);
@@ -121,25 +134,34 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p)
     if (dir)
         snprintf(path, sizeof path, "%.4000s/cuzk-lagrange-h-2^%u-%016llx.bin", dir, pr->log_n, (unsigned long long)hd.fp);
     const uint64_t seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)pr;
-    pr->lag_src = 0;
-    pr->lag_note[0] = 0;
     if (dir && (rc = cz_gpu_host_alloc(&buf, LAG_CHUNK))) buf = NULL, rc = 0; /* no pinned chunk: no cache */
     FILE *f = buf ? fopen(path, "rb") : NULL;
     if (f) {
         int lr = load(pr, f, &hd, buf);
         fclose(f);
+        double t2 = cz_gpu_now_ms_();
+        if (!lr) note_time(pr, "loaded in", t2 - t), t = t2;
         if (!lr) lr = cz_gpu_h_lagrange_check(pr->d_h, pr->d_lh, d_src, pr->log_n, seed, pr->st);
-        if (!lr) pr->lag_src = 1;
-        else snprintf(pr->lag_note, sizeof pr->lag_note, "cache %s refused (%s)", path, cz_error_message());
+        t2 = cz_gpu_now_ms_();
+        if (!lr) note_time(pr, "checked in", t2 - t), pr->lag_src = 1;
+        else {
+            const size_t l = strlen(pr->lag_note);
+            snprintf(pr->lag_note + l, sizeof pr->lag_note - l, "; cache %s refused (%s)", path, cz_error_message());
+        }
+        t = t2;
     }
     if (!pr->lag_src) {
         rc = cz_gpu_h_lagrange_bases(pr->d_h, pr->d_lh, d_src, pr->log_n, pr->st);
+        double t2 = cz_gpu_now_ms_();
+        if (!rc) note_time(pr, "built in", t2 - t), t = t2;
         if (!rc) rc = cz_gpu_h_lagrange_check(pr->d_h, pr->d_lh, d_src, pr->log_n, seed, pr->st);
+        t2 = cz_gpu_now_ms_();
+        if (!rc) note_time(pr, "checked in", t2 - t), t = t2;
         if (!rc && buf) {
             const int sr = save(pr, path, &hd, buf);
             const size_t l = strlen(pr->lag_note);
-            snprintf(pr->lag_note + l, sizeof pr->lag_note - l, "%s%s %s", l ? "; " : "", sr ? "not saved:" : "saved to",
-                     sr ? cz_error_message() : path);
+            if (sr) snprintf(pr->lag_note + l, sizeof pr->lag_note - l, "; not saved: %s", cz_error_message());
+            else snprintf(pr->lag_note + l, sizeof pr->lag_note - l, "; written in %.1f s, saved to %s", (cz_gpu_now_ms_() - t) / 1e3, path);
         }
     }
     cz_gpu_free(d_src);

@@ -103,7 +103,7 @@ struct cz_gpu_prover {
     int lag;
     double lag_ms;     /* the bases' build or load, with their check, at creation */
     int lag_src;       /* 1: loaded from the cache (prover_lag.c), 0: built */
-    char lag_note[600]; /* the cache's story for the build report (refused, saved, not saved) */
+    char lag_note[600]; /* for the build report: H's copy, the load, build, check and write times, the cache's story */
     cz_g1_affine *d_lh;
     uint32_t *d_cbm, *d_ccnt;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
@@ -249,8 +249,11 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
 /* 1 when the Lagrange-form H query is asked for (prover_priv.h lag): CZ_GPU_PROVER_LAGRANGE=1 (=0 refuses it),
  * else cz_gpu_prover_set_lagrange (prover_lag.c). */
 int cz_gpu_prover_lagrange_knob_(void);
-/* Allocates d_h (Lc) and d_lh (Lh) and fills them from the cache or the device build, checked against H. */
-int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p);
+/* Allocates d_h (Lc) and d_lh (Lh) and fills them from the cache or the device build, checked against H. htod
+ * (NULL: cz_gpu_memcpy_htod) copies H to the device for the build and the check, synchronously (prover.c's pinned
+ * chunks: 12.9 GB at 2^27). */
+int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
+                                  int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
 int cz_gpu_prover_stream_knob_(void);
 /* Sparse uploads for a streamed prover whose host bases are in place (prover.c). */
