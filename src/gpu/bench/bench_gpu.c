@@ -359,11 +359,12 @@ timing:;
     /* the odd sizes are timed only when CZ_BENCH_MSM_LOGS names them (a streamed prover's chunks are 2^21..2^25) */
     static const unsigned msz[] = {18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28};
     static const double sp_msm[] = {0, 0, 22.4, 0, 54.6, 0, 161.7, 0, 567.9, 1110.8, 0}; /* 0: no anchor */
-    /* CZ_BENCH_MSM_AB: variants separated by ';', each "VAR=V,VAR=V" (at most 3) */
+    /* CZ_BENCH_MSM_AB: variants separated by ';' (at most 7 beside the default), each "VAR=V,VAR=V" */
+#define MSM_AB_MAX 8
     const char *logs = getenv("CZ_BENCH_MSM_LOGS"), *ab = getenv("CZ_BENCH_MSM_AB");
-    char var[4][128] = {""};
+    char var[MSM_AB_MAX][160] = {""};
     int nv = 1;
-    for (const char *q = ab; q && *q && nv < 4;) {
+    for (const char *q = ab; q && *q && nv < MSM_AB_MAX;) {
         size_t l = strcspn(q, ";");
         snprintf(var[nv], sizeof var[nv], "%.*s", (int)l, q);
         if (l) nv++;
@@ -388,11 +389,11 @@ timing:;
         int mr = lg >= 26 ? 3 : reps;
         if (getenv("CZ_BENCH_MSM_REPS")) mr = atoi(getenv("CZ_BENCH_MSM_REPS"));
         if (mr < 1 || mr > 50) mr = 3;
-        float ms[4][50];
+        float ms[MSM_AB_MAX][50];
         for (int r = -1; r < mr; r++) {   /* r = -1: warm-up */
             for (int v = 0; v < nv; v++) { /* interleaved: drift hits every variant alike */
-                char buf[128];
-                snprintf(buf, sizeof buf, "%.127s", var[v]);
+                char buf[160];
+                snprintf(buf, sizeof buf, "%.159s", var[v]);
                 for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                     char *eq = strchr(t, '=');
                     if (eq) *eq = 0, setenv(t, eq + 1, 1);
@@ -402,7 +403,7 @@ timing:;
                 DIE_IF(cz_gpu_g1_msm(&gpu, d_bases, d_sc, n, NULL), "msm");
                 DIE_IF(cz_gpu_timer_stop(tm, NULL, &x), "timer");
                 if (r >= 0) ms[v][r] = x;
-                snprintf(buf, sizeof buf, "%.127s", var[v]);
+                snprintf(buf, sizeof buf, "%.159s", var[v]);
                 for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                     char *eq = strchr(t, '=');
                     if (eq) *eq = 0, unsetenv(t);

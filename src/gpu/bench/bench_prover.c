@@ -59,6 +59,7 @@ typedef struct {
     cz_wcompact cw;
     int reps, rc;
     double up_lo, up_hi;
+    cz_gpu_prove_stats st[32]; /* the first 32 partitions' parts, printed after the run */
 } pair_job;
 
 static void *pair_thread(void *arg) {
@@ -70,6 +71,7 @@ static void *pair_thread(void *arg) {
         j->rc = cz_gpu_prover_start_compact(&pd, j->pr, j->w, &j->cw, 0, &st);
         j->up_lo = st.upload_ms < j->up_lo ? st.upload_ms : j->up_lo;
         j->up_hi = st.upload_ms > j->up_hi ? st.upload_ms : j->up_hi;
+        if (r < 32) j->st[r] = st;
     }
     return NULL;
 }
@@ -209,6 +211,11 @@ int main(int argc, char **argv) {
             tw = now_s() - tw;
             for (int i = 0; i < 2; i++) {
                 if (jb[i].rc) printf("%-5u two workers: worker %d failed\n", k, i);
+                for (int r = 0; r < reps && r < 32 && !jb[i].rc; r++) /* the daemon's CUZK_TIMING parts, per partition */
+                    printf("%-5u two workers: worker %d partition %d: h_msm_ms %.1f batch_add_ms %.1f tail_msm_ms %.1f "
+                           "b_g2_msm_ms %.1f gpu_total_ms %.1f lock_ms %.1f\n", k, i, r, jb[i].st[r].h_msm_ms,
+                           jb[i].st[r].batch_add_ms, jb[i].st[r].tail_msm_ms, jb[i].st[r].b_g2_cpu_ms,
+                           jb[i].st[r].gpu_total_ms, jb[i].st[r].lock_ms);
                 cz_wcompact_free(&jb[i].cw);
             }
             printf("%-5u two workers: %d partitions in %.1f ms, %.1f ms per partition (wall); upload_ms %.1f-%.1f\n", k,
