@@ -619,7 +619,7 @@ typedef struct {
     uint64_t tail;
     cz_g2_jac r;
     int rc;
-    double ms;
+    double ms, end; /* its time, and when it ended (cz_gpu_now_ms_) */
 } g2_dev_job;
 
 static void *g2_dev_thread(void *arg) {
@@ -631,7 +631,8 @@ static void *g2_dev_thread(void *arg) {
     uint32_t *ones = (uint32_t *)pr->d_g2buf, *offs = (uint32_t *)(pr->d_g2buf + bm_bytes);
     j->rc = cz_gpu_set_device(pr->device);
     if (!j->rc) j->rc = b_g2_on(pr, &j->r, ones, offs, pr->d_g2buf + head, pr->g2buf_cap - head, j->tail, 0, pr->st2);
-    j->ms = cz_gpu_now_ms_() - t0;
+    j->end = cz_gpu_now_ms_();
+    j->ms = j->end - t0;
     return NULL;
 }
 
@@ -892,12 +893,17 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     }
     if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st, &tbt);
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st, &tbt);
+    const double tf0 = cz_gpu_now_ms_();
     if (!rc) rc = tails_flush(pr, &tbt, st);
     if (g2_started) {
+        const double tf1 = cz_gpu_now_ms_();
         pthread_join(g2th, NULL);
         if (!rc) rc = g2j.rc;
         out->b2_ans = g2j.r;
         st->b_g2_cpu_ms = g2j.ms; /* beside L and A: overlaps their batch_add / tail times */
+        const double e = g2j.end < tf1 ? g2j.end : tf1;
+        st->g2_tail_ms = e > tf0 ? e - tf0 : 0;
+        st->g2_wait_ms = g2j.end > tf1 ? g2j.end - tf1 : 0;
     } else if (!rc && want_g2) {
         /* sequential: B_G2 after the G1 queries; d_ones / offsets must hold B's classification again */
         uint32_t tb = 0;

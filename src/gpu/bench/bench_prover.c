@@ -186,11 +186,11 @@ int main(int argc, char **argv) {
             if (st.lagrange)
                 snprintf(sp, sizeof sp, " Lagrange H (c: %llu other values%s)", (unsigned long long)st.c_tail,
                          st.c_full ? ", one MSM" : "");
-            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu%s%s%s\n", k,
+            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu g2 beside the tails %.1f, waited %.1f%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
                    st.htod_bytes / 1e6, st.dtoh_bytes / 1e3, (unsigned long long)st.tail[0],
-                   (unsigned long long)st.tail[1], (unsigned long long)st.tail[2],
+                   (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.g2_tail_ms, st.g2_wait_ms,
                    st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
                    sp, r == 0 ? " (warm-up)" : "");
             fflush(stdout);
@@ -213,9 +213,10 @@ int main(int argc, char **argv) {
                 if (jb[i].rc) printf("%-5u two workers: worker %d failed\n", k, i);
                 for (int r = 0; r < reps && r < 32 && !jb[i].rc; r++) /* the daemon's CUZK_TIMING parts, per partition */
                     printf("%-5u two workers: worker %d partition %d: h_msm_ms %.1f batch_add_ms %.1f tail_msm_ms %.1f "
-                           "b_g2_msm_ms %.1f gpu_total_ms %.1f lock_ms %.1f\n", k, i, r, jb[i].st[r].h_msm_ms,
-                           jb[i].st[r].batch_add_ms, jb[i].st[r].tail_msm_ms, jb[i].st[r].b_g2_cpu_ms,
-                           jb[i].st[r].gpu_total_ms, jb[i].st[r].lock_ms);
+                           "b_g2_msm_ms %.1f gpu_total_ms %.1f lock_ms %.1f g2_tail_ms %.1f g2_wait_ms %.1f\n", k, i, r,
+                           jb[i].st[r].h_msm_ms, jb[i].st[r].batch_add_ms, jb[i].st[r].tail_msm_ms,
+                           jb[i].st[r].b_g2_cpu_ms, jb[i].st[r].gpu_total_ms, jb[i].st[r].lock_ms, jb[i].st[r].g2_tail_ms,
+                           jb[i].st[r].g2_wait_ms);
                 cz_wcompact_free(&jb[i].cw);
             }
             printf("%-5u two workers: %d partitions in %.1f ms, %.1f ms per partition (wall); upload_ms %.1f-%.1f\n", k,
