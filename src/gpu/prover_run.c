@@ -893,17 +893,23 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     }
     if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st, &tbt);
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st, &tbt);
+    /* B_G2 beside the G1 tail MSM (the default), or waited for before it (CZ_GPU_PROVER_G2_BEFORE_TAILS=1, A/B: the
+     * two MSMs slow each other down when B_G2 runs late; g2_wait_ms is then the wait before the tails) */
+    const char *g2b = getenv("CZ_GPU_PROVER_G2_BEFORE_TAILS");
+    const int g2_first = g2_started && g2b && atoi(g2b) == 1;
     const double tf0 = cz_gpu_now_ms_();
+    if (g2_first) pthread_join(g2th, NULL);
+    const double tj = cz_gpu_now_ms_();
     if (!rc) rc = tails_flush(pr, &tbt, st);
     if (g2_started) {
         const double tf1 = cz_gpu_now_ms_();
-        pthread_join(g2th, NULL);
+        if (!g2_first) pthread_join(g2th, NULL);
         if (!rc) rc = g2j.rc;
         out->b2_ans = g2j.r;
         st->b_g2_cpu_ms = g2j.ms; /* beside L and A: overlaps their batch_add / tail times */
         const double e = g2j.end < tf1 ? g2j.end : tf1;
-        st->g2_tail_ms = e > tf0 ? e - tf0 : 0;
-        st->g2_wait_ms = g2j.end > tf1 ? g2j.end - tf1 : 0;
+        st->g2_tail_ms = g2_first ? 0 : e > tf0 ? e - tf0 : 0;
+        st->g2_wait_ms = g2_first ? tj - tf0 : g2j.end > tf1 ? g2j.end - tf1 : 0;
     } else if (!rc && want_g2) {
         /* sequential: B_G2 after the G1 queries; d_ones / offsets must hold B's classification again */
         uint32_t tb = 0;
