@@ -907,9 +907,10 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
         if (!rc) rc = g2j.rc;
         out->b2_ans = g2j.r;
         st->b_g2_cpu_ms = g2j.ms; /* beside L and A: overlaps their batch_add / tail times */
+        /* B_G2's overlap with the tails [tj, tf1], and the waits for it before (the switch) and after them */
         const double e = g2j.end < tf1 ? g2j.end : tf1;
-        st->g2_tail_ms = g2_first ? 0 : e > tf0 ? e - tf0 : 0;
-        st->g2_wait_ms = g2_first ? tj - tf0 : g2j.end > tf1 ? g2j.end - tf1 : 0;
+        st->g2_tail_ms = e > tj ? e - tj : 0;
+        st->g2_wait_ms = (tj - tf0) + (g2j.end > tf1 ? g2j.end - tf1 : 0);
     } else if (!rc && want_g2) {
         /* sequential: B_G2 after the G1 queries; d_ones / offsets must hold B's classification again */
         uint32_t tb = 0;
