@@ -159,6 +159,10 @@ if [ -n "$pid" ]; then
     wait $pid || rc=1
 fi
 grep -E "backend|GPU device|GPU_TIMING|FIN_TIMING|proof completed|proof failed|error|seeded|recorded|fixed-base" "$tmp/cuzk.log" | head -80
+# CUDA loads every kernel when the daemon starts (cz_gpu_load_kernels_eagerly), unless the caller's environment chose
+if [ -z "${CUDA_MODULE_LOADING:-}" ]; then
+    grep -q "CUDA_MODULE_LOADING=EAGER" "$tmp/cuzk.log" || { echo "the daemon did not ask CUDA for eager kernel loading"; rc=1; }
+fi
 # every proof must have run on the GPU backend
 grep -q "engine started backend=${BACKEND:-gpu}" "$tmp/cuzk.log" || { echo "no GPU backend line in the daemon log"; rc=1; }
 # and logged cuzk's per-partition figures (CUZK_TIMING ... ntt_msm_h_ms= ... gpu_total_ms=)

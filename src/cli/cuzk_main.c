@@ -24,6 +24,7 @@
 #ifdef CZ_HAVE_CUDA
 /* The GPU seam (engine/backend.h): with CUDA in the build, gpus.backend auto/gpu proves on the GPUs
  * (gpu_provider.c); auto falls back to the CPU backend when no device is found. */
+#include "gpu/gpu.h"
 #include "gpu_provider.h"
 #endif
 
@@ -75,6 +76,7 @@ int main(int argc, char **argv) {
         }
     }
 #ifdef CZ_HAVE_CUDA
+    cz_gpu_load_kernels_eagerly(); /* before any CUDA call: no kernel loads in the middle of a partition */
     cz_backend_set_gpu_provider(&cz_daemon_gpu_provider);
 #endif
     cz_config cfg;
@@ -98,6 +100,13 @@ int main(int argc, char **argv) {
         cz_log(CZ_LOG_WARN, "cuzk", "pipeline.enabled=false (monolithic mode) is not implemented; using the pipeline");
     if (cfg.max_batch_size > 1)
         cz_log(CZ_LOG_WARN, "cuzk", "scheduler.max_batch_size>1 (cross-sector batching) is not implemented; ignored");
+#ifdef CZ_HAVE_CUDA
+    {
+        const char *ml = getenv("CUDA_MODULE_LOADING");
+        cz_log(CZ_LOG_INFO, "cuzk::gpu", "CUDA_MODULE_LOADING=%s%s", ml ? ml : "(unset)",
+               ml && !strcmp(ml, "EAGER") ? "" : " (from the environment: kernels may load mid-partition)");
+    }
+#endif
 
     /* Signals are taken by sigwait in this thread only: block them before any thread starts. */
     sigset_t sigs;

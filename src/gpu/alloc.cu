@@ -2,6 +2,8 @@
  * and asynchronous copies, wrapped so that the C driver (prover.c) needs no CUDA headers. */
 #include <sys/mman.h>
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -227,4 +229,37 @@ extern "C" void cz_gpu_host_unregister_(void *p) {
 extern "C" int cz_gpu_dtod_(void *dst, const void *src, size_t bytes) {
     if (bytes) CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
     return 0;
+}
+
+/* ---- MSM / batch-add scratch growth (gpu_internal.h) ---- */
+#define SCRATCH_DEVICES 16
+static std::atomic<uint64_t> g_grows[SCRATCH_DEVICES], g_grow_us[SCRATCH_DEVICES];
+
+extern "C" int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes) {
+    const auto t0 = std::chrono::steady_clock::now();
+    int dev = 0;
+    CZ_CUDA(cudaGetDevice(&dev));
+    if (*p) cudaFree(*p);
+    *p = nullptr, *cap = 0;
+    const cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *p = nullptr;
+        return cz_error(e == cudaErrorMemoryAllocation ? CZ_ENOMEM : CZ_EDEVICE, "GPU scratch of %zu bytes: %s", bytes,
+                        cudaGetErrorString(e));
+    }
+    *cap = bytes;
+    if (dev >= 0 && dev < SCRATCH_DEVICES) {
+        g_grows[dev]++;
+        g_grow_us[dev] += (uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return 0;
+}
+
+extern "C" void cz_gpu_scratch_growth_(uint64_t *count, double *ms) {
+    int dev = 0;
+    *count = 0, *ms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SCRATCH_DEVICES) return;
+    *count = g_grows[dev].load();
+    *ms = g_grow_us[dev].load() / 1e3;
 }

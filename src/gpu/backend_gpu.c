@@ -272,15 +272,16 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     /* cuzk's per-partition CUZK_TIMING figures under its names (cuzk-spec §3), one line a partition; then
      * acquire_ms (finding or creating the prover), pre_ms and lock_ms (start()'s host work before the device
      * lock, its wait for it), start_ms (the prover's start() as a whole, gpu_total_ms included), and how long
-     * B_G2 ran beside the G1 tail MSM and was then waited for (g2_tail_ms, g2_wait_ms) */
+     * B_G2 ran beside the G1 tail MSM and was then waited for (g2_tail_ms, g2_wait_ms), and the MSM scratch
+     * buffers grown in the region with the time that took (scratch_grows, scratch_grow_ms) */
     cz_log(CZ_LOG_DEBUG, "cuzk::gpu",
            "CUZK_TIMING device=%d upload_ms=%.1f spmv_ms=%.1f ntt_ms=%.1f h_msm_ms=%.1f ntt_msm_h_ms=%.1f "
-           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f acquire_ms=%.1f pre_ms=%.1f lock_ms=%.1f start_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu g2_tail_ms=%.1f g2_wait_ms=%.1f%s%s%s%s",
+           "batch_add_ms=%.1f tail_msm_ms=%.1f b_g2_msm_ms=%.1f gpu_total_ms=%.1f acquire_ms=%.1f pre_ms=%.1f lock_ms=%.1f start_ms=%.1f htod_bytes=%llu tails=%llu,%llu,%llu g2_tail_ms=%.1f g2_wait_ms=%.1f scratch_grows=%llu scratch_grow_ms=%.1f%s%s%s%s",
            device, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms, st.spmv_ms + st.ntt_ms + st.h_msm_ms,
            st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms, t1 - t0, st.pre_ms, st.lock_ms, t2 - t1,
            (unsigned long long)st.htod_bytes,
            (unsigned long long)st.tail[0], (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.g2_tail_ms,
-           st.g2_wait_ms, st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "",
+           st.g2_wait_ms, (unsigned long long)st.scratch_grows, st.scratch_grow_ms, st.streamed ? " streamed" : "", st.witness_again ? " witness_twice" : "", st.two_vectors ? " two_vectors" : "",
            st.host_matrices ? " host_matrices" : "");
     *pending = pd;
     return 0;

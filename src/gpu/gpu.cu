@@ -11,6 +11,8 @@
 #include "gpu/fp_inv.cuh"
 #include "gpu/gpu.h"
 
+extern "C" int cz_gpu_load_kernels_eagerly(void) { return setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+
 extern "C" int cz_gpu_device_count(void) {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {

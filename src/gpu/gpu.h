@@ -18,6 +18,12 @@
 extern "C" {
 #endif
 
+/* Before the process's first CUDA call (a daemon's main): CUDA then loads every kernel when it starts
+ * (CUDA_MODULE_LOADING=EAGER) unless the environment already names a mode. Under CUDA's default, lazy loading, a
+ * kernel's first launch loads it and waits for the device meanwhile: a prover's first partition then ran B_G2, on
+ * its own stream, late and beside the G1 tail MSM (H200, synthetic 2^27 partition, docs/perf.md: the tail MSM 69.5-76.1
+ * ms instead of ~44, 946-956 ms the partition; eager: 42.8 and 943.3). 0, or -1 when setenv fails. */
+int cz_gpu_load_kernels_eagerly(void);
 /* Number of usable CUDA devices (0 when there is no driver or no GPU; never an error). */
 int cz_gpu_device_count(void);
 /* Why cz_gpu_device_count found none, in n bytes: "no NVIDIA driver found (libcuda)", "the NVIDIA driver

@@ -60,6 +60,9 @@ typedef struct {
     double g2_tail_ms;   /* B_G2 beside L and A (its own thread and stream): how long it still ran while the G1
                           * queries' shared tail MSM did (the two then share the device) */
     double g2_wait_ms;   /* and how long the device region waited for it once the G1 work was done */
+    uint64_t scratch_grows; /* MSM / batch-add scratch buffers grown in the device region (a larger MSM or tail
+                             * than any before on this device), and the host time that took */
+    double scratch_grow_ms;
 } cz_gpu_prove_stats;
 
 /* The base arrays of a prover (bits of cz_gpu_prove_stats.streamed_parts and CZ_GPU_PROVER_KEEP). */

@@ -48,13 +48,11 @@ struct scratch {
     void *p = nullptr;
     size_t cap = 0;
 };
+/* growth through cz_gpu_scratch_grow_ (alloc.cu), which counts it for the prover's stats */
 static int scratch_get(scratch &s, size_t bytes, void **out) {
     if (bytes > s.cap) {
-        if (s.p) cudaFree(s.p);
-        s.p = nullptr;
-        s.cap = 0;
-        CZ_CUDA(cudaMalloc(&s.p, bytes));
-        s.cap = bytes;
+        int rc = cz_gpu_scratch_grow_(&s.p, &s.cap, bytes);
+        if (rc) return rc;
     }
     *out = s.p;
     return 0;

@@ -893,24 +893,19 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     }
     if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st, &tbt);
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st, &tbt);
-    /* B_G2 beside the G1 tail MSM (the default), or waited for before it (CZ_GPU_PROVER_G2_BEFORE_TAILS=1, A/B: the
-     * two MSMs slow each other down when B_G2 runs late; g2_wait_ms is then the wait before the tails) */
-    const char *g2b = getenv("CZ_GPU_PROVER_G2_BEFORE_TAILS");
-    const int g2_first = g2_started && g2b && atoi(g2b) == 1;
-    const double tf0 = cz_gpu_now_ms_();
-    if (g2_first) pthread_join(g2th, NULL);
+    /* B_G2 runs on beside the G1 tail MSM (waiting for it first was measured slower: docs/perf.md, 46a7c52+) */
     const double tj = cz_gpu_now_ms_();
     if (!rc) rc = tails_flush(pr, &tbt, st);
     if (g2_started) {
         const double tf1 = cz_gpu_now_ms_();
-        if (!g2_first) pthread_join(g2th, NULL);
+        pthread_join(g2th, NULL);
         if (!rc) rc = g2j.rc;
         out->b2_ans = g2j.r;
         st->b_g2_cpu_ms = g2j.ms; /* beside L and A: overlaps their batch_add / tail times */
-        /* B_G2's overlap with the tails [tj, tf1], and the waits for it before (the switch) and after them */
+        /* B_G2's overlap with the tails [tj, tf1], and the wait for it after them */
         const double e = g2j.end < tf1 ? g2j.end : tf1;
         st->g2_tail_ms = e > tj ? e - tj : 0;
-        st->g2_wait_ms = (tj - tf0) + (g2j.end > tf1 ? g2j.end - tf1 : 0);
+        st->g2_wait_ms = g2j.end > tf1 ? g2j.end - tf1 : 0;
     } else if (!rc && want_g2) {
         /* sequential: B_G2 after the G1 queries; d_ones / offsets must hold B's classification again */
         uint32_t tb = 0;
@@ -981,7 +976,14 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     const double t_lock = cz_gpu_now_ms_();
     cz_gpu_lock(pr->device);
     const double t_dev = cz_gpu_now_ms_();
+    uint64_t g0 = 0, g1 = 0;
+    double gms0 = 0, gms1 = 0;
+    if (!cz_gpu_set_device(pr->device)) cz_gpu_scratch_growth_(&g0, &gms0);
     int rc = run_device(pr, out, inputs, aux, caux, stats);
+    if (!cz_gpu_set_device(pr->device)) { /* the MSM / batch-add scratch grown in the region (B_G2's thread included) */
+        cz_gpu_scratch_growth_(&g1, &gms1);
+        stats->scratch_grows = g1 - g0, stats->scratch_grow_ms = gms1 - gms0;
+    }
     stats->pre_ms = t_lock - t_in, stats->lock_ms = t_dev - t_lock;
     cz_gpu_unlock(pr->device);
     unpin_parts(4, src, reg);

@@ -282,14 +282,7 @@ static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const c
     memset(&pg, 0xa5, sizeof pg);
     int rc = cz_groth16_prove_start(&pc, p, &tc->r, tc->inputs, tc->aux, 0);
     CHECK_MSG(rc == 0, "CPU start: %s", cz_error_message());
-    /* every other proof waits for B_G2 before the G1 tail MSM (CZ_GPU_PROVER_G2_BEFORE_TAILS=1) instead of running
-     * the two side by side: the same sums either way */
-    static unsigned nth;
-    const int g2_first = nth++ & 1;
-    if (g2_first) setenv("CZ_GPU_PROVER_G2_BEFORE_TAILS", "1", 1);
     rc = cz_gpu_prover_start(&pg, gp, tc->inputs, tc->aux, 0, &st);
-    unsetenv("CZ_GPU_PROVER_G2_BEFORE_TAILS");
-    if (g2_first && rc == 0) CHECK_MSG(st.g2_tail_ms == 0, "B_G2 waited for, yet beside the tails %.3f ms", st.g2_tail_ms);
     if (stats) *stats = st;
     const int quiet = !what;
     if (!what) what = "(quiet)";
@@ -695,6 +688,20 @@ int main(void) {
                 CHECK(cz_gpu_prover_set_next(gp, rnd.inputs, rnd.aux) == 0);
                 prove_both(&bits, &p, &pvk, gp, "bits, prefetching random");
                 prove_both(&bits, &p, &pvk, gp, "bits again, stale prefetch");
+            }
+            if (si == 3) { /* the MSM scratch freed: the next proof grows it and says so; the same proof again grows
+                            * nothing (the same sizes) */
+                cz_gpu_prove_stats s1, s2;
+                cz_gpu_g1_release_scratch();
+                cz_gpu_g2_release_scratch();
+                prove_both_st(&rnd, &p, &pvk, gp, "random, the scratch freed first", &s1);
+                prove_both_st(&rnd, &p, &pvk, gp, "random again", &s2);
+                CHECK_MSG(s1.scratch_grows >= 4 && s1.scratch_grow_ms > 0 && s2.scratch_grows == 0 && s2.scratch_grow_ms == 0,
+                          "scratch growth: %llu (%.3f ms) from freed, %llu (%.3f ms) again",
+                          (unsigned long long)s1.scratch_grows, s1.scratch_grow_ms, (unsigned long long)s2.scratch_grows,
+                          s2.scratch_grow_ms);
+                printf("scratch growth counted: %llu buffers in %.2f ms from freed, none again\n",
+                       (unsigned long long)s1.scratch_grows, s1.scratch_grow_ms);
             }
             /* a third mix: tails near half of each query, around the split / full-MSM threshold */
             snprintf(what, sizeof what, "rows %llu mid", (unsigned long long)mid.r.num_rows);

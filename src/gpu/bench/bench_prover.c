@@ -76,6 +76,28 @@ static void *pair_thread(void *arg) {
     return NULL;
 }
 
+/* CZ_BENCH_SHRINK_G2=1: before each partition, the G2 MSM / batch-add scratch is freed and a 4,096-point G2 MSM
+ * grows it small again, so the partition's B_G2 grows it (as the daemon's does when a partition's B tail is longer
+ * than any before; scratch_grows / scratch_grow_ms in the row) */
+static void shrink_g2_scratch(void) {
+    enum { N = 4096 };
+    cz_g2_affine *d_b = NULL;
+    cz_fr *d_s = NULL;
+    static cz_g2_affine hb[N];
+    static cz_fr hs[N];
+    for (int i = 0; i < N; i++) cz_fr_set_u64(&hs[i], 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
+    cz_gpu_g2_release_scratch();
+    if (cz_gpu_malloc((void **)&d_b, sizeof hb) || cz_gpu_malloc((void **)&d_s, sizeof hs) ||
+        cz_gpu_memcpy_htod(d_b, hb, sizeof hb) || cz_gpu_memcpy_htod(d_s, hs, sizeof hs)) {
+        fprintf(stderr, "shrink_g2_scratch: %s\n", cz_error_message());
+    } else {
+        cz_g2_jac r;
+        if (cz_gpu_g2_msm(&r, d_b, d_s, N, NULL)) fprintf(stderr, "shrink_g2_scratch: %s\n", cz_error_message());
+    }
+    cz_gpu_free(d_b);
+    cz_gpu_free(d_s);
+}
+
 int main(int argc, char **argv) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -172,6 +194,7 @@ int main(int argc, char **argv) {
         for (int r = 0; r <= reps; r++) {
             cz_groth16_pending pd;
             cz_gpu_prove_stats st;
+            if (getenv("CZ_BENCH_SHRINK_G2") && atoi(getenv("CZ_BENCH_SHRINK_G2")) == 1) shrink_g2_scratch();
             if (compact) DIE_IF(cz_gpu_prover_start_compact(&pd, pr, w, &cw, 0, &st), "start_compact");
             else DIE_IF(cz_gpu_prover_start(&pd, pr, w, w + ni, 0, &st), "start");
             char sp[96] = "";
@@ -186,11 +209,12 @@ int main(int argc, char **argv) {
             if (st.lagrange)
                 snprintf(sp, sizeof sp, " Lagrange H (c: %llu other values%s)", (unsigned long long)st.c_tail,
                          st.c_full ? ", one MSM" : "");
-            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu g2 beside the tails %.1f, waited %.1f%s%s%s\n", k,
+            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu g2 beside the tails %.1f, waited %.1f; grew %llu in %.1f ms%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
                    st.htod_bytes / 1e6, st.dtoh_bytes / 1e3, (unsigned long long)st.tail[0],
                    (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.g2_tail_ms, st.g2_wait_ms,
+                   (unsigned long long)st.scratch_grows, st.scratch_grow_ms,
                    st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
                    sp, r == 0 ? " (warm-up)" : "");
             fflush(stdout);
@@ -213,10 +237,12 @@ int main(int argc, char **argv) {
                 if (jb[i].rc) printf("%-5u two workers: worker %d failed\n", k, i);
                 for (int r = 0; r < reps && r < 32 && !jb[i].rc; r++) /* the daemon's CUZK_TIMING parts, per partition */
                     printf("%-5u two workers: worker %d partition %d: h_msm_ms %.1f batch_add_ms %.1f tail_msm_ms %.1f "
-                           "b_g2_msm_ms %.1f gpu_total_ms %.1f lock_ms %.1f g2_tail_ms %.1f g2_wait_ms %.1f\n", k, i, r,
+                           "b_g2_msm_ms %.1f gpu_total_ms %.1f lock_ms %.1f g2_tail_ms %.1f g2_wait_ms %.1f scratch_grows %llu "
+                           "(%.1f ms)\n", k, i, r,
                            jb[i].st[r].h_msm_ms, jb[i].st[r].batch_add_ms, jb[i].st[r].tail_msm_ms,
                            jb[i].st[r].b_g2_cpu_ms, jb[i].st[r].gpu_total_ms, jb[i].st[r].lock_ms, jb[i].st[r].g2_tail_ms,
-                           jb[i].st[r].g2_wait_ms);
+                           jb[i].st[r].g2_wait_ms, (unsigned long long)jb[i].st[r].scratch_grows,
+                           jb[i].st[r].scratch_grow_ms);
                 cz_wcompact_free(&jb[i].cw);
             }
             printf("%-5u two workers: %d partitions in %.1f ms, %.1f ms per partition (wall); upload_ms %.1f-%.1f\n", k,
