@@ -893,7 +893,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     }
     if (!rc) rc = run_query(pr, Q_L, &out->l_msm, st, &tbt);
     if (!rc) rc = run_query(pr, Q_A, &out->a_ans, st, &tbt);
-    /* B_G2 runs on beside the G1 tail MSM (waiting for it first was measured slower: docs/perf.md, 46a7c52+) */
+    /* B_G2 runs on beside the G1 tail MSM (waiting for it first was measured 3 ms slower: docs/perf.md, entry 46a7c52 / 4c314c5) */
     const double tj = cz_gpu_now_ms_();
     if (!rc) rc = tails_flush(pr, &tbt, st);
     if (g2_started) {

@@ -52,6 +52,9 @@ try:
               f"auto with {ngpu} GPU(s): GPU backend, one GetStatus entry per GPU worker")
         check(all(g.name and g.vram_total_bytes > 0 for g in gs.gpus), "GPU names and VRAM reported")
         check(vals.get("cuzk_gpu_devices") == ngpu and "cuzk_gpu_info{" in text, "metrics name the GPUs")
+    if cuda_build:  # CUDA loads every kernel at startup (none mid-partition) unless the environment chose a mode
+        want = os.environ.get("CUDA_MODULE_LOADING", "EAGER")
+        check(f"CUDA_MODULE_LOADING={want}" in log, f"the daemon logs CUDA_MODULE_LOADING={want}")
     r = S.Prove(pb.ProveRequest(submit=submit_req("auto-1")), timeout=300).result
     check(r.status == pb.AwaitProofResponse.COMPLETED and len(r.proof) == 384,
           f"auto backend proves (test circuit, {r.gpu_compute_ms} ms) {r.error_message}")
@@ -73,14 +76,17 @@ if ngpu == 0:
 else:
     print("GPU present: the no-GPU startup error is not exercised here")
 
-# "cpu": always the CPU backend.
-d = Daemon(CONFIG % "cpu", name="cpu")
+# "cpu": always the CPU backend. A CUDA_MODULE_LOADING of the environment wins over the daemon's EAGER (and is logged
+# as such).
+d = Daemon(CONFIG % "cpu", name="cpu", env={"CUDA_MODULE_LOADING": "LAZY"})
 S, _ = d.stub()
 try:
     import json
     st = json.loads(d.http("/status")[2])
     check(st["backend"] == "cpu" and st["gpus"] == [] and len(S.GetStatus(pb.GetStatusRequest()).gpus) == 0,
           "backend cpu: CPU backend, no GPUs")
+    if cuda_build:
+        check("CUDA_MODULE_LOADING=LAZY (from the environment" in d.logtext(), "CUDA_MODULE_LOADING from the environment kept")
 finally:
     check(d.stop() == 0, "daemon exits 0")
 finish()
