@@ -233,22 +233,31 @@ extern "C" int cz_gpu_dtod_(void *dst, const void *src, size_t bytes) {
 
 /* ---- MSM / batch-add scratch growth (gpu_internal.h) ---- */
 #define SCRATCH_DEVICES 16
+#define SLACK_MAX ((size_t)64 << 20)
 static std::atomic<uint64_t> g_grows[SCRATCH_DEVICES], g_grow_us[SCRATCH_DEVICES];
 
 extern "C" int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes) {
     const auto t0 = std::chrono::steady_clock::now();
     int dev = 0;
     CZ_CUDA(cudaGetDevice(&dev));
+    const char *e_slack = getenv("CZ_GPU_SCRATCH_SLACK");
+    size_t slack = *p && !(e_slack && *e_slack == '0') ? bytes / 8 : 0; /* grown before: room ahead */
+    if (slack > SLACK_MAX) slack = SLACK_MAX;
     if (*p) cudaFree(*p);
     *p = nullptr, *cap = 0;
-    const cudaError_t e = cudaMalloc(p, bytes);
+    cudaError_t e = cudaMalloc(p, bytes + slack);
+    if (e == cudaErrorMemoryAllocation && slack) { /* no room for the slack: what was asked */
+        cudaGetLastError();
+        slack = 0;
+        e = cudaMalloc(p, bytes);
+    }
     if (e != cudaSuccess) {
         cudaGetLastError();
         *p = nullptr;
         return cz_error(e == cudaErrorMemoryAllocation ? CZ_ENOMEM : CZ_EDEVICE, "GPU scratch of %zu bytes: %s", bytes,
                         cudaGetErrorString(e));
     }
-    *cap = bytes;
+    *cap = bytes + slack;
     if (dev >= 0 && dev < SCRATCH_DEVICES) {
         g_grows[dev]++;
         g_grow_us[dev] += (uint64_t)std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();

@@ -87,11 +87,11 @@ int cz_gpu_h_pointwise_rev_(cz_fr *d_a, const cz_fr *d_b, const cz_fr *d_c, unsi
  * nor C's matrix on the device. With rev, c must not alias a or b; without, c may be a (cz_gpu_groth16_y's y). */
 int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned log_n, int rev, void *s);
 
-/* MSM / batch-add scratch growth (alloc.cu; msm_impl.cuh's scratch_get): frees the slot's buffer, allocates bytes
- * (*p / *cap: the slot, NULL / 0 on failure; CZ_ENOMEM when the device has no room), and counts the growth and its
- * host time per device. The free waits for the whole device, every stream's queued work (measured at 2^27 with B_G2
- * on its side stream growing 18 buffers: 17-18 ms, yet the partition within 1 ms of keeping the old buffers until
- * the device region ends: B_G2 has slack beside the G1 queries; docs/perf.md). */
+/* MSM / batch-add scratch growth (alloc.cu; msm_impl.cuh's scratch_get): frees the slot's buffer and allocates bytes
+ * (*p / *cap: the slot, NULL / 0 on failure; CZ_ENOMEM when the device has no room), counting the growth and its host
+ * time per device. A buffer grown before gets an eighth more, at most 64 MiB, ahead (not when that does not fit): a
+ * proof's partitions differ a little in their tails, and each one longer than any before grew the tail MSM's buffers
+ * again, 40-58 ms a partition (H200, 2^27 Lagrange form, docs/perf.md). CZ_GPU_SCRATCH_SLACK=0: exact sizes (A/B). */
 int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes);
 /* The current device's scratch growths so far and the host time they took (prover stats: scratch_grows). */
 void cz_gpu_scratch_growth_(uint64_t *count, double *ms);

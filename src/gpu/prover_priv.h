@@ -89,8 +89,11 @@ struct cz_gpu_prover {
     /* synthetic provers, CZ_BENCH_C_MIX="zeros ones minus_ones twos" (parts in 100,000 of the rows): start() replaces
      * c = a b by values drawn in that mix, the rest random (the synthetic matrices give c ~11 % other values, a
      * real 32 GiB PoRep partition 1.36 %, which sets the Lagrange form's c tail; the pending is no proof anyway) */
-    int syn_cmix_on;
+    int syn_cmix_on; /* 2: CZ_BENCH_C_MIX_VARY=1, c drawn afresh each partition with one part in 100,000 fewer twos
+                      * than the last (~1,300 more other values at 2^27: each partition's tail is the longest yet, as
+                      * when a real proof's partition has more other values than any before) */
     unsigned syn_cmix[4];
+    uint64_t syn_cmix_k;
     /* synthetic provers: host copies of the B densities and the B_G2 bases the bench attaches */
     cz_r1cs syn_r;
     cz_groth16_params syn_p;

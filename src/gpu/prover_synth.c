@@ -77,7 +77,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     const char *cm = getenv("CZ_BENCH_C_MIX");
     if (cm && sscanf(cm, "%u %u %u %u", &pr->syn_cmix[0], &pr->syn_cmix[1], &pr->syn_cmix[2], &pr->syn_cmix[3]) == 4 &&
         pr->syn_cmix[0] + pr->syn_cmix[1] + pr->syn_cmix[2] + pr->syn_cmix[3] <= 100000)
-        pr->syn_cmix_on = 1;
+        pr->syn_cmix_on = getenv("CZ_BENCH_C_MIX_VARY") && atoi(getenv("CZ_BENCH_C_MIX_VARY")) == 1 ? 2 : 1;
     /* streamed: the working set is sized from the chunks, chosen once the matrices and maps exist */
     if (!rc && !s->streamed) rc = cz_gpu_prover_alloc_working_(pr);
     struct {

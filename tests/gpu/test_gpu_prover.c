@@ -556,6 +556,45 @@ static void test_tail_order(void) {
     printf("tail order: %d circuits with a split B and a full A (of %d witnesses searched)\n", found, tried);
 }
 
+/* The scratch allocator (cz_gpu_scratch_grow_): exact from nothing; a buffer grown before gets an eighth more, at most
+ * 64 MiB; exact again when that does not fit or with CZ_GPU_SCRATCH_SLACK=0; CZ_ENOMEM past the device; every growth
+ * counted. */
+static void test_scratch_grow(void) {
+    const size_t MiB = (size_t)1 << 20;
+    void *p = NULL;
+    size_t cap = 0, fr, tot;
+    uint64_t n0, n1;
+    double ms0, ms1;
+    cz_gpu_scratch_growth_(&n0, &ms0);
+    CHECK(cz_gpu_scratch_grow_(&p, &cap, MiB) == 0 && p && cap == MiB);
+    CHECK(cz_gpu_scratch_grow_(&p, &cap, 2 * MiB) == 0 && p && cap == 2 * MiB + MiB / 4);
+    CHECK(cz_gpu_scratch_grow_(&p, &cap, 1024 * MiB) == 0 && p && cap == 1088 * MiB);
+    setenv("CZ_GPU_SCRATCH_SLACK", "0", 1);
+    CHECK(cz_gpu_scratch_grow_(&p, &cap, 1100 * MiB) == 0 && p && cap == 1100 * MiB);
+    unsetenv("CZ_GPU_SCRATCH_SLACK");
+    cz_gpu_scratch_growth_(&n1, &ms1);
+    CHECK_MSG(n1 == n0 + 4 && ms1 >= ms0, "scratch growths counted: %llu -> %llu", (unsigned long long)n0,
+              (unsigned long long)n1);
+    /* room for 512 MiB and 32 MiB more, not for the 64 MiB of slack: exactly 512 */
+    void *ballast = NULL;
+    cz_gpu_free(p);
+    p = NULL, cap = 0;
+    CHECK(cz_gpu_scratch_grow_(&p, &cap, MiB) == 0 && cap == MiB); /* freed by the next growth */
+    CHECK(cz_gpu_mem_info(&fr, &tot) == 0);
+    const size_t want = 512 * MiB + 32 * MiB;
+    if (fr + MiB > want && cz_gpu_malloc(&ballast, fr + MiB - want) == 0) {
+        CHECK(cz_gpu_scratch_grow_(&p, &cap, 1200 * MiB) == CZ_ENOMEM && p == NULL && cap == 0);
+        CHECK(cz_gpu_scratch_grow_(&p, &cap, 256 * MiB) == 0 && cap == 256 * MiB); /* from nothing: exact */
+        CHECK_MSG(cz_gpu_scratch_grow_(&p, &cap, 512 * MiB) == 0 && cap == 512 * MiB,
+                  "no room for the slack: %zu MiB held for 512", cap / MiB);
+        cz_gpu_free(ballast);
+    } else {
+        CHECK_MSG(0, "scratch test: no ballast (%zu MiB free)", fr / MiB);
+    }
+    cz_gpu_free(p);
+    printf("scratch allocator: exact from nothing, an eighth (<= 64 MiB) ahead once grown, exact when short\n");
+}
+
 static void test_synthetic(void) {
     for (int v = 0; v < 4; v++) {
         cz_gpu_synth_shape s = {0};
@@ -618,6 +657,7 @@ int main(void) {
     printf("H pipeline checked\n");
     for (unsigned k = 1; k <= 18; k += (k < 9 ? 1 : 3)) test_ab(k), test_bitrev_tiled(k);
     printf("a b products checked\n");
+    test_scratch_grow();
     test_synthetic();
     test_tail_order();
     for (size_t nc = 3; nc <= 20000; nc *= 9) {

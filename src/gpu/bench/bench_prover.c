@@ -25,7 +25,8 @@
  * y's 4 NTTs, hmsm_ms y's MSM over Lc with c's batch additions over Lh; the row names c's other values.
  * CZ_BENCH_C_MIX="zeros ones minus_ones twos" (parts in 100,000): c's values drawn in that mix instead of the
  * synthetic matrices' a b (~11 % other values; a real 32 GiB PoRep partition: "80120 2960 2950 12610", 1.36 %
- * other, cz_bench_porep_mix), for the Lagrange form's c split.
+ * other, cz_bench_porep_mix), for the Lagrange form's c split; CZ_BENCH_C_MIX_VARY=1 draws c afresh each partition with
+ * one twos part in 100,000 fewer each time: every partition's tail is the longest yet, and the tail MSM's scratch grows.
  * Usage: cz_bench_prover [--compact] [--stream | --both] [log_n ...] (default 24) */
 #include <stdio.h>
 #include <stdlib.h>
