@@ -265,10 +265,9 @@ extern "C" int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes) {
     return 0;
 }
 
-extern "C" void cz_gpu_scratch_growth_(uint64_t *count, double *ms) {
-    int dev = 0;
+extern "C" void cz_gpu_scratch_growth_(int dev, uint64_t *count, double *ms) {
     *count = 0, *ms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= SCRATCH_DEVICES) return;
+    if (dev < 0 || dev >= SCRATCH_DEVICES) return;
     *count = g_grows[dev].load();
     *ms = g_grow_us[dev].load() / 1e3;
 }

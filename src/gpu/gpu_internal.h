@@ -91,10 +91,10 @@ int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned 
  * (*p / *cap: the slot, NULL / 0 on failure; CZ_ENOMEM when the device has no room), counting the growth and its host
  * time per device. A buffer grown before gets an eighth more, at most 64 MiB, ahead (not when that does not fit): a
  * proof's partitions differ a little in their tails, and each one longer than any before grew the tail MSM's buffers
- * again, 40-58 ms a partition (H200, 2^27 Lagrange form, docs/perf.md). CZ_GPU_SCRATCH_SLACK=0: exact sizes (A/B). */
+ * again, 39-63 ms of host time a partition (H200, 2^27 Lagrange form, docs/perf.md). CZ_GPU_SCRATCH_SLACK=0: exact sizes (A/B). */
 int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes);
-/* The current device's scratch growths so far and the host time they took (prover stats: scratch_grows). */
-void cz_gpu_scratch_growth_(uint64_t *count, double *ms);
+/* Device dev's scratch growths so far and the host time they took (prover stats: scratch_grows); 0 for an unknown dev. */
+void cz_gpu_scratch_growth_(int dev, uint64_t *count, double *ms);
 
 /* The GPU code's wall clock: CLOCK_MONOTONIC in milliseconds (prover.c; the provers' and the backend's timings). */
 double cz_gpu_now_ms_(void);

@@ -48,7 +48,7 @@ struct scratch {
     void *p = nullptr;
     size_t cap = 0;
 };
-/* growth through cz_gpu_scratch_grow_ (alloc.cu), which counts it for the prover's stats */
+/* growth through cz_gpu_scratch_grow_ (alloc.cu): room ahead once a buffer grows again, counted for the prover's stats */
 static int scratch_get(scratch &s, size_t bytes, void **out) {
     if (bytes > s.cap) {
         int rc = cz_gpu_scratch_grow_(&s.p, &s.cap, bytes);

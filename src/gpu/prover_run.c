@@ -850,9 +850,14 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
         rc = k == 2 && six ? cz_gpu_csr_mul_vec_rev(v[k], pr->log_n, pr->m[k], pr->d_w, pr->st)
                            : cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
     if (!rc && pr->c_ab) rc = cz_gpu_ab_product_(c, a, b, pr->log_n, six, pr->st);
-    if (!rc && pr->syn_cmix_on > 1 && pr->syn_cmix_k && pr->syn_cmix[3]) pr->syn_cmix[3]--; /* one twos part less: ~+1,300 others */
-    if (!rc && pr->syn_cmix_on)
-        rc = cz_gpu_synth_cmix_(c, pr->n, pr->rows, pr->syn_cmix, 0xc0ffee + (pr->syn_cmix_on > 1 ? pr->syn_cmix_k++ : 0), pr->st);
+    if (!rc && pr->syn_cmix_on) {
+        uint64_t seed = 0xc0ffee;
+        if (pr->syn_cmix_on > 1) { /* each partition afresh, one twos part less than the last (~1,300 more others) */
+            if (pr->syn_cmix_k && pr->syn_cmix[3]) pr->syn_cmix[3]--;
+            seed += pr->syn_cmix_k++;
+        }
+        rc = cz_gpu_synth_cmix_(c, pr->n, pr->rows, pr->syn_cmix, seed, pr->st);
+    }
     if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->spmv_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
@@ -978,14 +983,12 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
     const double t_lock = cz_gpu_now_ms_();
     cz_gpu_lock(pr->device);
     const double t_dev = cz_gpu_now_ms_();
-    uint64_t g0 = 0, g1 = 0;
-    double gms0 = 0, gms1 = 0;
-    if (!cz_gpu_set_device(pr->device)) cz_gpu_scratch_growth_(&g0, &gms0);
+    uint64_t g0, g1;
+    double gms0, gms1;
+    cz_gpu_scratch_growth_(pr->device, &g0, &gms0);
     int rc = run_device(pr, out, inputs, aux, caux, stats);
-    if (!cz_gpu_set_device(pr->device)) { /* the MSM / batch-add scratch grown in the region (B_G2's thread included) */
-        cz_gpu_scratch_growth_(&g1, &gms1);
-        stats->scratch_grows = g1 - g0, stats->scratch_grow_ms = gms1 - gms0;
-    }
+    cz_gpu_scratch_growth_(pr->device, &g1, &gms1); /* the scratch grown in the region (B_G2's thread included) */
+    stats->scratch_grows = g1 - g0, stats->scratch_grow_ms = gms1 - gms0;
     stats->pre_ms = t_lock - t_in, stats->lock_ms = t_dev - t_lock;
     cz_gpu_unlock(pr->device);
     unpin_parts(4, src, reg);

@@ -565,14 +565,14 @@ static void test_scratch_grow(void) {
     size_t cap = 0, fr, tot;
     uint64_t n0, n1;
     double ms0, ms1;
-    cz_gpu_scratch_growth_(&n0, &ms0);
+    cz_gpu_scratch_growth_(0, &n0, &ms0);
     CHECK(cz_gpu_scratch_grow_(&p, &cap, MiB) == 0 && p && cap == MiB);
     CHECK(cz_gpu_scratch_grow_(&p, &cap, 2 * MiB) == 0 && p && cap == 2 * MiB + MiB / 4);
     CHECK(cz_gpu_scratch_grow_(&p, &cap, 1024 * MiB) == 0 && p && cap == 1088 * MiB);
     setenv("CZ_GPU_SCRATCH_SLACK", "0", 1);
     CHECK(cz_gpu_scratch_grow_(&p, &cap, 1100 * MiB) == 0 && p && cap == 1100 * MiB);
     unsetenv("CZ_GPU_SCRATCH_SLACK");
-    cz_gpu_scratch_growth_(&n1, &ms1);
+    cz_gpu_scratch_growth_(0, &n1, &ms1);
     CHECK_MSG(n1 == n0 + 4 && ms1 >= ms0, "scratch growths counted: %llu -> %llu", (unsigned long long)n0,
               (unsigned long long)n1);
     /* room for 512 MiB and 32 MiB more, not for the 64 MiB of slack: exactly 512 */
