@@ -23,6 +23,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cz_error.h"
 #include "engine/backend.h"
@@ -129,6 +132,10 @@ struct cz_engine {
     uint64_t parts_synth[2], wbytes_synth[2]; /* [dense, compact]: partitions synthesized, their witness bytes */
     bool shutting, stop;
     int n_synth, n_gpu, n_fin, synth_active, per_dev;
+    /* The synthesis threads (synthesis.threads; synth_team): each partition's synthesis takes its share of the pool
+     * as its OpenMP team and gives it back at its end (synth_share: CUZK_SYNTH_SHARE=0 turns it off, A/B only). */
+    int synth_pool, synth_free;
+    bool synth_share;
     pthread_t dispatcher, *synth, *gpu, *fin;
     worker_slot *slots;
     uint64_t completed, failed, cancelled, completed_k[5], failed_k[5];
@@ -562,13 +569,30 @@ static bool turn_waits_above(const cz_engine *e, int dev, int prio) {
     return false;
 }
 
+/* With e->mu held, j's next partition picked: the OpenMP team its synthesis gets from the pool of synthesis
+ * threads. The partitions starting now (this one, and up to the idle workers' worth of j's not yet picked) share
+ * the free threads; the first ones take the remainder. A single partition on an idle engine gets the whole pool
+ * (a Winning PoSt); a 32 GiB PoRep's ten on 14 threads get 2, 2, 2, 2, 1, ... Before this, each of them ran an
+ * OpenMP team of every core: ten at once put ~160 threads on the H200 host's 16 cores, and the GPU workers' host
+ * threads, which launch the kernels and wait on them, lost the CPU for tens of ms (docs/perf.md: +18 ms in the
+ * partition beside such a burst, +157 ms with 160 busy threads in the bench). */
+static int synth_team(cz_engine *e, const job *j) {
+    if (!e->synth_share) return 0;
+    const uint32_t left = j->parts - j->next_part; /* after this one */
+    int idle = e->n_synth - e->synth_active;       /* workers not in a synthesis, this one among them */
+    int want = (int)(left + 1 < (uint32_t)idle ? left + 1 : (uint32_t)idle);
+    if (want < 1) want = 1;
+    return (e->synth_free + want - 1) / want; /* >= 1: a synthesis starts only with a thread free */
+}
+
 static void *synth_main(void *arg) {
     cz_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         job *j = NULL;
         for (;;) {
-            if (e->stop || !(j = pick_job(e))) {
+            /* no synthesis starts without a thread of the pool free: its threads are all at work */
+            if (e->stop || (e->synth_share && e->synth_free < 1) || !(j = pick_job(e))) {
                 if (e->stop) break;
                 pthread_cond_wait(&e->cv_work, &e->mu);
             } else if (yield_to_srs_waiter(e, j->prio) || !budget_fits(e, j)) {
@@ -590,20 +614,27 @@ static void *synth_main(void *arg) {
         e->budget_used += charge;
         note_peak(e);
         uint32_t idx = j->next_part++;
+        const int team = synth_team(e, j);
+        e->synth_free -= team;
         j->inflight++;
         j->part_state[idx] = 's';
         e->synth_active++;
         pthread_mutex_unlock(&e->mu);
 
         cz_timeline("SYNTH_START", j->id, "partition=%u", idx);
+        int threads = 1;
+#ifdef _OPENMP
+        if (team) omp_set_num_threads(team); /* the circuits' parallel loops take omp_get_max_threads() */
+        threads = omp_get_max_threads();
+#endif
         uint64_t t0 = cz_now_ms();
         part *p = calloc(1, sizeof *p);
         int rc = p ? cz_witness_synthesize(j->circ, j->cstate, idx, e->compact, &p->w)
                    : cz_error(CZ_ENOMEM, "out of memory");
         uint64_t dt = cz_now_ms() - t0, wb = p && !rc ? cz_witness_bytes(&p->w) : 0;
         const char *form = p && p->w.compact ? "compact" : "dense";
-        cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu,witness=%s,witness_bytes=%llu", idx,
-                    (unsigned long long)dt, form, (unsigned long long)wb);
+        cz_timeline("SYNTH_END", j->id, "partition=%u,synth_ms=%llu,witness=%s,witness_bytes=%llu,threads=%d", idx,
+                    (unsigned long long)dt, form, (unsigned long long)wb, threads);
         if (!rc)
             cz_log(CZ_LOG_DEBUG, T, "partition synthesis complete, pushing to GPU queue job_id=%s partition=%u "
                    "witness=%s witness_bytes=%llu dense_bytes=%llu", j->id, idx, form, (unsigned long long)wb,
@@ -613,6 +644,8 @@ static void *synth_main(void *arg) {
 
         pthread_mutex_lock(&e->mu);
         e->synth_active--;
+        if (team && (e->synth_free += team) > 0 && e->synth_free <= team)
+            pthread_cond_broadcast(&e->cv_work); /* workers waiting for a thread of the pool */
         j->synth_ms += dt;
         j->part_synth[idx] = dt;
         if (rc) {
@@ -975,6 +1008,13 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     uint32_t maxsyn = cfg->max_parallel_synthesis ? cfg->max_parallel_synthesis : 18;
     e->n_synth = (int)(maxsyn < (uint32_t)(ncpu > 2 ? ncpu : 2) ? maxsyn : (uint32_t)(ncpu > 2 ? ncpu : 2));
     e->n_fin = 1;
+    /* synthesis.threads (0: every core but one for each prover worker of a GPU backend: they launch the kernels and
+     * wait on them, spinning, on the host); CUZK_SYNTH_SHARE=0 leaves each synthesis all cores (A/B only) */
+    long pool = cfg->synthesis_threads ? (long)cfg->synthesis_threads
+                                       : ncpu - (e->be.ndevices > 0 ? (long)e->n_gpu : 0);
+    e->synth_pool = e->synth_free = (int)(pool < 1 ? 1 : pool > 4096 ? 4096 : pool);
+    const char *ss = getenv("CUZK_SYNTH_SHARE");
+    e->synth_share = !(ss && *ss == '0');
     e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
     e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
     e->compact = cfg->compact_witness;
@@ -1015,8 +1055,9 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     for (int i = 0; i < e->n_fin; i++) pthread_create(&e->fin[i], NULL, fin_main, e);
     cz_log(CZ_LOG_INFO, T,
            "memory budget initialized total_budget_gib=%.1f; engine started backend=%s prover_workers=%d "
-           "prover_threads=%d synthesis_workers=%d queue_depth=%u max_pending=%u witness=%s",
-           e->budget_total / (double)(1ull << 30), e->be.name, e->n_gpu, threads, e->n_synth, e->gq_cap,
+           "prover_threads=%d synthesis_workers=%d synthesis_threads=%d%s queue_depth=%u max_pending=%u witness=%s",
+           e->budget_total / (double)(1ull << 30), e->be.name, e->n_gpu, threads, e->n_synth, e->synth_pool,
+           e->synth_share ? "" : " (not shared: CUZK_SYNTH_SHARE=0)", e->gq_cap,
            cfg->max_pending,
            !e->compact                                         ? "dense"
            : e->be.start_compact && !e->be.compact_expands ? "compact where the circuit has it (sent as is)"

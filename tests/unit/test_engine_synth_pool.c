@@ -1,0 +1,248 @@
+/* The synthesis threads (engine.c synth_team): every partition's synthesis runs an OpenMP team taken from one pool
+ * (synthesis.threads; 0 = every core but one for each prover worker of a GPU backend) and gives it back at its end.
+ * On the built-in test circuit with 12 partitions, each synthesis recorded from inside (omp_get_max_threads(), and
+ * the team a parallel region really gets):
+ *  - the teams of the syntheses running at once never add up to more than the pool, so a burst of partitions
+ *    cannot bury the prover workers' host threads (before: every partition a team of all cores);
+ *  - a burst uses the whole pool (the first teams sum to it), and a lone partition on an idle engine gets all of it;
+ *  - the TIMELINE's SYNTH_END threads= is the team the circuit saw;
+ *  - a GPU backend's default pool is the cores less its prover workers (engine log), at least 1;
+ *  - CUZK_SYNTH_SHARE=0 leaves each synthesis the process's default team (A/B only);
+ *  - every job still completes with verified proofs. */
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../testutil.h"
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "engine/circuit.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+
+#define NPART 12
+#define MAXREC 256
+
+static const cz_circuit *base;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int running, running_max, nrec, team_seen[MAXREC], team_ran[MAXREC], conc_at[MAXREC];
+
+/* Records the calling synthesis's team, holds it ~25 ms so that the others overlap it, then leaves. */
+static void record(void) {
+    const int t = omp_get_max_threads();
+    int ran = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        ran = omp_get_num_threads();
+    }
+    pthread_mutex_lock(&mu);
+    running += t;
+    if (running > running_max) running_max = running;
+    if (nrec < MAXREC) team_seen[nrec] = t, team_ran[nrec] = ran, conc_at[nrec] = running, nrec++;
+    pthread_mutex_unlock(&mu);
+    usleep(25000);
+    pthread_mutex_lock(&mu);
+    running -= t;
+    pthread_mutex_unlock(&mu);
+}
+
+static int rec_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni, cz_fr **aux,
+                     uint64_t *na) {
+    record();
+    return base->synthesize(c, state, partition, inputs, ni, aux, na);
+}
+
+static int rec_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
+                             cz_wcompact *aux) {
+    record();
+    return base->synthesize_compact(c, state, partition, inputs, ni, aux);
+}
+
+static void reset(void) {
+    pthread_mutex_lock(&mu);
+    running = running_max = nrec = 0;
+    pthread_mutex_unlock(&mu);
+}
+
+static int submit(cz_engine *e, const char *id, char *job_id) {
+    cz_submit s = {0};
+    s.request_id = id, s.kind = CZ_KIND_POREP, s.sector_size = 2048;
+    s.vanilla = (const uint8_t *)id, s.vanilla_len = strlen(id);
+    uint32_t q;
+    return cz_engine_submit(e, &s, job_id, &q);
+}
+
+static bool completed(cz_engine *e, const char *job_id) {
+    cz_result r;
+    const bool ok = cz_engine_await(e, job_id, 120000, &r) == 0 && r.status == CZ_JOB_COMPLETED;
+    if (!ok) fprintf(stderr, "job %s: status %d: %s\n", job_id, r.status, r.error);
+    cz_result_free(&r);
+    return ok;
+}
+
+/* The sum of SYNTH_END threads= over the TIMELINE, and how many lines carry it. */
+static int timeline_threads(const char *log, int *lines) {
+    int sum = 0;
+    *lines = 0;
+    for (const char *q = log; q && (q = strstr(q, ",SYNTH_END,")); q++) {
+        const char *nl = strchr(q, '\n'), *t = strstr(q, ",threads=");
+        if (t && (!nl || t < nl)) sum += atoi(t + 9), (*lines)++;
+    }
+    return sum;
+}
+
+static cz_circuit circ;
+
+static cz_engine *engine(const char *backend, uint32_t pool) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    snprintf(cfg.backend, sizeof cfg.backend, "%s", backend);
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.synthesis_threads = pool;
+    cfg.max_parallel_synthesis = 6;
+    cz_engine *e = NULL;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (e) cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, &circ);
+    return e;
+}
+
+/* pool threads, `jobs` jobs of NPART partitions submitted at once, then a lone one-partition job */
+static void shared(int pool, int jobs) {
+    char logf[] = "/tmp/cz_synth_pool_XXXXXX";
+    int fd = mkstemp(logf);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    cz_engine *e = engine("cpu", (uint32_t)pool);
+    if (!e) return;
+    reset();
+    cz_test_capture_begin(logf);
+    char ids[4][CZ_JOB_ID_MAX];
+    bool ok = true;
+    for (int i = 0; i < jobs; i++) {
+        char rid[32];
+        snprintf(rid, sizeof rid, "burst-%d-%d", pool, i);
+        ok &= submit(e, rid, ids[i]) == 0;
+    }
+    for (int i = 0; i < jobs; i++) ok &= completed(e, ids[i]);
+    char *log = cz_test_capture_end(logf);
+    int lines = 0;
+    const int tl = timeline_threads(log, &lines);
+    pthread_mutex_lock(&mu);
+    int seen = 0, first = 0, mism = 0, n = nrec;
+    for (int i = 0; i < n; i++) seen += team_seen[i], mism += team_ran[i] != team_seen[i];
+    /* the burst's first syntheses (as many as workers, min(6, cores), or threads in the pool) start together */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const int nsyn = ncpu > 6 ? 6 : ncpu < 2 ? 2 : (int)ncpu, k = pool < nsyn ? pool : nsyn;
+    for (int i = 0; i < n && i < k; i++) first += team_seen[i];
+    const int rmax = running_max;
+    pthread_mutex_unlock(&mu);
+    CHECK_MSG(ok && n == jobs * NPART, "pool %d: %d syntheses recorded for %d partitions, jobs %s", pool, n,
+              jobs * NPART, ok ? "completed" : "not all completed");
+    CHECK_MSG(rmax <= pool, "pool %d: syntheses running at once had teams of %d threads in all", pool, rmax);
+    CHECK_MSG(mism == 0, "pool %d: %d parallel regions ran another team than omp_get_max_threads()", pool, mism);
+    CHECK_MSG(lines == n && tl == seen, "pool %d: the TIMELINE's threads= sum to %d over %d lines, the circuit saw %d",
+              pool, tl, lines, seen);
+    /* the burst's first teams took the whole pool */
+    CHECK_MSG(first == pool, "pool %d: the burst's first %d teams sum to %d", pool, k, first);
+    printf("pool %d, %d x %d partitions: teams in all %d (at most %d at once), the first %d\n", pool, jobs, NPART, seen,
+           rmax, first);
+    free(log);
+    /* a lone partition on the idle engine: the whole pool */
+    cz_circuit one = circ;
+    one.partitions = 1;
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, &one);
+    reset();
+    char id[CZ_JOB_ID_MAX];
+    cz_test_capture_begin(logf);
+    CHECK(submit(e, "lone", id) == 0 && completed(e, id));
+    free(cz_test_capture_end(logf));
+    pthread_mutex_lock(&mu);
+    CHECK_MSG(nrec == 1 && team_seen[0] == pool && team_ran[0] == pool, "pool %d: a lone partition's team %d (ran %d)",
+              pool, nrec ? team_seen[0] : -1, nrec ? team_ran[0] : -1);
+    pthread_mutex_unlock(&mu);
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, NULL);
+    cz_engine_free(e);
+    unlink(logf);
+}
+
+/* CUZK_SYNTH_SHARE=0: every synthesis the default team, as before the pool */
+static void unshared(void) {
+    const char *was = getenv("CUZK_SYNTH_SHARE");
+    setenv("CUZK_SYNTH_SHARE", "0", 1);
+    cz_engine *e = engine("cpu", 2);
+    if (!was) unsetenv("CUZK_SYNTH_SHARE");
+    if (!e) return;
+    reset();
+    char id[CZ_JOB_ID_MAX], logf[] = "/tmp/cz_synth_unshared_XXXXXX";
+    int fd = mkstemp(logf);
+    if (fd >= 0) close(fd);
+    cz_test_capture_begin(logf);
+    CHECK(submit(e, "unshared", id) == 0 && completed(e, id));
+    free(cz_test_capture_end(logf));
+    unlink(logf);
+    const int dflt = omp_get_max_threads();
+    pthread_mutex_lock(&mu);
+    int off = 0;
+    for (int i = 0; i < nrec; i++) off += team_seen[i] != dflt;
+    CHECK_MSG(nrec == NPART && off == 0, "CUZK_SYNTH_SHARE=0: %d of %d syntheses had another team than %d", off, nrec,
+              dflt);
+    pthread_mutex_unlock(&mu);
+    cz_engine_free(e);
+}
+
+/* a GPU backend's default pool: the cores less one for each prover worker, at least 1 */
+static const int ords[2] = {0, 1};
+static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(b, nthreads);
+    b->name = "fake-gpu";
+    b->ndevices = 2;
+    b->ordinals = ords;
+    return 0;
+}
+static int devices(void) { return 2; }
+
+static void gpu_default(void) {
+    static const cz_gpu_provider prov = {devices, fake_init, NULL};
+    cz_backend_set_gpu_provider(&prov);
+    char logf[] = "/tmp/cz_synth_gpu_XXXXXX";
+    int fd = mkstemp(logf);
+    if (fd >= 0) close(fd);
+    cz_log_set_level("info");
+    cz_test_capture_begin(logf);
+    cz_engine *e = engine("gpu", 0);
+    char *log = cz_test_capture_end(logf);
+    cz_log_set_level("error");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const long want = ncpu - 2 * 2 < 1 ? 1 : ncpu - 2 * 2; /* 2 devices x 2 workers (gpus.gpu_workers_per_device) */
+    char need[64];
+    snprintf(need, sizeof need, "synthesis_threads=%ld ", want);
+    CHECK_MSG(e && log && strstr(log, need), "a GPU backend of 4 prover workers on %ld cores: want \"%s\" in the log",
+              ncpu, need);
+    if (e) cz_engine_free(e);
+    free(log);
+    unlink(logf);
+    cz_backend_set_gpu_provider(NULL);
+}
+
+int main(void) {
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    base = cz_circuit_find("porep-2k-test");
+    CHECK(base != NULL && base->synthesize && base->synthesize_compact);
+    if (!base) return cz_test_finish();
+    circ = *base;
+    circ.partitions = NPART;
+    circ.synthesize = rec_synth;
+    circ.synthesize_compact = rec_synth_compact;
+    shared(3, 1);
+    shared(5, 2);
+    shared(1, 1);
+    unshared();
+    gpu_default();
+    return cz_test_finish();
+}
