@@ -1,6 +1,7 @@
 /* Device management, copies, timers and device-side random data for the C API in gpu.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -12,6 +13,27 @@
 #include "gpu/gpu.h"
 
 extern "C" int cz_gpu_load_kernels_eagerly(void) { return setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+
+extern "C" int cz_gpu_set_sync_mode(const char *mode) {
+    unsigned f;
+    if (!mode || !*mode || !strcmp(mode, "auto")) f = cudaDeviceScheduleAuto;
+    else if (!strcmp(mode, "spin")) f = cudaDeviceScheduleSpin;
+    else if (!strcmp(mode, "yield")) f = cudaDeviceScheduleYield;
+    else if (!strcmp(mode, "block")) f = cudaDeviceScheduleBlockingSync;
+    else return cz_error(CZ_EINVAL, "GPU sync mode '%s': expected auto, spin, yield or block", mode);
+    int n = 0, cur = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    cudaGetDevice(&cur);
+    for (int d = 0; d < n; d++) {
+        CZ_CUDA(cudaSetDevice(d));
+        CZ_CUDA(cudaSetDeviceFlags(f));
+    }
+    if (n) CZ_CUDA(cudaSetDevice(cur));
+    return 0;
+}
 
 extern "C" int cz_gpu_device_count(void) {
     int n = 0;

@@ -24,6 +24,9 @@ extern "C" {
  * its own stream, late and beside the G1 tail MSM (H200, synthetic 2^27 partition, docs/perf.md: the tail MSM 69.5-76.1
  * ms instead of ~44, 946-956 ms the partition; eager: 42.8 and 943.3). 0, or -1 when setenv fails. */
 int cz_gpu_load_kernels_eagerly(void);
+/* How a host thread waits for its GPU work (cudaSetDeviceFlags on every device): "spin", "yield", "block"
+ * or "auto" (CUDA's default: spin while there are fewer contexts than cores). CZ_EINVAL for another name. */
+int cz_gpu_set_sync_mode(const char *mode);
 /* Number of usable CUDA devices (0 when there is no driver or no GPU; never an error). */
 int cz_gpu_device_count(void);
 /* Why cz_gpu_device_count found none, in n bytes: "no NVIDIA driver found (libcuda)", "the NVIDIA driver

@@ -653,6 +653,10 @@ int main(void) {
         return 77;
     }
     cz_test_rng(&rng);
+    /* the host wait (cz_gpu_set_sync_mode, cz_bench_prover's CZ_GPU_SYNC): a name it does not know is refused; the
+     * checks below run with blocking waits, the provers' proofs after them with CUDA's default again */
+    CHECK(cz_gpu_set_sync_mode("sleep") == CZ_EINVAL && strstr(cz_error_message(), "auto, spin, yield or block"));
+    CHECK(cz_gpu_set_sync_mode("block") == 0);
     for (unsigned k = 1; k <= 16; k += (k < 4 ? 1 : 3)) test_h(k, 0), test_h(k, 1);
     printf("H pipeline checked\n");
     for (unsigned k = 1; k <= 18; k += (k < 9 ? 1 : 3)) test_ab(k), test_bitrev_tiled(k);
@@ -671,6 +675,7 @@ int main(void) {
         circuit_free(&lc);
     }
     printf("SpMV with long rows checked\n");
+    CHECK(cz_gpu_set_sync_mode("auto") == 0);
 
     static const size_t shapes[][3] = {{1, 2, 3}, {4, 10, 60}, {6, 100, 900}, {3, 700, 9000}, {8, 3000, 30000},
                                        /* many public inputs, as a WindowPoSt partition has (25,840 at 32 GiB) */

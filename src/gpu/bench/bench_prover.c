@@ -105,6 +105,13 @@ int main(int argc, char **argv) {
         return 77;
     }
     char desc[256];
+    /* CZ_GPU_SYNC=auto|spin|yield|block: how the host threads wait for the device (cz_gpu_set_sync_mode). Session 42
+     * (docs/perf.md) measured it with busy CPU threads beside the bench: block 940.2 ms idle against auto's 938.3,
+     * 941.35 against 948.3 beside 32 busy threads, 1,026 against 1,096 beside 160; the default stays CUDA's. */
+    if (getenv("CZ_GPU_SYNC") && cz_gpu_set_sync_mode(getenv("CZ_GPU_SYNC"))) {
+        fprintf(stderr, "CZ_GPU_SYNC: %s\n", cz_error_message());
+        return 2;
+    }
     if (!cz_gpu_describe(desc, sizeof desc)) printf("device: %s\n", desc);
     const char *e = getenv("CZ_BENCH_REPS");
     int reps = e ? atoi(e) : 1;
