@@ -582,7 +582,15 @@ static int synth_team(cz_engine *e, const job *j) {
     int idle = e->n_synth - e->synth_active;       /* workers not in a synthesis, this one among them */
     int want = (int)(left + 1 < (uint32_t)idle ? left + 1 : (uint32_t)idle);
     if (want < 1) want = 1;
-    return (e->synth_free + want - 1) / want; /* >= 1: a synthesis starts only with a thread free */
+    const int t = (e->synth_free + want - 1) / want;
+    return t < 1 ? 1 : t; /* < 1 only for an urgent job with no thread free (synth_gate) */
+}
+
+/* With e->mu held: whether j's next partition waits for a thread of the synthesis pool. A synthesis starts only
+ * with a thread free, except one of a job above NORMAL (a Winning or Window PoSt): it starts at once with a team of
+ * one, the pool over by one until a thread comes back, rather than wait for a PoRep burst's partitions (seconds). */
+static bool synth_gate(const cz_engine *e, const job *j) {
+    return e->synth_share && e->synth_free < 1 && j->prio <= CZ_PRIO_NORMAL;
 }
 
 static void *synth_main(void *arg) {
@@ -591,8 +599,7 @@ static void *synth_main(void *arg) {
     for (;;) {
         job *j = NULL;
         for (;;) {
-            /* no synthesis starts without a thread of the pool free: its threads are all at work */
-            if (e->stop || (e->synth_share && e->synth_free < 1) || !(j = pick_job(e))) {
+            if (e->stop || !(j = pick_job(e)) || synth_gate(e, j)) {
                 if (e->stop) break;
                 pthread_cond_wait(&e->cv_work, &e->mu);
             } else if (yield_to_srs_waiter(e, j->prio) || !budget_fits(e, j)) {

@@ -7,6 +7,8 @@
  *  - a burst uses the whole pool (the first teams sum to it), and a lone partition on an idle engine gets all of it;
  *  - the TIMELINE's SYNTH_END threads= is the team the circuit saw;
  *  - a GPU backend's default pool is the cores less its prover workers (engine log), at least 1;
+ *  - a job above NORMAL (a Winning PoSt) does not wait for a thread while a PoRep's partitions hold the pool: it
+ *    starts at once with a team of one;
  *  - CUZK_SYNTH_SHARE=0 leaves each synthesis the process's default team (A/B only);
  *  - every job still completes with verified proofs. */
 #include <omp.h>
@@ -29,9 +31,12 @@
 static const cz_circuit *base;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int running, running_max, nrec, team_seen[MAXREC], team_ran[MAXREC], conc_at[MAXREC];
+static int urgent_team = -1, urgent_beside = -1; /* the Winning PoSt's team, and the threads running when it began */
 
-/* Records the calling synthesis's team, holds it ~25 ms so that the others overlap it, then leaves. */
-static void record(void) {
+static int hold_us = 25000;
+
+/* Records the calling synthesis's team and counts it as running until record_end (after the witness). */
+static int record(void) {
     const int t = omp_get_max_threads();
     int ran = 0;
 #pragma omp parallel
@@ -44,22 +49,35 @@ static void record(void) {
     if (running > running_max) running_max = running;
     if (nrec < MAXREC) team_seen[nrec] = t, team_ran[nrec] = ran, conc_at[nrec] = running, nrec++;
     pthread_mutex_unlock(&mu);
-    usleep(25000);
+    usleep((useconds_t)hold_us); /* the others overlap it */
+    return t;
+}
+
+static int record_end(int t, int rc) {
     pthread_mutex_lock(&mu);
     running -= t;
     pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 static int rec_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni, cz_fr **aux,
                      uint64_t *na) {
-    record();
-    return base->synthesize(c, state, partition, inputs, ni, aux, na);
+    const int t = record();
+    return record_end(t, base->synthesize(c, state, partition, inputs, ni, aux, na));
 }
 
 static int rec_synth_compact(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
                              cz_wcompact *aux) {
-    record();
-    return base->synthesize_compact(c, state, partition, inputs, ni, aux);
+    const int t = record();
+    return record_end(t, base->synthesize_compact(c, state, partition, inputs, ni, aux));
+}
+
+static int rec_urgent(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni, cz_fr **aux,
+                      uint64_t *na) {
+    pthread_mutex_lock(&mu);
+    urgent_team = omp_get_max_threads(), urgent_beside = running;
+    pthread_mutex_unlock(&mu);
+    return base->synthesize(c, state, partition, inputs, ni, aux, na);
 }
 
 static void reset(void) {
@@ -170,6 +188,64 @@ static void shared(int pool, int jobs) {
     unlink(logf);
 }
 
+/* pool 1, a NORMAL job of NPART partitions synthesized one by one (~200 ms each); a Winning PoSt (CRITICAL) submitted
+ * while one holds the pool starts beside it instead of after it (it would find running == 0 then) */
+static void urgent(void) {
+    cz_engine *e = engine("cpu", 1);
+    if (!e) return;
+    cz_circuit win = *base;
+    win.partitions = 1;
+    win.synthesize = rec_urgent;
+    win.synthesize_compact = NULL;
+    cz_engine_set_circuit_for_test(e, CZ_KIND_WINNING, &win);
+    cz_submit s = {0};
+    s.kind = CZ_KIND_WINNING, s.sector_size = 2048, s.vanilla = (const uint8_t *)"winning", s.vanilla_len = 7;
+    uint32_t q;
+    cz_result r;
+    char wid[CZ_JOB_ID_MAX];
+    s.request_id = "winning-first"; /* its SRS loaded (a seeded setup: ~1 s) before the scenario */
+    CHECK(cz_engine_submit(e, &s, wid, &q) == 0 && cz_engine_await(e, wid, 120000, &r) == 0);
+    cz_result_free(&r);
+    reset();
+    hold_us = 200000;
+    char logf[] = "/tmp/cz_synth_urgent_XXXXXX", id[CZ_JOB_ID_MAX];
+    int fd = mkstemp(logf);
+    if (fd >= 0) close(fd);
+    cz_test_capture_begin(logf);
+    CHECK(submit(e, "porep", id) == 0);
+    for (int t = 0; t < 2000; t++) { /* the PoRep's second synthesis under way */
+        pthread_mutex_lock(&mu);
+        const bool on = nrec >= 2 && running > 0;
+        pthread_mutex_unlock(&mu);
+        if (on) break;
+        usleep(1000);
+    }
+    s.request_id = "winning";
+    CHECK(cz_engine_submit(e, &s, wid, &q) == 0);
+    CHECK_MSG(cz_engine_await(e, wid, 120000, &r) == 0 && r.status == CZ_JOB_COMPLETED, "the Winning PoSt: %d %s",
+              r.status, r.error);
+    cz_result_free(&r);
+    pthread_mutex_lock(&mu);
+    const int before = nrec, ut = urgent_team, ub = urgent_beside;
+    pthread_mutex_unlock(&mu);
+    CHECK(completed(e, id));
+    hold_us = 25000;
+    char *ulog = cz_test_capture_end(logf);
+    if (getenv("CZ_TEST_VERBOSE") && ulog) fputs(ulog, stdout);
+    free(ulog);
+    unlink(logf);
+    /* done while the PoRep still had partitions to synthesize, begun beside one of them, with a team of one */
+    CHECK_MSG(ut == 1 && ub == 1 && before < NPART, "the Winning PoSt's synthesis: team %d, %d threads beside it, after "
+              "%d of the PoRep's %d syntheses", ut, ub, before, NPART);
+    pthread_mutex_lock(&mu);
+    CHECK_MSG(running_max <= 1, "the PoRep's syntheses ran %d threads at once in a pool of 1", running_max);
+    pthread_mutex_unlock(&mu);
+    cz_engine_set_circuit_for_test(e, CZ_KIND_WINNING, NULL);
+    cz_engine_free(e);
+    printf("a Winning PoSt beside a PoRep holding the pool: team %d, begun beside %d thread(s), after %d of %d\n", ut,
+           ub, before, NPART);
+}
+
 /* CUZK_SYNTH_SHARE=0: every synthesis the default team, as before the pool */
 static void unshared(void) {
     const char *was = getenv("CUZK_SYNTH_SHARE");
@@ -242,6 +318,7 @@ int main(void) {
     shared(3, 1);
     shared(5, 2);
     shared(1, 1);
+    urgent();
     unshared();
     gpu_default();
     return cz_test_finish();
