@@ -1015,10 +1015,12 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     uint32_t maxsyn = cfg->max_parallel_synthesis ? cfg->max_parallel_synthesis : 18;
     e->n_synth = (int)(maxsyn < (uint32_t)(ncpu > 2 ? ncpu : 2) ? maxsyn : (uint32_t)(ncpu > 2 ? ncpu : 2));
     e->n_fin = 1;
-    /* synthesis.threads (0: every core but one for each prover worker of a GPU backend: they launch the kernels and
-     * wait on them, spinning, on the host); CUZK_SYNTH_SHARE=0 leaves each synthesis all cores (A/B only) */
+    /* synthesis.threads (0: every core but one for each prover worker of a GPU backend, which launch the kernels and
+     * wait on them, spinning, on the host; at least half the cores); CUZK_SYNTH_SHARE=0 leaves each synthesis all
+     * cores (A/B only) */
     long pool = cfg->synthesis_threads ? (long)cfg->synthesis_threads
                                        : ncpu - (e->be.ndevices > 0 ? (long)e->n_gpu : 0);
+    if (!cfg->synthesis_threads && pool < (ncpu + 1) / 2) pool = (ncpu + 1) / 2;
     e->synth_pool = e->synth_free = (int)(pool < 1 ? 1 : pool > 4096 ? 4096 : pool);
     const char *ss = getenv("CUZK_SYNTH_SHARE");
     e->synth_share = !(ss && *ss == '0');

@@ -6,7 +6,7 @@
  *    cannot bury the prover workers' host threads (before: every partition a team of all cores);
  *  - a burst uses the whole pool (the first teams sum to it), and a lone partition on an idle engine gets all of it;
  *  - the TIMELINE's SYNTH_END threads= is the team the circuit saw;
- *  - a GPU backend's default pool is the cores less its prover workers (engine log), at least 1;
+ *  - a GPU backend's default pool is the cores less its prover workers (engine log), at least half the cores;
  *  - a job above NORMAL (a Winning PoSt) does not wait for a thread while a PoRep's partitions hold the pool: it
  *    starts at once with a team of one;
  *  - CUZK_SYNTH_SHARE=0 leaves each synthesis the process's default team (A/B only);
@@ -271,7 +271,7 @@ static void unshared(void) {
     cz_engine_free(e);
 }
 
-/* a GPU backend's default pool: the cores less one for each prover worker, at least 1 */
+/* a GPU backend's default pool: the cores less one for each prover worker, at least half of them */
 static const int ords[2] = {0, 1};
 static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     (void)cfg;
@@ -295,7 +295,8 @@ static void gpu_default(void) {
     char *log = cz_test_capture_end(logf);
     cz_log_set_level("error");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    const long want = ncpu - 2 * 2 < 1 ? 1 : ncpu - 2 * 2; /* 2 devices x 2 workers (gpus.gpu_workers_per_device) */
+    /* 2 devices x 2 workers (gpus.gpu_workers_per_device), but at least half the cores */
+    const long want = ncpu - 2 * 2 > (ncpu + 1) / 2 ? ncpu - 2 * 2 : (ncpu + 1) / 2;
     char need[64];
     snprintf(need, sizeof need, "synthesis_threads=%ld ", want);
     CHECK_MSG(e && log && strstr(log, need), "a GPU backend of 4 prover workers on %ld cores: want \"%s\" in the log",
