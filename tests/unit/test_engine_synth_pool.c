@@ -30,7 +30,7 @@
 
 static const cz_circuit *base;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int running, running_max, nrec, team_seen[MAXREC], team_ran[MAXREC], conc_at[MAXREC];
+static int running, running_max, nrec, team_seen[MAXREC], team_ran[MAXREC];
 static int urgent_team = -1, urgent_beside = -1; /* the Winning PoSt's team, and the threads running when it began */
 
 static int hold_us = 25000;
@@ -47,7 +47,7 @@ static int record(void) {
     pthread_mutex_lock(&mu);
     running += t;
     if (running > running_max) running_max = running;
-    if (nrec < MAXREC) team_seen[nrec] = t, team_ran[nrec] = ran, conc_at[nrec] = running, nrec++;
+    if (nrec < MAXREC) team_seen[nrec] = t, team_ran[nrec] = ran, nrec++;
     pthread_mutex_unlock(&mu);
     usleep((useconds_t)hold_us); /* the others overlap it */
     return t;
