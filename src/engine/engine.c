@@ -115,6 +115,7 @@ struct cz_engine {
     void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
     void *all_lost_arg;
     pthread_cond_t cv_work, cv_gpu, cv_space, cv_fin, cv_done, cv_turn; /* cv_turn: a device's turn or the queue */
+    pthread_cond_t cv_pool; /* synthesis workers waiting for a thread of the pool (synth_gate) */
     cz_sched queue;
     job *jobs;
     part *gq, *fq, *fq_tail;
@@ -505,6 +506,7 @@ static void *dispatcher_main(void *arg) {
             maybe_complete(e, j); /* cancelled while the SRS loaded */
         }
         pthread_cond_broadcast(&e->cv_work);
+        pthread_cond_broadcast(&e->cv_pool); /* a job above NORMAL passes the pool's gate */
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -601,7 +603,9 @@ static void *synth_main(void *arg) {
         for (;;) {
             if (e->stop || !(j = pick_job(e)) || synth_gate(e, j)) {
                 if (e->stop) break;
-                pthread_cond_wait(&e->cv_work, &e->mu);
+                /* waiting for a thread of the pool: on cv_pool, so that threads coming back wake only these workers
+                 * (on cv_work they woke the dispatcher too, which then dispatched the next job early) */
+                pthread_cond_wait(j ? &e->cv_pool : &e->cv_work, &e->mu);
             } else if (yield_to_srs_waiter(e, j->prio) || !budget_fits(e, j)) {
                 /* Woken by a release (or the waiting SRS load starting); the timeout lets an idle SRS age
                  * into evictability. While it waits, prover workers leave it the memory they would take for
@@ -652,7 +656,7 @@ static void *synth_main(void *arg) {
         pthread_mutex_lock(&e->mu);
         e->synth_active--;
         if (team && (e->synth_free += team) > 0 && e->synth_free <= team)
-            pthread_cond_broadcast(&e->cv_work); /* workers waiting for a thread of the pool */
+            pthread_cond_broadcast(&e->cv_pool); /* workers waiting for a thread of the pool */
         j->synth_ms += dt;
         j->part_synth[idx] = dt;
         if (rc) {
@@ -1047,6 +1051,7 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     pthread_cond_init(&e->cv_work, NULL);
     pthread_cond_init(&e->cv_gpu, NULL);
     pthread_cond_init(&e->cv_turn, NULL);
+    pthread_cond_init(&e->cv_pool, NULL);
     pthread_cond_init(&e->cv_space, NULL);
     pthread_cond_init(&e->cv_fin, NULL);
     e->synth = calloc((size_t)e->n_synth, sizeof(pthread_t));
@@ -1102,6 +1107,7 @@ void cz_engine_shutdown(cz_engine *e, bool cancel_running) {
     if (!e->stop) {
         e->stop = true;
         pthread_cond_broadcast(&e->cv_work);
+        pthread_cond_broadcast(&e->cv_pool);
         pthread_cond_broadcast(&e->cv_gpu);
         pthread_cond_broadcast(&e->cv_space);
         pthread_cond_broadcast(&e->cv_fin);
