@@ -127,3 +127,77 @@ extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_
     }
     return 0;
 }
+
+/* The Lagrange-form H's C term folded into L (prover_fold.c): for every variable j, LhC_j = sum_i C_ij Lh_i. One
+ * term a thread first (lf_terms: t[k] = +-c_k Lh[row_k], the coefficient split as g1ntt_mul takes it), then the
+ * column sums: an aux column a thread (lf_aux: L'_j = L_j - sum, its columns are short), an input column a block
+ * (lf_in: the ONE column of a 32 GiB PoRep holds ~0.5 M terms). A term record is 10 words: the row, the sign (1:
+ * negate) and the 8 words of the split |c|. */
+static __global__ void lf_terms(g1x *t, const uint32_t *rec, size_t m, const cz_daff<cz_dfp> *lh, const cz_dfp beta) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= m) return;
+    const uint32_t *r = rec + 10 * k;
+    const cz_daff<cz_dfp> a = cz_ec_ld_aff(lh + r[0]);
+    g1x p = g1x::inf();
+    if (!a.is_inf()) {
+        p.x = a.x, p.y = a.y, p.zz = p.zzz = cz_dfp::one();
+        p = g1ntt_mul(p, r + 2, beta);
+        if (r[1]) p.y = p.y.neg();
+    }
+    cz_ec_st(t + k, p);
+}
+
+/* x[j] = L[j] - sum of t over [ptr[j], ptr[j + 1]) for j < cols */
+static __global__ void lf_aux(g1x *x, const g1x *t, const uint64_t *ptr, size_t cols, const cz_daff<cz_dfp> *l) {
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols) return;
+    g1x s = g1x::inf();
+    for (uint64_t k = ptr[j]; k < ptr[j + 1]; k++) s = cz_ec_add(s, cz_ec_ld(t + k));
+    s.y = s.y.neg();
+    const cz_daff<cz_dfp> a = cz_ec_ld_aff(l + j);
+    if (!a.is_inf()) {
+        g1x p;
+        p.x = a.x, p.y = a.y, p.zz = p.zzz = cz_dfp::one();
+        s = cz_ec_add(s, p);
+    }
+    cz_ec_st(x + j, s);
+}
+
+/* x[j] = sum of t over [ptr[j], ptr[j + 1]), block j */
+#define LF_IN_THREADS 128
+static __global__ void __launch_bounds__(LF_IN_THREADS) lf_in(g1x *x, const g1x *t, const uint64_t *ptr) {
+    __shared__ g1x part[LF_IN_THREADS];
+    const size_t j = blockIdx.x;
+    g1x s = g1x::inf();
+    for (uint64_t k = ptr[j] + threadIdx.x; k < ptr[j + 1]; k += LF_IN_THREADS) s = cz_ec_add(s, cz_ec_ld(t + k));
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (unsigned h = LF_IN_THREADS / 2; h; h >>= 1) {
+        if (threadIdx.x < h) part[threadIdx.x] = cz_ec_add(part[threadIdx.x], part[threadIdx.x + h]);
+        __syncthreads();
+    }
+    if (!threadIdx.x) cz_ec_st(x + j, part[0]);
+}
+
+extern "C" int cz_gpu_lf_terms_(void *d_t, const uint32_t *d_rec, size_t m, const void *d_lh, const void *beta_mont,
+                                void *stream) {
+    if (!m) return 0;
+    cz_dfp beta;
+    memcpy(beta.v, beta_mont, sizeof beta.v);
+    lf_terms<<<(unsigned)((m + 127) / 128), 128, 0, (cudaStream_t)stream>>>((g1x *)d_t, d_rec, m,
+                                                                          (const cz_daff<cz_dfp> *)d_lh, beta);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}
+
+extern "C" int cz_gpu_lf_sums_(void *d_x, const void *d_t, const uint64_t *d_ptr, size_t cols, const void *d_l,
+                               void *stream) {
+    if (!cols) return 0;
+    if (d_l)
+        lf_aux<<<(unsigned)((cols + 127) / 128), 128, 0, (cudaStream_t)stream>>>(
+            (g1x *)d_x, (const g1x *)d_t, d_ptr, cols, (const cz_daff<cz_dfp> *)d_l);
+    else
+        lf_in<<<(unsigned)cols, LF_IN_THREADS, 0, (cudaStream_t)stream>>>((g1x *)d_x, (const g1x *)d_t, d_ptr);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}

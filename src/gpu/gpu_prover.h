@@ -57,6 +57,9 @@ typedef struct {
                           * c's other values join the queries' tail MSM (tail_msm_ms) */
     uint64_t c_tail;     /* Lagrange form: c's values outside {0, 1, -1, 2} */
     int c_full;          /* Lagrange form: c took one MSM over Lh instead of the split */
+    int lag_fold;        /* Lagrange form with C's term folded into L at creation (CZ_GPU_PROVER_LAG_FOLD): no c, no
+                          * split; l_msm then holds L's sum less the aux part of c's, h_msm the rest (their total is
+                          * the same) */
     double g2_tail_ms;   /* B_G2 beside L and A (its own thread and stream): how long it still ran while the G1
                           * queries' shared tail MSM did (the two then share the device) */
     double g2_wait_ms;   /* and how long the device region waited for it once the G1 work was done */

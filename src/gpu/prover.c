@@ -153,7 +153,7 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const uint64_t hn = cz_gpu_prover_h_len_(pr);
     size_t msm_n = hn > maxlen ? hn : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
-    if (pr->lag && pr->n > ba_n) ba_n = pr->n; /* c over Lh */
+    if (pr->lag && !pr->fold && pr->n > ba_n) ba_n = pr->n; /* c over Lh */
     size_t tail_bytes = 64 * (size_t)maxlen + 4096;
     if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
         msm_n = ba_n = pr->chunk1, g2_n = pr->len[Q_B] ? pr->chunk2 : 0;
@@ -177,7 +177,7 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ones, (groups + 2) * 4, "0/1 bitmap");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cnt, 2 * (groups + 2) * 4, "split counts");
     if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_tail, tail_bytes, "tail scalars and bases");
-    if (!rc && pr->lag) {
+    if (!rc && pr->lag && !pr->fold) {
         const size_t ng = 2 * ((pr->n + 63) / 64);
         rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_cbm, 3 * ng * 4, "c's bitmaps (Lagrange H)");
         if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_ccnt, cz_gpu_lag_c_bytes_(pr->n) - 3 * ng * 4,
@@ -709,6 +709,14 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     pr->build_staged = bc.ok;
     build_ctx bx = {pr, &bc};
     if (!rc && pr->lag) rc = cz_gpu_prover_lagrange_bases_(pr, p, build_htod_cb, &bx);
+    /* C's term into L (prover_fold.c) before the working set: L first, the fold's check has the room it needs */
+    const double tf = cz_gpu_now_ms_();
+    if (!rc && pr->lag && cz_gpu_prover_lag_fold_knob_()) {
+        rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, sizeof(cz_g1_affine), "L query");
+        if (!rc) pr->build_bases -= p->l_len * sizeof(cz_g1_affine); /* its time is the fold's */
+        if (!rc) rc = cz_gpu_prover_lag_fold_(pr, p, r);
+    }
+    const double tf2 = cz_gpu_now_ms_();
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
     if (!rc && stream) rc = pin_host_bases(pr);
     if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr);
@@ -716,7 +724,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     double t1 = cz_gpu_now_ms_();
     const size_t g1 = sizeof(cz_g1_affine);
     if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, "H query");
-    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, "L query");
+    if (!rc && !stream && !pr->d_q[Q_L]) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, "L query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, "A query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, "B_G1 query");
 #ifdef CZ_GPU_HAVE_G2_MSM
@@ -743,7 +751,9 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
         cz_gpu_prover_destroy(pr);
         return rc;
     }
-    pr->build_ms[0] = t1 - t0 - pr->lag_ms; /* the Lagrange bases have their own figure in the report */
+    /* the Lagrange bases and C's fold have their own figures in the report (L's upload for the fold is in it) */
+    pr->build_ms[0] = t1 - t0 - pr->lag_ms - (tf2 - tf);
+    pr->lag_ms += tf2 - tf;
     pr->build_ms[1] = t2 - t1, pr->build_ms[2] = t3 - t2;
     pr->build_ms[3] = cz_gpu_now_ms_() - t3;
     *out = pr;
@@ -828,6 +838,7 @@ void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     if (pr->streamed) cz_gpu_stream_sync_(pr->st_up); /* a failed start may leave chunk uploads queued */
     cz_gpu_free(pr->d_h);
     cz_gpu_free(pr->d_lh);
+    cz_gpu_free(pr->d_lhc_in);
     cz_gpu_free(pr->d_cbm);
     cz_gpu_free(pr->d_ccnt);
     cz_gpu_free(pr->d_b2);

@@ -109,6 +109,12 @@ struct cz_gpu_prover {
     char lag_note[600]; /* for the build report: H's copy, the load, build, check and write times, the cache's story */
     cz_g1_affine *d_lh;
     uint32_t *d_cbm, *d_ccnt;
+    /* C's term folded into L (prover_fold.c; CZ_GPU_PROVER_LAG_FOLD=0 keeps c's split): L holds L - LhC over the
+     * aux, d_lhc_in LhC's ni input points (a small MSM beside the queries' tails, subtracted from H's sum), d_lh
+     * and c's buffers are gone, and start() computes neither c nor its split. */
+    int fold;
+    double fold_ms;
+    cz_g1_affine *d_lhc_in;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
     size_t tail_cap;          /* its bytes */
@@ -252,6 +258,11 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases);
 /* 1 when the Lagrange-form H query is asked for (prover_priv.h lag): CZ_GPU_PROVER_LAGRANGE=1 (=0 refuses it),
  * else cz_gpu_prover_set_lagrange (prover_lag.c). */
 int cz_gpu_prover_lagrange_knob_(void);
+/* 0 when CZ_GPU_PROVER_LAG_FOLD=0 (a Lagrange-form prover then keeps Lh and c's per-partition split) */
+int cz_gpu_prover_lag_fold_knob_(void);
+/* C's term of the Lagrange-form H folded into L (prover_fold.c): needs d_lh and L on the device; on success Lh is
+ * freed and fold set; a fold that fails its check restores L from p and leaves fold 0 (then 0 is returned too). */
+int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const cz_r1cs *r);
 /* Allocates d_h (Lc) and d_lh (Lh) and fills them from the cache or the device build, checked against H. htod
  * (NULL: cz_gpu_memcpy_htod) copies H to the device for the build and the check, synchronously (prover.c's pinned
  * chunks: 12.9 GB at 2^27). */

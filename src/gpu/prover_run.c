@@ -582,6 +582,28 @@ static int run_c(cz_gpu_prover *pr, const cz_fr *c, cz_g1_jac *ans, cz_gpu_prove
 /* B_G2 on the device on stream sm, from B's classification: ones (bitmap) and offs (tail offsets; its
  * [groups] entry = tail), a tail area tbuf of cap bytes. 0/1 split when the tail with its 192-byte bases
  * fits, else one full MSM (its scalars gathered into tbuf, which must then hold 32 B per B position). */
+/* The Lagrange-form H with C's term folded into L (prover_fold.c): what remains of c's sum is the inputs' part,
+ * sum_{j < ni} w_j LhC_j, queued as a part of the tail batch (empty when this runs; one MSM of its own if it does
+ * not fit the tail buffer). */
+static int lag_inputs(cz_gpu_prover *pr, cz_g1_jac *ans, cz_gpu_prove_stats *st, tail_batch *batch) {
+    const size_t ni = pr->ni, sb = (ni * 32 + 767) / 768 * 768, bb = (ni * 96 + 767) / 768 * 768;
+    cz_g1_jac_set_infinity(ans);
+    if (!ni) return 0;
+    if (batch && batch->k < TAIL_PARTS && batch->used + sb + bb <= pr->tail_cap) {
+        uint8_t *at = pr->d_tail + batch->used;
+        int rc = cz_gpu_dtod_async_s_(at, pr->d_w, ni * sizeof(cz_fr), pr->st);
+        if (!rc) rc = cz_gpu_dtod_async_s_(at + sb, pr->d_lhc_in, ni * sizeof(cz_g1_affine), pr->st);
+        const unsigned i = batch->k++;
+        batch->ans[i] = ans, batch->tb[i] = (const cz_g1_affine *)(at + sb), batch->tsc[i] = (const cz_fr *)at;
+        batch->n[i] = ni;
+        cz_g1_jac_set_infinity(&batch->ba[i]);
+        batch->used += sb + bb;
+        return rc;
+    }
+    st->dtoh_bytes += 32 * 192;
+    return cz_gpu_g1_msm(ans, pr->d_lhc_in, pr->d_w, ni, pr->st);
+}
+
 static int b_g2_on(const cz_gpu_prover *pr, cz_g2_jac *ans, const uint32_t *ones, const uint32_t *offs, uint8_t *tbuf,
                    size_t cap, uint64_t tail, int full, void *sm) {
     const uint64_t len = pr->len[Q_B];
@@ -846,11 +868,12 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     /* c into bit-reversed positions for the 6-NTT H pipeline (cz_gpu_groth16_h_crev); a b instead of C's SpMV
      * unless asked (c_ab); the Lagrange form takes c in natural order */
     const int six = cz_gpu_h_six_() && pr->log_n >= 1 && !pr->lag;
-    for (int k = 0; k < (pr->c_ab ? 2 : 3) && !rc; k++)
+    const int no_c = pr->fold; /* C's term is in L: no c at all */
+    for (int k = 0; k < (pr->c_ab || no_c ? 2 : 3) && !rc; k++)
         rc = k == 2 && six ? cz_gpu_csr_mul_vec_rev(v[k], pr->log_n, pr->m[k], pr->d_w, pr->st)
                            : cz_gpu_csr_mul_vec(v[k], pr->n, pr->m[k], pr->d_w, pr->st);
-    if (!rc && pr->c_ab) rc = cz_gpu_ab_product_(c, a, b, pr->log_n, six, pr->st);
-    if (!rc && pr->syn_cmix_on) {
+    if (!rc && pr->c_ab && !no_c) rc = cz_gpu_ab_product_(c, a, b, pr->log_n, six, pr->st);
+    if (!rc && pr->syn_cmix_on && !no_c) {
         uint64_t seed = 0xc0ffee;
         if (pr->syn_cmix_on > 1) { /* each partition afresh, one twos part less than the last (~1,300 more others) */
             if (pr->syn_cmix_k && pr->syn_cmix[3]) pr->syn_cmix[3]--;
@@ -883,7 +906,8 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     cz_g1_jac c_ans;
     if (!rc) rc = cz_gpu_g1_msm(&out->h_msm, pr->d_h, a, cz_gpu_prover_h_len_(pr), pr->st);
     st->dtoh_bytes += 32 * 192;
-    if (!rc && pr->lag) rc = run_c(pr, c, &c_ans, st, &tbt);
+    if (!rc && pr->lag) rc = pr->fold ? lag_inputs(pr, &c_ans, st, &tbt) : run_c(pr, c, &c_ans, st, &tbt);
+    st->lag_fold = pr->fold;
     st->h_msm_ms = cz_gpu_now_ms_() - t;
     st->lagrange = pr->lag;
 #ifdef CZ_GPU_HAVE_G2_MSM

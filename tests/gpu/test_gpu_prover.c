@@ -288,9 +288,16 @@ static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const c
     if (!what) what = "(quiet)";
     CHECK_MSG(rc == 0, "GPU start (%s): %s", what, cz_error_message());
     if (rc) return;
-    CHECK_MSG(cz_g1_jac_equal(&pc.h_msm, &pg.h_msm), "%s: H differs", what);
-    CHECK_MSG(cz_g1_jac_equal(&pc.l_msm, &pg.l_msm), "%s: L differs (full %d, tail %llu)", what, st.full_msm[0],
-              (unsigned long long)st.tail[0]);
+    if (st.lag_fold) { /* C's term folded into L: only H's and L's total is the CPU's (prover_fold.c) */
+        cz_g1_jac tc_, tg_;
+        cz_g1_jac_add(&tc_, &pc.h_msm, &pc.l_msm);
+        cz_g1_jac_add(&tg_, &pg.h_msm, &pg.l_msm);
+        CHECK_MSG(cz_g1_jac_equal(&tc_, &tg_), "%s: H + L differs (C folded into L)", what);
+    } else {
+        CHECK_MSG(cz_g1_jac_equal(&pc.h_msm, &pg.h_msm), "%s: H differs", what);
+        CHECK_MSG(cz_g1_jac_equal(&pc.l_msm, &pg.l_msm), "%s: L differs (full %d, tail %llu)", what, st.full_msm[0],
+                  (unsigned long long)st.tail[0]);
+    }
     CHECK_MSG(cz_g1_jac_equal(&pc.a_ans, &pg.a_ans), "%s: A differs (full %d)", what, st.full_msm[1]);
     CHECK_MSG(cz_g1_jac_equal(&pc.b1_ans, &pg.b1_ans), "%s: B_G1 differs (full %d)", what, st.full_msm[2]);
     CHECK_MSG(cz_g2_jac_equal(&pc.b2_ans, &pg.b2_ans), "%s: B_G2 differs", what);
@@ -322,12 +329,15 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
 
 /* The H query in Lagrange form (CZ_GPU_PROVER_LAGRANGE=1, gpu_prover.h cz_gpu_prover_lagrange): a prover of p
  * for tcs[0]'s circuit with its bases built on the device from H, each of the k witnesses proved by it and by the
- * CPU (the same H sum, the same proof bytes). Counts c's two paths: split (batch additions + tail) or one MSM. */
-static int lag_split, lag_full;
-static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
-                           const char *name) {
+ * CPU (the same H sum, the same proof bytes). Counts c's two paths: split (batch additions + tail) or one MSM; with
+ * fold (the default), C's term folded into L at creation (prover_fold.c): no c at all, Lh freed. Returns the
+ * prover's device bytes (0 on failure). */
+static int lag_split, lag_full, lag_folded;
+static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
+                               const char *name, int fold) {
     static int calls;
     setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
+    if (!fold) setenv("CZ_GPU_PROVER_LAG_FOLD", "0", 1);
     /* every other prover copies H (the build's and the check's source) through small pinned chunks, ending
      * mid-chunk: a wrong copy builds wrong bases that pass the check against it, and the proofs differ */
     if (calls++ & 1) setenv("CZ_GPU_BUILD_CHUNK", "4160", 1);
@@ -335,21 +345,59 @@ static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_pa
     int rc = cz_gpu_prover_create(&gp, 0, p, &tcs[0]->r, 0);
     unsetenv("CZ_GPU_PROVER_LAGRANGE");
     unsetenv("CZ_GPU_BUILD_CHUNK");
+    unsetenv("CZ_GPU_PROVER_LAG_FOLD");
     CHECK_MSG(rc == 0, "Lagrange prover (%s): %s", name, cz_error_message());
-    if (rc) return;
+    if (rc) return 0;
     CHECK_MSG(cz_gpu_prover_lagrange(gp) == 1, "%s: the prover did not take the Lagrange form", name);
-    char rep[300];
+    char rep[1200];
     cz_gpu_prover_build_report(gp, rep, sizeof rep);
     CHECK_MSG(strstr(rep, "Lagrange") != NULL, "build report: %s", rep);
+    CHECK_MSG(!strstr(rep, "folded into L") == !fold, "%s, fold %d: build report: %s", name, fold, rep);
     for (int i = 0; i < k; i++) {
         cz_gpu_prove_stats st;
         char what[96];
-        snprintf(what, sizeof what, "Lagrange H, %s, witness %d", name, i);
+        snprintf(what, sizeof what, "Lagrange H%s, %s, witness %d", fold ? " (C folded)" : "", name, i);
         prove_both_st(tcs[i], p, pvk, gp, what, &st);
         CHECK_MSG(st.lagrange == 1, "%s: stats do not say Lagrange", what);
-        st.c_full ? lag_full++ : lag_split++;
-        printf("%s: c %s, %llu other values\n", what, st.c_full ? "one MSM" : "split", (unsigned long long)st.c_tail);
+        CHECK_MSG(st.lag_fold == fold, "%s: stats say fold %d", what, st.lag_fold);
+        if (st.lag_fold) lag_folded++;
+        else st.c_full ? lag_full++ : lag_split++;
+        printf("%s: c %s, %llu other values\n", what, st.lag_fold ? "folded into L" : st.c_full ? "one MSM" : "split",
+               (unsigned long long)st.c_tail);
     }
+    const size_t bytes = cz_gpu_prover_device_bytes(gp);
+    cz_gpu_prover_destroy(gp);
+    return bytes;
+}
+
+/* Both ways; the fold frees Lh (n points) for ni input points. */
+static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
+                           const char *name) {
+    const size_t folded = prove_lagrange_f(tcs, k, p, pvk, name, 1), kept = prove_lagrange_f(tcs, k, p, pvk, name, 0);
+    cz_domain d;
+    CHECK(cz_domain_for_size(&d, tcs[0]->r.num_rows) == 0);
+    const size_t want = (d.n - tcs[0]->r.num_inputs) * sizeof(cz_g1_affine);
+    CHECK_MSG(folded && kept && kept >= folded + want, "%s: device bytes %zu folded, %zu not (Lh: %zu)", name, folded,
+              kept, want);
+}
+
+/* A fold whose check fails (one term's sign flipped, CZ_GPU_LAG_FOLD_CORRUPT) gives L back and keeps c's split. */
+static void test_fold_corrupt(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk) {
+    setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
+    setenv("CZ_GPU_LAG_FOLD_CORRUPT", "0", 1);
+    cz_gpu_prover *gp = NULL;
+    int rc = cz_gpu_prover_create(&gp, 0, p, &tc->r, 0);
+    unsetenv("CZ_GPU_PROVER_LAGRANGE");
+    unsetenv("CZ_GPU_LAG_FOLD_CORRUPT");
+    CHECK_MSG(rc == 0, "Lagrange prover, a corrupt fold: %s", cz_error_message());
+    if (rc) return;
+    char rep[1200];
+    cz_gpu_prover_build_report(gp, rep, sizeof rep);
+    CHECK_MSG(strstr(rep, "failed its check") != NULL && !strstr(rep, "folded into L"), "a corrupt fold: %s", rep);
+    cz_gpu_prove_stats st;
+    prove_both_st(tc, p, pvk, gp, "Lagrange H, a corrupt fold refused", &st);
+    CHECK_MSG(st.lag_fold == 0, "a corrupt fold: stats say fold %d", st.lag_fold);
+    printf("a corrupt fold: %s\n", strstr(rep, "; C") ? strstr(rep, "; C") : rep);
     cz_gpu_prover_destroy(gp);
 }
 
@@ -392,7 +440,7 @@ static void test_lagrange_cache(const circuit *tc, const cz_groth16_params *p, c
         CHECK_MSG(strstr(rep, want[round]) != NULL, "Lagrange cache round %d: %s", round, rep);
         if (round != 1 && round != 4) CHECK_MSG(strstr(rep, "saved to") != NULL, "round %d: %s", round, rep);
         const char *at = strstr(rep, "saved to ");
-        if (round == 0 && at) snprintf(path, sizeof path, "%s", at + 9);
+        if (round == 0 && at) snprintf(path, sizeof path, "%.*s", (int)strcspn(at + 9, ";"), at + 9); /* C's fold's note follows */
         printf("Lagrange cache round %d: %s\n", round, strstr(rep, "H in Lagrange") ? strstr(rep, "H in Lagrange") : rep);
         prove_both(tc, p, pvk, gp, NULL);
         cz_gpu_prover_destroy(gp);
@@ -475,6 +523,7 @@ static void test_lagrange_cmix(void) {
         snprintf(name, sizeof name, "c of every class, %llu rows", (unsigned long long)tc.r.num_rows);
         prove_lagrange(tcs, 1, &p, &pvk, name);
         if (i == 2) test_lagrange_cache(&tc, &p, &pvk);
+        if (i == 1) test_fold_corrupt(&tc, &p, &pvk);
         cz_groth16_pvk_free(&pvk);
         cz_groth16_params_free(&p);
         circuit_free(&tc);
@@ -789,7 +838,8 @@ int main(void) {
     }
     test_lagrange_cmix();
     CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
-    CHECK_MSG(lag_split > 0 && lag_full > 0, "both paths of c must run (split %d, one MSM %d)", lag_split, lag_full);
+    CHECK_MSG(lag_split > 0 && lag_full > 0 && lag_folded > 0, "every path of c must run (split %d, one MSM %d, folded %d)",
+              lag_split, lag_full, lag_folded);
     cz_gpu_g1_release_scratch();
     return cz_test_finish();
 }

@@ -1,0 +1,235 @@
+/* The Lagrange-form H's C term folded into L, at creation (prover_priv.h fold).
+ *
+ * In Lagrange form a partition's H sum is  sum_i y_i Lc_i - sum_i c_i Lh_i  with c = C w (prover_run.c: c = a b,
+ * the same values for a witness that satisfies the circuit). The second sum is linear in the witness:
+ *     sum_i c_i Lh_i = sum_j w_j LhC_j,   LhC_j = sum_i C_ij Lh_i,
+ * so it can be paid once per prover instead of once per partition. For the aux variables it goes into the L
+ * query, which a partition already sums over the same scalars: L'_j = L_j - LhC_j (the proof's C takes L's sum and
+ * H's sum alike, so only their total changes hands). The inputs' part (a PoRep partition has a few hundred) stays a
+ * small MSM beside the queries' tails (d_lhc_in), and Lh itself is no longer needed on the device: the Lagrange
+ * form then takes the H form's device memory (Lc in place of H) instead of n points more, and a partition no longer
+ * classifies c, batch-adds its ones, minus ones and twos or puts its other values into the tail MSM.
+ *
+ * LhC's build: C's terms by column (a counting sort on the host), one term a thread (+-|c| Lh_row by g1ntt_mul,
+ * the coefficient split as the G1 NTT's twiddles are), then one thread an aux column (short columns) or one block an
+ * input column (the ONE column of a 32 GiB PoRep holds ~0.5 M terms), in chunks of columns. Checked afterwards by a
+ * random linear combination: with rho random per column and u = C rho,
+ *     sum_aux rho_j L_j - sum_aux rho_j L'_j + sum_in rho_j LhC_j = sum_i u_i Lh_i,
+ * four MSMs (the first before the fold); a miss has probability ~1/r. A prover whose fold fails the check gets L back
+ * from the params and keeps Lh and c's per-partition split (the note in its build report says so). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "ec/msm_internal.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
+#include "gpu/prover_internal.h"
+#include "gpu/prover_priv.h"
+#include "util/rng.h"
+
+int cz_gpu_prover_lag_fold_knob_(void) {
+    const char *e = getenv("CZ_GPU_PROVER_LAG_FOLD");
+    return !(e && *e == '0');
+}
+
+/* C by column: the terms of column j are k in [ptr[j], ptr[j + 1]), their rows row[k] and their positions in C's
+ * CSR idx[k] (for the coefficient) */
+typedef struct {
+    uint64_t *ptr, longest;
+    uint32_t *row, *idx;
+} csc;
+
+static void csc_free(csc *t) {
+    free(t->ptr), free(t->row), free(t->idx);
+    memset(t, 0, sizeof *t);
+}
+
+static int transpose(csc *t, const cz_csr *c, uint64_t ncols) {
+    memset(t, 0, sizeof *t);
+    const uint64_t nnz = cz_r1cs_nnz(c);
+    if (nnz >= (1ull << 32) || c->rows >= (1ull << 32))
+        return cz_error(CZ_ERANGE, "C's fold: %llu terms over %llu rows (at most 2^32 - 1 each)",
+                        (unsigned long long)nnz, (unsigned long long)c->rows);
+    t->ptr = calloc(ncols + 1, sizeof *t->ptr);
+    t->row = malloc((nnz ? nnz : 1) * sizeof *t->row);
+    t->idx = malloc((nnz ? nnz : 1) * sizeof *t->idx);
+    if (!t->ptr || !t->row || !t->idx) {
+        csc_free(t);
+        return cz_error(CZ_ENOMEM, "C's fold: the transpose of %llu terms", (unsigned long long)nnz);
+    }
+    for (uint64_t k = 0; k < nnz; k++) {
+        if (c->col[k] >= ncols) {
+            csc_free(t);
+            return cz_error(CZ_EFORMAT, "C's fold: term %llu in column %u of %llu", (unsigned long long)k, c->col[k],
+                            (unsigned long long)ncols);
+        }
+        t->ptr[c->col[k] + 1]++;
+    }
+    for (uint64_t j = 0; j < ncols; j++) {
+        if (t->ptr[j + 1] > t->longest) t->longest = t->ptr[j + 1];
+        t->ptr[j + 1] += t->ptr[j];
+    }
+    /* ptr[j] as column j's cursor, then shifted back by one column */
+    for (uint64_t i = 0; i < c->rows; i++)
+        for (uint64_t k = c->row_ptr[i]; k < c->row_ptr[i + 1]; k++) {
+            const uint64_t at = t->ptr[c->col[k]]++;
+            t->row[at] = (uint32_t)i, t->idx[at] = (uint32_t)k;
+        }
+    for (uint64_t j = ncols; j > 0; j--) t->ptr[j] = t->ptr[j - 1];
+    t->ptr[0] = 0;
+    return 0;
+}
+
+/* a term's record for lf_terms: row, sign, |v| split as k0 + k1 x^2 (the smaller of v and -v) */
+static void make_rec(uint32_t *rec, uint32_t row, const cz_fr *v) {
+    uint64_t raw[4], rn[4], sp[4];
+    cz_fr neg;
+    cz_fr_neg(&neg, v);
+    cz_fr_to_raw(raw, v);
+    cz_fr_to_raw(rn, &neg);
+    int use_neg = 0;
+    for (int w = 3; w >= 0; w--)
+        if (rn[w] != raw[w]) {
+            use_neg = rn[w] < raw[w];
+            break;
+        }
+    cz_msm_glv_split_(sp, sp + 2, use_neg ? rn : raw);
+    rec[0] = row, rec[1] = (uint32_t)use_neg;
+    memcpy(rec + 2, sp, sizeof sp);
+}
+
+/* the columns [j0, j1) of t into dst (affine, dst[j - j0]): L - their sums when l (the L points of those columns,
+ * in place: l == dst), their sums otherwise */
+typedef struct {
+    cz_gpu_prover *pr;
+    const cz_csr *c;
+    const csc *t;
+    uint32_t *rec;
+    uint64_t *ptr;
+    void *d_rec, *d_t, *d_x, *d_ptr;
+    uint64_t cap;
+    long corrupt; /* CZ_GPU_LAG_FOLD_CORRUPT (tests): the term of that position by column gets the wrong sign */
+    cz_fp beta;
+} fold_ctx;
+
+static int fold_cols(fold_ctx *x, uint64_t j0, uint64_t j1, void *dst, int aux) {
+    const csc *t = x->t;
+    while (j0 < j1) {
+        /* as many columns as fit the chunk */
+        uint64_t e = j0 + 1;
+        while (e < j1 && e - j0 < x->cap && t->ptr[e + 1] - t->ptr[j0] <= x->cap) e++;
+        const uint64_t k0 = t->ptr[j0], m = t->ptr[e] - k0, cols = e - j0;
+#pragma omp parallel for schedule(static) if (m >= 65536)
+        for (uint64_t k = 0; k < m; k++) make_rec(x->rec + 10 * k, t->row[k0 + k], &x->c->val[t->idx[k0 + k]]);
+        if (x->corrupt >= 0 && (uint64_t)x->corrupt >= k0 && (uint64_t)x->corrupt < k0 + m)
+            x->rec[10 * (x->corrupt - k0) + 1] ^= 1;
+        for (uint64_t j = 0; j <= cols; j++) x->ptr[j] = t->ptr[j0 + j] - k0;
+        int rc = cz_gpu_memcpy_htod(x->d_rec, x->rec, m * 40);
+        if (!rc) rc = cz_gpu_memcpy_htod(x->d_ptr, x->ptr, (cols + 1) * 8);
+        if (!rc) rc = cz_gpu_lf_terms_(x->d_t, x->d_rec, m, x->pr->d_lh, &x->beta, x->pr->st);
+        cz_g1_affine *out = (cz_g1_affine *)dst + (j0 - (aux ? x->pr->ni : 0));
+        if (!rc) rc = cz_gpu_lf_sums_(x->d_x, x->d_t, x->d_ptr, cols, aux ? out : NULL, x->pr->st);
+        if (!rc) rc = cz_gpu_hl_affine_(out, x->d_x, cols, x->pr->st);
+        if (!rc) rc = cz_gpu_stream_sync_(x->pr->st); /* the host buffers are refilled next */
+        if (rc) return rc;
+        j0 = e;
+    }
+    return 0;
+}
+
+/* the check's sums: sum rho_j L_j over aux (before or after), sum rho_j LhC_j over inputs, sum u_i Lh_i */
+static int msm_host(cz_g1_jac *r, const void *d_bases, void *d_s, const cz_fr *s, size_t n, void *st) {
+    cz_g1_jac_set_infinity(r);
+    if (!n) return 0;
+    int rc = cz_gpu_memcpy_htod(d_s, s, n * sizeof *s);
+    return rc ? rc : cz_gpu_g1_msm(r, d_bases, d_s, n, st);
+}
+
+int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const cz_r1cs *r) {
+    const double t0 = cz_gpu_now_ms_();
+    const uint64_t ni = pr->ni, na = pr->na, ncols = ni + na, rows = r->c.rows;
+    cz_g1_affine *d_l = pr->d_q[Q_L];
+    if (!pr->lag || !pr->d_lh || (!d_l && na)) return cz_error(CZ_EINVAL, "C's fold: no Lagrange-form prover with L");
+    if (r->num_inputs != ni || r->num_aux != na || rows > pr->n)
+        return cz_error(CZ_EFORMAT, "C's fold: C of %llu rows over %llu + %llu variables for this prover",
+                        (unsigned long long)rows, (unsigned long long)r->num_inputs, (unsigned long long)r->num_aux);
+    csc t;
+    int rc = transpose(&t, &r->c, ncols);
+    if (rc) return rc;
+    fold_ctx x;
+    memset(&x, 0, sizeof x);
+    x.pr = pr, x.c = &r->c, x.t = &t;
+    const uint64_t nnz = cz_r1cs_nnz(&r->c), most = nnz > ncols ? nnz : ncols;
+    x.cap = (uint64_t)1 << 22;
+    if (x.cap > most) x.cap = most ? most : 1;
+    if (x.cap < t.longest) x.cap = t.longest;
+    const char *cor = getenv("CZ_GPU_LAG_FOLD_CORRUPT");
+    x.corrupt = cor && *cor ? atol(cor) : -1;
+    cz_fp px, py;
+    cz_msm_endo_consts_(&x.beta, &px, &py);
+    x.rec = malloc(x.cap * 40), x.ptr = malloc((x.cap + 1) * 8);
+    if (!x.rec || !x.ptr) rc = cz_error(CZ_ENOMEM, "C's fold: host chunk of %llu terms", (unsigned long long)x.cap);
+    if (!rc) rc = cz_gpu_malloc(&x.d_rec, x.cap * 40);
+    if (!rc) rc = cz_gpu_malloc(&x.d_t, x.cap * sizeof(cz_g1_xyzz));
+    if (!rc) rc = cz_gpu_malloc(&x.d_x, x.cap * sizeof(cz_g1_xyzz));
+    if (!rc) rc = cz_gpu_malloc(&x.d_ptr, (x.cap + 1) * 8);
+    /* the check's scalars: rho per column (random), u = C rho per row */
+    const size_t sn = na > rows ? (na > ni ? na : ni) : (rows > ni ? rows : ni);
+    cz_fr *rho = malloc((ncols ? ncols : 1) * sizeof *rho), *u = malloc((rows ? rows : 1) * sizeof *u);
+    void *d_s = NULL;
+    if (!rc && (!rho || !u)) rc = cz_error(CZ_ENOMEM, "C's fold: the check's scalars");
+    if (!rc) rc = cz_gpu_malloc(&d_s, (sn ? sn : 1) * sizeof(cz_fr));
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lhc_in, (ni ? ni : 1) * sizeof(cz_g1_affine), "LhC (inputs)");
+    if (!rc) {
+        cz_rng rng;
+        cz_rng_seed(&rng, (uint64_t)(uintptr_t)pr ^ (uint64_t)(t0 * 1e3) ^ 0x666f6c64ull);
+        for (uint64_t j = 0; j < ncols; j++) cz_fr_random(&rho[j], &rng);
+        cz_csr_mul_vec(u, &r->c, ni, rho, rho + ni, 0);
+    }
+    cz_g1_jac s_before, s_after, s_in, s_h;
+    if (!rc) rc = msm_host(&s_before, d_l, d_s, rho + ni, na, pr->st);
+    const double t1 = cz_gpu_now_ms_();
+    if (!rc) rc = fold_cols(&x, 0, ni, pr->d_lhc_in, 0);
+    if (!rc) rc = fold_cols(&x, ni, ncols, d_l, 1);
+    const double t2 = cz_gpu_now_ms_();
+    if (!rc) rc = msm_host(&s_after, d_l, d_s, rho + ni, na, pr->st);
+    if (!rc) rc = msm_host(&s_in, pr->d_lhc_in, d_s, rho, ni, pr->st);
+    if (!rc) rc = msm_host(&s_h, pr->d_lh, d_s, u, rows, pr->st);
+    int bad = 0;
+    if (!rc) { /* s_before - s_after + s_in = s_h */
+        cz_g1_jac l;
+        cz_g1_jac_neg(&l, &s_after);
+        cz_g1_jac_add(&l, &l, &s_before);
+        cz_g1_jac_add(&l, &l, &s_in);
+        bad = !cz_g1_jac_equal(&l, &s_h);
+    }
+    const double t3 = cz_gpu_now_ms_();
+    free(x.rec), free(x.ptr), free(rho), free(u);
+    cz_gpu_free(x.d_rec), cz_gpu_free(x.d_t), cz_gpu_free(x.d_x), cz_gpu_free(x.d_ptr), cz_gpu_free(d_s);
+    csc_free(&t);
+    const size_t l0 = strlen(pr->lag_note);
+    if (!rc && !bad) {
+        snprintf(pr->lag_note + l0, sizeof pr->lag_note - l0,
+                 "; C (%llu terms) folded into L in %.1f s, checked in %.1f s, Lh freed", (unsigned long long)nnz,
+                 (t2 - t1) / 1e3, (t3 - t2 + t1 - t0) / 1e3);
+        cz_gpu_free(pr->d_lh);
+        pr->d_lh = NULL;
+        pr->used -= pr->n * sizeof(cz_g1_affine);
+        pr->fold = 1;
+        pr->fold_ms = cz_gpu_now_ms_() - t0;
+        return 0;
+    }
+    /* not folded: L back from the params, Lh and c's split kept */
+    if (!rc) {
+        snprintf(pr->lag_note + l0, sizeof pr->lag_note - l0, "; C's fold into L failed its check: L restored, not folded");
+        if (na) rc = cz_gpu_memcpy_htod(d_l, p->l, na * sizeof(cz_g1_affine));
+    }
+    if (pr->d_lhc_in) pr->used -= (ni ? ni : 1) * sizeof(cz_g1_affine);
+    cz_gpu_free(pr->d_lhc_in);
+    pr->d_lhc_in = NULL;
+    pr->fold = 0;
+    return rc;
+}
