@@ -131,20 +131,24 @@ extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_
 /* The Lagrange-form H's C term folded into L (prover_fold.c): for every variable j, LhC_j = sum_i C_ij Lh_i. One
  * term a thread first (lf_terms: t[k] = +-c_k Lh[row_k], the coefficient split as g1ntt_mul takes it), then the
  * column sums: an aux column a thread (lf_aux: L'_j = L_j - sum, its columns are short), an input column a block
- * (lf_in: the ONE column of a 32 GiB PoRep holds ~0.5 M terms). A term record is 10 words: the row, the sign (1:
- * negate) and the 8 words of the split |c|. */
+ * (lf_in: the ONE column of a 32 GiB PoRep holds ~0.5 M terms). A term record is 12 words: the row, the sign (1:
+ * negate), the 8 words of the split |c| and the term's slot in t (the host orders the records by |c|'s length, so a
+ * warp's double-and-add chains are of one length: 89 % of a PoRep's C terms are +-1, most others powers of 2). */
 static __global__ void lf_terms(g1x *t, const uint32_t *rec, size_t m, const cz_daff<cz_dfp> *lh, const cz_dfp beta) {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= m) return;
-    const uint32_t *r = rec + 10 * k;
+    const uint32_t *r = rec + 12 * k;
     const cz_daff<cz_dfp> a = cz_ec_ld_aff(lh + r[0]);
     g1x p = g1x::inf();
     if (!a.is_inf()) {
         p.x = a.x, p.y = a.y, p.zz = p.zzz = cz_dfp::one();
-        p = g1ntt_mul(p, r + 2, beta);
+        bool one = r[2] == 1;
+#pragma unroll
+        for (int i = 3; i < 10; i++) one = one && r[i] == 0;
+        if (!one) p = g1ntt_mul(p, r + 2, beta);
         if (r[1]) p.y = p.y.neg();
     }
-    cz_ec_st(t + k, p);
+    cz_ec_st(t + r[10], p);
 }
 
 /* x[j] = L[j] - sum of t over [ptr[j], ptr[j + 1]) for j < cols */

@@ -21,8 +21,8 @@ int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_tw, const v
 int cz_gpu_hl_prescale_(void *d_x, const void *d_h, const uint32_t *d_ks, unsigned kstride, size_t n,
                         const void *beta_mont, void *stream);
 int cz_gpu_hl_affine_(void *d_out, const void *d_x, size_t n, void *stream);
-/* The C term's fold into L (g1_ntt.cu, prover_fold.c): d_t[k] = +-c_k Lh[row_k] (xyzz) for the m term records at
- * d_rec (10 words each: row, sign, the 8 words of |c_k| split as above); then, over cols columns whose terms are
+/* The C term's fold into L (g1_ntt.cu, prover_fold.c): d_t[s_k] = +-c_k Lh[row_k] (xyzz) for the m term records at
+ * d_rec (12 words each: row, sign, the 8 words of |c_k| split as above, the slot s_k, one unused); then, over cols columns whose terms are
  * d_t[d_ptr[j] .. d_ptr[j + 1]), d_x[j] = d_l[j] - their sum (aux columns, d_l the L points) or, d_l NULL, their sum
  * (input columns, a block each). Queued on stream. */
 int cz_gpu_lf_terms_(void *d_t, const uint32_t *d_rec, size_t m, const void *d_lh, const void *beta_mont,
