@@ -117,8 +117,11 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
  * it, and create() takes it when the prover fits resident with its bases (+n 96 bytes; Lc replaces H, Lh is new)
  * and their build's scratch (n 336 bytes for the build only). The bases are built on the device from H at
  * creation (cz_gpu_h_lagrange_bases: ~8 minutes for a 32 GiB PoRep on an H200). Each start() then runs 4 NTTs
- * instead of 6, an MSM of n points over Lc instead of n - 1 over H, and c = a b over Lh mostly by batch additions.
- * The proofs are the same bytes. */
+ * instead of 6 and an MSM of n points over Lc instead of n - 1 over H. C's term, sum_i c_i Lh_i with c = C w, is
+ * folded into L at creation (prover_fold.c; L - C^T Lh over the aux, a small MSM of the inputs' part a partition;
+ * Lh freed, so the prover then holds the H form's memory); CZ_GPU_PROVER_LAG_FOLD=0 keeps Lh and sums c = a b over
+ * it each partition, mostly by batch additions. The proofs are the same bytes for a witness that satisfies the
+ * circuit (cz_gpu_prove_stats.lag_fold: h_msm and l_msm then differ from the CPU's by the same point). */
 int cz_gpu_prover_lagrange(const cz_gpu_prover *pr);
 /* The process-wide switch for the provers created after it (the daemon's gpus.h_lagrange): on, and the directory
  * of the bases' cache (NULL or "": none, each creation builds them). A file there per H (2 n 96 bytes + 64: 25.8 GB

@@ -102,7 +102,8 @@ struct cz_gpu_prover {
      * (cz_gpu_h_lagrange_bases; a synthetic prover draws them at random). start() runs y = A_coset B_coset (4 NTTs
      * instead of the H pipeline's 6), one MSM of y over Lc, and c = a b over Lh split by value (prover_run.c
      * run_c): its ones, minus ones and twos by batch addition, the rest in the shared tail MSM. d_cbm: c's three
-     * bitmaps (2 ceil(n / 64) u32 words each), d_ccnt its counts and offsets. +n 96 bytes of bases. */
+     * bitmaps (2 ceil(n / 64) u32 words each), d_ccnt its counts and offsets. +n 96 bytes of bases (until the fold
+     * below frees Lh, and with it c's buffers). */
     int lag;
     double lag_ms;     /* the bases' build or load, with their check, at creation */
     int lag_src;       /* 1: loaded from the cache (prover_lag.c), 0: built */
