@@ -262,7 +262,9 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
         return 0;
     }
     /* not folded: L back from the params, Lh and c's split kept */
-    if (!rc) {
+    if (!rc && na && !p->l) { /* nothing to restore L from (cz_bench_fold) */
+        rc = cz_error(CZ_EVERIFY, "C's fold into L failed its check");
+    } else if (!rc) {
         snprintf(pr->lag_note + l0, sizeof pr->lag_note - l0, "; C's fold into L failed its check: L restored, not folded");
         if (na) rc = cz_gpu_memcpy_htod(d_l, p->l, na * sizeof(cz_g1_affine));
     }

@@ -41,6 +41,7 @@
 #include "groth16/verify.h"
 #include "r1cs/cs.h"
 #include "gpu_circuit.h"
+#include "gpu_knobs.h"
 #include "testutil.h"
 
 static cz_rng rng;
@@ -631,7 +632,9 @@ static void test_scratch_grow(void) {
     CHECK(cz_gpu_scratch_grow_(&p, &cap, MiB) == 0 && cap == MiB); /* freed by the next growth */
     CHECK(cz_gpu_mem_info(&fr, &tot) == 0);
     const size_t want = 512 * MiB + 32 * MiB;
-    if (fr + MiB > want && cz_gpu_malloc(&ballast, fr + MiB - want) == 0) {
+    if (under_sanitizer()) { /* its out-of-memory calls would count as the tool's errors */
+        printf("scratch allocator: the short-of-memory cases left out under compute-sanitizer\n");
+    } else if (fr + MiB > want && cz_gpu_malloc(&ballast, fr + MiB - want) == 0) {
         CHECK(cz_gpu_scratch_grow_(&p, &cap, 1200 * MiB) == CZ_ENOMEM && p == NULL && cap == 0);
         CHECK(cz_gpu_scratch_grow_(&p, &cap, 256 * MiB) == 0 && cap == 256 * MiB); /* from nothing: exact */
         CHECK_MSG(cz_gpu_scratch_grow_(&p, &cap, 512 * MiB) == 0 && cap == 512 * MiB,
