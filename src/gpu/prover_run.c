@@ -578,10 +578,6 @@ static int run_c(cz_gpu_prover *pr, const cz_fr *c, cz_g1_jac *ans, cz_gpu_prove
     return rc;
 }
 
-#ifdef CZ_GPU_HAVE_G2_MSM
-/* B_G2 on the device on stream sm, from B's classification: ones (bitmap) and offs (tail offsets; its
- * [groups] entry = tail), a tail area tbuf of cap bytes. 0/1 split when the tail with its 192-byte bases
- * fits, else one full MSM (its scalars gathered into tbuf, which must then hold 32 B per B position). */
 /* The Lagrange-form H with C's term folded into L (prover_fold.c): what remains of c's sum is the inputs' part,
  * sum_{j < ni} w_j LhC_j, queued as a part of the tail batch (empty when this runs; one MSM of its own if it does
  * not fit the tail buffer). */
@@ -604,6 +600,10 @@ static int lag_inputs(cz_gpu_prover *pr, cz_g1_jac *ans, cz_gpu_prove_stats *st,
     return cz_gpu_g1_msm(ans, pr->d_lhc_in, pr->d_w, ni, pr->st);
 }
 
+#ifdef CZ_GPU_HAVE_G2_MSM
+/* B_G2 on the device on stream sm, from B's classification: ones (bitmap) and offs (tail offsets; its
+ * [groups] entry = tail), a tail area tbuf of cap bytes. 0/1 split when the tail with its 192-byte bases
+ * fits, else one full MSM (its scalars gathered into tbuf, which must then hold 32 B per B position). */
 static int b_g2_on(const cz_gpu_prover *pr, cz_g2_jac *ans, const uint32_t *ones, const uint32_t *offs, uint8_t *tbuf,
                    size_t cap, uint64_t tail, int full, void *sm) {
     const uint64_t len = pr->len[Q_B];
