@@ -126,8 +126,6 @@ static unsigned make_rec(uint32_t *rec, uint32_t row, const cz_fr *v, uint32_t s
     return b0 > b1 ? b0 : b1;
 }
 
-/* the columns [j0, j1) of t into dst (affine, dst[j - j0]): L - their sums when l (the L points of those columns,
- * in place: l == dst), their sums otherwise */
 typedef struct {
     cz_gpu_prover *pr;
     const cz_csr *c;
@@ -141,6 +139,8 @@ typedef struct {
     cz_fp beta;
 } fold_ctx;
 
+/* the columns [j0, j1) of C into dst, chunk by chunk: aux columns (aux: dst is L, indexed from column ni) become
+ * L_j - their sums, in place; input columns their sums (dst: LhC's input points) */
 static int fold_cols(fold_ctx *x, uint64_t j0, uint64_t j1, void *dst, int aux) {
     const csc *t = x->t;
     while (j0 < j1) {
