@@ -453,14 +453,15 @@ static void test_lagrange_cache(const circuit *tc, const cz_groth16_params *p, c
 
 /* A circuit whose c = (A w)(B w) takes every class of the Lagrange form's split, over bits x, y (random 0 / 1 free
  * aux values): (x + y) 1 = 0, 1 or 2; (-x) y = 0 or -1; x y = 0 or 1; and in other_pm per mille of the rows
- * (r x + 1) 1 with r a random coefficient, an other value. */
+ * (r x + 1 + in) 1 = p + 1 + in with r a random coefficient, p = r x, an other value: C then has terms in the input
+ * columns (ONE and the input in), which C's fold puts in its inputs' part (prover_fold.c d_lhc_in). */
 static int build_cmix(cz_rng *rng, circuit *tc, size_t nfree, size_t nc, unsigned other_pm) {
     cz_cs *cs;
     if (cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS)) return -1;
     cz_var *vars = malloc(nfree * sizeof *vars);
     cz_fr *vals = malloc(nfree * sizeof *vals), in;
     cz_fr_random(&in, rng);
-    cz_cs_alloc_input(cs, &in);
+    const cz_var vin = cz_cs_alloc_input(cs, &in);
     for (size_t i = 0; i < nfree; i++) {
         vals[i] = cz_rng_next(rng) & 1 ? CZ_FR_ONE_V : CZ_FR_ZERO_V;
         vars[i] = cz_cs_alloc(cs, &vals[i]);
@@ -489,9 +490,11 @@ static int build_cmix(cz_rng *rng, circuit *tc, size_t nfree, size_t nc, unsigne
             cz_fr_random(&cf, rng);
             cz_lc_add(cs, &lc[0], vars[f], &cf);
             cz_lc_add(cs, &lc[0], CZ_CS_ONE, NULL);
+            cz_lc_add(cs, &lc[0], vin, NULL);
             cz_lc_add(cs, &lc[1], CZ_CS_ONE, NULL);
             cz_fr_mul(&pv, &cf, &vals[f]);
-            cz_fr_add(&pv, &pv, &CZ_FR_ONE_V);
+            cz_lc_add(cs, &c, CZ_CS_ONE, NULL);
+            cz_lc_add(cs, &c, vin, NULL);
         }
         cz_var pvar = cz_cs_alloc(cs, &pv);
         cz_lc_add(cs, &c, pvar, NULL);
@@ -512,6 +515,9 @@ static void test_lagrange_cmix(void) {
     for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++) {
         circuit tc;
         CHECK(build_cmix(&rng, &tc, sz[i][0], sz[i][1], (unsigned)sz[i][2]) == 0);
+        uint64_t cin = 0; /* C's terms in input columns: C's fold's inputs' part must be nonzero to be tested */
+        for (uint64_t k = 0; k < cz_r1cs_nnz(&tc.r.c); k++) cin += tc.r.c.col[k] < tc.r.num_inputs;
+        CHECK_MSG(!sz[i][2] || cin > 0, "cmix circuit %zu: no C term in an input column", i);
         cz_groth16_toxic tox;
         cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
         cz_groth16_params p;
