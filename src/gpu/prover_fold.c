@@ -211,7 +211,8 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     if (!rc) rc = cz_gpu_malloc(&x.d_x, x.cap * sizeof(cz_g1_xyzz));
     if (!rc) rc = cz_gpu_malloc(&x.d_ptr, (x.cap + 1) * 8);
     /* the check's scalars: rho per column (random), u = C rho per row */
-    const size_t sn = na > rows ? (na > ni ? na : ni) : (rows > ni ? rows : ni);
+    size_t sn = na > rows ? na : rows; /* the longest of rho's aux part, rho's inputs part and u */
+    if (sn < ni) sn = ni;
     cz_fr *rho = malloc((ncols ? ncols : 1) * sizeof *rho), *u = malloc((rows ? rows : 1) * sizeof *u);
     void *d_s = NULL;
     if (!rc && (!rho || !u)) rc = cz_error(CZ_ENOMEM, "C's fold: the check's scalars");
@@ -258,7 +259,6 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
         pr->d_lh = NULL;
         pr->used -= pr->n * sizeof(cz_g1_affine);
         pr->fold = 1;
-        pr->fold_ms = cz_gpu_now_ms_() - t0;
         return 0;
     }
     /* not folded: L back from the params, Lh and c's split kept */

@@ -114,7 +114,6 @@ struct cz_gpu_prover {
      * aux, d_lhc_in LhC's ni input points (a small MSM beside the queries' tails, subtracted from H's sum), d_lh
      * and c's buffers are gone, and start() computes neither c nor its split. */
     int fold;
-    double fold_ms;
     cz_g1_affine *d_lhc_in;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
