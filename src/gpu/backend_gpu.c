@@ -312,7 +312,7 @@ static void gpu_host_free(cz_backend *b, void *p) {
 
 static uint64_t gpu_host_bytes(cz_backend *b) {
     (void)b;
-    return atomic_load(&g_host_bytes);
+    return atomic_load(&g_host_bytes) + cz_gpu_prover_transient_host_bytes();
 }
 
 /* After a failed start(): a broken context (a sticky CUDA error) loses the device. Its residents stay in

@@ -161,6 +161,11 @@ int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr);
  * prover's base copies. Not the host bases it page-locks in place (the caller's memory) nor start()'s two
  * 8 MiB upload chunks. The daemon counts them in its memory budget (cz_backend.host_bytes). */
 size_t cz_gpu_prover_host_bytes(const cz_gpu_prover *pr);
+/* Host bytes the creations under way hold for the while (all provers together): a Lagrange-form prover's fold of
+ * C into L (C by column, its term records and the check's chunk: ~3.2 GB for a 32 GiB PoRep), from before it
+ * allocates them until it has freed them. The daemon counts them in its memory budget beside
+ * cz_gpu_prover_host_bytes. */
+uint64_t cz_gpu_prover_transient_host_bytes(void);
 /* Device bytes create() computed: resident = everything on the device; streamed = without the bases, with the
  * staging chosen; streamed_min = the same at the smallest chunks (the least a streamed prover can run in).
  * The resident figure is always set; the streamed ones only when create() considered streaming (0 otherwise). */

@@ -36,6 +36,8 @@
 #include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
 #include "gpu/prover_internal.h"
+#include "gpu/prover_priv.h"
+#include "groth16/h_lagrange.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verify.h"
@@ -328,6 +330,60 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
     prove_both_st(tc, p, pvk, gp, what, NULL);
 }
 
+/* The points C's fold leaves on the device (prover_fold.c), downloaded: LhC's input points, then L' (nc points) */
+static cz_g1_affine *fold_points(const cz_gpu_prover *gp, size_t ni, size_t na) {
+    cz_g1_affine *v = malloc((ni + na + 1) * sizeof *v);
+    CHECK(v && gp->d_lhc_in && gp->d_q[Q_L] && !gp->d_lh);
+    if (!v || !gp->d_lhc_in || !gp->d_q[Q_L] || cz_gpu_memcpy_dtoh(v, gp->d_lhc_in, ni * sizeof *v) ||
+        cz_gpu_memcpy_dtoh(v + ni, gp->d_q[Q_L], na * sizeof *v)) {
+        CHECK_MSG(0, "C's fold's points: %s", cz_error_message());
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* C's fold point by point: dev (fold_points) against L - C^T Lh over the aux columns and C^T Lh over the input
+ * columns, computed here from lh (an unfolded prover's Lh, the same build: cz_gpu_h_lagrange_bases is checked
+ * against the CPU's in test_gpu_g1_ntt) by one scalar multiplication a term, by column; every point's bytes. */
+static void check_fold_points(const cz_g1_affine *dev, const cz_g1_affine *lh, const cz_groth16_params *p,
+                              const cz_r1cs *r, const char *name) {
+    const size_t ni = r->num_inputs, na = r->num_aux, nc = ni + na, nnz = cz_r1cs_nnz(&r->c);
+    uint64_t *ptr = calloc(nc + 1, sizeof *ptr), *at = malloc(nnz * sizeof *at);
+    cz_g1_affine *want = malloc(nc * sizeof *want);
+    CHECK(ptr && at && want && na == p->l_len);
+    if (!ptr || !at || !want || na != p->l_len) goto out;
+    for (size_t k = 0; k < nnz; k++) ptr[r->c.col[k] + 1]++;
+    for (size_t j = 0; j < nc; j++) ptr[j + 1] += ptr[j];
+    for (uint64_t i = 0; i < r->c.rows; i++) /* at: C's terms by column, as (row << 32 | position) */
+        for (uint64_t k = r->c.row_ptr[i]; k < r->c.row_ptr[i + 1]; k++) at[ptr[r->c.col[k]]++] = i << 32 | k;
+    for (size_t j = nc; j > 0; j--) ptr[j] = ptr[j - 1];
+    ptr[0] = 0;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (size_t j = 0; j < nc; j++) {
+        cz_g1_jac acc, t;
+        cz_g1_jac_set_infinity(&acc);
+        for (uint64_t q = ptr[j]; q < ptr[j + 1]; q++) {
+            cz_g1_jac_from_affine(&t, &lh[at[q] >> 32]);
+            cz_g1_mul(&t, &t, &r->c.val[at[q] & 0xffffffffu]);
+            cz_g1_jac_add(&acc, &acc, &t);
+        }
+        if (j >= ni) { /* L - LhC */
+            cz_g1_jac_neg(&acc, &acc);
+            cz_g1_jac_from_affine(&t, &p->l[j - ni]);
+            cz_g1_jac_add(&acc, &acc, &t);
+        }
+        cz_g1_to_affine(&want[j], &acc);
+    }
+    size_t bad = 0, first = nc;
+    for (size_t j = 0; j < nc; j++)
+        if (memcmp(&dev[j], &want[j], sizeof *dev)) bad++, first = first < j ? first : j;
+    CHECK_MSG(bad == 0, "%s: C's fold: %zu of %zu points differ from the host's (first: column %zu)", name, bad, nc, first);
+    printf("%s: C's fold: %zu points (%zu terms) equal the host's\n", name, nc, nnz);
+out:
+    free(ptr), free(at), free(want);
+}
+
 /* The H query in Lagrange form (CZ_GPU_PROVER_LAGRANGE=1, gpu_prover.h cz_gpu_prover_lagrange): a prover of p
  * for tcs[0]'s circuit with its bases built on the device from H, each of the k witnesses proved by it and by the
  * CPU (the same H sum, the same proof bytes). Counts c's two paths: split (batch additions + tail) or one MSM; with
@@ -335,7 +391,7 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
  * prover's device bytes (0 on failure). */
 static int lag_split, lag_full, lag_folded;
 static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
-                               const char *name, int fold) {
+                               const char *name, int fold, cz_g1_affine **pts) {
     static int calls;
     setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
     if (!fold) setenv("CZ_GPU_PROVER_LAG_FOLD", "0", 1);
@@ -347,6 +403,7 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     unsetenv("CZ_GPU_PROVER_LAGRANGE");
     unsetenv("CZ_GPU_BUILD_CHUNK");
     unsetenv("CZ_GPU_PROVER_LAG_FOLD");
+    *pts = NULL;
     CHECK_MSG(rc == 0, "Lagrange prover (%s): %s", name, cz_error_message());
     if (rc) return 0;
     CHECK_MSG(cz_gpu_prover_lagrange(gp) == 1, "%s: the prover did not take the Lagrange form", name);
@@ -354,6 +411,12 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     cz_gpu_prover_build_report(gp, rep, sizeof rep);
     CHECK_MSG(strstr(rep, "Lagrange") != NULL, "build report: %s", rep);
     CHECK_MSG(!strstr(rep, "folded into L") == !fold, "%s, fold %d: build report: %s", name, fold, rep);
+    /* the points the fold left (folded), or the Lh it would have folded (not) */
+    if (fold) *pts = fold_points(gp, tcs[0]->r.num_inputs, tcs[0]->r.num_aux);
+    else {
+        *pts = malloc(gp->n * sizeof **pts);
+        CHECK(*pts && gp->d_lh && cz_gpu_memcpy_dtoh(*pts, gp->d_lh, gp->n * sizeof **pts) == 0);
+    }
     for (int i = 0; i < k; i++) {
         cz_gpu_prove_stats st;
         char what[96];
@@ -371,10 +434,14 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     return bytes;
 }
 
-/* Both ways; the fold frees Lh (n points) for ni input points. */
+/* Both ways; the fold frees Lh (n points) for ni input points, and its points equal the host's (check_fold_points). */
 static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
                            const char *name) {
-    const size_t folded = prove_lagrange_f(tcs, k, p, pvk, name, 1), kept = prove_lagrange_f(tcs, k, p, pvk, name, 0);
+    cz_g1_affine *lhc = NULL, *lh = NULL;
+    const size_t folded = prove_lagrange_f(tcs, k, p, pvk, name, 1, &lhc);
+    const size_t kept = prove_lagrange_f(tcs, k, p, pvk, name, 0, &lh);
+    if (lhc && lh) check_fold_points(lhc, lh, p, &tcs[0]->r, name);
+    free(lhc), free(lh);
     cz_domain d;
     CHECK(cz_domain_for_size(&d, tcs[0]->r.num_rows) == 0);
     const size_t want = (d.n - tcs[0]->r.num_inputs) * sizeof(cz_g1_affine);

@@ -2,7 +2,8 @@
  * the Lagrange bases (8 minutes at 32 GiB): records the circuit's R1CS, draws Lh (n points) and L (num_aux points) as
  * k G with random 64-bit k on the device, and runs the fold with its check on a bare prover. Prints the fold's
  * report ("C (...) by column in, folded into L in, checked in") and its wall time; exit 1 when the fold fails or
- * its check does. usage: cz_bench_fold [circuit id (default porep-32g)] */
+ * its check does, and the fold's peak host memory above what was resident before it (/proc/self: the peak reset
+ * through clear_refs). usage: cz_bench_fold [circuit id (default porep-32g)] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,17 @@
 #include "gpu/prover_priv.h"
 #include "poly/ntt.h"
 #include "util/rng.h"
+
+/* a figure of /proc/self/status in kB (VmRSS:, VmHWM:), -1 when unreadable */
+static double proc_kb(const char *key) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key))) v = atof(line + strlen(key));
+    if (f) fclose(f);
+    return v;
+}
 
 /* d[i] = k_i G, i < count, k_i random below 2^64 */
 static int draw_points(cz_g1_affine *d, size_t count, uint64_t seed, void *st) {
@@ -82,11 +94,19 @@ int main(int argc, char **argv) {
     if (!rc) printf("points drawn in %.1f s\n", (cz_gpu_now_ms_() - t0) / 1e3);
     cz_groth16_params p;
     memset(&p, 0, sizeof p); /* no L to restore: a failed check is an error here */
+    /* the fold's host memory: the peak resident set from here on, less what is resident now */
+    FILE *cr = fopen("/proc/self/clear_refs", "w");
+    const int peak_reset = cr && fputs("5", cr) >= 0;
+    if (cr) fclose(cr);
+    const double rss0 = proc_kb("VmRSS:");
     t0 = cz_gpu_now_ms_();
     if (!rc) rc = cz_gpu_prover_lag_fold_(pr, &p, &r);
     const double ms = cz_gpu_now_ms_() - t0;
     if (rc) fprintf(stderr, "fold: %s\n", cz_error_message());
     printf("fold: %s in %.1f s%s\n", rc ? "failed" : pr->fold ? "done" : "refused", ms / 1e3, pr->lag_note);
+    if (peak_reset && rss0 > 0)
+        printf("fold: host memory %.2f GB at its peak above the %.2f GB resident before it\n",
+               (proc_kb("VmHWM:") - rss0) * 1024 / 1e9, rss0 * 1024 / 1e9);
     const int ok = !rc && pr->fold;
     cz_gpu_prover_destroy(pr);
     cz_r1cs_free(&r);
