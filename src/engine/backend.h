@@ -68,7 +68,7 @@ typedef struct cz_backend {
     void (*host_free)(struct cz_backend *b, void *p);
     /* Optional (GPU backends): host bytes the backend holds of its own beside the SRS it was handed, all devices
      * together (page-locked: a prover's matrices in host memory, its staging buffers; for the while: a Lagrange-form
-     * prover's fold of C into L at its creation, ~3.2 GB at 32 GiB). The engine counts them in
+     * prover's fold of C into L at its creation, ~3.5 GB at 32 GiB). The engine counts them in
      * memory.total_budget with its staging buffers; called under the engine's lock, so it must not block. NULL: 0. */
     uint64_t (*host_bytes)(struct cz_backend *b);
     /* Optional (GPU backends): fixed-base products for seeded setups (groth16/setup.h) on the backend's first

@@ -17,7 +17,7 @@
  *     sum_aux rho_j L_j - sum_aux rho_j L'_j + sum_in rho_j LhC_j = sum_i u_i Lh_i,
  * four MSMs (the first before the fold); rho_j is a hash of (seed, j) from the OS's random seed, 254 bits, so a miss
  * has probability ~2^-254, and neither rho nor u is held whole in host memory (they go to the device a chunk at a
- * time): a fold holds C by column (~2.8 GB at 32 GiB) and its chunks, ~3.2 GB in all, in the daemon's budget while
+ * time): a fold holds C by column (~2.8 GB at 32 GiB) and its chunks, ~3.5 GB in all, in the daemon's budget while
  * it runs (cz_gpu_prover_transient_host_bytes). A prover whose fold fails the check gets L back
  * from the params and keeps Lh and c's per-partition split (the note in its build report says so). */
 #include <omp.h>

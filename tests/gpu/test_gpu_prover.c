@@ -379,7 +379,7 @@ static void check_fold_points(const cz_g1_affine *dev, const cz_g1_affine *lh, c
     for (size_t j = 0; j < nc; j++)
         if (memcmp(&dev[j], &want[j], sizeof *dev)) bad++, first = first < j ? first : j;
     CHECK_MSG(bad == 0, "%s: C's fold: %zu of %zu points differ from the host's (first: column %zu)", name, bad, nc, first);
-    printf("%s: C's fold: %zu points (%zu terms) equal the host's\n", name, nc, nnz);
+    if (!bad) printf("%s: C's fold: %zu points (%zu terms) equal the host's\n", name, nc, nnz);
 out:
     free(ptr), free(at), free(want);
 }
@@ -405,6 +405,8 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     unsetenv("CZ_GPU_PROVER_LAG_FOLD");
     *pts = NULL;
     CHECK_MSG(rc == 0, "Lagrange prover (%s): %s", name, cz_error_message());
+    CHECK_MSG(cz_gpu_prover_transient_host_bytes() == 0, "%s: %llu host bytes still counted for the fold", name,
+              (unsigned long long)cz_gpu_prover_transient_host_bytes());
     if (rc) return 0;
     CHECK_MSG(cz_gpu_prover_lagrange(gp) == 1, "%s: the prover did not take the Lagrange form", name);
     char rep[1200];
@@ -458,6 +460,7 @@ static void test_fold_corrupt(const circuit *tc, const cz_groth16_params *p, con
     unsetenv("CZ_GPU_PROVER_LAGRANGE");
     unsetenv("CZ_GPU_LAG_FOLD_CORRUPT");
     CHECK_MSG(rc == 0, "Lagrange prover, a corrupt fold: %s", cz_error_message());
+    CHECK(cz_gpu_prover_transient_host_bytes() == 0);
     if (rc) return;
     char rep[1200];
     cz_gpu_prover_build_report(gp, rep, sizeof rep);
