@@ -146,6 +146,10 @@ if [ "${LAGRANGE:-0}" = 1 ]; then
     echo "== Lagrange H: $nl of $nb provers ($nc with their bases from the cache)"
     grep -o "H in Lagrange form[^;]*" "$tmp/cuzk.log" | sed 's/^/   /'
     [ "$nb" -gt 0 ] && [ "$nl" = "$nb" ] || { echo "a prover did not take the Lagrange form"; rc=1; }
+    # and C's fold into L (on unless CZ_GPU_PROVER_LAG_FOLD=0)
+    nf=$(grep -c "prover for .* built.*folded into L" "$tmp/cuzk.log")
+    echo "== C folded into L: $nf of $nb provers"
+    [ "${CZ_GPU_PROVER_LAG_FOLD:-1}" = 0 ] || [ "$nf" = "$nb" ] || { echo "a prover did not fold C into L"; rc=1; }
     # LAGRANGE_CACHED=1 (a second run on DIR's cache): every prover must have loaded its bases
     [ "${LAGRANGE_CACHED:-0}" = 1 ] && [ "$nc" != "$nb" ] && { echo "a prover did not load its bases from the cache"; rc=1; }
 fi

@@ -19,7 +19,10 @@
  * has probability ~2^-254, and neither rho nor u is held whole in host memory (they go to the device a chunk at a
  * time): a fold holds C by column (~2.8 GB at 32 GiB) and its chunks, ~3.5 GB in all, in the daemon's budget while
  * it runs (cz_gpu_prover_transient_host_bytes). A prover whose fold fails the check gets L back
- * from the params and keeps Lh and c's per-partition split (the note in its build report says so). */
+ * from the params and keeps Lh and c's per-partition split (the note in its build report says so).
+ * Test knobs: CZ_GPU_LAG_FOLD_CORRUPT=k flips the sign of the k-th term by column (the check must refuse the fold),
+ * CZ_GPU_LAG_FOLD_CHUNK=terms caps a chunk below its 2^22 (raised to the longest column), so that a test's C takes
+ * several chunks and the host prepares one while the device folds another. */
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -143,7 +146,7 @@ typedef struct {
     uint64_t (*hist)[FOLD_BINS]; /* the counting sort's, one row a thread */
     int nt, pinned;
     void *d_rec, *d_t, *d_x, *d_ptr;
-    uint64_t cap;
+    uint64_t cap, chunks; /* chunks: how many fold_cols ran */
     long corrupt; /* CZ_GPU_LAG_FOLD_CORRUPT (tests): the term of that position by column gets the wrong sign */
     cz_fp beta;
 } fold_ctx;
@@ -156,7 +159,7 @@ static uint64_t fold_prep(fold_ctx *x, int b, uint64_t j0, uint64_t j1, uint64_t
     uint64_t e = j0 + 1;
     while (e < j1 && e - j0 < x->cap && t->ptr[e + 1] - t->ptr[j0] <= x->cap) e++;
     const uint64_t k0 = t->ptr[j0], m = t->ptr[e] - k0, cols = e - j0;
-    const int nt = m >= 65536 ? x->nt : 1;
+    const int nt = m >= 4096 ? x->nt : 1;
     uint32_t *rec = x->rec[b];
 #pragma omp parallel num_threads(nt)
     {
@@ -201,6 +204,7 @@ static int fold_cols(fold_ctx *x, uint64_t j0, uint64_t j1, void *dst, int aux) 
         cz_g1_affine *out = (cz_g1_affine *)dst + (j0 - (aux ? x->pr->ni : 0));
         if (!rc) rc = cz_gpu_lf_sums_(x->d_x, x->d_t, x->d_ptr, cols, aux ? out : NULL, st);
         if (!rc) rc = cz_gpu_hl_affine_(out, x->d_x, cols, st);
+        x->chunks++;
         j0 = e;
         uint64_t m2 = 0;
         const uint64_t e2 = !rc && j0 < j1 ? fold_prep(x, b ^ 1, j0, j1, &m2) : j0;
@@ -289,6 +293,8 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     memset(&x, 0, sizeof x);
     x.pr = pr, x.c = &r->c, x.t = &t;
     x.cap = (uint64_t)1 << 22;
+    const char *ch = getenv("CZ_GPU_LAG_FOLD_CHUNK"); /* tests: small chunks, so that a small C takes several */
+    if (ch && atol(ch) > 0) x.cap = (uint64_t)atol(ch);
     if (x.cap > most) x.cap = most ? most : 1;
     if (x.cap < t.longest) x.cap = t.longest;
     const char *cor = getenv("CZ_GPU_LAG_FOLD_CORRUPT");
@@ -362,8 +368,9 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     const size_t l0 = strlen(pr->lag_note);
     if (!rc && !bad) {
         snprintf(pr->lag_note + l0, sizeof pr->lag_note - l0,
-                 "; C (%llu terms) by column in %.1f s, folded into L in %.1f s, checked in %.1f s, Lh freed",
-                 (unsigned long long)nnz, (tt - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2 + t1 - tt) / 1e3);
+                 "; C (%llu terms) by column in %.1f s, folded into L in %.1f s (%llu chunks), checked in %.1f s, Lh "
+                 "freed", (unsigned long long)nnz, (tt - t0) / 1e3, (t2 - t1) / 1e3, (unsigned long long)x.chunks,
+                 (t3 - t2 + t1 - tt) / 1e3);
         cz_gpu_free(pr->d_lh);
         pr->d_lh = NULL;
         pr->used -= pr->n * sizeof(cz_g1_affine);

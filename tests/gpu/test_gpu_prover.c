@@ -398,11 +398,16 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     /* every other prover copies H (the build's and the check's source) through small pinned chunks, ending
      * mid-chunk: a wrong copy builds wrong bases that pass the check against it, and the proofs differ */
     if (calls++ & 1) setenv("CZ_GPU_BUILD_CHUNK", "4160", 1);
+    /* and every other folded prover takes C in chunks of ~250 terms (several per fold, the host preparing the next
+     * while the device folds one), the others in one */
+    const int chunked = fold && (calls & 2);
+    if (chunked) setenv("CZ_GPU_LAG_FOLD_CHUNK", "257", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create(&gp, 0, p, &tcs[0]->r, 0);
     unsetenv("CZ_GPU_PROVER_LAGRANGE");
     unsetenv("CZ_GPU_BUILD_CHUNK");
     unsetenv("CZ_GPU_PROVER_LAG_FOLD");
+    unsetenv("CZ_GPU_LAG_FOLD_CHUNK");
     *pts = NULL;
     CHECK_MSG(rc == 0, "Lagrange prover (%s): %s", name, cz_error_message());
     CHECK_MSG(cz_gpu_prover_transient_host_bytes() == 0, "%s: %llu host bytes still counted for the fold", name,
@@ -413,6 +418,16 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     cz_gpu_prover_build_report(gp, rep, sizeof rep);
     CHECK_MSG(strstr(rep, "Lagrange") != NULL, "build report: %s", rep);
     CHECK_MSG(!strstr(rep, "folded into L") == !fold, "%s, fold %d: build report: %s", name, fold, rep);
+    if (fold) { /* "folded into L in T s (K chunks)": the inputs' one and the aux columns' one, or more chunked */
+        const char *at = strstr(rep, " chunks), checked");
+        const char *k = at ? at : rep;
+        while (k > rep && k[-1] >= '0' && k[-1] <= '9') k--;
+        const unsigned long nk = at ? strtoul(k, NULL, 10) : 0;
+        const uint64_t nnz = cz_r1cs_nnz(&tcs[0]->r.c);
+        CHECK_MSG(at && (chunked ? nnz < 6 * 257 || nk >= 3 : nk == 2), "%s: %lu chunks for %llu terms (%s)", name, nk,
+                  (unsigned long long)nnz, rep);
+        if (chunked) printf("%s: C's %llu terms folded in %lu chunks\n", name, (unsigned long long)nnz, nk);
+    }
     /* the points the fold left (folded), or the Lh it would have folded (not) */
     if (fold) *pts = fold_points(gp, tcs[0]->r.num_inputs, tcs[0]->r.num_aux);
     else {
