@@ -37,7 +37,6 @@
 #include "gpu/gpu_prover.h"
 #include "gpu/prover_internal.h"
 #include "gpu/prover_priv.h"
-#include "groth16/h_lagrange.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verify.h"
