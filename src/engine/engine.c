@@ -349,8 +349,9 @@ static uint64_t min_idle_ms(const cz_engine *e, int prio) {
     return urgent(prio) ? 0 : e->cfg.eviction_min_idle_s * 1000;
 }
 
-/* Page-locked host memory outside the SRS: the prover workers' staging buffers and what the backend's provers
- * hold of their own (cz_backend.host_bytes: a GPU prover's matrices in host memory, 3.6-6.8 GB at 32 GiB). */
+/* Host memory outside the SRS: the prover workers' staging buffers and what the backend's provers hold of their
+ * own (cz_backend.host_bytes: a GPU prover's matrices in host memory, 3.6-6.8 GB at 32 GiB, page-locked; a
+ * Lagrange-form prover's fold at its creation, ~3.5 GB at 32 GiB, for the while). */
 static uint64_t backend_host(cz_engine *e) { return e->be.host_bytes ? e->be.host_bytes(&e->be) : 0; }
 static uint64_t locked_bytes(cz_engine *e) { return e->staged + backend_host(e); }
 
@@ -1678,8 +1679,9 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "# HELP cuzk_witness_staging_bytes Page-locked host buffers the prover workers copy witnesses into "
                "before the GPU's lock (counted in the memory budget).\n# TYPE cuzk_witness_staging_bytes gauge\n");
     fprintf(f, "cuzk_witness_staging_bytes %llu\n", (unsigned long long)st.staging_bytes);
-    fprintf(f, "# HELP cuzk_prover_host_bytes Page-locked host memory the provers hold of their own beside the "
-               "SRS (a GPU prover's matrices in host memory on a small card; counted in the memory budget).\n"
+    fprintf(f, "# HELP cuzk_prover_host_bytes Host memory the provers hold of their own beside the SRS (page-locked: "
+               "a GPU prover's matrices in host memory on a small card; for the while: a Lagrange-form GPU prover's "
+               "fold of C into L at its creation; counted in the memory budget).\n"
                "# TYPE cuzk_prover_host_bytes gauge\n");
     fprintf(f, "cuzk_prover_host_bytes %llu\n", (unsigned long long)st.backend_host_bytes);
     static const char *const forms[2] = {"dense", "compact"};

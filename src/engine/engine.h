@@ -120,7 +120,7 @@ typedef struct {
     uint64_t budget_total, budget_used; /* used: partitions in flight + loaded SRS + the SRS being loaded +
                                          * staging_bytes + backend_host_bytes */
     uint64_t staging_bytes;             /* the prover workers' page-locked witness staging buffers */
-    uint64_t backend_host_bytes;        /* page-locked host memory of the backend's provers (cz_backend.host_bytes) */
+    uint64_t backend_host_bytes;        /* host memory of the backend's provers (cz_backend.host_bytes) */
     uint64_t budget_peak;               /* the most budget_used has been since start */
     uint32_t srs_waiting;               /* queued jobs whose SRS load waits for memory (SRS_WAIT) */
     bool compact_witness;   /* synthesis.compact_witness in effect */

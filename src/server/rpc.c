@@ -320,7 +320,8 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         resp.total_proofs_completed = st.completed;
         resp.total_proofs_failed = st.failed;
         resp.uptime_seconds = st.uptime_ms / 1000;
-        /* cuzk leaves these 0; ours: the page-locked host memory (staging buffers, the provers' own), which counts
+        /* cuzk leaves these 0; ours: the page-locked host memory (staging buffers, the provers' own; while a
+         * Lagrange-form GPU prover is created, also its fold's ~3.5 GB at 32 GiB, most of it pageable), which counts
          * in memory.total_budget, and that budget as its limit */
         resp.pinned_memory_bytes = st.staging_bytes + st.backend_host_bytes;
         resp.pinned_memory_limit_bytes = st.budget_total;
