@@ -5,7 +5,8 @@
  * CZ_MIX_QUERIES=<circuit id> (e.g. porep-32g; the sector size's circuit) also records that circuit's R1CS and
  * prints the mix of the aux values each query takes (A: its density, B: its density, L: every aux), and
  * "mix_b p0 p1" / "mix_not_b p0 p1" (B's aux / the others) for cz_bench_prover's CZ_BENCH_MIX_B / CZ_BENCH_MIX
- * (the recording needs the R1CS's host memory: ~29 GB at 32 GiB).
+ * (the recording needs the R1CS's host memory: ~29 GB at 32 GiB). Also the share of batch additions that stored
+ * subset sums of k consecutive bases would leave (group_mix).
  * usage: cz_bench_porep_mix [sector_bytes (default 32 GiB)] [threads (default: all)] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,24 @@ static int query_mix(const char *id, const cz_fr *in, const cz_fr *aux, uint64_t
     return rc;
 }
 
+/* A lead for the bitmap batch additions (the L query's sum over the aux values that are 1): with the 2^k - 1 subset
+ * sums of each group of k consecutive bases stored beside them ((2^k - 1) / k times the points), a group whose 0 / 1
+ * pattern is not all zeros costs one addition instead of one per 1. Prints, for k = 2..4, the groups with a 1
+ * against the ones, over the aux in order (the other values go to the tail MSM either way). */
+static void group_mix(const cz_fr *aux, uint64_t naux, uint64_t ones) {
+    for (unsigned k = 2; k <= 4; k++) {
+        uint64_t groups = 0;
+        for (uint64_t g = 0; g + k <= naux; g += k) {
+            int any = 0;
+            for (unsigned q = 0; q < k && !any; q++) any = cz_fr_equal(&aux[g + q], &CZ_FR_ONE_V);
+            groups += (uint64_t)any;
+        }
+        printf("groups of %u: %llu with a 1, against %llu ones: %.3f of the additions, %.2fx the points\n", k,
+               (unsigned long long)groups, (unsigned long long)ones, ones ? (double)groups / ones : 0.0,
+               ((1u << k) - 1) / (double)k);
+    }
+}
+
 int main(int argc, char **argv) {
     uint64_t size = argc > 1 ? strtoull(argv[1], NULL, 0) : 34359738368ull;
     int threads = argc > 2 ? atoi(argv[2]) : 0;
@@ -140,6 +159,7 @@ int main(int argc, char **argv) {
         if (hist[b]) printf(" %u:%llu", b, (unsigned long long)hist[b]);
     printf("\n");
     printf("mix %u %u\n", (unsigned)(1000.0 * zeros / naux + 0.5), (unsigned)(1000.0 * ones / naux + 0.5));
+    group_mix(aux, naux, ones);
     const char *qid = getenv("CZ_MIX_QUERIES");
     const uint64_t all[3] = {zeros, ones, other};
     if (qid && *qid && query_mix(qid, in, aux, naux, all)) return 1;
