@@ -70,6 +70,29 @@ static int c_mix(const cz_r1cs *r, const cz_fr *in, const cz_fr *aux) {
     return 0;
 }
 
+/* A lead for the bitmap batch additions (a query's sum over the aux values that are 1): with the 2^k - 1 subset sums
+ * of each group of k consecutive bases stored beside them ((2^k - 1) / k times the points), a group whose 0 / 1
+ * pattern is not all zeros costs one addition instead of one per 1. Prints, for k = 2..4, the groups with a 1
+ * against the ones, over the query's aux in order (dens: its density bitmap, NULL: every aux, as L; the other
+ * values go to the tail MSM either way). */
+static void group_mix(const char *q, const cz_fr *aux, uint64_t naux, const uint64_t *dens) {
+    for (unsigned k = 2; k <= 4; k++) {
+        uint64_t groups = 0, ones = 0;
+        unsigned at = 0;
+        int any = 0;
+        for (uint64_t i = 0; i < naux; i++) {
+            if (dens && !cz_density_get(dens, i)) continue;
+            const int one = cz_fr_equal(&aux[i], &CZ_FR_ONE_V);
+            ones += (uint64_t)one, any |= one;
+            if (++at == k) groups += (uint64_t)any, at = 0, any = 0;
+        }
+        groups += (uint64_t)any; /* a last, short group */
+        printf("query %s, groups of %u: %llu with a 1, against %llu ones: %.3f of the additions, %.2fx the points\n", q,
+               k, (unsigned long long)groups, (unsigned long long)ones, ones ? (double)groups / ones : 0.0,
+               ((1u << k) - 1) / (double)k);
+    }
+}
+
 /* The zeros / ones / others among the aux values of each query of circuit id (its recorded densities). */
 static int query_mix(const char *id, const cz_fr *in, const cz_fr *aux, uint64_t naux, const uint64_t all[3]) {
     const cz_circuit *c = cz_circuit_find(id);
@@ -96,29 +119,13 @@ static int query_mix(const char *id, const cz_fr *in, const cz_fr *aux, uint64_t
                100.0 * n[q][1] / t, (unsigned long long)n[q][2], 100.0 * n[q][2] / t);
         if (q) printf("mix_b %u %u\n", (unsigned)(1000.0 * n[q][0] / t + 0.5), (unsigned)(1000.0 * n[q][1] / t + 0.5));
     }
+    group_mix("A", aux, naux, dens[0]);
+    group_mix("B", aux, naux, dens[1]);
     const uint64_t nb0 = all[0] - n[1][0], nb1 = all[1] - n[1][1], nbt = naux - (n[1][0] + n[1][1] + n[1][2]);
     printf("mix_not_b %u %u\n", (unsigned)(1000.0 * nb0 / nbt + 0.5), (unsigned)(1000.0 * nb1 / nbt + 0.5));
     int rc = c_mix(&r, in, aux);
     cz_r1cs_free(&r);
     return rc;
-}
-
-/* A lead for the bitmap batch additions (the L query's sum over the aux values that are 1): with the 2^k - 1 subset
- * sums of each group of k consecutive bases stored beside them ((2^k - 1) / k times the points), a group whose 0 / 1
- * pattern is not all zeros costs one addition instead of one per 1. Prints, for k = 2..4, the groups with a 1
- * against the ones, over the aux in order (the other values go to the tail MSM either way). */
-static void group_mix(const cz_fr *aux, uint64_t naux, uint64_t ones) {
-    for (unsigned k = 2; k <= 4; k++) {
-        uint64_t groups = 0;
-        for (uint64_t g = 0; g + k <= naux; g += k) {
-            int any = 0;
-            for (unsigned q = 0; q < k && !any; q++) any = cz_fr_equal(&aux[g + q], &CZ_FR_ONE_V);
-            groups += (uint64_t)any;
-        }
-        printf("groups of %u: %llu with a 1, against %llu ones: %.3f of the additions, %.2fx the points\n", k,
-               (unsigned long long)groups, (unsigned long long)ones, ones ? (double)groups / ones : 0.0,
-               ((1u << k) - 1) / (double)k);
-    }
 }
 
 int main(int argc, char **argv) {
@@ -159,7 +166,7 @@ int main(int argc, char **argv) {
         if (hist[b]) printf(" %u:%llu", b, (unsigned long long)hist[b]);
     printf("\n");
     printf("mix %u %u\n", (unsigned)(1000.0 * zeros / naux + 0.5), (unsigned)(1000.0 * ones / naux + 0.5));
-    group_mix(aux, naux, ones);
+    group_mix("L", aux, naux, NULL);
     const char *qid = getenv("CZ_MIX_QUERIES");
     const uint64_t all[3] = {zeros, ones, other};
     if (qid && *qid && query_mix(qid, in, aux, naux, all)) return 1;
