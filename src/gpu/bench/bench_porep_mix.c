@@ -1,7 +1,7 @@
 /* The 0 / 1 / other mix of a PoRep partition's aux values (the L query's scalars), which sets the size of
  * the tail MSMs of the GPU prover's split. Witness from random vanilla values, shape-exact as in
  * bench/porep_witness.c (SHA-256 and Poseidon of random data give the real bit statistics; the witness
- * does not satisfy the circuit, which does not matter for the mix). Prints "mix p0 p1" (per mille) last.
+ * does not satisfy the circuit, which does not matter for the mix). Prints a line "mix p0 p1" (per mille).
  * CZ_MIX_QUERIES=<circuit id> (e.g. porep-32g; the sector size's circuit) also records that circuit's R1CS and
  * prints the mix of the aux values each query takes (A: its density, B: its density, L: every aux), and
  * "mix_b p0 p1" / "mix_not_b p0 p1" (B's aux / the others) for cz_bench_prover's CZ_BENCH_MIX_B / CZ_BENCH_MIX
