@@ -343,7 +343,9 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     if (!rc) rc = fold_cols(&x, 0, ni, pr->d_lhc_in, 0);
     if (!rc) rc = fold_cols(&x, ni, ncols, d_l, 1);
     const double t2 = cz_gpu_now_ms_();
-    if (!rc) rc = check_msm(&s_after, d_l, d_s, buf, seed, ni, na, NULL, pr->st);
+    /* d_s still holds rho's aux part from s_before (the fold has buffers of its own, the MSM reads its scalars only) */
+    cz_g1_jac_set_infinity(&s_after);
+    if (!rc && na) rc = cz_gpu_g1_msm(&s_after, d_l, d_s, na, pr->st);
     if (!rc) rc = check_msm(&s_in, pr->d_lhc_in, d_s, buf, seed, 0, ni, NULL, pr->st);
     if (!rc) rc = check_msm(&s_h, pr->d_lh, d_s, buf, seed, 0, rows, &r->c, pr->st);
     int bad = 0;
