@@ -19,7 +19,18 @@ extern "C" void cz_gpu_g2_ba_release_scratch_(void) {
 extern "C" int cz_gpu_g2_batch_add_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n,
                                           void *stream) {
     int dev, rc = scratch_device(&dev);
-    return rc ? rc : ba_run<cz_dfp2>(g_ba[dev], r_xyzz, d_bases, d_bitmap, n, stream);
+    return rc ? rc : ba_run<cz_dfp2>(g_ba[dev], r_xyzz, d_bases, d_bitmap, n, false, stream);
+}
+
+extern "C" int cz_gpu_g2_batch_add_pairs_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n,
+                                                void *stream) {
+    int dev, rc = scratch_device(&dev);
+    return rc ? rc : ba_run<cz_dfp2>(g_ba[dev], r_xyzz, d_bases, d_bitmap, n, true, stream);
+}
+
+extern "C" int cz_gpu_g2_pair_sums_(void *d_bases, size_t n, void *stream) {
+    int dev, rc = scratch_device(&dev);
+    return rc ? rc : ps_run<cz_dfp2>(g_ba[dev], d_bases, n, stream);
 }
 
 /* the scratch one batch addition of n points keeps on the device, with the affine rounds at their default

@@ -20,7 +20,8 @@
  * (4..7 for the affine rounds). CZ_GPU_BA_XYZZ=1 selects the xyzz-only summation (A/B); the default is
  * msm_impl.cuh's baa_run. */
 template <class F>
-static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
+static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, bool pairs,
+                  void *stream) {
     typedef cz_dxyzz<F> P;
     cudaStream_t st = (cudaStream_t)stream;
     if (n == 0) {
@@ -28,6 +29,8 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         return 0;
     }
     if (n >= ((size_t)1 << 32)) return cz_error(CZ_ERANGE, "batch add of %zu points (max 2^32-1)", n);
+    if (pairs && n + n / 2 >= ((size_t)1 << 32))
+        return cz_error(CZ_ERANGE, "batch add of %zu points with their pair sums (max 2^32-1 in all)", n);
     if (int rm = red_mode()) return rm;
     const size_t nw = (n + 63) / 64;
     /* CZ_GPU_BA_PROFILE: host time to the count (launches, the index list, the sync), the rounds, the end */
@@ -58,7 +61,8 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
     if (!rc) rc = scratch_get(g_ba[3], temp_bytes + 16, &temp);
     if (rc) return rc;
     offs = cnt + nw + 1;
-    ba_popc<<<(unsigned)((nw + 1 + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, cnt);
+    if (pairs) ba_popc<true><<<(unsigned)((nw + 1 + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, cnt);
+    else ba_popc<false><<<(unsigned)((nw + 1 + 255) / 256), 256, 0, st>>>(d_bitmap, nw, n, cnt);
     CZ_CUDA_LAUNCHED();
     CZ_CUDA(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, offs, (int)(nw + 1), st));
     const bool xyzz = getenv("CZ_GPU_BA_XYZZ") && atoi(getenv("CZ_GPU_BA_XYZZ")) == 1;
@@ -86,7 +90,8 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
         CZ_CUDA(cudaEventRecord(hs[dev].ev, st));
     }
     const size_t sb = (nw + 7) / 8, sbmax = (size_t)sm_count() * 16; /* 8 words (warps) per block */
-    ba_scatter<<<(unsigned)(sb < sbmax ? sb : sbmax), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
+    if (pairs) ba_scatter<true><<<(unsigned)(sb < sbmax ? sb : sbmax), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
+    else ba_scatter<false><<<(unsigned)(sb < sbmax ? sb : sbmax), 256, 0, st>>>(d_bitmap, nw, n, offs, idx);
     CZ_CUDA_LAUNCHED();
     uint32_t tot = 0;
     if (!xyzz) {
@@ -122,6 +127,55 @@ static int ba_run(scratch *g_ba, void *r_xyzz, const void *d_bases, const uint64
             if (fe[i]) cudaEventDestroy(fe[i]);
         fprintf(stderr, "ba host ms: count at %.3f, rounds done at %.3f, end at %.3f (final sum of %u partials: %.3f ms)\n",
                 ht[0], ht[1], ht[2], nparts, fk);
+    }
+    return 0;
+}
+
+/* The pair sums ba_run's pairs reads: bases[n + i] = bases[2i] + bases[2i + 1] for i < n/2, into the room after
+ * the n bases (exact, as the affine rounds are: infinity operands, doublings, opposite points). One affine round
+ * without an index list (msm_impl.cuh's baa_fwd / baa_bwd) per chunk of the bases, written straight into the
+ * room; only the running products take scratch (g_ba[5], as baa_run's rounds, so ba_scratch_bytes bounds it). */
+template <class F>
+static int ps_run(scratch *g_ba, void *d_bases, size_t n, void *stream) {
+    typedef cz_daff<F> A;
+    cudaStream_t st = (cudaStream_t)stream;
+    const size_t np = n / 2;
+    if (!np) return 0;
+    if (n + np >= ((size_t)1 << 32)) return cz_error(CZ_ERANGE, "pair sums of %zu points (max 2^32-1 with them)", n);
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    int per_sm_f = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
+        per_sm_f < per_sm)
+        per_sm = per_sm_f;
+    unsigned G = (unsigned)(sm_count() * per_sm);
+    if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
+    const size_t T = (size_t)G * BAA_THREADS, pts = 2 * np;
+    auto need = [&](size_t ch) {
+        const size_t c = pts < ch ? pts : ch;
+        return (c / 2 + T + 2 * (size_t)G) * sizeof(den_t<F>);
+    };
+    size_t chunk = fit_chunk((size_t)1 << env_size("CZ_GPU_BA_CHUNK_LOG", 25, 10, 30), (size_t)1 << 10, g_ba[5].cap, need);
+    if (!chunk) chunk = (size_t)1 << 10; /* if even that fails, the allocation reports it */
+    const size_t cmax = pts < chunk ? pts : chunk;
+    den_t<F> *fs = nullptr;
+    int rc = scratch_get(g_ba[5], (cmax / 2 + T + 2 * (size_t)G) * sizeof(den_t<F>), (void **)&fs);
+    if (rc) return rc;
+    den_t<F> *pref = fs, *ex = fs + cmax / 2, *btot = ex + T, *binv = btot + G;
+    const unsigned ig = (G + 31) / 32 * 32;
+    const bool pbinv = binv_block(true);
+    const A *b = (const A *)d_bases;
+    for (size_t off = 0; off < pts; off += chunk) { /* chunk and pts are even: whole pairs */
+        const size_t m = pts - off < chunk ? pts - off : chunk;
+        const cz_pts<F> in = pts_aos<F>(b + off), out = pts_aos<F>(b + n + off / 2);
+        baa_fwd<F><<<G, BAA_THREADS, 0, st>>>(in, nullptr, m / 2, pref, ex, btot);
+        CZ_CUDA_LAUNCHED();
+        if (!pbinv) {
+            baa_inv<den_t<F>><<<1, ig, 0, st>>>(binv, btot, G);
+            CZ_CUDA_LAUNCHED();
+        }
+        baa_bwd<F><<<G, BAA_THREADS, 0, st>>>(out, in, nullptr, m, pref, ex, btot, pbinv ? nullptr : binv);
+        CZ_CUDA_LAUNCHED();
     }
     return 0;
 }

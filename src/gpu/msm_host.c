@@ -9,15 +9,29 @@
 #include "gpu/gpu.h"
 
 int cz_gpu_g1_batch_add_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+int cz_gpu_g1_batch_add_pairs_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+int cz_gpu_g1_pair_sums_(void *d_bases, size_t n, void *stream);
 int cz_gpu_g1_msm_windows_(void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
                            const cz_fr *d_scalars, size_t n, void *stream);
 int cz_gpu_g2_batch_add_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+int cz_gpu_g2_batch_add_pairs_xyzz_(void *r_xyzz, const void *d_bases, const uint64_t *d_bitmap, size_t n, void *stream);
+int cz_gpu_g2_pair_sums_(void *d_bases, size_t n, void *stream);
 int cz_gpu_g2_msm_windows_(void *r_windows, unsigned *w_out, unsigned *c_out, const void *d_bases,
                            const cz_fr *d_scalars, size_t n, void *stream);
 
 int cz_gpu_g1_batch_add(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
     cz_g1_xyzz s;
     int rc = cz_gpu_g1_batch_add_xyzz_(&s, d_bases, d_bitmap, n, stream);
+    if (rc) return rc;
+    cz_g1_jac_from_xyzz(r, &s);
+    return 0;
+}
+
+int cz_gpu_g1_pair_sums(cz_g1_affine *d_bases, size_t n, void *stream) { return cz_gpu_g1_pair_sums_(d_bases, n, stream); }
+
+int cz_gpu_g1_batch_add_pairs(cz_g1_jac *r, const cz_g1_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
+    cz_g1_xyzz s;
+    int rc = cz_gpu_g1_batch_add_pairs_xyzz_(&s, d_bases, d_bitmap, n, stream);
     if (rc) return rc;
     cz_g1_jac_from_xyzz(r, &s);
     return 0;
@@ -79,6 +93,16 @@ int cz_gpu_g1_msm_multi(cz_g1_jac *r, const cz_g1_affine *const *d_bases, const 
 int cz_gpu_g2_batch_add(cz_g2_jac *r, const cz_g2_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
     cz_g2_xyzz s;
     int rc = cz_gpu_g2_batch_add_xyzz_(&s, d_bases, d_bitmap, n, stream);
+    if (rc) return rc;
+    cz_g2_jac_from_xyzz(r, &s);
+    return 0;
+}
+
+int cz_gpu_g2_pair_sums(cz_g2_affine *d_bases, size_t n, void *stream) { return cz_gpu_g2_pair_sums_(d_bases, n, stream); }
+
+int cz_gpu_g2_batch_add_pairs(cz_g2_jac *r, const cz_g2_affine *d_bases, const uint64_t *d_bitmap, size_t n, void *stream) {
+    cz_g2_xyzz s;
+    int rc = cz_gpu_g2_batch_add_pairs_xyzz_(&s, d_bases, d_bitmap, n, stream);
     if (rc) return rc;
     cz_g2_jac_from_xyzz(r, &s);
     return 0;

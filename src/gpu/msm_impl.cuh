@@ -142,6 +142,11 @@ static __global__ void __launch_bounds__(RED_THREADS) sum_segments(cz_dxyzz<F> *
  * 2^26, ~50 % ones (53df2c3): 256 threads (one block of 8 warps per SM at ~150 registers) 16.2 ms,
  * 128 threads (three blocks, 12 warps) 17.4 ms. */
 #define BA_THREADS 256
+/* With pair sums (PAIRS: the bases are followed by their pair sums, base n + i = base 2i + base 2i+1), a pair
+ * with both bits set is one entry of the index list, its pair sum: ba_both gives those pairs' low bits. */
+static CZ_DEV uint64_t ba_both(uint64_t b) { return b & (b >> 1) & 0x5555555555555555ull; }
+
+template <bool PAIRS>
 static __global__ void ba_popc(const uint64_t *bm, size_t nw, size_t n, uint32_t *cnt) {
     size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (w > nw) return;
@@ -151,21 +156,30 @@ static __global__ void ba_popc(const uint64_t *bm, size_t nw, size_t n, uint32_t
     }
     uint64_t b = bm[w];
     if (w == nw - 1 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
-    cnt[w] = __popcll(b);
+    cnt[w] = __popcll(b) - (PAIRS ? __popcll(ba_both(b)) : 0);
 }
 
 /* idx[offs[w] ..] = the set bits' positions of word w, ascending. One warp per word, two bits per lane:
  * a lane's position is offs[w] plus the set bits below its pair, so a warp's stores are contiguous (a
  * thread per word stored its ~32 indices one by one, 32 words apart across the warp: 0.74 ms for the
  * index list of 2^26 bits at ~50 % with its scan and count, on the H200). */
+/* PAIRS: a lane's two bits are one pair (sh is even), which gives one entry when both are set: n + its pair's
+ * index (the pair sum), else the set bit's position; the entries below it lose one per such pair (a bit past n
+ * is masked off, so an odd n's last base is never half of a pair). */
+template <bool PAIRS>
 static __global__ void ba_scatter(const uint64_t *bm, size_t nw, size_t n, const uint32_t *offs, uint32_t *idx) {
     const size_t nwarp = ((size_t)gridDim.x * blockDim.x) >> 5;
     const unsigned sh = 2 * (threadIdx.x & 31);
     for (size_t w = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nw; w += nwarp) {
         uint64_t b = bm[w];
         if (w == nw - 1 && (n & 63)) b &= ((uint64_t)1 << (n & 63)) - 1;
-        uint32_t o = offs[w] + __popcll(b & (((uint64_t)1 << sh) - 1));
+        const uint64_t below = ((uint64_t)1 << sh) - 1;
+        uint32_t o = offs[w] + __popcll(b & below) - (PAIRS ? __popcll(ba_both(b) & below) : 0);
         const uint32_t at = (uint32_t)(w * 64 + sh);
+        if (PAIRS && ((b >> sh) & 3) == 3) {
+            idx[o] = (uint32_t)n + at / 2;
+            continue;
+        }
         if ((b >> sh) & 1) idx[o++] = at;
         if ((b >> (sh + 1)) & 1) idx[o] = at + 1;
     }

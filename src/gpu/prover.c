@@ -583,9 +583,11 @@ static int build_htod(cz_gpu_prover *pr, const build_copy *c, void *dst, const v
     return rc ? rc : rc2;
 }
 
+/* n points of size bytes from h into a new device array *d, with room for n / 2 more after them when pr->pairs
+ * and room (a 0/1 query's pair sums, cz_gpu_prover_pair_sums_) */
 static int upload_bases(cz_gpu_prover *pr, const build_copy *c, void **d, const void *h, size_t n, size_t size,
-                        const char *what) {
-    int rc = cz_gpu_prover_dalloc_(pr, d, n * size, what);
+                        int room, const char *what) {
+    int rc = cz_gpu_prover_dalloc_(pr, d, (n + (room && pr->pairs ? n / 2 : 0)) * size, what);
     if (!rc && n) rc = build_htod(pr, c, *d, h, n * size);
     if (!rc) pr->build_bases += n * size;
     return rc;
@@ -633,6 +635,36 @@ static size_t lag_extra(uint64_t n) { return (n + 1) * sizeof(cz_g1_affine); }
 static size_t lag_build_bytes(uint64_t n) { return n * (96 + 192 + 32 + 16) + ((size_t)1 << 20); }
 
 static size_t maps_bytes(const cz_groth16_params *p) { return (p->a_len + p->b_len + 2) * 4; }
+
+/* Pair sums (prover_priv.h pairs). Off by default until measured on the device: at a 32 GiB PoRep partition they
+ * leave 0.75 of the batch additions' points (cz_bench_porep_mix's subset-sum groups at k = 2) for ~17 GB more of
+ * device memory. */
+int cz_gpu_prover_pairs_knob_(void) {
+    const char *e = getenv("CZ_GPU_PROVER_PAIRS");
+    return e && e[0] == '1';
+}
+
+size_t cz_gpu_prover_pairs_bytes_(uint64_t l, uint64_t a, uint64_t b) {
+    size_t s = (size_t)(l / 2 + a / 2 + b / 2) * sizeof(cz_g1_affine);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    s += (size_t)(b / 2) * sizeof(cz_g2_affine);
+#endif
+    return s;
+}
+
+int cz_gpu_prover_pair_sums_(cz_gpu_prover *pr) {
+    if (!pr->pairs) return 0;
+    const double t0 = cz_gpu_now_ms_();
+    int rc = 0;
+    for (int q = 0; q < 3 && !rc; q++)
+        if (pr->d_q[q] && pr->len[q] > 1) rc = cz_gpu_g1_pair_sums(pr->d_q[q], pr->len[q], pr->st);
+#ifdef CZ_GPU_HAVE_G2_MSM
+    if (!rc && pr->d_b2 && pr->len[Q_B] > 1) rc = cz_gpu_g2_pair_sums(pr->d_b2, pr->len[Q_B], pr->st);
+#endif
+    if (!rc) rc = cz_gpu_stream_sync_(pr->st);
+    pr->pairs_ms = cz_gpu_now_ms_() - t0;
+    return rc;
+}
 
 size_t cz_gpu_prover_floor_bytes(const cz_groth16_params *p) { return bases_bytes(p) + maps_bytes(p); }
 
@@ -691,6 +723,11 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
                     lag_extra(n) + lag_build_bytes(n) > pr->limit))
         pr->lag = 0;
     if (pr->lag) bases += lag_extra(n);
+    /* pair sums when asked and the prover fits resident with them (they never make it streamed) */
+    const size_t pb = cz_gpu_prover_pairs_bytes_(na, p->a_len, p->b_len);
+    pr->pairs = cz_gpu_prover_pairs_knob_() && mode != CZ_GPU_PROVER_STREAMED &&
+                resident_need(pr, mat + maps, bases + pb, &work) <= pr->limit;
+    if (pr->pairs) bases += pb;
     pr->need_resident = resident_need(pr, mat + maps, bases, &work);
     const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
     if (!rc && !stream && pr->need_resident > pr->limit)
@@ -712,7 +749,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     /* C's term into L (prover_fold.c) before the working set: L first, the fold's check has the room it needs */
     const double tf = cz_gpu_now_ms_();
     if (!rc && pr->lag && cz_gpu_prover_lag_fold_knob_()) {
-        rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, sizeof(cz_g1_affine), "L query");
+        rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, sizeof(cz_g1_affine), 1, "L query");
         if (!rc) pr->build_bases -= p->l_len * sizeof(cz_g1_affine); /* its time is the fold's */
         if (!rc) rc = cz_gpu_prover_lag_fold_(pr, p, r);
     }
@@ -723,15 +760,20 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && stream) rc = upload_kept(pr);
     double t1 = cz_gpu_now_ms_();
     const size_t g1 = sizeof(cz_g1_affine);
-    if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, "H query");
-    if (!rc && !stream && !pr->d_q[Q_L]) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, "L query");
-    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, "A query");
-    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, "B_G1 query");
+    if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, 0, "H query");
+    if (!rc && !stream && !pr->d_q[Q_L]) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, 1, "L query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, 1, "A query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, 1, "B_G1 query");
 #ifdef CZ_GPU_HAVE_G2_MSM
     if (!rc && !stream)
-        rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), "B_G2 query");
+        rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), 1, "B_G2 query");
 #endif
     double t2 = cz_gpu_now_ms_();
+    /* after C's fold, which rewrote L; their time is reported apart (pairs_ms) */
+    if (!rc && !stream && pr->pairs) {
+        rc = cz_gpu_prover_pair_sums_(pr);
+        t2 = cz_gpu_now_ms_();
+    }
     for (int k = 0; k < nm && !rc; k++) rc = upload_csr(pr, &bc, &pr->m[k], hm[k], &dict[k], mb[k]);
     build_copy_free(&bc);
     for (int k = 0; k < 3; k++) cz_csr_dict_free(&dict[k]);
@@ -768,6 +810,10 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
              pr->build_ms[0], pr->build_bases / 1e9, ms, ms > 0 ? pr->build_bases / 1e6 / ms : 0.0,
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
     size_t l = strlen(out);
+    if (pr->pairs && l < n)
+        snprintf(out + l, n - l, "; pair sums beside L, A and B (%.2f GB) in %.0f ms",
+                 cz_gpu_prover_pairs_bytes_(pr->len[Q_L], pr->len[Q_A], pr->len[Q_B]) / 1e9, pr->pairs_ms);
+    l = strlen(out);
     if (pr->lag && l < n)
         snprintf(out + l, n - l, "; H in Lagrange form, its bases %s in %.1f s%s%s", pr->lag_src ? "loaded and checked"
                  : "built on the device and checked", pr->lag_ms / 1e3, pr->lag_note[0] ? ": " : "", pr->lag_note);

@@ -115,6 +115,12 @@ struct cz_gpu_prover {
      * and c's buffers are gone, and start() computes neither c nor its split. */
     int fold;
     cz_g1_affine *d_lhc_in;
+    /* Pair sums beside the 0/1 queries' bases (prover.c cz_gpu_prover_pair_sums_; gpu.h cz_gpu_g1_pair_sums): each
+     * of d_q[] and d_b2 holds len / 2 more points after its len, point len + i = point 2i + point 2i + 1, and the
+     * batch additions count a pair with both bits set as one point, its sum (cz_gpu_g1_batch_add_pairs). Resident
+     * provers that fit with them, when CZ_GPU_PROVER_PAIRS=1 (cz_gpu_prover_pairs_knob_); pairs_ms: their build. */
+    int pairs;
+    double pairs_ms;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
     size_t tail_cap;          /* its bytes */
@@ -268,6 +274,12 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
  * chunks: 12.9 GB at 2^27). */
 int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
                                   int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
+/* 1 when CZ_GPU_PROVER_PAIRS=1: resident provers keep pair sums beside the 0/1 queries' bases (prover_priv.h pairs) */
+int cz_gpu_prover_pairs_knob_(void);
+/* The device bytes those pair sums take for queries of l (L), a (A) and b (B_G1 and B_G2) points. */
+size_t cz_gpu_prover_pairs_bytes_(uint64_t l, uint64_t a, uint64_t b);
+/* Fills the pair sums of every query with room for them (pairs set, the bases in place), synchronously. */
+int cz_gpu_prover_pair_sums_(cz_gpu_prover *pr);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */
 int cz_gpu_prover_stream_knob_(void);
 /* Sparse uploads for a streamed prover whose host bases are in place (prover.c). */

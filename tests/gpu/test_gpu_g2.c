@@ -5,7 +5,9 @@
  * a bucket is a doubling), all scalars r-1. Bitmaps at ~50 %, all ones, all zeros, lengths that are
  * not a multiple of 64; P and -P alternating, P, -P, 2P and infinity mixed. Every MSM under check_msm's
  * modes (default, xyzz, the affine rounds' variants, two window widths), the batch addition under ba_modes'
- * knob settings. Results poisoned before each call. Exits 77 (skipped) without a GPU. */
+ * knob settings, and again over the bases with their pair sums (cz_gpu_g2_pair_sums, each sum checked byte for
+ * byte against the host's; cz_gpu_g2_batch_add_pairs). Results poisoned before each call. Exits 77 (skipped)
+ * without a GPU. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +72,46 @@ static const char *const ba_knobs[3] = {"CZ_GPU_BA_AFF_MIN", "CZ_GPU_AFF_SOA", "
 
 static void ba_mode(int k) { set_knobs(ba_knobs, ba_modes[k], 3); }
 
+/* bases with room for their pair sums (cz_gpu_g2_pair_sums), max_n + max_n / 2 + 1 points */
+static cz_g2_affine *d_pairs;
+
+/* The pair sums of bases (n points) on the device, into room poisoned with 0xa5 bytes, each byte for byte the
+ * host's bases[2i] + bases[2i + 1], the point after them untouched; then cz_gpu_g2_batch_add_pairs (d_bm) under
+ * every knob setting against the CPU's cpu. */
+static void check_pairs(const cz_g2_affine *bases, size_t n, const cz_g2_jac *cpu, const char *what) {
+    const size_t np = n / 2;
+    CHECK(cz_gpu_memcpy_htod(d_pairs, bases, n * sizeof *bases) == 0);
+    CHECK(cz_gpu_memset(d_pairs + n, 0xa5, (np + 1) * sizeof *bases) == 0);
+    int rc = cz_gpu_g2_pair_sums(d_pairs, n, NULL);
+    CHECK_MSG(rc == 0, "g2 pair sums of %zu points (%s): %s", n, what, cz_error_message());
+    cz_g2_affine *got = malloc((np + 1) * sizeof *got), *want = malloc((np + 1) * sizeof *want);
+    cz_g2_jac *sum = malloc((np + 1) * sizeof *sum);
+    CHECK(cz_gpu_memcpy_dtoh(got, d_pairs + n, (np + 1) * sizeof *got) == 0);
+    for (size_t i = 0; i < np; i++) {
+        cz_g2_jac a;
+        cz_g2_jac_from_affine(&a, &bases[2 * i]);
+        cz_g2_jac_add_affine(&sum[i], &a, &bases[2 * i + 1]);
+    }
+    cz_g2_batch_to_affine(want, sum, np);
+    size_t bad = 0;
+    for (size_t i = 0; i < np; i++) bad += memcmp(&want[i], &got[i], sizeof *got) != 0;
+    CHECK_MSG(bad == 0, "%zu of %zu GPU G2 pair sums of %zu points (%s) differ from the host's", bad, np, n, what);
+    uint8_t poison[sizeof(cz_g2_affine)];
+    memset(poison, 0xa5, sizeof poison);
+    CHECK_MSG(memcmp(&got[np], poison, sizeof poison) == 0, "G2 pair sums of %zu points wrote past their room", n);
+    free(got), free(want), free(sum);
+    cz_g2_jac gpu;
+    for (int k = 0; k < N_BA_MODES; k++) {
+        ba_mode(k);
+        memset(&gpu, 0xa5, sizeof gpu);
+        rc = cz_gpu_g2_batch_add_pairs(&gpu, d_pairs, d_bm, n, NULL);
+        CHECK_MSG(rc == 0, "g2 batch add with pair sums %zu (%s, mode %d): %s", n, what, k, cz_error_message());
+        CHECK_MSG(cz_g2_jac_equal(cpu, &gpu), "GPU G2 batch add with pair sums of %zu points (%s, mode %d) differs from the CPU",
+                  n, what, k);
+    }
+    ba_mode(0);
+}
+
 static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, const char *what) {
     size_t nw = (n + 63) / 64;
     CHECK(cz_gpu_memcpy_htod(d_bases, bases, n * sizeof *bases) == 0);
@@ -85,6 +127,7 @@ static void check_ba(const cz_g2_affine *bases, const uint64_t *bm, size_t n, co
                   what, k);
     }
     ba_mode(0);
+    check_pairs(bases, n, &cpu, what);
 }
 
 int main(void) {
@@ -108,6 +151,7 @@ int main(void) {
     int rc = cz_gpu_malloc((void **)&d_bases, max_n * sizeof *bases);
     if (!rc) rc = cz_gpu_malloc((void **)&d_sc, max_n * sizeof *sc);
     if (!rc) rc = cz_gpu_malloc((void **)&d_bm, (max_n / 64 + 1) * sizeof *bm);
+    if (!rc) rc = cz_gpu_malloc((void **)&d_pairs, (max_n + max_n / 2 + 1) * sizeof *bases);
     CHECK_MSG(rc == 0, "alloc: %s", cz_error_message());
     if (rc) return cz_test_finish();
     cz_fr one = CZ_FR_ONE_V, m1;
@@ -190,6 +234,7 @@ int main(void) {
     cz_gpu_free(d_bases);
     cz_gpu_free(d_sc);
     cz_gpu_free(d_bm);
+    cz_gpu_free(d_pairs);
     cz_gpu_g2_release_scratch();
     free(pool);
     free(bases);

@@ -8,7 +8,9 @@
  * one-block inversion kernel instead of per-block inversions); then the
  * exceptional cases of the affine rounds on purpose: one point everywhere (every pair a doubling, at
  * every level), P and -P alternating (every pair cancels), halves that cancel only in later rounds,
- * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none.
+ * all infinity, random mixtures of P, -P, 2P and infinity, a single selected point, none. Every batch addition
+ * also runs over the bases with their pair sums (cz_gpu_g1_pair_sums, each sum checked byte for byte against the
+ * host's, so the exceptional patterns give doubled, cancelled and infinity pairs; cz_gpu_g1_batch_add_pairs).
  * Results poisoned before each call. Exits 77 (skipped) without a GPU. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
@@ -113,7 +115,48 @@ static void check_msm(const cz_g1_affine *bases, const cz_fr *sc, size_t n, cz_g
     msm_mode(0);
 }
 
-/* GPU batch add of bases/bm (n points) under every knob setting against the CPU. */
+/* bases with room for their pair sums (cz_gpu_g1_pair_sums), max_n + max_n / 2 + 1 points */
+static cz_g1_affine *g_d_pairs;
+
+/* The pair sums of bases (n points) on the device, into room poisoned with 0xa5 bytes: each one byte for byte the
+ * host's bases[2i] + bases[2i + 1] (every one to 2^18 points, a sample beyond), and the point after them untouched;
+ * then the batch addition over them (cz_gpu_g1_batch_add_pairs) under every knob setting against the CPU's cpu. */
+static void check_pairs(const cz_g1_affine *bases, const uint64_t *d_bm, size_t n, const cz_g1_jac *cpu, const char *what) {
+    const size_t np = n / 2, step = np <= ((size_t)1 << 17) ? 1 : 61;
+    CHECK(cz_gpu_memcpy_htod(g_d_pairs, bases, n * sizeof *bases) == 0);
+    CHECK(cz_gpu_memset(g_d_pairs + n, 0xa5, (np + 1) * sizeof *bases) == 0);
+    int rc = cz_gpu_g1_pair_sums(g_d_pairs, n, NULL);
+    CHECK_MSG(rc == 0, "pair sums of %zu points (%s): %s", n, what, cz_error_message());
+    cz_g1_affine *got = malloc((np + 1) * sizeof *got), *want = malloc((np + 1) * sizeof *want);
+    cz_g1_jac *sum = malloc((np + 1) * sizeof *sum);
+    CHECK(cz_gpu_memcpy_dtoh(got, g_d_pairs + n, (np + 1) * sizeof *got) == 0);
+    size_t k = 0, bad = 0;
+    for (size_t i = 0; i < np; i += step, k++) {
+        cz_g1_jac a;
+        cz_g1_jac_from_affine(&a, &bases[2 * i]);
+        cz_g1_jac_add_affine(&sum[k], &a, &bases[2 * i + 1]);
+    }
+    cz_g1_batch_to_affine(want, sum, k);
+    k = 0;
+    for (size_t i = 0; i < np; i += step, k++) bad += memcmp(&want[k], &got[i], sizeof *got) != 0;
+    CHECK_MSG(bad == 0, "%zu of %zu GPU pair sums of %zu points (%s) differ from the host's", bad, k, n, what);
+    uint8_t poison[sizeof(cz_g1_affine)];
+    memset(poison, 0xa5, sizeof poison);
+    CHECK_MSG(memcmp(&got[np], poison, sizeof poison) == 0, "pair sums of %zu points wrote past their room", n);
+    free(got), free(want), free(sum);
+    cz_g1_jac gpu;
+    for (int m = 0; m < N_BA_MODES; m++) {
+        ba_mode(m);
+        memset(&gpu, 0xa5, sizeof gpu);
+        rc = cz_gpu_g1_batch_add_pairs(&gpu, g_d_pairs, d_bm, n, NULL);
+        CHECK_MSG(rc == 0, "batch add with pair sums %zu (%s, mode %d): %s", n, what, m, cz_error_message());
+        CHECK_MSG(same(cpu, &gpu), "GPU batch add with pair sums of %zu points (%s, mode %d) differs from the CPU", n,
+                  what, m);
+    }
+    ba_mode(0);
+}
+
+/* GPU batch add of bases/bm (n points) under every knob setting against the CPU, without and with pair sums. */
 static void check_ba(const cz_g1_affine *bases, const uint64_t *bm, size_t n, cz_g1_affine *d_bases, uint64_t *d_bm,
                      const char *what) {
     const size_t nw = (n + 63) / 64;
@@ -129,6 +172,7 @@ static void check_ba(const cz_g1_affine *bases, const uint64_t *bm, size_t n, cz
         CHECK_MSG(same(&cpu, &gpu), "GPU batch add of %zu points (%s, mode %d) differs from the CPU", n, what, k);
     }
     ba_mode(0);
+    check_pairs(bases, d_bm, n, &cpu, what);
 }
 
 int main(void) {
@@ -156,6 +200,7 @@ int main(void) {
     int rc = cz_gpu_malloc((void **)&d_bases, max_n * sizeof *bases);
     if (!rc) rc = cz_gpu_malloc((void **)&d_sc, max_n * sizeof *sc);
     if (!rc) rc = cz_gpu_malloc((void **)&d_bm, (max_n / 64 + 1) * sizeof *bm);
+    if (!rc) rc = cz_gpu_malloc((void **)&g_d_pairs, (max_n + max_n / 2 + 1) * sizeof *bases);
     CHECK_MSG(rc == 0, "alloc: %s", cz_error_message());
     if (rc) return cz_test_finish();
 
@@ -400,6 +445,7 @@ int main(void) {
     cz_gpu_free(d_bases);
     cz_gpu_free(d_sc);
     cz_gpu_free(d_bm);
+    cz_gpu_free(g_d_pairs);
     cz_gpu_g1_release_scratch();
     free(pool);
     free(bases);

@@ -14,7 +14,8 @@
  *    a third mix (30 % zeros, 30 % ones of the free values) whose tails lie near the split / full-MSM line,
  *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
  *    verifies, and a wrong public input does not; the bases uploaded at creation through small pinned
- *    chunks (CZ_GPU_BUILD_CHUNK), the driver's pageable copy and the default in turn;
+ *    chunks (CZ_GPU_BUILD_CHUNK), the driver's pageable copy and the default in turn; half of the provers (and
+ *    of the Lagrange-form ones, L's folded) with pair sums beside their 0/1 queries (CZ_GPU_PROVER_PAIRS=1);
  *  - the order of the queries' shared tail buffer: circuits searched on the host for a split B (its tail waiting
  *    for the shared MSM) followed by a full A (which gathers its scalars into the same buffer), proved on both;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
@@ -401,12 +402,16 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
      * while the device folds one), the others in one */
     const int chunked = fold && (calls & 2);
     if (chunked) setenv("CZ_GPU_LAG_FOLD_CHUNK", "257", 1);
+    /* and every other pair of provers keeps pair sums beside the 0/1 queries, L's from the folded L */
+    const int pairs = (calls & 4) != 0;
+    if (pairs) setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create(&gp, 0, p, &tcs[0]->r, 0);
     unsetenv("CZ_GPU_PROVER_LAGRANGE");
     unsetenv("CZ_GPU_BUILD_CHUNK");
     unsetenv("CZ_GPU_PROVER_LAG_FOLD");
     unsetenv("CZ_GPU_LAG_FOLD_CHUNK");
+    unsetenv("CZ_GPU_PROVER_PAIRS");
     *pts = NULL;
     CHECK_MSG(rc == 0, "Lagrange prover (%s): %s", name, cz_error_message());
     CHECK_MSG(cz_gpu_prover_transient_host_bytes() == 0, "%s: %llu host bytes still counted for the fold", name,
@@ -417,6 +422,7 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     cz_gpu_prover_build_report(gp, rep, sizeof rep);
     CHECK_MSG(strstr(rep, "Lagrange") != NULL, "build report: %s", rep);
     CHECK_MSG(!strstr(rep, "folded into L") == !fold, "%s, fold %d: build report: %s", name, fold, rep);
+    CHECK_MSG(!strstr(rep, "pair sums") == !pairs, "%s, pairs %d: build report: %s", name, pairs, rep);
     if (fold) { /* "folded into L in T s (K chunks)": the inputs' one and the aux columns' one, or more chunked */
         const char *at = strstr(rep, " chunks), checked");
         const char *k = at ? at : rep;
@@ -738,7 +744,9 @@ static void test_scratch_grow(void) {
 }
 
 static void test_synthetic(void) {
-    for (int v = 0; v < 4; v++) {
+    /* v: pool (bit 0), streamed (bit 1); 4 and 5 with CZ_GPU_PROVER_PAIRS=1, resident (pair sums) and streamed
+     * (none: resident provers only) */
+    for (int v = 0; v < 6; v++) {
         cz_gpu_synth_shape s = {0};
         s.log_n = 12;
         s.num_inputs = 328;
@@ -747,11 +755,17 @@ static void test_synthetic(void) {
         s.b_stride = 4;
         s.coeff_one = 900;
         s.coeff_pool = v & 1 ? 24 : 0;
-        s.streamed = v >> 1;
+        s.streamed = (v >> 1) & 1;
+        const int pairs = v >= 4;
+        if (pairs) setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
         cz_gpu_prover *pr = NULL;
         int rc = cz_gpu_prover_create_synthetic(&pr, 0, &s, cz_rng_next(&rng), 0);
+        unsetenv("CZ_GPU_PROVER_PAIRS");
         CHECK_MSG(rc == 0, "synthetic prover (pool %u, streamed %d): %s", s.coeff_pool, s.streamed, cz_error_message());
         if (rc) continue;
+        char rep[600];
+        cz_gpu_prover_build_report(pr, rep, sizeof rep);
+        CHECK_MSG(!strstr(rep, "pair sums") == !(pairs && !s.streamed), "synthetic prover %d: build report: %s", v, rep);
         uint64_t ni, na, a_len, b_len, nnz[3];
         cz_gpu_prover_sizes(pr, &ni, &na, &a_len, &b_len, nnz);
         cz_fr *w = malloc((ni + na) * sizeof *w);
@@ -846,15 +860,22 @@ int main(void) {
          * pageable copy, or the default 64 MiB chunks (these bases are smaller: the driver's copy too) */
         if (si % 3 == 1) setenv("CZ_GPU_BUILD_CHUNK", "4160", 1);
         if (si % 3 == 2) setenv("CZ_GPU_BUILD_STAGED", "0", 1);
+        /* and the 0/1 queries' batch additions over their bases with pair sums (CZ_GPU_PROVER_PAIRS=1) in two
+         * shapes of every three, across both c paths: a wrong sum or index gives other proof bytes */
+        const int pairs = (si + 1) % 3 != 0;
+        if (pairs) setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
         rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, 0);
         set_dict_mode(0);
         unsetenv("CZ_GPU_C_SPMV");
         unsetenv("CZ_GPU_BUILD_CHUNK");
         unsetenv("CZ_GPU_BUILD_STAGED");
+        unsetenv("CZ_GPU_PROVER_PAIRS");
         if (!rc) {
-            char rep[300];
+            char rep[400];
             cz_gpu_prover_build_report(gp, rep, sizeof rep);
             CHECK_MSG(strstr(rep, si % 3 == 2 ? "pageable" : "pinned chunks") != NULL, "build report: %s", rep);
+            CHECK_MSG(!strstr(rep, "pair sums") == !pairs, "shape %zu, pairs %d: build report: %s", si, pairs, rep);
+            if (pairs) printf("shape %zu: %s\n", si, strstr(rep, "pair sums"));
             if (si % 3 == 1) printf("shape %zu: %s\n", si, rep);
         }
         CHECK_MSG(rc == 0, "create (dict mode %zu, C SpMV %d): %s", si % 3, c_spmv, cz_error_message());

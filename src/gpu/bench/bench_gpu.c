@@ -276,6 +276,44 @@ static void bench_inputs(void **d_bases, cz_fr **d_sc, uint64_t **d_bm, uint64_t
     *bm_out = bm;
 }
 
+/* The batch addition of n bases (elem bytes each; G2 when g2) with their pair sums (gpu.h cz_gpu_g1_pair_sums): a
+ * copy of the bases with room after them, the sums' build timed once, the result against ref (the plain batch
+ * addition's, itself checked against the CPU) and the median of reps into a table row beside the plain one's
+ * median (plain_ms); no row where the copy does not fit. */
+static size_t pairs_row(char *table, size_t tl, size_t cap, int g2, const void *d_bases, const uint64_t *d_bm, size_t n,
+                        int reps, cz_gpu_timer *tm, const void *ref, double plain_ms) {
+    const size_t elem = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
+    void *dp = NULL;
+    if (cz_gpu_malloc(&dp, (n + n / 2) * elem)) {
+        printf("pair sums at 2^%d: no room for the copy (%s)\n", __builtin_ctzll(n), cz_error_message());
+        return tl;
+    }
+    DIE_IF(cz_gpu_dtod_(dp, d_bases, n * elem), "copy the bases");
+    float ms[100], build = 0;
+    DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+    DIE_IF(g2 ? cz_gpu_g2_pair_sums(dp, n, NULL) : cz_gpu_g1_pair_sums(dp, n, NULL), "pair sums");
+    DIE_IF(cz_gpu_timer_stop(tm, NULL, &build), "timer");
+    cz_g1_jac r1;
+    cz_g2_jac r2;
+    for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, checked */
+        if (r >= 0) DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+        DIE_IF(g2 ? cz_gpu_g2_batch_add_pairs(&r2, dp, d_bm, n, NULL) : cz_gpu_g1_batch_add_pairs(&r1, dp, d_bm, n, NULL),
+               "batch add with pair sums");
+        if (r >= 0) DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+        if (r < 0) {
+            const int ok = g2 ? cz_g2_jac_equal(&r2, ref) : cz_g1_jac_equal(&r1, ref);
+            printf("check %s batch add 2^%d (~50%%) with pair sums vs without: %s\n", g2 ? "G2" : "G1", __builtin_ctzll(n),
+                   ok ? "ok" : "FAIL");
+            failures += !ok;
+        }
+    }
+    const double med = median_ms(ms, reps);
+    tl += snprintf(table + tl, cap - tl, "| %s batch add ~50%% with pair sums (built in %.3f ms) | 2^%d | %.3f | %.3f | - | %.3f of without |\n",
+                   g2 ? "G2" : "G1", build, __builtin_ctzll(n), med, ms[0], med / plain_ms);
+    cz_gpu_free(dp);
+    return tl;
+}
+
 static size_t g1_bench(char *table, size_t tl, size_t cap, unsigned max_log, uint64_t seed, int reps) {
     unsigned chk_log = max_log < 24 ? max_log : 24;
     size_t nmax = (size_t)1 << max_log, nchk = (size_t)1 << chk_log;
@@ -354,6 +392,7 @@ timing:;
                 tl += snprintf(table + tl, cap - tl, "| G1 batch add ~50%% | 2^%u | %.3f | %.3f | 17.1 | %.2f |\n", lg, med, ms[0], med / 17.1);
             else
                 tl += snprintf(table + tl, cap - tl, "| G1 batch add %s | 2^%u | %.3f | %.3f | - | - |\n", pat ? "100%" : "~50%", lg, med, ms[0]);
+            if (pat == 0 && lg == 26) tl = pairs_row(table, tl, cap, 0, d_bases, d_bm, n, reps, tm, &gpu, med);
         }
     }
     /* the odd sizes are timed only when CZ_BENCH_MSM_LOGS names them (a streamed prover's chunks are 2^21..2^25) */
@@ -574,6 +613,7 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
             double med = median_ms(ms, mr);
             tl += snprintf(table + tl, cap - tl, "| G2 %s (median of %d) | 2^%u | %.3f | %.3f | - | - |\n",
                            op ? "batch add ~50%" : "MSM", mr, lg, med, ms[0]);
+            if (op == 1 && lg == 24) tl = pairs_row(table, tl, cap, 1, d_bases, d_bm, n, mr, tm, &gpu, med);
         }
     }
     cz_gpu_timer_destroy(tm);
