@@ -584,10 +584,10 @@ static int build_htod(cz_gpu_prover *pr, const build_copy *c, void *dst, const v
 }
 
 /* n points of size bytes from h into a new device array *d, with room for n / 2 more after them when pr->pairs
- * and room (a 0/1 query's pair sums, cz_gpu_prover_pair_sums_) */
+ * has bit `bit` (a 0/1 query's pair sums, cz_gpu_prover_pair_sums_; -1: never) */
 static int upload_bases(cz_gpu_prover *pr, const build_copy *c, void **d, const void *h, size_t n, size_t size,
-                        int room, const char *what) {
-    int rc = cz_gpu_prover_dalloc_(pr, d, (n + (room && pr->pairs ? n / 2 : 0)) * size, what);
+                        int bit, const char *what) {
+    int rc = cz_gpu_prover_dalloc_(pr, d, (n + (bit >= 0 && (pr->pairs >> bit & 1) ? n / 2 : 0)) * size, what);
     if (!rc && n) rc = build_htod(pr, c, *d, h, n * size);
     if (!rc) pr->build_bases += n * size;
     return rc;
@@ -644,12 +644,28 @@ int cz_gpu_prover_pairs_knob_(void) {
     return e && e[0] == '1';
 }
 
-size_t cz_gpu_prover_pairs_bytes_(uint64_t l, uint64_t a, uint64_t b) {
-    size_t s = (size_t)(l / 2 + a / 2 + b / 2) * sizeof(cz_g1_affine);
+size_t cz_gpu_prover_pairs_bytes_(const uint64_t len[3], unsigned mask) {
+    size_t s = 0;
+    for (int q = 0; q < 3; q++)
+        if (mask >> q & 1) s += (size_t)(len[q] / 2) * sizeof(cz_g1_affine);
 #ifdef CZ_GPU_HAVE_G2_MSM
-    s += (size_t)(b / 2) * sizeof(cz_g2_affine);
+    if (mask >> CZ_GPU_PAIRS_B2 & 1) s += (size_t)(len[Q_B] / 2) * sizeof(cz_g2_affine);
 #endif
     return s;
+}
+
+/* The queries (L, A, B_G1, B_G2 in turn) whose pair sums fit beside a resident prover of `bases` bytes of bases
+ * and `fixed` more; *extra gets their bytes. */
+static unsigned pairs_fit(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *extra) {
+    static const int order[4] = {Q_L, Q_A, Q_B, CZ_GPU_PAIRS_B2};
+    unsigned m = 0;
+    size_t work;
+    *extra = 0;
+    for (int k = 0; k < 4; k++) {
+        const size_t b = cz_gpu_prover_pairs_bytes_(pr->len, 1u << order[k]);
+        if (b && resident_need(pr, fixed, bases + *extra + b, &work) <= pr->limit) m |= 1u << order[k], *extra += b;
+    }
+    return m;
 }
 
 int cz_gpu_prover_pair_sums_(cz_gpu_prover *pr) {
@@ -657,9 +673,10 @@ int cz_gpu_prover_pair_sums_(cz_gpu_prover *pr) {
     const double t0 = cz_gpu_now_ms_();
     int rc = 0;
     for (int q = 0; q < 3 && !rc; q++)
-        if (pr->d_q[q] && pr->len[q] > 1) rc = cz_gpu_g1_pair_sums(pr->d_q[q], pr->len[q], pr->st);
+        if ((pr->pairs >> q & 1) && pr->d_q[q] && pr->len[q] > 1) rc = cz_gpu_g1_pair_sums(pr->d_q[q], pr->len[q], pr->st);
 #ifdef CZ_GPU_HAVE_G2_MSM
-    if (!rc && pr->d_b2 && pr->len[Q_B] > 1) rc = cz_gpu_g2_pair_sums(pr->d_b2, pr->len[Q_B], pr->st);
+    if (!rc && (pr->pairs >> CZ_GPU_PAIRS_B2 & 1) && pr->d_b2 && pr->len[Q_B] > 1)
+        rc = cz_gpu_g2_pair_sums(pr->d_b2, pr->len[Q_B], pr->st);
 #endif
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     pr->pairs_ms = cz_gpu_now_ms_() - t0;
@@ -723,11 +740,12 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
                     lag_extra(n) + lag_build_bytes(n) > pr->limit))
         pr->lag = 0;
     if (pr->lag) bases += lag_extra(n);
-    /* pair sums when asked and the prover fits resident with them (they never make it streamed) */
-    const size_t pb = cz_gpu_prover_pairs_bytes_(na, p->a_len, p->b_len);
-    pr->pairs = cz_gpu_prover_pairs_knob_() && mode != CZ_GPU_PROVER_STREAMED &&
-                resident_need(pr, mat + maps, bases + pb, &work) <= pr->limit;
-    if (pr->pairs) bases += pb;
+    /* pair sums when asked, for the queries that fit resident with them (they never make a prover streamed) */
+    if (cz_gpu_prover_pairs_knob_() && mode != CZ_GPU_PROVER_STREAMED) {
+        size_t pb = 0;
+        pr->pairs = pairs_fit(pr, mat + maps, bases, &pb);
+        bases += pb;
+    }
     pr->need_resident = resident_need(pr, mat + maps, bases, &work);
     const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
     if (!rc && !stream && pr->need_resident > pr->limit)
@@ -749,7 +767,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     /* C's term into L (prover_fold.c) before the working set: L first, the fold's check has the room it needs */
     const double tf = cz_gpu_now_ms_();
     if (!rc && pr->lag && cz_gpu_prover_lag_fold_knob_()) {
-        rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, sizeof(cz_g1_affine), 1, "L query");
+        rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, sizeof(cz_g1_affine), Q_L, "L query");
         if (!rc) pr->build_bases -= p->l_len * sizeof(cz_g1_affine); /* its time is the fold's */
         if (!rc) rc = cz_gpu_prover_lag_fold_(pr, p, r);
     }
@@ -760,13 +778,13 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && stream) rc = upload_kept(pr);
     double t1 = cz_gpu_now_ms_();
     const size_t g1 = sizeof(cz_g1_affine);
-    if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, 0, "H query");
-    if (!rc && !stream && !pr->d_q[Q_L]) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, 1, "L query");
-    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, 1, "A query");
-    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, 1, "B_G1 query");
+    if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, -1, "H query");
+    if (!rc && !stream && !pr->d_q[Q_L]) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, Q_L, "L query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, Q_A, "A query");
+    if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_B], p->b_g1, p->b_len, g1, Q_B, "B_G1 query");
 #ifdef CZ_GPU_HAVE_G2_MSM
     if (!rc && !stream)
-        rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), 1, "B_G2 query");
+        rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), CZ_GPU_PAIRS_B2, "B_G2 query");
 #endif
     double t2 = cz_gpu_now_ms_();
     /* after C's fold, which rewrote L; their time is reported apart (pairs_ms) */
@@ -811,8 +829,10 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
              pr->build_staged ? "pinned chunks" : "pageable", pr->build_ms[2], pr->build_ms[3]);
     size_t l = strlen(out);
     if (pr->pairs && l < n)
-        snprintf(out + l, n - l, "; pair sums beside L, A and B (%.2f GB) in %.0f ms",
-                 cz_gpu_prover_pairs_bytes_(pr->len[Q_L], pr->len[Q_A], pr->len[Q_B]) / 1e9, pr->pairs_ms);
+        snprintf(out + l, n - l, "; pair sums beside%s%s%s%s (%.2f GB) in %.0f ms", pr->pairs >> Q_L & 1 ? " L" : "",
+                 pr->pairs >> Q_A & 1 ? " A" : "", pr->pairs >> Q_B & 1 ? " B_G1" : "",
+                 pr->pairs >> CZ_GPU_PAIRS_B2 & 1 ? " B_G2" : "", cz_gpu_prover_pairs_bytes_(pr->len, pr->pairs) / 1e9,
+                 pr->pairs_ms);
     l = strlen(out);
     if (pr->lag && l < n)
         snprintf(out + l, n - l, "; H in Lagrange form, its bases %s in %.1f s%s%s", pr->lag_src ? "loaded and checked"

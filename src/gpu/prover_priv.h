@@ -117,9 +117,11 @@ struct cz_gpu_prover {
     cz_g1_affine *d_lhc_in;
     /* Pair sums beside the 0/1 queries' bases (prover.c cz_gpu_prover_pair_sums_; gpu.h cz_gpu_g1_pair_sums): each
      * of d_q[] and d_b2 holds len / 2 more points after its len, point len + i = point 2i + point 2i + 1, and the
-     * batch additions count a pair with both bits set as one point, its sum (cz_gpu_g1_batch_add_pairs). Resident
-     * provers that fit with them, when CZ_GPU_PROVER_PAIRS=1 (cz_gpu_prover_pairs_knob_); pairs_ms: their build. */
-    int pairs;
+     * batch additions count a pair with both bits set as one point, its sum (cz_gpu_g1_batch_add_pairs). A mask
+     * of the queries that have them: bit Q_L, Q_A, Q_B (B_G1) and CZ_GPU_PAIRS_B2. Resident provers, when
+     * CZ_GPU_PROVER_PAIRS=1 (cz_gpu_prover_pairs_knob_), for the queries that fit in that order (L, A, B_G1,
+     * B_G2: ~6.2, 6.2, 1.6 and 3.2 GB at 32 GiB PoRep); pairs_ms: their build. */
+    unsigned pairs;
     double pairs_ms;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
@@ -276,8 +278,10 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
                                   int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
 /* 1 when CZ_GPU_PROVER_PAIRS=1: resident provers keep pair sums beside the 0/1 queries' bases (prover_priv.h pairs) */
 int cz_gpu_prover_pairs_knob_(void);
-/* The device bytes those pair sums take for queries of l (L), a (A) and b (B_G1 and B_G2) points. */
-size_t cz_gpu_prover_pairs_bytes_(uint64_t l, uint64_t a, uint64_t b);
+#define CZ_GPU_PAIRS_B2 3 /* the bit of B_G2 in pairs (after Q_L, Q_A, Q_B) */
+#define CZ_GPU_PAIRS_ALL 15u
+/* The device bytes the pair sums of the queries in mask take (len[]: the queries' lengths). */
+size_t cz_gpu_prover_pairs_bytes_(const uint64_t len[3], unsigned mask);
 /* Fills the pair sums of every query with room for them (pairs set, the bases in place), synchronously. */
 int cz_gpu_prover_pair_sums_(cz_gpu_prover *pr);
 /* 1 when streamed mode is forced by CZ_GPU_PROVER_STREAM=1, 0 when forbidden (=0), -1 when unset. */

@@ -481,7 +481,7 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
     const double tc = cz_gpu_now_ms_();
     if (2 * (uint64_t)tail <= len) {
         cz_g1_jac ba, tm;
-        rc = pr->pairs ? cz_gpu_g1_batch_add_pairs(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st)
+        rc = pr->pairs >> q & 1 ? cz_gpu_g1_batch_add_pairs(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st)
                        : cz_gpu_g1_batch_add(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st);
         double t1 = cz_gpu_now_ms_();
         st->batch_add_ms += t1 - t0;
@@ -616,7 +616,7 @@ static int b_g2_on(const cz_gpu_prover *pr, cz_g2_jac *ans, const uint32_t *ones
         cz_g2_jac ba, tm;
         cz_fr *tsc = (cz_fr *)tbuf;
         cz_g2_affine *tb = (cz_g2_affine *)(tbuf + sc_bytes);
-        rc = pr->pairs ? cz_gpu_g2_batch_add_pairs(&ba, pr->d_b2, (const uint64_t *)ones, len, sm)
+        rc = pr->pairs >> CZ_GPU_PAIRS_B2 & 1 ? cz_gpu_g2_batch_add_pairs(&ba, pr->d_b2, (const uint64_t *)ones, len, sm)
                        : cz_gpu_g2_batch_add(&ba, pr->d_b2, (const uint64_t *)ones, len, sm);
         if (!rc) rc = cz_gpu_split_scatter_(tsc, tb, pr->d_w, pr->d_map[Q_B], 0, len, pr->d_b2, sizeof(cz_g2_affine), offs, sm);
         if (!rc) rc = cz_gpu_g2_msm(&tm, tb, tsc, tail, sm);

@@ -77,7 +77,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     /* C's term folded into L as a real prover's (prover_fold.c): random LhC input points instead of Lh */
     pr->fold = pr->lag && cz_gpu_prover_lag_fold_knob_();
     /* pair sums beside the queries' bases as a real prover's (prover_priv.h pairs), computed from the random ones */
-    pr->pairs = !s->streamed && cz_gpu_prover_pairs_knob_();
+    pr->pairs = !s->streamed && cz_gpu_prover_pairs_knob_() ? CZ_GPU_PAIRS_ALL : 0;
     const char *cm = getenv("CZ_BENCH_C_MIX");
     if (cm && sscanf(cm, "%u %u %u %u", &pr->syn_cmix[0], &pr->syn_cmix[1], &pr->syn_cmix[2], &pr->syn_cmix[3]) == 4 &&
         pr->syn_cmix[0] + pr->syn_cmix[1] + pr->syn_cmix[2] + pr->syn_cmix[3] <= 100000)
@@ -142,7 +142,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     if (!rc && pr->lag && !pr->fold) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, n * sizeof(cz_g1_affine), "Lh");
     if (!rc && pr->fold) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lhc_in, ni * sizeof(cz_g1_affine), "LhC (inputs)");
     for (int q = 0; q < 3 && !rc; q++)
-        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], (pr->len[q] + (pr->pairs ? pr->len[q] / 2 : 0)) * sizeof(cz_g1_affine),
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], (pr->len[q] + (pr->pairs >> q & 1 ? pr->len[q] / 2 : 0)) * sizeof(cz_g1_affine),
                                    "query");
     if (!rc) rc = cz_gpu_synth_points_(pr->d_h, hn, seed ^ 0x1111, pr->st);
     if (!rc && pr->lag && !pr->fold) rc = cz_gpu_synth_points_(pr->d_lh, n, seed ^ 0x6666, pr->st);
@@ -151,7 +151,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B_G2 on the device as a real prover has it: random Fp2 coordinates, two G1-sized records per point */
     if (!rc)
-        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, (pr->len[Q_B] + (pr->pairs ? pr->len[Q_B] / 2 : 0)) * sizeof(cz_g2_affine),
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, (pr->len[Q_B] + (pr->pairs >> CZ_GPU_PAIRS_B2 & 1 ? pr->len[Q_B] / 2 : 0)) * sizeof(cz_g2_affine),
                                    "B_G2 query");
     if (!rc) rc = cz_gpu_synth_points_(pr->d_b2, 2 * pr->len[Q_B], seed ^ 0x5555, pr->st);
 #endif

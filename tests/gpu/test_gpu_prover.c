@@ -743,6 +743,39 @@ static void test_scratch_grow(void) {
     printf("scratch allocator: exact from nothing, an eighth (<= 64 MiB) ahead once grown, exact when short\n");
 }
 
+/* Pair sums for the queries that fit (prover.c pairs_fit): a prover of the same circuit as gp (which has every
+ * query's) under a device limit with room for L's and A's and half of B_G1's (CZ_GPU_MEM_LIMIT_KB, rounded up) takes
+ * L's and A's only, says so, and proves both witnesses as the CPU does. */
+static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
+                               const circuit *bits, const circuit *mid) {
+    const size_t all = cz_gpu_prover_pairs_bytes_(gp->len, CZ_GPU_PAIRS_ALL);
+    const size_t la = cz_gpu_prover_pairs_bytes_(gp->len, 1u << Q_L | 1u << Q_A);
+    const size_t b1 = cz_gpu_prover_pairs_bytes_(gp->len, 1u << Q_B);
+    if (b1 < 4096 || gp->need_resident < all) {
+        CHECK_MSG(0, "partial pair sums: B_G1's pair sums of %zu bytes leave no room to test", b1);
+        return;
+    }
+    const size_t lim = gp->need_resident - all + la + b1 / 2;
+    char kb[32];
+    snprintf(kb, sizeof kb, "%zu", (lim + 1023) / 1024);
+    setenv("CZ_GPU_MEM_LIMIT_KB", kb, 1);
+    setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
+    cz_gpu_prover *g2 = NULL;
+    int rc = cz_gpu_prover_create(&g2, 0, p, &bits->r, 0);
+    unsetenv("CZ_GPU_MEM_LIMIT_KB");
+    unsetenv("CZ_GPU_PROVER_PAIRS");
+    CHECK_MSG(rc == 0, "partial pair sums: create under %s KiB: %s", kb, cz_error_message());
+    if (rc) return;
+    char rep[600];
+    cz_gpu_prover_build_report(g2, rep, sizeof rep);
+    CHECK_MSG(g2->pairs == (1u << Q_L | 1u << Q_A) && strstr(rep, "pair sums beside L A ("),
+              "partial pair sums under %s KiB: %#x, report: %s", kb, g2->pairs, rep);
+    prove_both(bits, p, pvk, g2, "bits, pair sums for L and A only");
+    prove_both(mid, p, pvk, g2, "mid, pair sums for L and A only");
+    printf("partial pair sums under %s KiB: %s\n", kb, strstr(rep, "pair sums") ? strstr(rep, "pair sums") : rep);
+    cz_gpu_prover_destroy(g2);
+}
+
 static void test_synthetic(void) {
     /* v: pool (bit 0), streamed (bit 1); 4 and 5 with CZ_GPU_PROVER_PAIRS=1, resident (pair sums) and streamed
      * (none: resident provers only) */
@@ -915,6 +948,8 @@ int main(void) {
             snprintf(what, sizeof what, "rows %llu mid", (unsigned long long)mid.r.num_rows);
             prove_both(&mid, &p, &pvk, gp, what);
             CHECK(cz_gpu_prover_lagrange(gp) == 0); /* not asked for */
+            if (pairs) CHECK_MSG(gp->pairs == CZ_GPU_PAIRS_ALL, "shape %zu: pair sums for %#x only", si, gp->pairs);
+            if (si == 4 && gp->pairs == CZ_GPU_PAIRS_ALL) test_partial_pairs(gp, &p, &pvk, &bits, &mid);
         }
         cz_gpu_prover_destroy(gp);
         if (!c_spmv) { /* the same witnesses through the Lagrange form (c = a b: no C SpMV) */

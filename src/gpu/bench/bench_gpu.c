@@ -630,7 +630,10 @@ static size_t g2_bench(char *table, size_t tl, size_t cap, unsigned max_log, uin
  * against the CPU first (G1 2^24 ~50 %: 2^23 points, G2 2^22 ~50 %: 2^21 points, both above the 2^20 where
  * the affine rounds start) unless CZ_BENCH_BA_NOCHECK, then timed under each variant of
  * CZ_BENCH_BA_VARIANTS ("A;B;...", each a space-separated list of NAME=VALUE of the CZ_GPU_BA_* knobs and
- * CZ_GPU_AFF_SOA, "-" for the defaults), all in one process so the variants see the same data and clocks. ---- */
+ * CZ_GPU_AFF_SOA, "-" for the defaults), all in one process so the variants see the same data and clocks. A
+ * variant with the word PAIRS=1 runs the batch additions over copies of the bases with their pair sums (gpu.h
+ * cz_gpu_g1_pair_sums, built once, their time printed), each result checked against the default's at the same
+ * size (whose kernels the CPU check covers). ---- */
 static const char *const ba_knob_names[] = {"CZ_GPU_BA_XYZZ", "CZ_GPU_BA_AFF_MIN", "CZ_GPU_BA_CHUNK_LOG", "CZ_GPU_AFF_SOA",
                                             "CZ_GPU_BINV"};
 
@@ -697,9 +700,31 @@ static void ba_bench(uint64_t seed, int reps) {
     snprintf(vb, sizeof vb, "%s", vs);
     cz_gpu_timer *tm;
     DIE_IF(cz_gpu_timer_create(&tm), "timer");
+    void *dp1 = NULL, *dp2 = NULL; /* the bases with their pair sums, for the PAIRS=1 variants */
+    cz_g1_jac ref1[2];
+    cz_g2_jac ref2;
+    if (strstr(vs, "PAIRS=1")) {
+        ba_variant("-");
+        DIE_IF(cz_gpu_g1_batch_add(&ref1[0], d1, dbm1, n1, NULL), "g1 batch add");
+        DIE_IF(cz_gpu_g1_batch_add(&ref1[1], d1, dones, n1, NULL), "g1 batch add");
+        DIE_IF(cz_gpu_g2_batch_add(&ref2, d2, dbm2, n2, NULL), "g2 batch add");
+        DIE_IF(cz_gpu_malloc(&dp1, (n1 + n1 / 2) * sizeof(cz_g1_affine)), "malloc pairs");
+        DIE_IF(cz_gpu_malloc(&dp2, (n2 + n2 / 2) * sizeof(cz_g2_affine)), "malloc pairs");
+        DIE_IF(cz_gpu_dtod_(dp1, d1, n1 * sizeof(cz_g1_affine)), "copy");
+        DIE_IF(cz_gpu_dtod_(dp2, d2, n2 * sizeof(cz_g2_affine)), "copy");
+        float b1 = 0, b2 = 0;
+        DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+        DIE_IF(cz_gpu_g1_pair_sums(dp1, n1, NULL), "g1 pair sums");
+        DIE_IF(cz_gpu_timer_stop(tm, NULL, &b1), "timer");
+        DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+        DIE_IF(cz_gpu_g2_pair_sums(dp2, n2, NULL), "g2 pair sums");
+        DIE_IF(cz_gpu_timer_stop(tm, NULL, &b2), "timer");
+        printf("pair sums built: G1 2^%u in %.3f ms, G2 2^%u in %.3f ms\n", lg1, b1, lg2, b2);
+    }
     printf("\n| variant | G1 2^26 ~50%% ms | G1 2^26 100%% ms | G2 2^24 ~50%% ms | G1 ~50%% / sppark 17.1 |\n|---|---|---|---|---|\n");
     for (char *save = NULL, *v = strtok_r(vb, ";", &save); v; v = strtok_r(NULL, ";", &save)) {
         ba_variant(v);
+        const int pv = strstr(v, "PAIRS=1") != NULL;
         double med[3];
         for (int k = 0; k < 3; k++) {
             float ms[100];
@@ -707,9 +732,16 @@ static void ba_bench(uint64_t seed, int reps) {
             cz_g2_jac g2;
             for (int r = -1; r < reps; r++) {
                 if (r >= 0) DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
-                if (k < 2) DIE_IF(cz_gpu_g1_batch_add(&g1, d1, k ? dones : dbm1, n1, NULL), "g1 batch add");
+                if (k < 2 && pv) DIE_IF(cz_gpu_g1_batch_add_pairs(&g1, dp1, k ? dones : dbm1, n1, NULL), "g1 batch add");
+                else if (k < 2) DIE_IF(cz_gpu_g1_batch_add(&g1, d1, k ? dones : dbm1, n1, NULL), "g1 batch add");
+                else if (pv) DIE_IF(cz_gpu_g2_batch_add_pairs(&g2, dp2, dbm2, n2, NULL), "g2 batch add");
                 else DIE_IF(cz_gpu_g2_batch_add(&g2, d2, dbm2, n2, NULL), "g2 batch add");
                 if (r >= 0) DIE_IF(cz_gpu_timer_stop(tm, NULL, &ms[r]), "timer");
+                if (r < 0 && pv) {
+                    const int ok = k < 2 ? cz_g1_jac_equal(&g1, &ref1[k]) : cz_g2_jac_equal(&g2, &ref2);
+                    if (!ok) printf("check [%s] %s with pair sums against without: FAIL\n", v, k == 0 ? "G1 ~50%" : k == 1 ? "G1 100%" : "G2 ~50%");
+                    failures += !ok;
+                }
             }
             med[k] = median_ms(ms, reps);
         }
@@ -718,6 +750,8 @@ static void ba_bench(uint64_t seed, int reps) {
     }
     printf("(median of %d runs after 1 warm-up, CUDA events)\n", reps);
     cz_gpu_timer_destroy(tm);
+    cz_gpu_free(dp1);
+    cz_gpu_free(dp2);
     cz_gpu_free(d1);
     cz_gpu_free(d2);
     cz_gpu_free(dbm1);

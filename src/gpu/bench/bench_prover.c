@@ -189,6 +189,13 @@ int main(int argc, char **argv) {
                 now_s() - t0, (unsigned long long)na, (unsigned long long)nnz[0], (unsigned long long)nnz[1],
                 (unsigned long long)nnz[2], (unsigned long long)a_len, (unsigned long long)b_len,
                 cz_gpu_prover_device_bytes(pr) / 1073741824.0);
+        { /* CZ_GPU_PROVER_PAIRS=1: whether the prover took pair sums, their bytes and build time */
+            char rep[1024];
+            cz_gpu_prover_build_report(pr, rep, sizeof rep);
+            const char *ps = strstr(rep, "pair sums");
+            printf("2^%u: %.*s; device %.1f GiB\n", k, ps ? (int)strcspn(ps, ";") : 12, ps ? ps : "no pair sums",
+                   cz_gpu_prover_device_bytes(pr) / 1073741824.0);
+        }
         cz_wcompact cw;
         cz_wcompact_init(&cw);
         if (compact) {
