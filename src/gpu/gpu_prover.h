@@ -63,6 +63,7 @@ typedef struct {
     double g2_tail_ms;   /* B_G2 beside L and A (its own thread and stream): how long it still ran while the G1
                           * queries' shared tail MSM did (the two then share the device) */
     double g2_wait_ms;   /* and how long the device region waited for it once the G1 work was done */
+    int g2_early;        /* B_G2 started before the NTTs, beside them and the H MSM (CZ_GPU_PROVER_G2_EARLY=1) */
     uint64_t scratch_grows; /* MSM / batch-add scratch buffers grown in the device region (a larger MSM or tail
                              * than any before on this device), and the host time that took */
     double scratch_grow_ms;

@@ -886,6 +886,25 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (!rc) rc = prefetch_next(pr); /* after the SpMV launches: a pageable copy then blocks during them */
     if (!rc) rc = cz_gpu_stream_sync_(pr->st);
     st->spmv_ms = cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_();
+#ifdef CZ_GPU_HAVE_G2_MSM
+    /* CZ_GPU_PROVER_G2_EARLY=1 (A/B; not yet measured): B's classification and B_G2 here, so B_G2 runs beside the
+     * NTTs and the H MSM instead of beside L's and A's batch additions and the tails. Resident provers whose
+     * witness stays where it is (not in c's buffer, not compact on the device); B split (else after, as before). */
+    g2_dev_job g2j;
+    pthread_t g2th;
+    int g2_started = 0;
+    const char *ge = getenv("CZ_GPU_PROVER_G2_EARLY");
+    if (!rc && ge && ge[0] == '1' && (pr->p || pr->d_b2) && !pr->streamed && !pr->w_alias && !pr->two_vec &&
+        pr->len[Q_B]) {
+        uint32_t tb = 0;
+        rc = classify(pr, Q_B, &tb);
+        if (!rc && 2 * (uint64_t)tb <= pr->len[Q_B]) {
+            st->tail[Q_B] = tb;
+            g2_started = st->g2_early = start_b_g2(pr, &g2j, &g2th, st);
+        }
+        st->batch_add_ms += cz_gpu_now_ms_() - t, t = cz_gpu_now_ms_(); /* where run_query counts a classification */
+    }
+#endif
     if (!rc) rc = pr->lag ? cz_gpu_groth16_y(pr->plan, pr->log_n, a, b, pr->st)
                   : six   ? cz_gpu_groth16_h_crev(pr->plan, pr->log_n, a, b, c, pr->st)
                           : cz_gpu_groth16_h(pr->plan, pr->log_n, a, b, c, pr->st);
@@ -915,12 +934,9 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B first: its classification feeds B_G2, which then runs beside L and A on its own stream */
     const int want_g2 = pr->p || pr->d_b2; /* real params, or a synthetic prover's device B_G2 */
-    g2_dev_job g2j;
-    pthread_t g2th;
-    int g2_started = 0;
     double tg = 0;
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st, &tbt);
-    if (!rc && want_g2) {
+    if (!rc && want_g2 && !g2_started) {
         tg = cz_gpu_now_ms_();
         g2_started = start_b_g2(pr, &g2j, &g2th, st);
     }

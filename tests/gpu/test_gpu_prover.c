@@ -15,7 +15,9 @@
  *    the same r, s on both sides: every pending term equal, the proof bytes equal, the proof
  *    verifies, and a wrong public input does not; the bases uploaded at creation through small pinned
  *    chunks (CZ_GPU_BUILD_CHUNK), the driver's pageable copy and the default in turn; half of the provers (and
- *    of the Lagrange-form ones, L's folded) with pair sums beside their 0/1 queries (CZ_GPU_PROVER_PAIRS=1);
+ *    of the Lagrange-form ones, L's folded) with pair sums beside their 0/1 queries (CZ_GPU_PROVER_PAIRS=1), one
+ *    under a device limit with room for some queries' only; two shapes' partitions with B_G2 started before the
+ *    NTTs (CZ_GPU_PROVER_G2_EARLY=1);
  *  - the order of the queries' shared tail buffer: circuits searched on the host for a split B (its tail waiting
  *    for the shared MSM) followed by a full A (which gathers its scalars into the same buffer), proved on both;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
@@ -272,7 +274,7 @@ static void test_spmv_mode(const circuit *tc, int mode) {
     free(gpu);
 }
 
-static int splits, fulls;
+static int splits, fulls, g2_early_seen;
 
 /* what NULL: no line for a proof that passes; stats (may be NULL): the GPU start's figures */
 static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp,
@@ -305,6 +307,7 @@ static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const c
     CHECK_MSG(cz_g1_jac_equal(&pc.b1_ans, &pg.b1_ans), "%s: B_G1 differs (full %d)", what, st.full_msm[2]);
     CHECK_MSG(cz_g2_jac_equal(&pc.b2_ans, &pg.b2_ans), "%s: B_G2 differs", what);
     for (int q = 0; q < 3; q++) st.full_msm[q] ? fulls++ : splits++;
+    g2_early_seen += st.g2_early;
     cz_groth16_proof pfc, pfg;
     uint8_t bc[CZ_GROTH16_PROOF_BYTES], bg[CZ_GROTH16_PROOF_BYTES];
     CHECK(cz_groth16_prove_finish(&pfc, &pc, &p->vk, &r, &s) == 0);
@@ -897,6 +900,9 @@ int main(void) {
          * shapes of every three, across both c paths: a wrong sum or index gives other proof bytes */
         const int pairs = (si + 1) % 3 != 0;
         if (pairs) setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
+        /* and B_G2 started before the NTTs (CZ_GPU_PROVER_G2_EARLY=1, read by every start) in shapes 1 and 4, with
+         * and without pair sums, the Lagrange-form provers included */
+        if (si == 1 || si == 4) setenv("CZ_GPU_PROVER_G2_EARLY", "1", 1);
         rc = cz_gpu_prover_create(&gp, 0, &p, &bits.r, 0);
         set_dict_mode(0);
         unsetenv("CZ_GPU_C_SPMV");
@@ -984,7 +990,9 @@ int main(void) {
         circuit_free(&bits);
         circuit_free(&rnd);
         circuit_free(&mid);
+        unsetenv("CZ_GPU_PROVER_G2_EARLY");
     }
+    CHECK_MSG(g2_early_seen > 0, "no partition started B_G2 before the NTTs (CZ_GPU_PROVER_G2_EARLY=1)");
     test_lagrange_cmix();
     CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
     CHECK_MSG(lag_split > 0 && lag_full > 0 && lag_folded > 0, "every path of c must run (split %d, one MSM %d, folded %d)",

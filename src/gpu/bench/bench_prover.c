@@ -224,11 +224,11 @@ int main(int argc, char **argv) {
             if (st.lagrange)
                 snprintf(sp, sizeof sp, " Lagrange H (c: %llu other values%s)", (unsigned long long)st.c_tail,
                          st.c_full ? ", one MSM" : "");
-            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu g2 beside the tails %.1f, waited %.1f; grew %llu in %.1f ms%s%s%s\n", k,
+            printf("%-5u %-11llu %-9.1f %-9.1f %-9.1f %-9.1f %-12.1f %-13.1f %-12.1f %-9.1f %-11.1f %-12.1f %-8.1f %llu/%llu/%llu g2 beside the tails %.1f, waited %.1f%s; grew %llu in %.1f ms%s%s%s\n", k,
                    (unsigned long long)s.num_constraints, st.upload_ms, st.spmv_ms, st.ntt_ms, st.h_msm_ms,
                    st.spmv_ms + st.ntt_ms + st.h_msm_ms, st.batch_add_ms, st.tail_msm_ms, st.b_g2_cpu_ms, st.gpu_total_ms,
                    st.htod_bytes / 1e6, st.dtoh_bytes / 1e3, (unsigned long long)st.tail[0],
-                   (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.g2_tail_ms, st.g2_wait_ms,
+                   (unsigned long long)st.tail[1], (unsigned long long)st.tail[2], st.g2_tail_ms, st.g2_wait_ms, st.g2_early ? " (B_G2 early)" : "",
                    (unsigned long long)st.scratch_grows, st.scratch_grow_ms,
                    st.full_msm[0] || st.full_msm[1] || st.full_msm[2] ? " (full MSM)" : "",
                    sp, r == 0 ? " (warm-up)" : "");
