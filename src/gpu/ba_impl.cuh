@@ -142,14 +142,7 @@ static int ps_run(scratch *g_ba, void *d_bases, size_t n, void *stream) {
     const size_t np = n / 2;
     if (!np) return 0;
     if (n + np >= ((size_t)1 << 32)) return cz_error(CZ_ERANGE, "pair sums of %zu points (max 2^32-1 with them)", n);
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
-    int per_sm_f = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
-        per_sm_f < per_sm)
-        per_sm = per_sm_f;
-    unsigned G = (unsigned)(sm_count() * per_sm);
-    if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
+    const unsigned G = baa_grid<F>();
     const size_t T = (size_t)G * BAA_THREADS, pts = 2 * np;
     auto need = [&](size_t ch) {
         const size_t c = pts < ch ? pts : ch;

@@ -533,6 +533,20 @@ static void print_round_times(cudaEvent_t *rev, unsigned R) {
     fprintf(stderr, " | sum fwd %.2f inv %.2f bwd %.2f", tf, ti, tb);
 }
 
+/* The affine rounds' grid: blocks of BAA_THREADS, as many as both passes keep resident at once, at most 512
+ * (baa_inv is one block of at most 512 threads). */
+template <class F>
+static unsigned baa_grid() {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
+    int per_sm_f = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
+        per_sm_f < per_sm)
+        per_sm = per_sm_f;
+    const unsigned G = (unsigned)(sm_count() * per_sm);
+    return G > 512 ? 512 : G;
+}
+
 /* Affine rounds over the tot selected indices idx[] (device), in chunks of at most 2^chunk_log points
  * (bounds the scratch: ~96 B per chunk point), each chunk reduced by rounds until at most amin points
  * are left; those are summed in xyzz into part[0..tb) (tb blocks of RED_THREADS). Knobs:
@@ -545,14 +559,7 @@ static int baa_run(scratch *g_ba, cz_dxyzz<F> *part, unsigned tb, const cz_daff<
     const auto hb = std::chrono::steady_clock::now();
     const size_t amin = env_size("CZ_GPU_BA_AFF_MIN", (size_t)1 << 20, 1, (size_t)1 << 32);
     size_t chunk = (size_t)1 << env_size("CZ_GPU_BA_CHUNK_LOG", 25, 10, 30);
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, baa_bwd<F>, BAA_THREADS, 0) != cudaSuccess || per_sm < 1) per_sm = 1;
-    int per_sm_f = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_f, baa_fwd<F>, BAA_THREADS, 0) == cudaSuccess && per_sm_f >= 1 &&
-        per_sm_f < per_sm)
-        per_sm = per_sm_f;
-    unsigned G = (unsigned)(sm_count() * per_sm);
-    if (G > 512) G = 512; /* baa_inv is one block of at most 512 threads */
+    const unsigned G = baa_grid<F>();
     const size_t T = (size_t)G * BAA_THREADS;
     if (tot > amin) { /* smaller chunks when device memory is short (down to 2^16 points) */
         auto need = [&](size_t ch) {
