@@ -30,17 +30,12 @@ static int fail_(const ctx *c, int code, const char *fmt, ...) {
     return cz_error(code, "c1: partition %u challenge %u: %s", c->k, c->i, msg);
 }
 
+/* (the JSON is parsed packed: a byte array is one token, cz_json_bytes reads it) */
 static int b32(const ctx *c, int64_t t, uint8_t out[32], const char *field) {
-    if (cz_json_type(c->j, t) != CZ_JSON_ARRAY || cz_json_count(c->j, t) != 32)
-        return FAIL(c, CZ_EFORMAT, "%s is not an array of 32 bytes", field);
-    int64_t e = t + 1;
-    for (int i = 0; i < 32; i++, e = c->j->tok[e].next) {
-        uint64_t v;
-        if (cz_json_type(c->j, e) != CZ_JSON_NUMBER || cz_json_u64(c->j, e, &v) || v > 255)
-            return FAIL(c, CZ_EFORMAT, "%s[%d] is not a byte", field, i);
-        out[i] = (uint8_t)v;
-    }
-    return 0;
+    int bad;
+    if (!cz_json_bytes(c->j, t, out, 32, &bad)) return 0;
+    if (bad < 0) return FAIL(c, CZ_EFORMAT, "%s is not an array of 32 bytes", field);
+    return FAIL(c, CZ_EFORMAT, "%s[%d] is not a byte", field, bad);
 }
 
 static int fr32(const ctx *c, int64_t t, cz_fr *out, const char *field) {
@@ -259,15 +254,19 @@ static int parse_c1(cz_c1 *c1, const cz_json *j) {
 int cz_c1_parse(cz_c1 *c1, const char *text, size_t len) {
     memset(c1, 0, sizeof *c1);
     cz_json j;
-    int rc = cz_json_parse(&j, text, len);
+    int rc = cz_json_parse_packed(&j, text, len);
     if (rc) return rc;
     int64_t p1 = cz_json_get(&j, 0, "Phase1Out");
     if (p1 >= 0) { /* lotus Commit2In wrapper */
         char *b64 = NULL;
         size_t blen = 0, rawlen = 0;
         uint8_t *raw = NULL;
-        rc = cz_json_string(&j, p1, &b64, &blen);
-        if (!rc) rc = cz_base64_decode(b64, blen, &raw, &rawlen);
+        /* base64 has no escapes: decoded in place unless the string has one (then unescaped first) */
+        const char *s = j.text + j.tok[p1].start;
+        const int plain = cz_json_type(&j, p1) == CZ_JSON_STRING && !memchr(s, '\\', j.tok[p1].len);
+        if (plain) rc = cz_base64_decode(s, j.tok[p1].len, &raw, &rawlen);
+        else rc = cz_json_string(&j, p1, &b64, &blen);
+        if (!rc && !plain) rc = cz_base64_decode(b64, blen, &raw, &rawlen);
         free(b64);
         cz_json_free(&j);
         if (rc) {
@@ -275,7 +274,7 @@ int cz_c1_parse(cz_c1 *c1, const char *text, size_t len) {
             snprintf(why, sizeof why, "%s", cz_error_message()); /* cz_error rewrites the message buffer */
             return cz_error(rc, "c1: Phase1Out: %s", why);
         }
-        rc = cz_json_parse(&j, (const char *)raw, rawlen);
+        rc = cz_json_parse_packed(&j, (const char *)raw, rawlen);
         if (!rc) {
             rc = parse_c1(c1, &j);
             cz_json_free(&j);

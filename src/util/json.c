@@ -103,6 +103,50 @@ static int parse_number(parser *p) {
 
 static int parse_value(parser *p);
 
+/* Packed mode: the elements of the array whose '[' was at p->pos - 1 (token t), read as bytes when every one is an
+ * integer 0..255 in plain digits; 1 (packed, p->pos past the ']'), 0 (not such an array: p->pos and the bytes as
+ * they were, for the general parse), or -1 (out of memory). */
+static int parse_packed(parser *p, int64_t t) {
+    cz_json *j = p->j;
+    const char *s = j->text;
+    const size_t n = j->text_len, pos0 = p->pos, nb0 = j->nbytes;
+    uint32_t count = 0;
+    for (;;) {
+        skip_ws(p);
+        if (p->pos >= n || s[p->pos] < '0' || s[p->pos] > '9') break;
+        unsigned v = (unsigned)(s[p->pos++] - '0'), nd = 1;
+        if (v == 0 && p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9') break; /* a leading zero: the parse's error */
+        while (p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9' && nd < 4) v = v * 10 + (unsigned)(s[p->pos++] - '0'), nd++;
+        if (v > 255 || (p->pos < n && (s[p->pos] == '.' || s[p->pos] == 'e' || s[p->pos] == 'E'))) break;
+        if (j->nbytes == j->bcap) {
+            size_t nc = j->bcap ? 2 * j->bcap : 4096;
+            uint8_t *b = realloc(j->bytes, nc);
+            if (!b) return -1;
+            j->bytes = b, j->bcap = nc;
+        }
+        j->bytes[j->nbytes++] = (uint8_t)v;
+        count++;
+        skip_ws(p);
+        if (p->pos < n && s[p->pos] == ',') {
+            p->pos++;
+            continue;
+        }
+        if (p->pos < n && s[p->pos] == ']' && count) {
+            p->pos++;
+            cz_json_tok *tk = &j->tok[t];
+            tk->packed = 1;
+            tk->start = (uint32_t)nb0;
+            tk->count = count;
+            tk->len = 0;
+            tk->next = j->ntok;
+            return 1;
+        }
+        break;
+    }
+    p->pos = pos0, j->nbytes = nb0;
+    return 0;
+}
+
 static int parse_container(parser *p, bool obj) {
     const char *s = p->j->text;
     size_t n = p->j->text_len;
@@ -110,6 +154,14 @@ static int parse_container(parser *p, bool obj) {
     int64_t t = new_tok(p, obj ? CZ_JSON_OBJECT : CZ_JSON_ARRAY);
     if (t < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
     p->pos++;
+    if (!obj && p->j->pack) {
+        const int pk = parse_packed(p, t);
+        if (pk < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
+        if (pk) {
+            p->depth--;
+            return 0;
+        }
+    }
     skip_ws(p);
     uint32_t count = 0;
     char close = obj ? '}' : ']';
@@ -177,8 +229,9 @@ static int parse_value(parser *p) {
     }
 }
 
-int cz_json_parse(cz_json *j, const char *text, size_t len) {
+static int json_parse(cz_json *j, const char *text, size_t len, int pack) {
     memset(j, 0, sizeof *j);
+    j->pack = pack;
     if (len >= UINT32_MAX) return cz_error(CZ_EFORMAT, "json: text of %zu bytes is too large", len);
     j->text = text, j->text_len = len;
     parser p = {j, 0, 0};
@@ -191,10 +244,37 @@ int cz_json_parse(cz_json *j, const char *text, size_t len) {
     return rc;
 }
 
+int cz_json_parse(cz_json *j, const char *text, size_t len) { return json_parse(j, text, len, 0); }
+
+int cz_json_parse_packed(cz_json *j, const char *text, size_t len) { return json_parse(j, text, len, 1); }
+
 void cz_json_free(cz_json *j) {
     free(j->tok);
+    free(j->bytes);
     j->tok = NULL;
+    j->bytes = NULL;
     j->ntok = j->cap = 0;
+    j->nbytes = j->bcap = 0;
+}
+
+int cz_json_bytes(const cz_json *j, int64_t t, uint8_t *out, uint32_t n, int *bad) {
+    *bad = -1;
+    if (t < 0 || j->tok[t].type != CZ_JSON_ARRAY || j->tok[t].count != n)
+        return cz_error(CZ_EFORMAT, "json: expected an array of %u bytes", n);
+    if (j->tok[t].packed) {
+        memcpy(out, j->bytes + j->tok[t].start, n);
+        return 0;
+    }
+    int64_t e = t + 1;
+    for (uint32_t i = 0; i < n; i++, e = j->tok[e].next) {
+        uint64_t v;
+        if (j->tok[e].type != CZ_JSON_NUMBER || cz_json_u64(j, e, &v) || v > 255) {
+            *bad = (int)i;
+            return cz_error(CZ_EFORMAT, "json: element %u is not a byte", i);
+        }
+        out[i] = (uint8_t)v;
+    }
+    return 0;
 }
 
 int64_t cz_json_key_at(const cz_json *j, int64_t obj, uint32_t i) {
@@ -215,7 +295,7 @@ int64_t cz_json_get(const cz_json *j, int64_t obj, const char *key) {
 }
 
 int64_t cz_json_at(const cz_json *j, int64_t arr, uint32_t i) {
-    if (arr < 0 || j->tok[arr].type != CZ_JSON_ARRAY || i >= j->tok[arr].count) return -1;
+    if (arr < 0 || j->tok[arr].type != CZ_JSON_ARRAY || j->tok[arr].packed || i >= j->tok[arr].count) return -1;
     int64_t t = arr + 1;
     for (uint32_t k = 0; k < i; k++) t = j->tok[t].next;
     return t;
@@ -293,6 +373,26 @@ bad:
     return cz_error(CZ_EFORMAT, "json: unpaired surrogate in string");
 }
 
+/* b64v of every byte */
+static const int8_t b64tab[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63,
+    52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1,
+    -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, -1,
+    -1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+    41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+
 static int b64v(unsigned char c) {
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
@@ -310,8 +410,17 @@ int cz_base64_decode(const char *in, size_t len, uint8_t **out, size_t *out_len)
     size_t n = len / 4 * 3 - pad;
     uint8_t *o = out ? malloc(n ? n : 1) : NULL; /* out NULL: check only */
     if (out && !o) return cz_error(CZ_ENOMEM, "base64: out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < len; i += 4) {
+    size_t k = 0, i0 = 0;
+    /* the quads before the last by b64tab (a Phase1Out is ~51 MB of base64): a bad character anywhere in a quad
+     * leaves it to the loop below, which names it */
+    for (; i0 + 4 < len; i0 += 4, k += 3) {
+        const int a = b64tab[(unsigned char)in[i0]], b = b64tab[(unsigned char)in[i0 + 1]],
+                  c = b64tab[(unsigned char)in[i0 + 2]], d = b64tab[(unsigned char)in[i0 + 3]];
+        if ((a | b | c | d) < 0) break;
+        const uint32_t w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+        if (o) o[k] = (uint8_t)(w >> 16), o[k + 1] = (uint8_t)(w >> 8), o[k + 2] = (uint8_t)w;
+    }
+    for (size_t i = i0; i < len; i += 4) {
         int v[4];
         for (int q = 0; q < 4; q++) {
             bool padpos = i + q >= len - pad;

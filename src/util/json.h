@@ -13,6 +13,7 @@ enum { CZ_JSON_NULL, CZ_JSON_FALSE, CZ_JSON_TRUE, CZ_JSON_NUMBER, CZ_JSON_STRING
 
 typedef struct {
     uint8_t type;
+    uint8_t packed;      /* cz_json_parse_packed: an array of bytes without element tokens (start: its bytes) */
     uint32_t start, len; /* text span: strings without the quotes, containers/numbers whole */
     uint32_t count;      /* children: array elements, object members (a member = key token + value) */
     uint32_t next;       /* index of the token after this value's subtree */
@@ -23,11 +24,20 @@ typedef struct {
     size_t text_len;
     cz_json_tok *tok;
     uint32_t ntok, cap;
+    uint8_t *bytes; /* cz_json_parse_packed: the packed arrays' elements, nbytes in all */
+    size_t nbytes, bcap;
+    int pack;
 } cz_json;
 
 /* Parses text (not NUL-terminated necessarily; the caller keeps it alive). Token 0 is the root.
  * 0, CZ_EFORMAT (with the byte offset in the message) or CZ_ENOMEM. */
 int cz_json_parse(cz_json *j, const char *text, size_t len);
+/* The same, except that a non-empty array whose elements are all integers 0..255 written as plain digits (serde's
+ * Vec<u8> / [u8; 32], most of a C1) is one token with no element tokens: packed = 1, count its elements, which are
+ * the bytes at j->bytes + start (its text span is then not kept). cz_json_at finds no element of such an array;
+ * cz_json_bytes reads it, packed or not. A 32 GiB C1's 10.4 M numbers take 10 MB instead of ~220 MB of tokens.
+ * Any other array, and every error, is as cz_json_parse's. */
+int cz_json_parse_packed(cz_json *j, const char *text, size_t len);
 void cz_json_free(cz_json *j);
 
 /* Member value of object token obj with key (raw, unescaped keys only); -1 if absent or obj is not
@@ -41,6 +51,9 @@ static inline int cz_json_type(const cz_json *j, int64_t t) { return t < 0 ? -1 
 static inline uint32_t cz_json_count(const cz_json *j, int64_t t) { return t < 0 ? 0 : j->tok[t].count; }
 /* An unsigned integer token (no sign, fraction or exponent) below 2^64: 0 or CZ_EFORMAT. */
 int cz_json_u64(const cz_json *j, int64_t t, uint64_t *out);
+/* Array token t of exactly n integers 0..255 (packed or not) into out: 0, or CZ_EFORMAT when it is not one
+ * (*bad: the first element that is not a byte, or -1 when t is no array of n elements). */
+int cz_json_bytes(const cz_json *j, int64_t t, uint8_t *out, uint32_t n, int *bad);
 /* A string token compared with s (raw bytes). */
 int cz_json_streq(const cz_json *j, int64_t t, const char *s);
 /* Decodes a string token (escapes resolved, \u to UTF-8) into a new NUL-terminated buffer (free()).
