@@ -587,7 +587,7 @@ static int build_htod(cz_gpu_prover *pr, const build_copy *c, void *dst, const v
  * has bit `bit` (a 0/1 query's pair sums, cz_gpu_prover_pair_sums_; -1: never) */
 static int upload_bases(cz_gpu_prover *pr, const build_copy *c, void **d, const void *h, size_t n, size_t size,
                         int bit, const char *what) {
-    int rc = cz_gpu_prover_dalloc_(pr, d, (n + (bit >= 0 && (pr->pairs >> bit & 1) ? n / 2 : 0)) * size, what);
+    int rc = cz_gpu_prover_dalloc_(pr, d, cz_gpu_prover_room_(pr, bit, n) * size, what);
     if (!rc && n) rc = build_htod(pr, c, *d, h, n * size);
     if (!rc) pr->build_bases += n * size;
     return rc;

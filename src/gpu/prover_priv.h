@@ -280,6 +280,11 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
 int cz_gpu_prover_pairs_knob_(void);
 #define CZ_GPU_PAIRS_B2 3 /* the bit of B_G2 in pairs (after Q_L, Q_A, Q_B) */
 #define CZ_GPU_PAIRS_ALL 15u
+/* The points to allocate for a query of n bases whose bit in pr->pairs is `bit` (-1: none): n, and n / 2 more for
+ * their pair sums when it is set. */
+static inline uint64_t cz_gpu_prover_room_(const cz_gpu_prover *pr, int bit, uint64_t n) {
+    return n + (bit >= 0 && (pr->pairs >> bit & 1) ? n / 2 : 0);
+}
 /* The device bytes the pair sums of the queries in mask take (len[]: the queries' lengths). */
 size_t cz_gpu_prover_pairs_bytes_(const uint64_t len[3], unsigned mask);
 /* Fills the pair sums of every query with room for them (pairs set, the bases in place), synchronously. */

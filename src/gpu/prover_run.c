@@ -890,11 +890,12 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     /* CZ_GPU_PROVER_G2_EARLY=1 (A/B; not yet measured): B's classification and B_G2 here, so B_G2 runs beside the
      * NTTs and the H MSM instead of beside L's and A's batch additions and the tails. Resident provers whose
      * witness stays where it is (not in c's buffer, not compact on the device); B split (else after, as before). */
+    const int want_g2 = pr->p || pr->d_b2; /* real params, or a synthetic prover's device B_G2 */
     g2_dev_job g2j;
     pthread_t g2th;
     int g2_started = 0;
     const char *ge = getenv("CZ_GPU_PROVER_G2_EARLY");
-    if (!rc && ge && ge[0] == '1' && (pr->p || pr->d_b2) && !pr->streamed && !pr->w_alias && !pr->two_vec &&
+    if (!rc && ge && ge[0] == '1' && want_g2 && !pr->streamed && !pr->w_alias && !pr->two_vec &&
         pr->len[Q_B]) {
         uint32_t tb = 0;
         rc = classify(pr, Q_B, &tb);
@@ -933,7 +934,6 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     st->lagrange = pr->lag;
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B first: its classification feeds B_G2, which then runs beside L and A on its own stream */
-    const int want_g2 = pr->p || pr->d_b2; /* real params, or a synthetic prover's device B_G2 */
     double tg = 0;
     if (!rc) rc = run_query(pr, Q_B, &out->b1_ans, st, &tbt);
     if (!rc && want_g2 && !g2_started) {

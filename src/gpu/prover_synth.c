@@ -142,8 +142,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
     if (!rc && pr->lag && !pr->fold) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lh, n * sizeof(cz_g1_affine), "Lh");
     if (!rc && pr->fold) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_lhc_in, ni * sizeof(cz_g1_affine), "LhC (inputs)");
     for (int q = 0; q < 3 && !rc; q++)
-        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], (pr->len[q] + (pr->pairs >> q & 1 ? pr->len[q] / 2 : 0)) * sizeof(cz_g1_affine),
-                                   "query");
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_q[q], cz_gpu_prover_room_(pr, q, pr->len[q]) * sizeof(cz_g1_affine), "query");
     if (!rc) rc = cz_gpu_synth_points_(pr->d_h, hn, seed ^ 0x1111, pr->st);
     if (!rc && pr->lag && !pr->fold) rc = cz_gpu_synth_points_(pr->d_lh, n, seed ^ 0x6666, pr->st);
     if (!rc && pr->fold) rc = cz_gpu_synth_points_(pr->d_lhc_in, ni, seed ^ 0x6767, pr->st);
@@ -151,7 +150,7 @@ int cz_gpu_prover_create_synthetic(cz_gpu_prover **out, int device, const cz_gpu
 #ifdef CZ_GPU_HAVE_G2_MSM
     /* B_G2 on the device as a real prover has it: random Fp2 coordinates, two G1-sized records per point */
     if (!rc)
-        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, (pr->len[Q_B] + (pr->pairs >> CZ_GPU_PAIRS_B2 & 1 ? pr->len[Q_B] / 2 : 0)) * sizeof(cz_g2_affine),
+        rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_b2, cz_gpu_prover_room_(pr, CZ_GPU_PAIRS_B2, pr->len[Q_B]) * sizeof(cz_g2_affine),
                                    "B_G2 query");
     if (!rc) rc = cz_gpu_synth_points_(pr->d_b2, 2 * pr->len[Q_B], seed ^ 0x5555, pr->st);
 #endif

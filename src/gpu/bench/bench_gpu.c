@@ -276,23 +276,31 @@ static void bench_inputs(void **d_bases, cz_fr **d_sc, uint64_t **d_bm, uint64_t
     *bm_out = bm;
 }
 
+/* A copy of n bases (G2 when g2) with their pair sums after them (gpu.h cz_gpu_g1_pair_sums), the sums' build time
+ * in *build_ms; NULL (said) when the copy does not fit. */
+static void *pairs_copy(int g2, const void *d_bases, size_t n, cz_gpu_timer *tm, float *build_ms) {
+    const size_t elem = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
+    void *dp = NULL;
+    if (cz_gpu_malloc(&dp, (n + n / 2) * elem)) {
+        printf("pair sums at 2^%d: no room for the copy (%s)\n", __builtin_ctzll(n), cz_error_message());
+        return NULL;
+    }
+    DIE_IF(cz_gpu_dtod_(dp, d_bases, n * elem), "copy the bases");
+    DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
+    DIE_IF(g2 ? cz_gpu_g2_pair_sums(dp, n, NULL) : cz_gpu_g1_pair_sums(dp, n, NULL), "pair sums");
+    DIE_IF(cz_gpu_timer_stop(tm, NULL, build_ms), "timer");
+    return dp;
+}
+
 /* The batch addition of n bases (elem bytes each; G2 when g2) with their pair sums (gpu.h cz_gpu_g1_pair_sums): a
  * copy of the bases with room after them, the sums' build timed once, the result against ref (the plain batch
  * addition's, itself checked against the CPU) and the median of reps into a table row beside the plain one's
  * median (plain_ms); no row where the copy does not fit. */
 static size_t pairs_row(char *table, size_t tl, size_t cap, int g2, const void *d_bases, const uint64_t *d_bm, size_t n,
                         int reps, cz_gpu_timer *tm, const void *ref, double plain_ms) {
-    const size_t elem = g2 ? sizeof(cz_g2_affine) : sizeof(cz_g1_affine);
-    void *dp = NULL;
-    if (cz_gpu_malloc(&dp, (n + n / 2) * elem)) {
-        printf("pair sums at 2^%d: no room for the copy (%s)\n", __builtin_ctzll(n), cz_error_message());
-        return tl;
-    }
-    DIE_IF(cz_gpu_dtod_(dp, d_bases, n * elem), "copy the bases");
     float ms[100], build = 0;
-    DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
-    DIE_IF(g2 ? cz_gpu_g2_pair_sums(dp, n, NULL) : cz_gpu_g1_pair_sums(dp, n, NULL), "pair sums");
-    DIE_IF(cz_gpu_timer_stop(tm, NULL, &build), "timer");
+    void *dp = pairs_copy(g2, d_bases, n, tm, &build);
+    if (!dp) return tl;
     cz_g1_jac r1;
     cz_g2_jac r2;
     for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, checked */
@@ -708,17 +716,10 @@ static void ba_bench(uint64_t seed, int reps) {
         DIE_IF(cz_gpu_g1_batch_add(&ref1[0], d1, dbm1, n1, NULL), "g1 batch add");
         DIE_IF(cz_gpu_g1_batch_add(&ref1[1], d1, dones, n1, NULL), "g1 batch add");
         DIE_IF(cz_gpu_g2_batch_add(&ref2, d2, dbm2, n2, NULL), "g2 batch add");
-        DIE_IF(cz_gpu_malloc(&dp1, (n1 + n1 / 2) * sizeof(cz_g1_affine)), "malloc pairs");
-        DIE_IF(cz_gpu_malloc(&dp2, (n2 + n2 / 2) * sizeof(cz_g2_affine)), "malloc pairs");
-        DIE_IF(cz_gpu_dtod_(dp1, d1, n1 * sizeof(cz_g1_affine)), "copy");
-        DIE_IF(cz_gpu_dtod_(dp2, d2, n2 * sizeof(cz_g2_affine)), "copy");
         float b1 = 0, b2 = 0;
-        DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
-        DIE_IF(cz_gpu_g1_pair_sums(dp1, n1, NULL), "g1 pair sums");
-        DIE_IF(cz_gpu_timer_stop(tm, NULL, &b1), "timer");
-        DIE_IF(cz_gpu_timer_start(tm, NULL), "timer");
-        DIE_IF(cz_gpu_g2_pair_sums(dp2, n2, NULL), "g2 pair sums");
-        DIE_IF(cz_gpu_timer_stop(tm, NULL, &b2), "timer");
+        dp1 = pairs_copy(0, d1, n1, tm, &b1);
+        dp2 = pairs_copy(1, d2, n2, tm, &b2);
+        DIE_IF(!dp1 || !dp2, "the bases with their pair sums");
         printf("pair sums built: G1 2^%u in %.3f ms, G2 2^%u in %.3f ms\n", lg1, b1, lg2, b2);
     }
     printf("\n| variant | G1 2^26 ~50%% ms | G1 2^26 100%% ms | G2 2^24 ~50%% ms | G1 ~50%% / sppark 17.1 |\n|---|---|---|---|---|\n");
