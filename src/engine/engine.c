@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +137,7 @@ struct cz_engine {
     /* The synthesis threads (synthesis.threads; synth_team): each partition's synthesis takes its share of the pool
      * as its OpenMP team and gives it back at its end (synth_share: CUZK_SYNTH_SHARE=0 turns it off, A/B only). */
     int synth_pool, synth_free;
-    bool synth_share;
+    bool synth_share, synth_depth; /* synth_depth: depth first while the devices run dry (CUZK_SYNTH_DEPTH=0: off) */
     pthread_t dispatcher, *synth, *gpu, *fin;
     worker_slot *slots;
     uint64_t completed, failed, cancelled, completed_k[5], failed_k[5];
@@ -573,20 +574,24 @@ static bool turn_waits_above(const cz_engine *e, int dev, int prio) {
 }
 
 /* With e->mu held, j's next partition picked: the OpenMP team its synthesis gets from the pool of synthesis
- * threads. The partitions starting now (this one, and up to the idle workers' worth of j's not yet picked) share
- * the free threads; the first ones take the remainder. A single partition on an idle engine gets the whole pool
- * (a Winning PoSt); a 32 GiB PoRep's ten on 14 threads get 2, 2, 2, 2, 1, ... Before this, each of them ran an
- * OpenMP team of every core: ten at once put ~160 threads on the H200 host's 16 cores, and the GPU workers' host
- * threads, which launch the kernels and wait on them, lost the CPU for tens of ms (docs/perf.md: +18 ms in the
- * partition beside such a burst, +157 ms with 160 busy threads in the bench). */
+ * threads (cz_sched_synth_team). While the devices run dry (fewer partitions synthesizing or queued than twice the
+ * devices in service) it goes depth first: the partition a device waits for takes the free threads, so a lone
+ * proof's first partition is on the GPU after one synthesis at full width. Else the partitions starting now (this
+ * one, and up to the idle workers' worth of j's not yet picked) share the free threads evenly; the first ones take
+ * the remainder. Before the pool, each ran an OpenMP team of every core: ten at once put ~160 threads on the H200
+ * host's 16 cores, and the GPU workers' host threads, which launch the kernels and wait on them, lost the CPU for tens
+ * of ms (docs/perf.md: +18 ms in the partition beside such a burst, +157 ms with 160 busy threads in the bench).
+ * CUZK_SYNTH_DEPTH=0 turns the depth-first part off (A/B only). */
 static int synth_team(cz_engine *e, const job *j) {
     if (!e->synth_share) return 0;
     const uint32_t left = j->parts - j->next_part; /* after this one */
     int idle = e->n_synth - e->synth_active;       /* workers not in a synthesis, this one among them */
     int want = (int)(left + 1 < (uint32_t)idle ? left + 1 : (uint32_t)idle);
     if (want < 1) want = 1;
-    const int t = (e->synth_free + want - 1) / want;
-    return t < 1 ? 1 : t; /* < 1 only for an urgent job with no thread free (synth_gate) */
+    const int ndev = e->be.ndevices > 0 ? e->be.ndevices - e->n_lost : 1;
+    /* the even split alone: as many partitions ahead as can never be "dry" */
+    const int ahead = e->synth_depth ? e->synth_active + (int)e->gq_len : INT_MAX / 2;
+    return cz_sched_synth_team(e->synth_free, want, ahead, ndev);
 }
 
 /* With e->mu held: whether j's next partition waits for a thread of the synthesis pool. A synthesis starts only
@@ -1029,6 +1034,8 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     e->synth_pool = e->synth_free = (int)(pool < 1 ? 1 : pool > 4096 ? 4096 : pool);
     const char *ss = getenv("CUZK_SYNTH_SHARE");
     e->synth_share = !(ss && *ss == '0');
+    const char *sd = getenv("CUZK_SYNTH_DEPTH");
+    e->synth_depth = !(sd && *sd == '0');
     e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
     e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
     e->compact = cfg->compact_witness;
@@ -1072,7 +1079,10 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
            "memory budget initialized total_budget_gib=%.1f; engine started backend=%s prover_workers=%d "
            "prover_threads=%d synthesis_workers=%d synthesis_threads=%d%s queue_depth=%u max_pending=%u witness=%s",
            e->budget_total / (double)(1ull << 30), e->be.name, e->n_gpu, threads, e->n_synth, e->synth_pool,
-           e->synth_share ? "" : " (not shared: CUZK_SYNTH_SHARE=0)", e->gq_cap,
+           !e->synth_share  ? " (not shared: CUZK_SYNTH_SHARE=0)"
+           : !e->synth_depth ? " (no depth first: CUZK_SYNTH_DEPTH=0)"
+                             : "",
+           e->gq_cap,
            cfg->max_pending,
            !e->compact                                         ? "dense"
            : e->be.start_compact && !e->be.compact_expands ? "compact where the circuit has it (sent as is)"

@@ -78,3 +78,16 @@ size_t cz_sched_rank(const cz_sched *s, int prio, uint64_t seq) {
     for (size_t i = 0; i < s->n; i++) k += before(&s->h[i], &e);
     return k;
 }
+
+int cz_sched_synth_team(int free, int want, int ahead, int ndev) {
+    if (free <= 1) return 1;
+    if (ndev < 1) ndev = 1;
+    if (ahead < 0) ahead = 0;
+    int share;
+    if (ahead < ndev) share = ndev - ahead;
+    else if (ahead < 2 * ndev) share = 2;
+    else share = want;
+    if (share > want) share = want; /* never more ways than partitions starting */
+    if (share < 1) share = 1;
+    return (free + share - 1) / share;
+}

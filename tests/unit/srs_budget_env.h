@@ -57,6 +57,10 @@ __attribute__((unused)) static cz_engine *start_backend(uint64_t budget, uint64_
     cfg.max_parallel_synthesis = 2;
     cfg.total_budget = budget;
     cfg.eviction_min_idle_s = min_idle_s;
+    /* The scenarios hold gate-a's partitions in synthesis, two at once (wait_held): with the depth-first shares
+     * the first would take every thread of the pool and the second never start. The team policy is
+     * test_engine_synth_pool's and test_sched's; here the even split, which gives each partition a thread. */
+    setenv("CUZK_SYNTH_DEPTH", "0", 1);
     cz_engine *e = NULL;
     int rc = cz_engine_new(&e, &cfg);
     CHECK_MSG(rc == 0, "engine: %s", cz_error_message());

@@ -129,13 +129,25 @@ static cz_engine *engine(const char *backend, uint32_t pool) {
     return e;
 }
 
-/* pool threads, `jobs` jobs of NPART partitions submitted at once, then a lone one-partition job */
-static void shared(int pool, int jobs) {
+/* pool threads, `jobs` jobs of NPART partitions submitted at once, then a lone one-partition job; depth: the
+ * default shares (depth first while the device runs dry), else CUZK_SYNTH_DEPTH=0 (the even split alone) */
+static void shared(int pool, int jobs, bool depth) {
     char logf[] = "/tmp/cz_synth_pool_XXXXXX";
     int fd = mkstemp(logf);
     CHECK(fd >= 0);
     if (fd >= 0) close(fd);
+    const char *was = getenv("CUZK_SYNTH_DEPTH");
+    if (!depth) setenv("CUZK_SYNTH_DEPTH", "0", 1);
+    cz_log_set_level("info");
+    cz_test_capture_begin(logf);
     cz_engine *e = engine("cpu", (uint32_t)pool);
+    char *start = cz_test_capture_end(logf);
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    if (!depth && !was) unsetenv("CUZK_SYNTH_DEPTH");
+    /* the engine's start line names the even split alone */
+    CHECK_MSG(!e || (start && (strstr(start, "(no depth first: CUZK_SYNTH_DEPTH=0)") != NULL) == !depth),
+              "pool %d: the start line %s the depth-first knob", pool, depth ? "names" : "does not name");
+    free(start);
     if (!e) return;
     reset();
     cz_test_capture_begin(logf);
@@ -165,10 +177,18 @@ static void shared(int pool, int jobs) {
     CHECK_MSG(mism == 0, "pool %d: %d parallel regions ran another team than omp_get_max_threads()", pool, mism);
     CHECK_MSG(lines == n && tl == seen, "pool %d: the TIMELINE's threads= sum to %d over %d lines, the circuit saw %d",
               pool, tl, lines, seen);
-    /* the burst's first teams took the whole pool */
-    CHECK_MSG(first == pool, "pool %d: the burst's first %d teams sum to %d", pool, k, first);
-    printf("pool %d, %d x %d partitions: teams in all %d (at most %d at once), the first %d\n", pool, jobs, NPART, seen,
-           rmax, first);
+    if (depth) {
+        /* depth first on the idle engine: the burst's first synthesis took the whole pool (the device waits for it),
+         * and the others waited for it (no thread was free) */
+        CHECK_MSG(n > 0 && team_seen[0] == pool, "pool %d, depth first: the burst's first team %d", pool,
+                  n ? team_seen[0] : -1);
+        first = n ? team_seen[0] : 0;
+    } else {
+        /* the even split: the burst's first teams took the whole pool together */
+        CHECK_MSG(first == pool, "pool %d: the burst's first %d teams sum to %d", pool, k, first);
+    }
+    printf("pool %d, %d x %d partitions%s: teams in all %d (at most %d at once), the first %s%d\n", pool, jobs, NPART,
+           depth ? "" : " (CUZK_SYNTH_DEPTH=0)", seen, rmax, depth ? "" : "ones' sum ", first);
     free(log);
     /* a lone partition on the idle engine: the whole pool */
     cz_circuit one = circ;
@@ -316,9 +336,11 @@ int main(void) {
     circ.partitions = NPART;
     circ.synthesize = rec_synth;
     circ.synthesize_compact = rec_synth_compact;
-    shared(3, 1);
-    shared(5, 2);
-    shared(1, 1);
+    shared(3, 1, true);
+    shared(5, 2, true);
+    shared(1, 1, true);
+    shared(3, 1, false);
+    shared(5, 2, false);
     urgent();
     unshared();
     gpu_default();

@@ -449,10 +449,63 @@ static void backend_selection(void) {
     cz_log_set_level("info");
 }
 
+/* cz_sched_synth_team against its definition, every input in a box, and the burst it gives a 32 GiB PoRep on an
+ * idle one-GPU host (pool 14) and once the device is fed (the even split of session 42: 2, 2, 2, 2, 1, ...) */
+static void synth_team_policy(void) {
+    int bad = 0, cases = 0;
+    for (int ndev = 1; ndev <= 4; ndev++)
+        for (int ahead = 0; ahead <= 12; ahead++)
+            for (int want = 1; want <= 20; want++)
+                for (int fr = -2; fr <= 40; fr++) {
+                    const int t = cz_sched_synth_team(fr, want, ahead, ndev), hi = fr > 1 ? fr : 1;
+                    int ways = ahead < ndev ? ndev - ahead : ahead < 2 * ndev ? 2 : want;
+                    if (ways > want) ways = want;
+                    const int expect = fr <= 1 ? 1 : (fr + ways - 1) / ways;
+                    cases++;
+                    bad += t < 1 || t > hi || t != expect;
+                    /* never less than the even split; past the dry devices, more ahead never gives a bigger team;
+                     * a lone one gets every free thread */
+                    if (t < (fr <= 1 ? 1 : (fr + want - 1) / want)) bad++;
+                    if (ahead >= ndev && t > cz_sched_synth_team(fr, want, ahead - 1, ndev)) bad++;
+                    if (want == 1 && t != hi) bad++;
+                    if (ahead >= 2 * ndev && t != (fr <= 1 ? 1 : (fr + want - 1) / want)) bad++;
+                }
+    CHECK_MSG(bad == 0, "cz_sched_synth_team: %d of %d cases off its definition", bad, cases);
+    /* a burst of ten partitions starting one after another (each counted ahead of the next), pool 14, one device */
+    int teams[10], fr = 14, n = 0, ahead = 0;
+    while (n < 10 && fr >= 1) {
+        const int want = 10 - n < 18 - n ? 10 - n : 18 - n;
+        teams[n] = cz_sched_synth_team(fr, want, ahead++, 1);
+        fr -= teams[n++];
+    }
+    CHECK_MSG(n == 1 && teams[0] == 14, "idle device: the burst's first team %d, %d started", teams[0], n);
+    /* its first partition done and queued, the device busy with it: the second takes half, the rest split */
+    fr = 14, n = 0, ahead = 1;
+    int sum = 0;
+    while (n < 9 && fr >= 1) {
+        teams[n] = cz_sched_synth_team(fr, 9 - n, ahead++, 1);
+        fr -= teams[n], sum += teams[n++];
+    }
+    CHECK_MSG(teams[0] == 7 && sum == 14, "one ahead: teams %d then ..., %d threads in all", teams[0], sum);
+    /* the devices fed (two ahead of each): session 42's even split, the whole pool in small teams */
+    static const int even[10] = {2, 2, 2, 2, 1, 1, 1, 1, 1, 1};
+    fr = 14, sum = 0;
+    int off = 0;
+    for (int i = 0; i < 10; i++) {
+        const int t = cz_sched_synth_team(fr, 10 - i, 2 + i, 1);
+        off += t != even[i], fr -= t, sum += t;
+    }
+    CHECK_MSG(off == 0 && sum == 14, "fed device: %d teams off the even split, %d threads in all", off, sum);
+    /* two devices, both dry: the first two partitions split the pool between them */
+    CHECK(cz_sched_synth_team(14, 10, 0, 2) == 7 && cz_sched_synth_team(7, 9, 1, 2) == 7);
+    printf("cz_sched_synth_team: %d cases\n", cases);
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
     sched_random(&rng);
+    synth_team_policy();
     priorities_and_registry();
     srs_manager();
     porep_hooks();
