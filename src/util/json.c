@@ -41,6 +41,15 @@ static int64_t new_tok(parser *p, uint8_t type) {
 
 static int is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
+/* Whether any byte of w (8 string bytes) is '"', '\\' or below 0x20 (a bit set, not always at that byte: a
+ * hint to fall back to the byte loop). Mycroft's zero-byte test on w ^ '"' and w ^ '\\', and on w's bytes less
+ * 0x20 (which borrows only from a byte below 0x20, or into one from a lower byte that did). */
+static inline uint64_t special8(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    const uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return ((q - ones) & ~q & high) | ((b - ones) & ~b & high) | ((w - ones * 0x20) & ~w & high);
+}
+
 static int parse_string(parser *p) {
     const char *s = p->j->text;
     size_t n = p->j->text_len;
@@ -48,6 +57,15 @@ static int parse_string(parser *p) {
     int64_t t = new_tok(p, CZ_JSON_STRING);
     if (t < 0) return cz_error(CZ_ENOMEM, "json: out of memory");
     while (p->pos < n && s[p->pos] != '"') {
+        /* runs of plain characters 8 at a time (a Phase1Out is one 51 MB string): stop at the first word holding
+         * a quote, a backslash or a control character, which the byte loop below then takes */
+        while (p->pos + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + p->pos, 8);
+            if (special8(w)) break;
+            p->pos += 8;
+        }
+        if (p->pos >= n || s[p->pos] == '"') break;
         unsigned char c = (unsigned char)s[p->pos];
         if (c < 0x20) return perr(p, "control character in string");
         if (c == '\\') {
@@ -109,30 +127,40 @@ static int parse_value(parser *p);
 static int parse_packed(parser *p, int64_t t) {
     cz_json *j = p->j;
     const char *s = j->text;
-    const size_t n = j->text_len, pos0 = p->pos, nb0 = j->nbytes;
+    const size_t n = j->text_len;
+    /* in locals: a store to the bytes (uint8_t, which may alias anything) would otherwise reload them all */
+    size_t pos = p->pos, nb = j->nbytes, cap = j->bcap;
+    uint8_t *bytes = j->bytes;
+    const size_t nb0 = nb;
     uint32_t count = 0;
+#define WS(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\r')
+#define DIGIT(c) ((unsigned)((c) - '0') <= 9u)
     for (;;) {
-        skip_ws(p);
-        if (p->pos >= n || s[p->pos] < '0' || s[p->pos] > '9') break;
-        unsigned v = (unsigned)(s[p->pos++] - '0'), nd = 1;
-        if (v == 0 && p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9') break; /* a leading zero: the parse's error */
-        while (p->pos < n && s[p->pos] >= '0' && s[p->pos] <= '9' && nd < 4) v = v * 10 + (unsigned)(s[p->pos++] - '0'), nd++;
-        if (v > 255 || (p->pos < n && (s[p->pos] == '.' || s[p->pos] == 'e' || s[p->pos] == 'E'))) break;
-        if (j->nbytes == j->bcap) {
-            size_t nc = j->bcap ? 2 * j->bcap : 4096;
-            uint8_t *b = realloc(j->bytes, nc);
-            if (!b) return -1;
-            j->bytes = b, j->bcap = nc;
+        while (pos < n && WS(s[pos])) pos++;
+        if (pos >= n || !DIGIT(s[pos])) break;
+        unsigned v = (unsigned)(s[pos++] - '0'), nd = 1;
+        if (v == 0 && pos < n && DIGIT(s[pos])) break; /* a leading zero: the parse's error */
+        while (pos < n && DIGIT(s[pos]) && nd < 4) v = v * 10 + (unsigned)(s[pos++] - '0'), nd++;
+        if (v > 255 || (pos < n && (s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E'))) break;
+        if (nb == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            uint8_t *b = realloc(bytes, nc);
+            if (!b) {
+                j->bytes = bytes, j->bcap = cap, j->nbytes = nb0;
+                return -1;
+            }
+            bytes = b, cap = nc;
         }
-        j->bytes[j->nbytes++] = (uint8_t)v;
+        bytes[nb++] = (uint8_t)v;
         count++;
-        skip_ws(p);
-        if (p->pos < n && s[p->pos] == ',') {
-            p->pos++;
+        while (pos < n && WS(s[pos])) pos++;
+        if (pos < n && s[pos] == ',') {
+            pos++;
             continue;
         }
-        if (p->pos < n && s[p->pos] == ']' && count) {
-            p->pos++;
+        if (pos < n && s[pos] == ']' && count) {
+            j->bytes = bytes, j->bcap = cap, j->nbytes = nb;
+            p->pos = pos + 1;
             cz_json_tok *tk = &j->tok[t];
             tk->packed = 1;
             tk->start = (uint32_t)nb0;
@@ -143,7 +171,9 @@ static int parse_packed(parser *p, int64_t t) {
         }
         break;
     }
-    p->pos = pos0, j->nbytes = nb0;
+#undef WS
+#undef DIGIT
+    j->bytes = bytes, j->bcap = cap, j->nbytes = nb0; /* p->pos as it was */
     return 0;
 }
 
@@ -234,6 +264,18 @@ static int json_parse(cz_json *j, const char *text, size_t len, int pack) {
     j->pack = pack;
     if (len >= UINT32_MAX) return cz_error(CZ_EFORMAT, "json: text of %zu bytes is too large", len);
     j->text = text, j->text_len = len;
+    /* Room ahead for large texts, so that growth rarely copies (a 32 GiB C1's text is 38.6 MB): the packed bytes
+     * take at least two characters each, a token at least one; malloc maps such blocks, whose untouched pages
+     * cost nothing. */
+    if (len >= (1u << 20)) {
+        j->cap = (uint32_t)(len / 32);
+        j->tok = malloc((size_t)j->cap * sizeof *j->tok);
+        if (pack) j->bcap = len / 2, j->bytes = malloc(j->bcap);
+        if (!j->tok || (pack && !j->bytes)) {
+            cz_json_free(j);
+            return cz_error(CZ_ENOMEM, "json: out of memory");
+        }
+    }
     parser p = {j, 0, 0};
     int rc = parse_value(&p);
     if (!rc) {

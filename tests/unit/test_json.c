@@ -286,9 +286,112 @@ static void test_packed(void) {
     free(b.s);
 }
 
+/* Strings, whose plain runs the reader skips 8 bytes at a time: random strings at random alignments (plain ASCII,
+ * UTF-8 bytes, every escape, and sometimes a raw control character, a bad escape or no closing quote) against a
+ * byte-by-byte reference: the same verdict, the error at the same offset, the same token length and decoded
+ * text. Then a 2.5 MB document (the reader's room ahead) parses alike both ways. */
+static void test_strings(void) {
+    int bad = 0, errs = 0;
+    for (int it = 0; it < 4000; it++) {
+        buf b = {0};
+        const unsigned pre = rnd(9);
+        put(&b, "[");
+        for (unsigned i = 0; i < pre; i++) put(&b, " ");
+        put(&b, "\"");
+        const size_t s0 = b.n;
+        char dec[512];
+        size_t nd = 0;
+        long err_at = -1; /* the reference: offset of the first error, or -1 */
+        const unsigned len = rnd(60);
+        int open = rnd(40) != 0;
+        for (unsigned i = 0; i < len; i++) {
+            const unsigned k = rnd(100);
+            char t[8] = {0};
+            if (k < 70) { /* plain: ASCII without '"' and '\\', or a high byte */
+                unsigned c = rnd(5) ? 0x20 + rnd(0x5f) : 0x80 + rnd(0x80);
+                if (c == '"' || c == '\\') c = 'x';
+                t[0] = (char)c, dec[nd++] = (char)c;
+            } else if (k < 95) { /* an escape */
+                static const char *esc[] = {"\\\"", "\\\\", "\\/", "\\n", "\\t", "\\b", "\\f", "\\r"};
+                static const char out[] = {'"', '\\', '/', '\n', '\t', '\b', '\f', '\r'};
+                const unsigned e = rnd(8);
+                snprintf(t, sizeof t, "%s", esc[e]);
+                dec[nd++] = out[e];
+            } else if (k < 96) { /* a raw control character */
+                t[0] = (char)(1 + rnd(0x1f));
+                if (err_at < 0) err_at = (long)(b.n);
+            } else if (k < 97) { /* a bad escape */
+                snprintf(t, sizeof t, "\\x");
+                if (err_at < 0) err_at = (long)(b.n + 1);
+            } else { /* \u escape */
+                snprintf(t, sizeof t, "\\u0041");
+                dec[nd++] = 'A';
+            }
+            put(&b, t);
+        }
+        if (open) put(&b, "\",1]");
+        if (!open && err_at < 0) err_at = -2; /* unterminated: an error, its offset the text's end */
+        cz_json j;
+        const int rc = cz_json_parse(&j, b.s, b.n);
+        if (err_at == -1) {
+            char *out = NULL;
+            size_t ol = 0;
+            const int ok = !rc && j.ntok == 3 && cz_json_type(&j, 1) == CZ_JSON_STRING && j.tok[1].start == s0 &&
+                           j.tok[1].len == b.n - 4 - s0 && !cz_json_string(&j, 1, &out, &ol) && ol == nd &&
+                           !memcmp(out, dec, nd);
+            bad += !ok;
+            free(out);
+            if (!rc) cz_json_free(&j);
+        } else {
+            char want[64];
+            snprintf(want, sizeof want, "at byte %ld", err_at == -2 ? (long)b.n : err_at);
+            const int ok = rc == CZ_EFORMAT && strstr(cz_error_message(), want);
+            if (!ok && bad < 5) fprintf(stderr, "string %d: want an error %s, got rc %d: %s\n", it, want, rc, cz_error_message());
+            bad += !ok, errs++;
+        }
+        free(b.s);
+    }
+    CHECK_MSG(bad == 0, "strings: %d of 4000 off the byte-by-byte reference", bad);
+    printf("strings: 4000 (%d malformed)\n", errs);
+
+    /* a document over 1 MiB: a 2 MB string, 20,000 byte arrays, and a number after */
+    buf b = {0};
+    put(&b, "{\"s\":\"");
+    for (int i = 0; i < 2000000 / 64; i++) put(&b, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+    put(&b, "\\n\",\"a\":[");
+    for (int i = 0; i < 20000; i++) {
+        char t[16];
+        snprintf(t, sizeof t, "%s[%u,%u]", i ? "," : "", rnd(256), rnd(256));
+        put(&b, t);
+    }
+    put(&b, "],\"n\":7}");
+    cz_json jp, jq;
+    const int rp = cz_json_parse_packed(&jp, b.s, b.n), rq = cz_json_parse(&jq, b.s, b.n);
+    CHECK_MSG(!rp && !rq, "large document: packed %d, plain %d", rp, rq);
+    if (!rp && !rq) {
+        const int64_t ap = cz_json_get(&jp, 0, "a"), aq = cz_json_get(&jq, 0, "a");
+        uint64_t np = 0, nq = 0;
+        CHECK(jp.ntok == 20007 && jq.ntok == 60007 && cz_json_count(&jp, ap) == 20000 && cz_json_count(&jq, aq) == 20000);
+        CHECK(!cz_json_u64(&jp, cz_json_get(&jp, 0, "n"), &np) && !cz_json_u64(&jq, cz_json_get(&jq, 0, "n"), &nq) &&
+              np == 7 && nq == 7);
+        CHECK(jp.tok[cz_json_get(&jp, 0, "s")].len == 2000000 / 64 * 64 + 2);
+        int diff = 0;
+        int64_t ep = ap + 1, eq = aq + 1;
+        for (int i = 0; i < 20000; i++, ep = jp.tok[ep].next, eq = jq.tok[eq].next) {
+            uint8_t x[2], y[2];
+            int bx = 0, by = 0;
+            diff += cz_json_bytes(&jp, ep, x, 2, &bx) || cz_json_bytes(&jq, eq, y, 2, &by) || memcmp(x, y, 2);
+        }
+        CHECK_MSG(diff == 0, "large document: %d byte arrays differ packed / plain", diff);
+        cz_json_free(&jp), cz_json_free(&jq);
+    }
+    free(b.s);
+}
+
 int main(void) {
     cz_test_rng(&rng);
     test_base64();
     test_packed();
+    test_strings();
     return cz_test_finish();
 }
