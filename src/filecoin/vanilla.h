@@ -20,5 +20,9 @@ void cz_porep_label(cz_fr *out, const uint8_t replica_id[32], uint32_t layer, ui
  * and the parents (from the graph), as cz_porep_public_inputs. 0, or CZ_EVERIFY naming partition,
  * challenge and field (CZ_EINVAL / CZ_EUNSUPPORTED for a bad k or an unsupported proof). */
 int cz_c1_verify(const cz_c1 *c1, unsigned k, bool graph);
+/* cz_c1_verify's parts, for threads: challenge i of partition k (its paths, labels and comm_r), and the graph part
+ * (challenges and parents, cz_porep_public_inputs). cz_c1_verify is challenges 0.. in order, then the graph. */
+int cz_c1_verify_challenge(const cz_c1 *c1, unsigned k, unsigned i);
+int cz_c1_verify_graph(const cz_c1 *c1, unsigned k);
 
 #endif
