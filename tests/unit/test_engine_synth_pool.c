@@ -129,6 +129,16 @@ static cz_engine *engine(const char *backend, uint32_t pool) {
     return e;
 }
 
+/* engine(), its log at level info captured into logf and returned in *log (the engine's start line) */
+static cz_engine *engine_logged(const char *backend, uint32_t pool, const char *logf, char **log) {
+    cz_log_set_level("info");
+    cz_test_capture_begin(logf);
+    cz_engine *e = engine(backend, pool);
+    *log = cz_test_capture_end(logf);
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    return e;
+}
+
 /* pool threads, `jobs` jobs of NPART partitions submitted at once, then a lone one-partition job; depth: the
  * default shares (depth first while the device runs dry), else CUZK_SYNTH_DEPTH=0 (the even split alone) */
 static void shared(int pool, int jobs, bool depth) {
@@ -138,11 +148,8 @@ static void shared(int pool, int jobs, bool depth) {
     if (fd >= 0) close(fd);
     const char *was = getenv("CUZK_SYNTH_DEPTH");
     if (!depth) setenv("CUZK_SYNTH_DEPTH", "0", 1);
-    cz_log_set_level("info");
-    cz_test_capture_begin(logf);
-    cz_engine *e = engine("cpu", (uint32_t)pool);
-    char *start = cz_test_capture_end(logf);
-    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    char *start = NULL;
+    cz_engine *e = engine_logged("cpu", (uint32_t)pool, logf, &start);
     if (!depth && !was) unsetenv("CUZK_SYNTH_DEPTH");
     /* the engine's start line names the even split alone */
     CHECK_MSG(!e || (start && (strstr(start, "(no depth first: CUZK_SYNTH_DEPTH=0)") != NULL) == !depth),
@@ -309,11 +316,8 @@ static void gpu_default(void) {
     char logf[] = "/tmp/cz_synth_gpu_XXXXXX";
     int fd = mkstemp(logf);
     if (fd >= 0) close(fd);
-    cz_log_set_level("info");
-    cz_test_capture_begin(logf);
-    cz_engine *e = engine("gpu", 0);
-    char *log = cz_test_capture_end(logf);
-    cz_log_set_level("error");
+    char *log = NULL;
+    cz_engine *e = engine_logged("gpu", 0, logf, &log);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     /* 2 devices x 2 workers (gpus.gpu_workers_per_device), but at least half the cores */
     const long want = ncpu - 2 * 2 > (ncpu + 1) / 2 ? ncpu - 2 * 2 : (ncpu + 1) / 2;
