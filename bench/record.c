@@ -4,6 +4,9 @@
  * --count: first counts it as a first SRS load on a host does (count_r1cs), and prints the count's seconds
  * and bytes beside the recording's (count=exact when the shapes agree, count=WRONG otherwise; exit status 3);
  * --count-only: the count alone (32 GiB circuits on a host without the ~30 GB a recording takes).
+ * Then codes the coefficients as an SRS load does (cz_r1cs_code) and prints the seconds, the distinct values
+ * of A / B / C, the host bytes before and after, and the seconds of a = A w, b, c (cz_r1cs_eval, the CPU
+ * backend's) for a random w before and after (abc=same when equal; exit status 3 otherwise).
  * Default: porep-8m wpost-8m snap-8m. Exit status 2 when a circuit is unknown or fails to record. */
 #include <inttypes.h>
 #include <omp.h>
@@ -15,6 +18,7 @@
 #include "cz_error.h"
 #include "engine/circuit.h"
 #include "r1cs/r1cs.h"
+#include "util/rng.h"
 
 /* A 64-bit digest of a byte string: 1 MiB chunks hashed word by word on all threads, then the chunk
  * hashes in order (FNV-1a-style multiply-xor; a check that two recordings agree, not a cryptographic hash). */
@@ -121,6 +125,43 @@ int main(int argc, char **argv) {
                    count_s, t, cz_r1cs_shape_bytes(&sh), cz_r1cs_host_bytes(&r), same ? "exact" : "WRONG");
             if (!same && !status) status = 3;
         }
+        /* the coefficients coded as an SRS load codes them (cz_r1cs_code): the host bytes the HOT tier holds, and
+         * a = A w, b, c for a random w (the CPU backend's) before and after, which must be equal */
+        const uint64_t full = cz_r1cs_host_bytes(&r), nw = r.num_inputs + r.num_aux;
+        cz_fr *w = malloc(nw * sizeof *w), *abc = malloc(6 * r.num_rows * sizeof *abc);
+        if (!w || !abc) {
+            fprintf(stderr, "%s: out of memory for the evaluation\n", id);
+            return 2;
+        }
+        cz_rng rng;
+        cz_rng_seed(&rng, 0x636f646564ull);
+        for (uint64_t j = 0; j < nw; j++) cz_fr_random(&w[j], &rng);
+        w[0] = CZ_FR_ONE_V;
+        double ev[2];
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass) {
+                t0 = omp_get_wtime();
+                rc = cz_r1cs_code(&r, 0);
+                t = omp_get_wtime() - t0;
+                if (rc) break;
+            }
+            cz_fr *o = abc + 3 * pass * r.num_rows;
+            const double e0 = omp_get_wtime();
+            cz_r1cs_eval(o, o + r.num_rows, o + 2 * r.num_rows, &r, w, w + r.num_inputs, 0);
+            ev[pass] = omp_get_wtime() - e0;
+        }
+        if (rc) {
+            fprintf(stderr, "%s: code: %s: %s\n", id, cz_error_name(rc), cz_error_message());
+            status = 2;
+        } else {
+            const bool same = !memcmp(abc, abc + 3 * r.num_rows, 3 * r.num_rows * sizeof *abc);
+            printf("%s code_s=%.3f coeffs=%u/%u/%u bytes=%" PRIu64 " coded_bytes=%" PRIu64 " ratio=%.3f eval_s=%.3f/%.3f "
+                   "abc=%s\n", id, t, r.a.ncoeffs, r.b.ncoeffs, r.c.ncoeffs, full, cz_r1cs_host_bytes(&r),
+                   (double)cz_r1cs_host_bytes(&r) / (double)full, ev[0], ev[1], same ? "same" : "DIFFER");
+            if (!same) status = 3;
+        }
+        free(w);
+        free(abc);
         fflush(stdout);
         cz_r1cs_free(&r);
     }

@@ -400,6 +400,17 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     cz_log(CZ_LOG_INFO, T, "circuit %s recorded in %.2f s: %llu constraints, %llu inputs, %llu aux", c->id,
            (cz_now_ms() - t0) / 1000.0, (unsigned long long)e->r1cs.num_constraints,
            (unsigned long long)e->r1cs.num_inputs, (unsigned long long)e->r1cs.num_aux);
+    /* what the recording holds (the count's formula: a value a term) before its coefficients are coded, here,
+     * before the parameters are decoded: a load's peak is the larger of that and the HOT size (the parameters and
+     * the coded R1CS), which is the HOT size for Filecoin's circuits (32 GiB PoRep: 26 GB against 47 + 8) */
+    const cz_r1cs_shape shape = cz_r1cs_shape_of(&e->r1cs);
+    const uint64_t rb_full = cz_r1cs_shape_bytes(&shape);
+    t0 = cz_now_ms();
+    if (cz_r1cs_code(&e->r1cs, m->nthreads)) /* out of memory: the matrices not coded stay values */
+        cz_log(CZ_LOG_WARN, T, "R1CS of %s: coefficients not all coded (%s)", c->id, cz_error_message());
+    cz_log(CZ_LOG_INFO, T, "R1CS of %s: coefficients coded in %.2f s (%u / %u / %u distinct in A / B / C), %.2f GB "
+           "-> %.2f GB", c->id, (cz_now_ms() - t0) / 1000.0, e->r1cs.a.ncoeffs, e->r1cs.b.ncoeffs, e->r1cs.c.ncoeffs,
+           rb_full / 1e9, cz_r1cs_host_bytes(&e->r1cs) / 1e9);
     if (!rc && e->map) {
         rc = cz_groth16_params_decode(&e->params, e->map, e->map_len, e->path, 0);
         madvise(e->map, e->map_len, MADV_DONTNEED); /* decoded: the file pages are not needed while HOT */
@@ -423,16 +434,18 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         cz_r1cs_free(&e->r1cs);
         return rc;
     }
-    /* the R1CS is charged with its parameters (cz_r1cs_host_bytes, the formula a count's bytes use too): 32 GiB
-     * PoRep's ~722 M terms at 36 bytes are ~26 GB, as much host memory as half its parameters */
-    uint64_t rb = cz_r1cs_host_bytes(&e->r1cs), counted = 0;
+    /* the R1CS is charged with its parameters as it is held, coded (cz_r1cs_host_bytes): 32 GiB PoRep's ~722 M
+     * terms at 8 bytes, ~8 GB with the row pointers (26 GB at 36 bytes, as a count's formula and rb_full say); a
+     * load after a restart reserves that (r1cs_note_write) */
+    const uint64_t rb = cz_r1cs_host_bytes(&e->r1cs);
+    uint64_t counted = 0;
     pthread_mutex_lock(&m->mu);
     const cz_srs_count *k = count_memo(m, c);
     if (k) counted = k->bytes;
     pthread_mutex_unlock(&m->mu);
-    if (counted && counted != rb) /* the count's blocks were not all of block 0's shape (cz_cs_record_blocks) */
+    if (counted && counted != rb_full) /* the count's blocks were not all of block 0's shape (cz_cs_record_blocks) */
         cz_log(CZ_LOG_WARN, T, "R1CS of %s: recorded %llu bytes, its count said %llu: the count is wrong (its first "
-               "load reserved the count; later loads reserve the recorded size)", c->id, (unsigned long long)rb,
+               "load reserved the count; later loads reserve the recorded size)", c->id, (unsigned long long)rb_full,
                (unsigned long long)counted);
     else if (!counted && !e->hot_bytes && !r1cs_note_read(m, c))
         cz_log(CZ_LOG_INFO, T, "R1CS of %s: %llu bytes, charged to the memory budget with its parameters from now on "

@@ -168,7 +168,7 @@ static uint64_t fold_prep(fold_ctx *x, int b, uint64_t j0, uint64_t j1, uint64_t
         uint64_t *h = x->hist[th];
         memset(h, 0, FOLD_BINS * sizeof *h);
         for (uint64_t k = lo; k < hi; k++) {
-            x->len[k] = (uint8_t)make_rec(x->tmp + 12 * k, t->row[k0 + k], &x->c->val[t->idx[k0 + k]], (uint32_t)k);
+            x->len[k] = (uint8_t)make_rec(x->tmp + 12 * k, t->row[k0 + k], cz_csr_coeff(x->c, t->idx[k0 + k]), (uint32_t)k);
             h[x->len[k]]++;
         }
 #pragma omp barrier
@@ -245,7 +245,7 @@ static int put_scalars(cz_fr *buf, void *d_s, uint64_t seed, uint64_t j0, size_t
             memset(&acc, 0, sizeof acc);
             for (uint64_t q = c->row_ptr[o + k]; q < c->row_ptr[o + k + 1]; q++) {
                 fold_rho(&rj, seed, c->col[q]);
-                cz_fr_mul(&t, &c->val[q], &rj);
+                cz_fr_mul(&t, cz_csr_coeff(c, q), &rj);
                 cz_fr_add(&acc, &acc, &t);
             }
             buf[k] = acc;

@@ -98,7 +98,12 @@ extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *byte
     *bytes = cz_gpu_csr_bytes(m->rows, nnz) + lb;
     const char *e = getenv("CZ_GPU_CSR_DICT");
     const int knob = e && *e ? atoi(e) : -1;
-    if (knob == 0 || !nnz) return 0;
+    if (knob == 0 || !nnz) return 0; /* values (a coded matrix's expanded as they are copied: tests) */
+    if (m->coef && knob != 0) { /* coded on the host (the engine's R1CS): its coding, not a copy */
+        cz_csr_dict_borrow(d, m);
+        *bytes = dict_bytes(m->rows, nnz, d->ncoeffs) + lb;
+        return 0;
+    }
     if (cz_csr_dict_coefs(d, m, 0, (uint64_t)1 << 20)) { /* 2^32 distinct values, or no host memory: values */
         memset(d, 0, sizeof *d);
         return 0;
@@ -294,7 +299,18 @@ static int upload_impl(cz_gpu_csr **out, const cz_csr *h, const cz_csr_dict *d, 
     if (!rc && rows) rc = up_copy(u, 0, arr[0], rb, h->row_ptr, 8, rows + 1, "row pointers");
     if (!rc && !rows) rc = u->host ? (memset(u->h[0], 0, rb), 0) : cz_gpu_memset(arr[0], 0, rb);
     if (!rc && nnz) rc = up_copy(u, 1, arr[1], 4, h->col, 4, nnz, "columns");
-    if (!rc && nnz && !dict) rc = up_copy(u, 2, arr[2], sizeof(cz_fr), h->val, sizeof(cz_fr), nnz, "values");
+    if (!rc && nnz && !dict) {
+        const cz_fr *v = h->val;
+        cz_fr *t = NULL;
+        if (!v) { /* a coded host matrix stored as values (CZ_GPU_CSR_DICT=0): expanded for the copy */
+            if (!(t = (cz_fr *)malloc(nnz * sizeof(cz_fr))))
+                rc = cz_error(CZ_ENOMEM, "GPU CSR: %llu expanded values on the host", (unsigned long long)nnz);
+            for (uint64_t k = 0; t && k < nnz; k++) t[k] = *cz_csr_coeff(h, k);
+            v = t;
+        }
+        if (!rc) rc = up_copy(u, 2, arr[2], sizeof(cz_fr), v, sizeof(cz_fr), nnz, "values");
+        free(t);
+    }
     if (!rc && nnz && dict) rc = up_copy(u, 3, arr[3], cb, d->coef, 4, nnz, "coefficient indices");
     if (!rc && dict && d->ncoeffs) rc = cz_gpu_memcpy_htod(dv, d->coeffs, d->ncoeffs * sizeof(cz_fr));
     uint32_t one = UINT32_MAX; /* the index of 1 in the dictionary */

@@ -30,7 +30,7 @@ static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange, size
                 const size_t c = m->col[k];
                 if (c - lo >= w) continue; /* another thread's column (unsigned: c < lo wraps) */
                 cz_fr t;
-                cz_fr_mul(&t, &m->val[k], &lagrange[i]);
+                cz_fr_mul(&t, cz_csr_coeff(m, k), &lagrange[i]);
                 cz_fr_add(&at[c], &at[c], &t);
             }
     }

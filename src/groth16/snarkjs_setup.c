@@ -15,7 +15,7 @@ static void eval_columns(cz_fr *at, const cz_csr *m, const cz_fr *lagrange) {
     for (uint64_t i = 0; i < m->rows; i++)
         for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
             cz_fr t;
-            cz_fr_mul(&t, &m->val[k], &lagrange[i]);
+            cz_fr_mul(&t, cz_csr_coeff(m, k), &lagrange[i]);
             cz_fr_add(&at[m->col[k]], &at[m->col[k]], &t);
         }
 }
@@ -67,7 +67,7 @@ int cz_snarkjs_setup(cz_snarkjs_zkey *z, const cz_r1cs *r, const cz_groth16_toxi
         const cz_csr *x = m ? &r->b : &r->a;
         for (uint64_t i = 0; i < x->rows; i++)
             for (uint64_t q = x->row_ptr[i]; q < x->row_ptr[i + 1]; q++)
-                z->coef[z->n_coef++] = (cz_snarkjs_coef){m, (uint32_t)i, x->col[q], x->val[q]};
+                z->coef[z->n_coef++] = (cz_snarkjs_coef){m, (uint32_t)i, x->col[q], *cz_csr_coeff(x, q)};
     }
 
     if (!(tab1 = cz_g1_fb_table_()) || !(tab2 = cz_g2_fb_table_())) {

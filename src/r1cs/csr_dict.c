@@ -91,6 +91,14 @@ static int code_par(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t mi
     }
     out->coef = malloc((nnz ? nnz : 1) * sizeof *out->coef);
     if (!out->coef) goto oom;
+    if (m->coef) { /* coded already: its coding */
+        out->coeffs = malloc((m->ncoeffs ? m->ncoeffs : 1) * sizeof *out->coeffs);
+        if (!out->coeffs) goto oom;
+        if (nnz) memcpy(out->coef, m->coef, nnz * sizeof *out->coef);
+        if (m->ncoeffs) memcpy(out->coeffs, m->coeffs, m->ncoeffs * sizeof *out->coeffs);
+        out->ncoeffs = m->ncoeffs;
+        return 0;
+    }
     /* slices of the terms coded on their own (local indices), in parallel; then their distinct values merged in
      * slice order, which keeps the order of first use, so the result equals the one-slice coding exactly */
     int T = nthreads > 0 ? nthreads : omp_get_max_threads();
@@ -167,9 +175,20 @@ int cz_csr_dict_coefs(cz_csr_dict *out, const cz_csr *m, int nthreads, uint64_t 
 void cz_csr_dict_free(cz_csr_dict *d) {
     free(d->row_ptr);
     free(d->col);
-    free(d->coef);
-    free(d->coeffs);
+    if (!d->borrowed) {
+        free(d->coef);
+        free(d->coeffs);
+    }
     memset(d, 0, sizeof *d);
+}
+
+int cz_csr_dict_borrow(cz_csr_dict *out, const cz_csr *m) {
+    memset(out, 0, sizeof *out);
+    if (!m->coef) return cz_error(CZ_EINVAL, "csr dict: the matrix is not coded");
+    out->rows = m->rows;
+    out->coef = m->coef, out->coeffs = m->coeffs, out->ncoeffs = m->ncoeffs;
+    out->borrowed = true;
+    return 0;
 }
 
 void cz_csr_dict_mul_vec(cz_fr *out, const cz_csr_dict *d, uint64_t ni, const cz_fr *inputs, const cz_fr *aux,

@@ -5,11 +5,14 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "r1cs/csr_dict.h"
 
 static void csr_free(cz_csr *m) {
     free(m->row_ptr);
     free(m->col);
     free(m->val);
+    free(m->coef);
+    free(m->coeffs);
     memset(m, 0, sizeof *m);
 }
 
@@ -38,7 +41,26 @@ uint64_t cz_r1cs_shape_bytes(const cz_r1cs_shape *s) {
 
 uint64_t cz_r1cs_host_bytes(const cz_r1cs *r) {
     const cz_r1cs_shape s = cz_r1cs_shape_of(r);
-    return cz_r1cs_shape_bytes(&s);
+    uint64_t n = cz_r1cs_shape_bytes(&s);
+    const cz_csr *m[3] = {&r->a, &r->b, &r->c};
+    for (int k = 0; k < 3; k++) /* a coded matrix: an index a term (not a value), and its distinct values */
+        if (m[k]->coef) n = n - s.nnz[k] * (sizeof(cz_fr) - sizeof(uint32_t)) + (uint64_t)m[k]->ncoeffs * sizeof(cz_fr);
+    return n;
+}
+
+int cz_r1cs_code(cz_r1cs *r, int nthreads) {
+    cz_csr *m[3] = {&r->a, &r->b, &r->c};
+    for (int k = 0; k < 3; k++) {
+        if (m[k]->coef || !cz_r1cs_nnz(m[k])) continue;
+        cz_csr_dict d;
+        const int rc = cz_csr_dict_coefs(&d, m[k], nthreads, (uint64_t)1 << 20);
+        if (rc == CZ_ERANGE) continue; /* 2^32 distinct values: as they are */
+        if (rc) return rc;
+        m[k]->coef = d.coef, m[k]->coeffs = d.coeffs, m[k]->ncoeffs = d.ncoeffs;
+        free(m[k]->val);
+        m[k]->val = NULL;
+    }
+    return 0;
 }
 
 static uint64_t popcount_words(const uint64_t *w, uint64_t nbits) {
@@ -107,11 +129,49 @@ static inline void row_dot(cz_fr *out, const cz_csr *m, uint64_t row, uint64_t n
     *out = acc;
 }
 
+/* The same over coded coefficients; one_at: the index of 1 among them (UINT32_MAX: none). */
+static inline void row_dot_coded(cz_fr *out, const cz_csr *m, uint32_t one_at, uint64_t row, uint64_t ni,
+                                 const cz_fr *inputs, const cz_fr *aux) {
+    cz_fr acc = CZ_FR_ZERO_V, t;
+    for (uint64_t k = m->row_ptr[row]; k < m->row_ptr[row + 1]; k++) {
+        uint64_t c = m->col[k];
+        const cz_fr *x = c < ni ? &inputs[c] : &aux[c - ni];
+        const uint32_t q = m->coef[k];
+        if (q == one_at) {
+            cz_fr_add(&acc, &acc, x);
+        } else {
+            cz_fr_mul(&t, &m->coeffs[q], x);
+            cz_fr_add(&acc, &acc, &t);
+        }
+    }
+    *out = acc;
+}
+
+/* The index of 1 among a coded matrix's coefficients (UINT32_MAX: none, or not coded). */
+static uint32_t one_index(const cz_csr *m) {
+    for (uint32_t q = 0; m->coef && q < m->ncoeffs; q++)
+        if (cz_fr_equal(&m->coeffs[q], &CZ_FR_ONE_V)) return q;
+    return UINT32_MAX;
+}
+
+/* Row `row` of m, coded or not (one_at: one_index(m)). */
+static inline void row_any(cz_fr *out, const cz_csr *m, uint32_t one_at, uint64_t row, uint64_t ni,
+                           const cz_fr *inputs, const cz_fr *aux) {
+    if (m->coef) row_dot_coded(out, m, one_at, row, ni, inputs, aux);
+    else row_dot(out, m, row, ni, inputs, aux);
+}
+
 static int threads_or_default(int nthreads) { return nthreads > 0 ? nthreads : omp_get_max_threads(); }
 
 void cz_csr_mul_vec(cz_fr *out, const cz_csr *m, uint64_t ni, const cz_fr *inputs, const cz_fr *aux,
                     int nthreads) {
     int64_t rows = (int64_t)m->rows;
+    if (m->coef) {
+        const uint32_t one_at = one_index(m);
+#pragma omp parallel for num_threads(threads_or_default(nthreads)) schedule(dynamic, 4096)
+        for (int64_t i = 0; i < rows; i++) row_dot_coded(&out[i], m, one_at, (uint64_t)i, ni, inputs, aux);
+        return;
+    }
 #pragma omp parallel for num_threads(threads_or_default(nthreads)) schedule(dynamic, 4096)
     for (int64_t i = 0; i < rows; i++) row_dot(&out[i], m, (uint64_t)i, ni, inputs, aux);
 }
@@ -131,13 +191,14 @@ int cz_r1cs_check(uint64_t *bad_row, const cz_r1cs *r, const cz_fr *inputs, cons
         return cz_error(CZ_EINVAL, "r1cs check: matrices have %llu/%llu/%llu rows, expected %llu",
                         (unsigned long long)r->a.rows, (unsigned long long)r->b.rows,
                         (unsigned long long)r->c.rows, (unsigned long long)r->num_rows);
+    const uint32_t oa = one_index(&r->a), ob = one_index(&r->b), oc = one_index(&r->c);
 #pragma omp parallel for num_threads(threads_or_default(nthreads)) schedule(dynamic, 4096) reduction(min : first)
     for (int64_t i = 0; i < rows; i++) {
         if (i >= first) continue;
         cz_fr x, y, z;
-        row_dot(&x, &r->a, (uint64_t)i, r->num_inputs, inputs, aux);
-        row_dot(&y, &r->b, (uint64_t)i, r->num_inputs, inputs, aux);
-        row_dot(&z, &r->c, (uint64_t)i, r->num_inputs, inputs, aux);
+        row_any(&x, &r->a, oa, (uint64_t)i, r->num_inputs, inputs, aux);
+        row_any(&y, &r->b, ob, (uint64_t)i, r->num_inputs, inputs, aux);
+        row_any(&z, &r->c, oc, (uint64_t)i, r->num_inputs, inputs, aux);
         cz_fr_mul(&x, &x, &y);
         if (!cz_fr_equal(&x, &z) && i < first) first = i;
     }

@@ -26,7 +26,14 @@ typedef struct {
     uint64_t rows;
     uint64_t *row_ptr; /* rows + 1 entries; nnz = row_ptr[rows] */
     uint32_t *col;     /* nnz column indices, increasing within a row */
-    cz_fr *val;        /* nnz non-zero coefficients */
+    cz_fr *val;        /* nnz non-zero coefficients; NULL once coded (cz_r1cs_code) */
+    /* Coded coefficients (cz_r1cs_code): term k's coefficient is coeffs[coef[k]], ncoeffs distinct values in
+     * order of first use. Real circuits have few (1, -1, powers of two, some constants), so a term costs 8 bytes
+     * instead of 36: 32 GiB PoRep's R1CS ~26 → ~8 GB of host memory. A matrix holds val or coef, not both; read
+     * a coefficient with cz_csr_coeff. */
+    uint32_t *coef;
+    cz_fr *coeffs;
+    uint32_t ncoeffs;
 } cz_csr;
 
 /* Density bitmaps: 64 bits per word, variable i is bit i%64 of word i/64 (cz_g1_batch_add's layout).
@@ -46,6 +53,10 @@ typedef struct {
 } cz_r1cs;
 
 static inline uint64_t cz_r1cs_nnz(const cz_csr *m) { return m->rows ? m->row_ptr[m->rows] : 0; }
+/* Term k's coefficient, coded or not. */
+static inline const cz_fr *cz_csr_coeff(const cz_csr *m, uint64_t k) {
+    return m->coef ? &m->coeffs[m->coef[k]] : &m->val[k];
+}
 static inline bool cz_density_get(const uint64_t *bits, uint64_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
 
 /* An R1CS's size without its terms: what cz_cs_count_circuit (r1cs/cs.h) learns without recording, and
@@ -62,8 +73,15 @@ cz_r1cs_shape cz_r1cs_shape_of(const cz_r1cs *r);
  * coefficient (4 + 32), plus the three density bitmaps. The one formula for a recorded R1CS (the SRS
  * manager charges it to the memory budget) and a counted one (charged before the first recording). */
 uint64_t cz_r1cs_shape_bytes(const cz_r1cs_shape *s);
-/* cz_r1cs_shape_bytes of a recorded R1CS. */
+/* The host bytes r holds: cz_r1cs_shape_bytes of its shape while its coefficients are values; a coded matrix's
+ * terms take 4 + 4 bytes each, plus its distinct values (cz_r1cs_code). */
 uint64_t cz_r1cs_host_bytes(const cz_r1cs *r);
+
+/* Codes each matrix's coefficients as indices into its distinct values (cz_csr.coef, coeffs) and frees its values,
+ * one matrix at a time (the peak is one matrix's values plus its indices), coded in parallel on nthreads (0: all).
+ * Every term keeps its value (cz_csr_coeff), so everything that reads the matrices computes the same. A matrix with
+ * 2^32 or more distinct values stays as it is. 0, or CZ_ENOMEM with the matrices not yet coded left as values. */
+int cz_r1cs_code(cz_r1cs *r, int nthreads);
 
 /* Frees everything r owns and zeroes it (safe on a zeroed struct). */
 void cz_r1cs_free(cz_r1cs *r);

@@ -22,6 +22,9 @@
  *    for the shared MSM) followed by a full A (which gathers its scalars into the same buffer), proved on both;
  *  - CZ_ENOMEM with a message when the margin leaves no room;
  *  - the engine backend (backend_gpu.c): a proof with OS randomness verifies; a bad device is refused;
+ *  - shapes 3-5 with the R1CS's coefficients coded (cz_r1cs_code, as the engine holds it): the device's matrices
+ *    from its coding (borrowed) or expanded to values, the CPU reference evaluating it coded; and every SpMV
+ *    matrix above uploaded again from a coded copy in each device form;
  *  - the benchmark's synthetic prover (cz_gpu_prover_create_synthetic) at 2^12, plain and dictionary-coded
  *    matrices, resident and streamed, dense and compact witness: every start() succeeds (its data are random
  *    and off the curve, so there is no reference; a plain synthetic prover's SpMV read a NULL value array
@@ -226,20 +229,29 @@ static void test_spmv_mode(const circuit *tc, int mode) {
     if (!rc) rc = cz_gpu_memcpy_htod(d_w, tc->inputs, tc->ni * sizeof(cz_fr));
     if (!rc) rc = cz_gpu_memcpy_htod(d_w + tc->ni, tc->aux, tc->na * sizeof(cz_fr));
     const cz_csr *m[3] = {&r->a, &r->b, &r->c};
-    for (int k = 0; k < 3 && !rc; k++) {
+    for (int k = 0; k < 6 && !rc; k++) {
+        /* k >= 3: matrix k - 3 coded (its structure shared): the device forms from its coding */
+        cz_csr coded = *m[k % 3];
+        cz_csr_dict cd = {0};
+        if (k >= 3) {
+            if (!cz_r1cs_nnz(m[k - 3])) continue;
+            CHECK(cz_csr_dict_coefs(&cd, m[k - 3], 0, 64) == 0);
+            coded.val = NULL, coded.coef = cd.coef, coded.coeffs = cd.coeffs, coded.ncoeffs = cd.ncoeffs;
+        }
         cz_gpu_csr *g = NULL;
-        rc = cz_gpu_csr_upload(&g, m[k]);
+        rc = cz_gpu_csr_upload(&g, k >= 3 ? &coded : m[k]);
+        cz_csr_dict_free(&cd);
         uint32_t nd = 0;
         if (!rc && mode) CHECK_MSG(cz_gpu_csr_is_dict(g, &nd) == (mode == 1), "CZ_GPU_CSR_DICT=%s not honoured", dict_modes[mode]);
-        if (!rc && mode == 1) CHECK(nd >= 1 && nd <= cz_r1cs_nnz(m[k]) + 1);
+        if (!rc && mode == 1) CHECK(nd >= 1 && nd <= cz_r1cs_nnz(m[k % 3]) + 1);
         if (!rc) rc = cz_gpu_memset(d_o, 0xa5, n_out * sizeof(cz_fr));
         if (!rc) rc = cz_gpu_csr_mul_vec(d_o, n_out, g, d_w, NULL);
         if (!rc) rc = cz_gpu_memcpy_dtoh(gpu, d_o, n_out * sizeof(cz_fr));
         cz_gpu_csr_free(g);
         CHECK_MSG(rc == 0, "spmv: %s", cz_error_message());
-        CHECK_MSG(!rc && memcmp(gpu, cpu + k * n_out, n_out * sizeof(cz_fr)) == 0,
-                  "SpMV of matrix %d (%zu rows, dict mode %d) differs from cz_r1cs_eval (or padding not zero)", k, rows,
-                  mode);
+        CHECK_MSG(!rc && memcmp(gpu, cpu + (k % 3) * n_out, n_out * sizeof(cz_fr)) == 0,
+                  "SpMV of matrix %d (%zu rows, dict mode %d, coded %d) differs from cz_r1cs_eval (or padding not zero)",
+                  k % 3, rows, mode, k >= 3);
     }
     /* into bit-reversed positions of 2^log_n >= rows (the 6-NTT H pipeline's c), padding zero */
     unsigned log_n = 1;
@@ -368,7 +380,7 @@ static void check_fold_points(const cz_g1_affine *dev, const cz_g1_affine *lh, c
         cz_g1_jac_set_infinity(&acc);
         for (uint64_t q = ptr[j]; q < ptr[j + 1]; q++) {
             cz_g1_jac_from_affine(&t, &lh[at[q] >> 32]);
-            cz_g1_mul(&t, &t, &r->c.val[at[q] & 0xffffffffu]);
+            cz_g1_mul(&t, &t, cz_csr_coeff(&r->c, at[q] & 0xffffffffu));
             cz_g1_jac_add(&acc, &acc, &t);
         }
         if (j >= ni) { /* L - LhC */
@@ -405,8 +417,10 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
      * while the device folds one), the others in one */
     const int chunked = fold && (calls & 2);
     if (chunked) setenv("CZ_GPU_LAG_FOLD_CHUNK", "257", 1);
-    /* and every other pair of provers keeps pair sums beside the 0/1 queries, L's from the folded L */
-    const int pairs = (calls & 4) != 0;
+    /* and every other pair of provers (prove_lagrange's folded one and its unfolded one, calls 2i + 1 and 2i + 2: the
+     * same, or their device bytes differ by more than the fold's) keeps pair sums beside the 0/1 queries, L's from
+     * the folded L */
+    const int pairs = ((calls + 1) / 2 & 2) != 0;
     if (pairs) setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
     cz_gpu_prover *gp = NULL;
     int rc = cz_gpu_prover_create(&gp, 0, p, &tcs[0]->r, 0);
@@ -754,13 +768,19 @@ static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params 
     const size_t all = cz_gpu_prover_pairs_bytes_(gp->len, CZ_GPU_PAIRS_ALL);
     const size_t la = cz_gpu_prover_pairs_bytes_(gp->len, 1u << Q_L | 1u << Q_A);
     const size_t b1 = cz_gpu_prover_pairs_bytes_(gp->len, 1u << Q_B);
-    if (b1 < 4096 || gp->need_resident < all) {
+    if (b1 < 4096 || cz_gpu_prover_device_bytes(gp) < all) {
         CHECK_MSG(0, "partial pair sums: B_G1's pair sums of %zu bytes leave no room to test", b1);
         return;
     }
-    const size_t lim = gp->need_resident - all + la + b1 / 2;
+    /* from what gp holds (its bases with every query's pair sums, the rest, the working set reserve), not the plan's
+     * estimate: under need_resident's limit the create ran short before its pair sums were weighed (first device
+     * run, session 47) */
+    const size_t lim = cz_gpu_prover_device_bytes(gp) - all + la + b1 / 2;
     char kb[32];
     snprintf(kb, sizeof kb, "%zu", (lim + 1023) / 1024);
+    printf("partial pair sums: gp holds %zu bytes (need_resident %zu, reserve %zu, floor %zu); pair sums %zu, L+A %zu, "
+           "B_G1 %zu; limit %s KiB\n", cz_gpu_prover_device_bytes(gp), (size_t)gp->need_resident, (size_t)gp->work_reserve,
+           (size_t)gp->work_min, all, la, b1, kb);
     setenv("CZ_GPU_MEM_LIMIT_KB", kb, 1);
     setenv("CZ_GPU_PROVER_PAIRS", "1", 1);
     cz_gpu_prover *g2 = NULL;
@@ -888,6 +908,10 @@ int main(void) {
         CHECK_MSG(rc == 0, "setup: %s", cz_error_message());
         cz_groth16_pvk pvk;
         CHECK(cz_groth16_pvk_init(&pvk, &p.vk) == 0);
+        /* shapes 3-5: the R1CS coded, as the engine holds it (cz_r1cs_code): the prover borrows its coding for the
+         * device (3: the default form, 4: dictionary forced, with the Lagrange form's fold of C) or expands it for
+         * the values form (5), and the CPU reference evaluates it coded */
+        if (si >= 3) CHECK(cz_r1cs_code(&bits.r, 0) == 0 && bits.r.a.coef && bits.r.c.coef && !bits.r.a.val);
         cz_gpu_prover *gp = NULL;
         set_dict_mode(si % 3); /* the provers' matrices in each device form in turn */
         const int c_spmv = si % 2; /* and c from C's SpMV (its matrix on the device) or from a b (none) */

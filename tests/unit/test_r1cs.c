@@ -414,6 +414,97 @@ static void random_csr(cz_csr *m, uint64_t rows, uint64_t ncols, cz_rng *rng) {
 
 static int fr_cmp(const void *x, const void *y) { return memcmp(x, y, sizeof(cz_fr)); }
 
+static void csr_copy(cz_csr *d, const cz_csr *m) {
+    const uint64_t nnz = cz_r1cs_nnz(m);
+    memset(d, 0, sizeof *d);
+    d->rows = m->rows;
+    d->row_ptr = malloc((m->rows + 1) * sizeof *d->row_ptr);
+    d->col = malloc((nnz + 1) * sizeof *d->col);
+    d->val = malloc((nnz + 1) * sizeof *d->val);
+    memcpy(d->row_ptr, m->row_ptr, (m->rows + 1) * sizeof *d->row_ptr);
+    memcpy(d->col, m->col, nnz * sizeof *d->col);
+    memcpy(d->val, m->val, nnz * sizeof *d->val);
+}
+
+/* cz_r1cs_code on a copy of r (values, w its witness, abc what r evaluates to): every term keeps its value, the
+ * products and the check are the same, the host bytes drop to 8 a term plus the distinct values, and the GPU
+ * upload's dictionaries (cz_csr_dict_coefs, cz_csr_dict_borrow) are the values' coding. */
+static void test_coded(const cz_r1cs *r, const cz_fr *w, cz_fr *const abc[3], cz_rng *rng) {
+    cz_r1cs q = *r;
+    csr_copy(&q.a, &r->a), csr_copy(&q.b, &r->b), csr_copy(&q.c, &r->c);
+    q.a_aux_density = q.b_input_density = q.b_aux_density = NULL;
+    const uint64_t before = cz_r1cs_host_bytes(&q);
+    const cz_r1cs_shape sh = cz_r1cs_shape_of(r);
+    CHECK(before == cz_r1cs_shape_bytes(&sh));
+    CHECK(cz_r1cs_code(&q, 1 + (int)(cz_rng_next(rng) % 4)) == 0);
+    const cz_csr *orig[3] = {&r->a, &r->b, &r->c}, *cod[3] = {&q.a, &q.b, &q.c};
+    uint64_t want = before;
+    for (int m = 0; m < 3; m++) {
+        const uint64_t nnz = cz_r1cs_nnz(orig[m]);
+        CHECK_MSG(cod[m]->coef && !cod[m]->val && cod[m]->ncoeffs > 100, "matrix %d not coded", m);
+        bool same = true;
+        for (uint64_t k = 0; k < nnz && same; k++)
+            same = cod[m]->coef[k] < cod[m]->ncoeffs && cz_fr_equal(cz_csr_coeff(cod[m], k), &orig[m]->val[k]) &&
+                   cz_fr_equal(cz_csr_coeff(orig[m], k), &orig[m]->val[k]);
+        CHECK_MSG(same, "matrix %d: a coded coefficient differs from its value", m);
+        want = want - nnz * 28 + (uint64_t)cod[m]->ncoeffs * 32;
+        /* the values' coding, copied from a coded matrix, and borrowed without a copy */
+        cz_csr_dict d, c, b;
+        CHECK(cz_csr_dict_coefs(&d, orig[m], 2, 1000) == 0 && cz_csr_dict_coefs(&c, cod[m], 2, 1000) == 0);
+        CHECK(d.ncoeffs == cod[m]->ncoeffs && c.ncoeffs == d.ncoeffs && c.coef != cod[m]->coef &&
+              memcmp(d.coef, cod[m]->coef, nnz * 4) == 0 && memcmp(c.coef, d.coef, nnz * 4) == 0 &&
+              memcmp(d.coeffs, cod[m]->coeffs, d.ncoeffs * sizeof(cz_fr)) == 0 &&
+              memcmp(c.coeffs, d.coeffs, d.ncoeffs * sizeof(cz_fr)) == 0);
+        CHECK(cz_csr_dict_borrow(&b, cod[m]) == 0 && b.borrowed && b.coef == cod[m]->coef &&
+              b.coeffs == cod[m]->coeffs && b.ncoeffs == cod[m]->ncoeffs && !b.row_ptr);
+        cz_csr_dict_free(&b); /* leaves the matrix's coding: it is read below */
+        CHECK(cz_csr_dict_borrow(&b, orig[m]) == CZ_EINVAL);
+        cz_csr_dict_free(&d);
+        cz_csr_dict_free(&c);
+    }
+    CHECK_MSG(cz_r1cs_host_bytes(&q) == want && want < before, "coded host bytes %llu, want %llu (of %llu)",
+              (unsigned long long)cz_r1cs_host_bytes(&q), (unsigned long long)want, (unsigned long long)before);
+    CHECK(cz_r1cs_code(&q, 2) == 0 && cz_r1cs_host_bytes(&q) == want); /* coded again: nothing to do */
+    cz_fr *o[3];
+    for (int m = 0; m < 3; m++) o[m] = malloc(r->num_rows * sizeof(cz_fr));
+    for (int nt = 1; nt <= 2; nt++) {
+        cz_r1cs_eval(o[0], o[1], o[2], &q, w, w + r->num_inputs, nt);
+        bool eq = true;
+        for (int m = 0; m < 3; m++) eq &= memcmp(o[m], abc[m], r->num_rows * sizeof(cz_fr)) == 0;
+        CHECK_MSG(eq, "coded R1CS evaluates differently (%d thread(s))", nt);
+    }
+    uint64_t bad1 = 0, bad2 = 0;
+    CHECK(cz_r1cs_check(&bad1, r, w, w + r->num_inputs, 2) == cz_r1cs_check(&bad2, &q, w, w + r->num_inputs, 1) &&
+          bad1 == bad2);
+    for (int m = 0; m < 3; m++) free(o[m]);
+    cz_r1cs_free(&q);
+
+    /* a matrix without 1 among its coefficients (every term multiplied), and an empty one (left as it is) */
+    cz_r1cs s;
+    memset(&s, 0, sizeof s);
+    s.num_inputs = 1, s.num_aux = 3, s.num_rows = 3;
+    uint64_t rp[4] = {0, 2, 3, 4}, rp0[4] = {0, 0, 0, 0};
+    uint32_t col[4] = {0, 2, 1, 3};
+    cz_fr val[4] = {fr_u64(2), fr_u64(7), fr_u64(2), fr_neg_u64(1)};
+    s.a = (cz_csr){3, malloc(sizeof rp), malloc(sizeof col), malloc(sizeof val), NULL, NULL, 0};
+    memcpy(s.a.row_ptr, rp, sizeof rp), memcpy(s.a.col, col, sizeof col), memcpy(s.a.val, val, sizeof val);
+    s.b = (cz_csr){3, malloc(sizeof rp0), NULL, NULL, NULL, NULL, 0};
+    memcpy(s.b.row_ptr, rp0, sizeof rp0);
+    s.c = (cz_csr){3, malloc(sizeof rp0), NULL, NULL, NULL, NULL, 0};
+    memcpy(s.c.row_ptr, rp0, sizeof rp0);
+    cz_fr x[4], y[3], z[3], t[3];
+    x[0] = CZ_FR_ONE_V;
+    for (int i = 1; i < 4; i++) cz_fr_random(&x[i], rng);
+    cz_csr_mul_vec(y, &s.a, 1, x, x + 1, 1);
+    CHECK(cz_r1cs_code(&s, 1) == 0 && s.a.coef && s.a.ncoeffs == 3 && !s.b.coef && !s.c.coef);
+    cz_csr_mul_vec(z, &s.a, 1, x, x + 1, 2);
+    cz_fr_mul(&t[0], &val[0], &x[0]), cz_fr_mul(&t[2], &val[1], &x[2]), cz_fr_add(&t[0], &t[0], &t[2]);
+    cz_fr_mul(&t[1], &val[2], &x[1]);
+    cz_fr_mul(&t[2], &val[3], &x[3]);
+    CHECK_MSG(memcmp(y, z, sizeof y) == 0 && memcmp(y, t, sizeof t) == 0, "coded matrix without 1: wrong products");
+    cz_r1cs_free(&s);
+}
+
 static void test_eval_large(cz_rng *rng) {
     cz_r1cs r;
     memset(&r, 0, sizeof r);
@@ -491,6 +582,8 @@ static void test_eval_large(cz_rng *rng) {
         free(o);
         cz_csr_dict_free(&d);
     }
+
+    test_coded(&r, w, out[0], rng);
 
     /* A satisfied system: C := a·b through one fresh aux column per row is not expressible here, so
      * instead check that the checker finds exactly the first row where a*b != c as computed naively. */
