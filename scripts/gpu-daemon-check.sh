@@ -25,8 +25,8 @@
 # Window PoSt partition, 2 sectors padded to 2,349) and POREP=0 (no PoRep C2 first, and no batch). WORKERS: gpus.gpu_workers_per_device (2).
 # LAGRANGE=1: gpus.h_lagrange = true with a bases cache in DIR/lagrange-cache (see below); LAGRANGE_CACHED=1 also
 # requires every prover to have loaded its bases from that cache (a second run on the same DIR).
-# CZ_GPU_PROVER_PAIRS=1 (the environment the daemon inherits): the resident provers keep pair sums beside their 0/1
-# queries where they fit; the log then names, for each prover, the queries that have them.
+# Pair sums (gpus.pair_sums, on by default): the check counts the provers that took them (their creation log names
+# the queries) and fails when provers were built and none took them; CZ_GPU_PROVER_PAIRS=0 (the environment the daemon inherits) turns them off.
 # MIX=1: the KINDS are sent while the PoRep proves (once its first partition is on the GPU), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
 set -uo pipefail
@@ -155,11 +155,11 @@ if [ "${LAGRANGE:-0}" = 1 ]; then
     # LAGRANGE_CACHED=1 (a second run on DIR's cache): every prover must have loaded its bases
     [ "${LAGRANGE_CACHED:-0}" = 1 ] && [ "$nc" != "$nb" ] && { echo "a prover did not load its bases from the cache"; rc=1; }
 fi
-if [ "${CZ_GPU_PROVER_PAIRS:-0}" = 1 ]; then
+if [ "${CZ_GPU_PROVER_PAIRS:-1}" = 1 ] && [ "${BACKEND:-gpu}" = gpu ]; then
     nb=$(grep -c "prover for .* built" "$tmp/cuzk.log"); np=$(grep -c "prover for .* built.*pair sums beside" "$tmp/cuzk.log")
     echo "== pair sums: $np of $nb provers"
     grep -o "pair sums beside[^;]*" "$tmp/cuzk.log" | sed 's/^/   /'
-    [ "$nb" -gt 0 ] && [ "$np" -gt 0 ] || { echo "no prover took pair sums"; rc=1; }
+    [ "$nb" = 0 ] || [ "$np" -gt 0 ] || { echo "no prover took pair sums"; rc=1; }
 fi
 if [ -n "${BREAK_GPU:-}" ] && [ -n "$pid" ]; then
     "$d/bin/cuzk-bench" -a "$a" metrics > "$tmp/metrics.txt" || rc=1

@@ -128,6 +128,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     cz_backend_gpu_init(&inner, nthreads);
     if (cfg->gpu_max_resident) cz_backend_gpu_set_max_resident((int)cfg->gpu_max_resident);
     cz_gpu_prover_set_lagrange(cfg->h_lagrange, cfg->h_lagrange_cache);
+    cz_gpu_prover_set_pairs(cfg->pair_sums);
     memset(b, 0, sizeof *b);
     b->name = "gpu";
     b->ndevices = use;

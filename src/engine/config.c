@@ -31,6 +31,7 @@ void cz_config_defaults(cz_config *c) {
     c->verify_digest = true;
     c->seeded_cache = true;
     c->compact_witness = true;
+    c->pair_sums = true;
     snprintf(c->log_level, sizeof c->log_level, "info");
     snprintf(c->log_format, sizeof c->log_format, "text");
 }
@@ -116,6 +117,7 @@ static const keydef keys[] = {
     {"gpus", "exit_when_all_lost", T_BOOL, F(exit_when_all_lost)},
     {"gpus", "h_lagrange", T_BOOL, F(h_lagrange)},
     {"gpus", "h_lagrange_cache", T_STR, F(h_lagrange_cache)},
+    {"gpus", "pair_sums", T_BOOL, F(pair_sums)},
     {"scheduler", "max_batch_size", T_U32, F(max_batch_size)},
     {"scheduler", "max_batch_wait_ms", T_U64, F(max_batch_wait_ms)},
     {"scheduler", "sort_by_type", T_BOOL, F(sort_by_type)},

@@ -42,6 +42,10 @@ typedef struct {
      * none) holds them from an earlier build (25.8 GB a 32 GiB PoRep H, checked against H when loaded). */
     bool h_lagrange;
     char h_lagrange_cache[512];
+    /* gpus.pair_sums (ours, default true): resident GPU provers keep each 0/1 query's pair sums (P_2i + P_2i+1)
+     * beside its bases where they fit, L, A, B_G1, B_G2 in that order: the batch additions 0.78x, a 32 GiB PoRep
+     * partition ~-10 ms on an H200, for up to 17.1 GB more device memory (docs/perf.md session 47). */
+    bool pair_sums;
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
     bool sort_by_type;

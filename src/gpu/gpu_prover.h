@@ -130,6 +130,11 @@ int cz_gpu_prover_lagrange(const cz_gpu_prover *pr);
  * one that fails the check is built and written again. CZ_GPU_PROVER_LAGRANGE=0/1 and
  * CZ_GPU_PROVER_LAGRANGE_CACHE=dir override both. */
 void cz_gpu_prover_set_lagrange(int on, const char *cache_dir);
+/* The process-wide switch for pair sums beside the 0/1 queries of the resident provers created after it (the daemon's
+ * gpus.pair_sums): each query's bases keep P_2i + P_2i+1 after them, for the queries that fit in the order L, A,
+ * B_G1, B_G2, so a batch addition adds a pair of ones as one point. Off until called; CZ_GPU_PROVER_PAIRS=0/1
+ * overrides. */
+void cz_gpu_prover_set_pairs(int on);
 /* 1 when the prover streams its bases. */
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts

@@ -636,12 +636,15 @@ static size_t lag_build_bytes(uint64_t n) { return n * (96 + 192 + 32 + 16) + ((
 
 static size_t maps_bytes(const cz_groth16_params *p) { return (p->a_len + p->b_len + 2) * 4; }
 
-/* Pair sums (prover_priv.h pairs). Off by default until measured on the device: at a 32 GiB PoRep partition they
- * leave 0.75 of the batch additions' points (cz_bench_porep_mix's subset-sum groups at k = 2) for ~17 GB more of
- * device memory. */
+/* Pair sums (prover_priv.h pairs): a batch addition at ~50 % ones 0.78x, a 2^27 partition 847.5 -> 837.2 ms, for
+ * 17.1 GB more of device memory at 32 GiB (docs/perf.md session 47). Off in the library unless asked for
+ * (cz_gpu_prover_set_pairs: the daemon's gpus.pair_sums, on by default); CZ_GPU_PROVER_PAIRS=0/1 overrides. */
+static int g_pairs = -1;
+void cz_gpu_prover_set_pairs(int on) { g_pairs = on ? 1 : 0; }
 int cz_gpu_prover_pairs_knob_(void) {
     const char *e = getenv("CZ_GPU_PROVER_PAIRS");
-    return e && e[0] == '1';
+    if (e && *e) return e[0] == '1';
+    return g_pairs > 0;
 }
 
 size_t cz_gpu_prover_pairs_bytes_(const uint64_t len[3], unsigned mask) {

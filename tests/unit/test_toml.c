@@ -141,13 +141,13 @@ static void config_mapping(cz_rng *rng) {
     cz_config c;
     cz_config_defaults(&c);
     CHECK(!strcmp(c.listen, "unix:///run/curio/cuzk.sock") && c.gpu_workers_per_device == 2 && c.gpu_max_resident == 0 &&
-          !c.exit_when_all_lost && !c.h_lagrange && !c.h_lagrange_cache[0] && c.max_batch_size == 1 && !c.seeded_any && c.seeded_cache &&
+          !c.exit_when_all_lost && !c.h_lagrange && !c.h_lagrange_cache[0] && c.pair_sums && c.max_batch_size == 1 && !c.seeded_any && c.seeded_cache &&
           c.max_parallel_synthesis == 18 && c.safety_margin == 5ull << 30 && c.eviction_min_idle_s == 300);
     const char *all = "[daemon]\nlisten = \"0.0.0.0:9820\"\nstatus_listen = \"127.0.0.1:9821\"\n[srs]\n"
                       "param_cache = \"/p\"\n[memory]\ntotal_budget = \"512GiB\"\nsafety_margin = \"10GB\"\n"
                       "eviction_min_idle = \"2m\"\n[gpus]\ndevices = [0, 3]\ngpu_threads = 32\n"
                       "gpu_workers_per_device = 3\nmax_resident_circuits = 2\nexit_when_all_lost = true\n"
-                      "h_lagrange = true\nh_lagrange_cache = \"/var/cache/lh\"\n[scheduler]\nmax_batch_size = 2\nmax_batch_wait_ms = 500\n"
+                      "h_lagrange = true\nh_lagrange_cache = \"/var/cache/lh\"\npair_sums = false\n[scheduler]\nmax_batch_size = 2\nmax_batch_wait_ms = 500\n"
                       "sort_by_type = false\nmax_pending = 9\n[synthesis]\nthreads = 4\n[pipeline]\nenabled = true\n"
                       "synthesis_lookahead = 2\nsynthesis_concurrency = 3\nmax_parallel_synthesis = 12\n"
                       "slot_size = 5\nmax_gpu_queue_depth = 8\n[logging]\nlevel = \"warn\"\nformat = \"text\"\n"
@@ -158,7 +158,7 @@ static void config_mapping(cz_rng *rng) {
     CHECK(c.total_budget == 512ull << 30 && c.safety_margin == 10000000000ull && c.eviction_min_idle_s == 120);
     CHECK(c.ndevices == 2 && c.devices[1] == 3 && c.gpu_threads == 32 && c.gpu_workers_per_device == 3 &&
           c.gpu_max_resident == 2 && c.exit_when_all_lost && c.h_lagrange &&
-          !strcmp(c.h_lagrange_cache, "/var/cache/lh"));
+          !strcmp(c.h_lagrange_cache, "/var/cache/lh") && !c.pair_sums);
     CHECK(c.seeded_any && !c.seeded_cache);
     CHECK(c.max_batch_size == 2 && c.max_batch_wait_ms == 500 && !c.sort_by_type && c.max_pending == 9);
     CHECK(c.synthesis_threads == 4 && c.synthesis_lookahead == 2 && c.synthesis_concurrency == 3 &&
