@@ -99,7 +99,7 @@ extern "C" int cz_gpu_csr_prepare_(const cz_csr *m, cz_csr_dict *d, size_t *byte
     const char *e = getenv("CZ_GPU_CSR_DICT");
     const int knob = e && *e ? atoi(e) : -1;
     if (knob == 0 || !nnz) return 0; /* values (a coded matrix's expanded as they are copied: tests) */
-    if (m->coef && knob != 0) { /* coded on the host (the engine's R1CS): its coding, not a copy */
+    if (m->coef) { /* coded on the host (the engine's R1CS): its coding, not a copy */
         cz_csr_dict_borrow(d, m);
         *bytes = dict_bytes(m->rows, nnz, d->ncoeffs) + lb;
         return 0;
