@@ -775,7 +775,8 @@ static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params 
     /* from the plan's estimate, which pairs_fit weighs. Known to fail on the H200 (session 47): under this limit the
      * create took L's and A's pair sums and then ran out of room for A's index map, so what a create allocates
      * exceeds need_resident by more than b1 / 2 (123 KB here); with gp's bytes instead (grown by its proofs) it took
-     * all four. The printf below gives the numbers. */
+     * all four. Likely: B_G2's side buffers (alloc_working_, "only if it fits", ~32 bytes a B position) are not in
+     * the plan's work_need. The printf below gives the numbers. */
     const size_t lim = gp->need_resident - all + la + b1 / 2;
     char kb[32];
     snprintf(kb, sizeof kb, "%zu", (lim + 1023) / 1024);
