@@ -193,15 +193,7 @@ int cz_csr_dict_borrow(cz_csr_dict *out, const cz_csr *m) {
 
 void cz_csr_dict_mul_vec(cz_fr *out, const cz_csr_dict *d, uint64_t ni, const cz_fr *inputs, const cz_fr *aux,
                          int nthreads) {
-    int64_t rows = (int64_t)d->rows;
-#pragma omp parallel for num_threads(nthreads > 0 ? nthreads : omp_get_max_threads()) schedule(dynamic, 4096)
-    for (int64_t i = 0; i < rows; i++) {
-        cz_fr acc = CZ_FR_ZERO_V, t;
-        for (uint64_t k = d->row_ptr[i]; k < d->row_ptr[i + 1]; k++) {
-            uint64_t c = d->col[k];
-            cz_fr_mul(&t, &d->coeffs[d->coef[k]], c < ni ? &inputs[c] : &aux[c - ni]);
-            cz_fr_add(&acc, &acc, &t);
-        }
-        out[i] = acc;
-    }
+    /* a coded matrix over the dictionary's structure: r1cs.c's coded rows */
+    const cz_csr m = {d->rows, d->row_ptr, d->col, NULL, d->coef, d->coeffs, d->ncoeffs};
+    cz_csr_mul_vec(out, &m, ni, inputs, aux, nthreads);
 }

@@ -166,14 +166,9 @@ static int threads_or_default(int nthreads) { return nthreads > 0 ? nthreads : o
 void cz_csr_mul_vec(cz_fr *out, const cz_csr *m, uint64_t ni, const cz_fr *inputs, const cz_fr *aux,
                     int nthreads) {
     int64_t rows = (int64_t)m->rows;
-    if (m->coef) {
-        const uint32_t one_at = one_index(m);
+    const uint32_t one_at = one_index(m);
 #pragma omp parallel for num_threads(threads_or_default(nthreads)) schedule(dynamic, 4096)
-        for (int64_t i = 0; i < rows; i++) row_dot_coded(&out[i], m, one_at, (uint64_t)i, ni, inputs, aux);
-        return;
-    }
-#pragma omp parallel for num_threads(threads_or_default(nthreads)) schedule(dynamic, 4096)
-    for (int64_t i = 0; i < rows; i++) row_dot(&out[i], m, (uint64_t)i, ni, inputs, aux);
+    for (int64_t i = 0; i < rows; i++) row_any(&out[i], m, one_at, (uint64_t)i, ni, inputs, aux);
 }
 
 void cz_r1cs_eval(cz_fr *a, cz_fr *b, cz_fr *c, const cz_r1cs *r, const cz_fr *inputs, const cz_fr *aux,
