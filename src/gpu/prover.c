@@ -148,6 +148,18 @@ static uint64_t cw_reserve(const cz_gpu_prover *pr) {
     return r < pr->na ? r : pr->na;
 }
 
+/* A resident prover's B_G2 side buffers (alloc_working_): B's bitmap and offsets (len/8 + len/16 bytes) and a tail
+ * area of 32 B per B position; 0 without B_G2 on the device. */
+static size_t g2_side_bytes(const cz_gpu_prover *pr) {
+#ifdef CZ_GPU_HAVE_G2_MSM
+    const size_t lb = pr->len[Q_B];
+    return lb ? 2 * ((lb + 63) / 64 + 2) * 8 + 2 * (2 * ((lb + 63) / 64) + 2) * 4 + 32 * lb + 4096 : 0;
+#else
+    (void)pr;
+    return 0;
+#endif
+}
+
 /* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
@@ -195,7 +207,7 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
      * position (a tail up to ~14 % of B with its 224 B per point; PoRep's is ~1.3 %, the tests' 10 %);
      * optional (only if it fits) */
     if (!rc && pr->len[Q_B] && !pr->d_g2buf) {
-        const size_t lb = pr->len[Q_B], cap = 2 * ((lb + 63) / 64 + 2) * 8 + 2 * (2 * ((lb + 63) / 64) + 2) * 4 + 32 * lb + 4096;
+        const size_t cap = g2_side_bytes(pr);
         if (cz_gpu_prover_dalloc_(pr, (void **)&pr->d_g2buf, cap, "B_G2 side buffers") == 0) pr->g2buf_cap = cap;
         else pr->d_g2buf = NULL; /* B_G2 then runs after L and A, as before */
         if (!rc) rc = cz_gpu_stream_create_(&pr->st2);
@@ -252,7 +264,9 @@ static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases,
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const uint64_t hn = cz_gpu_prover_h_len_(pr);
     const size_t msm_n = hn > maxlen ? hn : maxlen;
-    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0);
+    /* B_G2's side buffers too: optional in alloc_working_, but allocated before the bases when they fit, so a plan
+     * without them admitted creates that then ran short (test_gpu_prover's partial pair sums; ~1 GB at 32 GiB) */
+    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0) + g2_side_bytes(pr);
     return fixed + bases + *work;
 }
 

@@ -399,6 +399,17 @@ out:
     free(ptr), free(at), free(want);
 }
 
+/* The resident plan covers what a create allocates: need_resident (which weighs the Lagrange form and the pair sums
+ * against the limit) at least the bytes allocated plus the MSM scratch's floor. A plan short of them admits creates
+ * that then run out of room near the limit (B_G2's side buffers, ~1 GB at 32 GiB, were missing until session 48). */
+static void check_plan(const cz_gpu_prover *gp, const char *what) {
+    if (gp->streamed) return;
+    CHECK_MSG(gp->used + gp->work_min <= gp->need_resident,
+              "%s: the create allocated %zu bytes + %zu of scratch floor, the plan (need_resident) %zu: %zu short", what,
+              (size_t)gp->used, (size_t)gp->work_min, (size_t)gp->need_resident,
+              (size_t)(gp->used + gp->work_min - gp->need_resident));
+}
+
 /* The H query in Lagrange form (CZ_GPU_PROVER_LAGRANGE=1, gpu_prover.h cz_gpu_prover_lagrange): a prover of p
  * for tcs[0]'s circuit with its bases built on the device from H, each of the k witnesses proved by it and by the
  * CPU (the same H sum, the same proof bytes). Counts c's two paths: split (batch additions + tail) or one MSM; with
@@ -435,6 +446,7 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
               (unsigned long long)cz_gpu_prover_transient_host_bytes());
     if (rc) return 0;
     CHECK_MSG(cz_gpu_prover_lagrange(gp) == 1, "%s: the prover did not take the Lagrange form", name);
+    check_plan(gp, name);
     char rep[1200];
     cz_gpu_prover_build_report(gp, rep, sizeof rep);
     CHECK_MSG(strstr(rep, "Lagrange") != NULL, "build report: %s", rep);
@@ -772,11 +784,11 @@ static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params 
         CHECK_MSG(0, "partial pair sums: B_G1's pair sums of %zu bytes leave no room to test", b1);
         return;
     }
-    /* from the plan's estimate, which pairs_fit weighs. Known to fail on the H200 (session 47): under this limit the
-     * create took L's and A's pair sums and then ran out of room for A's index map, so what a create allocates
-     * exceeds need_resident by more than b1 / 2 (123 KB here); with gp's bytes instead (grown by its proofs) it took
-     * all four. Likely: B_G2's side buffers (alloc_working_, "only if it fits", ~32 bytes a B position) are not in
-     * the plan's work_need. The printf below gives the numbers. */
+    /* from the plan's estimate, which pairs_fit weighs. Failed on the H200 in session 47: under this limit the create
+     * took L's and A's pair sums and then ran out of room for A's index map, since the plan lacked B_G2's side buffers
+     * (alloc_working_ takes them before the bases when they fit; ~32 bytes a B position, ~170 KB here against b1 / 2 =
+     * 123 KB of slack). resident_need counts them since session 48, and check_plan holds every resident create to
+     * its plan. The printf below gives the numbers. */
     const size_t lim = gp->need_resident - all + la + b1 / 2;
     char kb[32];
     snprintf(kb, sizeof kb, "%zu", (lim + 1023) / 1024);
@@ -791,6 +803,7 @@ static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params 
     unsetenv("CZ_GPU_PROVER_PAIRS");
     CHECK_MSG(rc == 0, "partial pair sums: create under %s KiB: %s", kb, cz_error_message());
     if (rc) return;
+    check_plan(g2, "partial pair sums");
     char rep[600];
     cz_gpu_prover_build_report(g2, rep, sizeof rep);
     CHECK_MSG(g2->pairs == (1u << Q_L | 1u << Q_A) && strstr(rep, "pair sums beside L A ("),
@@ -945,6 +958,7 @@ int main(void) {
         }
         CHECK_MSG(rc == 0, "create (dict mode %zu, C SpMV %d): %s", si % 3, c_spmv, cz_error_message());
         if (!rc) {
+            check_plan(gp, "shape prover");
             uint64_t ni_, na_, al_, bl_, nnz[3];
             cz_gpu_prover_sizes(gp, &ni_, &na_, &al_, &bl_, nnz);
             CHECK_MSG(nnz[0] == cz_r1cs_nnz(&bits.r.a) && nnz[2] == (c_spmv ? cz_r1cs_nnz(&bits.r.c) : 0),
