@@ -259,15 +259,18 @@ static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size
            cz_gpu_ntt_plan_bytes(pr->log_n) + work_est(msm_n, pr->lag && pr->n > ba_n ? pr->n : ba_n, g2_n, full);
 }
 
-/* Everything resident; *work gets the per-partition part. */
-static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
+/* Everything resident, the MSM scratch at its floor (full = 0) or in full (1); *work gets the per-partition part. */
+static size_t resident_need_(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work, int full) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const uint64_t hn = cz_gpu_prover_h_len_(pr);
     const size_t msm_n = hn > maxlen ? hn : maxlen;
     /* B_G2's side buffers too: optional in alloc_working_, but allocated before the bases when they fit, so a plan
      * without them admitted creates that then ran short (test_gpu_prover's partial pair sums; ~1 GB at 32 GiB) */
-    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], 0) + g2_side_bytes(pr);
+    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], full) + g2_side_bytes(pr);
     return fixed + bases + *work;
+}
+static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
+    return resident_need_(pr, fixed, bases, work, 0);
 }
 
 /* A streamed prover's nonzero bitmap of the aux (pr->d_nz) and its two counters (d_ucnt). */
@@ -672,7 +675,11 @@ size_t cz_gpu_prover_pairs_bytes_(const uint64_t len[3], unsigned mask) {
 }
 
 /* The queries (L, A, B_G1, B_G2 in turn) whose pair sums fit beside a resident prover of `bases` bytes of bases
- * and `fixed` more; *extra gets their bytes. */
+ * and `fixed` more with its MSM scratch in full; *extra gets their bytes. In full: pair sums take only memory the
+ * prover would leave free. Weighed against the scratch's floor they pushed it there (the synthetic 2^27 Lagrange
+ * prover, session 47: 134.5 -> 125.0 GiB counted), and a G1 MSM on its floor grows its scratch at run time into
+ * all but 2 GiB of the free memory, which leaves no room for another circuit's prover beside it (a Winning PoSt's
+ * 0.2 GiB one beside a 32 GiB PoRep's would evict it). */
 static unsigned pairs_fit(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *extra) {
     static const int order[4] = {Q_L, Q_A, Q_B, CZ_GPU_PAIRS_B2};
     unsigned m = 0;
@@ -680,7 +687,7 @@ static unsigned pairs_fit(const cz_gpu_prover *pr, size_t fixed, size_t bases, s
     *extra = 0;
     for (int k = 0; k < 4; k++) {
         const size_t b = cz_gpu_prover_pairs_bytes_(pr->len, 1u << order[k]);
-        if (b && resident_need(pr, fixed, bases + *extra + b, &work) <= pr->limit) m |= 1u << order[k], *extra += b;
+        if (b && resident_need_(pr, fixed, bases + *extra + b, &work, 1) <= pr->limit) m |= 1u << order[k], *extra += b;
     }
     return m;
 }

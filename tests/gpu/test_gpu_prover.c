@@ -772,9 +772,10 @@ static void test_scratch_grow(void) {
     printf("scratch allocator: exact from nothing, an eighth (<= 64 MiB) ahead once grown, exact when short\n");
 }
 
-/* Pair sums for the queries that fit (prover.c pairs_fit): a prover of the same circuit as gp (which has every
- * query's) under a device limit with room for L's and A's and half of B_G1's (CZ_GPU_MEM_LIMIT_KB, rounded up) takes
- * L's and A's only, says so, and proves both witnesses as the CPU does. */
+/* Pair sums for the queries that fit (prover.c pairs_fit: beside the MSM scratch in full): a prover of the same
+ * circuit as gp (which has every query's) under a device limit with room for L's and A's and half of B_G1's beside
+ * the scratch in full (CZ_GPU_MEM_LIMIT_KB, rounded up) takes L's and A's only, says so, keeps the scratch's full
+ * reserve (pair sums never push it to its floor), and proves both witnesses as the CPU does. */
 static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
                                const circuit *bits, const circuit *mid) {
     const size_t all = cz_gpu_prover_pairs_bytes_(gp->len, CZ_GPU_PAIRS_ALL);
@@ -788,8 +789,9 @@ static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params 
      * took L's and A's pair sums and then ran out of room for A's index map, since the plan lacked B_G2's side buffers
      * (alloc_working_ takes them before the bases when they fit; ~32 bytes a B position, ~170 KB here against b1 / 2 =
      * 123 KB of slack). resident_need counts them since session 48, and check_plan holds every resident create to
-     * its plan. The printf below gives the numbers. */
-    const size_t lim = gp->need_resident - all + la + b1 / 2;
+     * its plan. Since session 48 pairs_fit weighs the scratch in full (gp's reserve less its floor more than its
+     * plan). The printf below gives the numbers. */
+    const size_t lim = gp->need_resident + (gp->work_reserve - gp->work_min) - all + la + b1 / 2;
     char kb[32];
     snprintf(kb, sizeof kb, "%zu", (lim + 1023) / 1024);
     printf("partial pair sums: gp holds %zu bytes (need_resident %zu, reserve %zu, floor %zu); pair sums %zu, L+A %zu, "
@@ -808,6 +810,8 @@ static void test_partial_pairs(const cz_gpu_prover *gp, const cz_groth16_params 
     cz_gpu_prover_build_report(g2, rep, sizeof rep);
     CHECK_MSG(g2->pairs == (1u << Q_L | 1u << Q_A) && strstr(rep, "pair sums beside L A ("),
               "partial pair sums under %s KiB: %#x, report: %s", kb, g2->pairs, rep);
+    CHECK_MSG(g2->work_reserve == gp->work_reserve, "partial pair sums under %s KiB: the MSM reserve %zu, in full %zu",
+              kb, (size_t)g2->work_reserve, (size_t)gp->work_reserve);
     prove_both(bits, p, pvk, g2, "bits, pair sums for L and A only");
     prove_both(mid, p, pvk, g2, "mid, pair sums for L and A only");
     printf("partial pair sums under %s KiB: %s\n", kb, strstr(rep, "pair sums") ? strstr(rep, "pair sums") : rep);
