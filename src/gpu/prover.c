@@ -160,13 +160,22 @@ static size_t g2_side_bytes(const cz_gpu_prover *pr) {
 #endif
 }
 
+/* A resident prover's tail buffer (prover_priv.h d_tail): 32 B per position of the longest query, which holds a full
+ * MSM's gathered scalars, and the compact witness's bitmaps, so that any compact witness fits (upload_compact); a
+ * query's 0/1 split takes its tail's scalars and bases (128 B a point) only when they fit, tails up to ~a quarter
+ * of the query (a PoRep partition's are 1.2-4.6 %: cz_bench_porep_mix), else one full MSM (prover_run.c
+ * run_query). It was 64 B per position, tails up to a half: ~4.2 GB more at 32 GiB. */
+static size_t resident_tail_bytes(const cz_gpu_prover *pr) {
+    return 32 * (size_t)cz_gpu_prover_max_len_(pr) + cz_gpu_compact_head_(pr->na) + 4096;
+}
+
 /* Sizes known: reserve msm.cu's scratch and allocate the per-partition buffers. */
 int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const uint64_t hn = cz_gpu_prover_h_len_(pr);
     size_t msm_n = hn > maxlen ? hn : maxlen, ba_n = maxlen, g2_n = pr->len[Q_B];
     if (pr->lag && !pr->fold && pr->n > ba_n) ba_n = pr->n; /* c over Lh */
-    size_t tail_bytes = 64 * (size_t)maxlen + 4096;
+    size_t tail_bytes = resident_tail_bytes(pr);
     if (pr->streamed) { /* MSMs, batch additions and tails over one chunk at a time */
         msm_n = ba_n = pr->chunk1, g2_n = pr->len[Q_B] ? pr->chunk2 : 0;
         tail_bytes = 64 * (size_t)pr->chunk1 + 4096;
@@ -247,15 +256,17 @@ int cz_gpu_prover_build_maps_(cz_gpu_prover *pr, const uint64_t *d_a_aux, const 
 }
 
 /* Per-partition device bytes beside the matrices, maps and bases: witness, a/b/c, bitmap and counts, the
- * tail buffer, the NTT plan's tables and the MSM / batch-add scratch at its floor (full = 0) or in full (1),
- * for MSMs of msm_n points, G1 batch additions and tails of ba_n, G2 ones of g2_n. */
-static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full) {
+ * tail buffer (resident: resident_tail_bytes, else 64 B per chunk position), the NTT plan's tables and the MSM /
+ * batch-add scratch at its floor (full = 0) or in full (1), for MSMs of msm_n points, G1 batch additions and tails
+ * of ba_n, G2 ones of g2_n. */
+static size_t work_need(const cz_gpu_prover *pr, size_t msm_n, size_t ba_n, size_t g2_n, int full, int resident) {
     const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     cz_gpu_cw_layout l;
     const size_t wit = pr->two_vec ? cz_gpu_cw_layout_(pr->ni, pr->na, cw_reserve(pr), &l)
                        : pr->w_alias ? 0 : (pr->ni + pr->na) * 32;
     const size_t lag = pr->lag ? cz_gpu_lag_c_bytes_(pr->n) : 0;
-    return wit + (pr->two_vec ? 2 : 3) * pr->n * 32 + 64 * ba_n + 4096 + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 + lag +
+    const size_t tail = resident ? resident_tail_bytes(pr) : 64 * ba_n + 4096;
+    return wit + (pr->two_vec ? 2 : 3) * pr->n * 32 + tail + 3 * ((maxlen + 63) / 64 * 2 + 2) * 4 + lag +
            cz_gpu_ntt_plan_bytes(pr->log_n) + work_est(msm_n, pr->lag && pr->n > ba_n ? pr->n : ba_n, g2_n, full);
 }
 
@@ -266,7 +277,7 @@ static size_t resident_need_(const cz_gpu_prover *pr, size_t fixed, size_t bases
     const size_t msm_n = hn > maxlen ? hn : maxlen;
     /* B_G2's side buffers too: optional in alloc_working_, but allocated before the bases when they fit, so a plan
      * without them admitted creates that then ran short (test_gpu_prover's partial pair sums; ~1 GB at 32 GiB) */
-    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], full) + g2_side_bytes(pr);
+    *work = work_need(pr, msm_n, maxlen, pr->len[Q_B], full, 1) + g2_side_bytes(pr);
     return fixed + bases + *work;
 }
 static size_t resident_need(const cz_gpu_prover *pr, size_t fixed, size_t bases, size_t *work) {
@@ -283,7 +294,7 @@ static size_t stream_need(const cz_gpu_prover *pr, size_t fixed, uint64_t c1, in
     *c2 = c1 / 2 ? c1 / 2 : 1;
     if (*c2 > pr->len[Q_B]) *c2 = pr->len[Q_B];
     *stage = c1 * sizeof(cz_g1_affine) > *c2 * sizeof(cz_g2_affine) ? c1 * sizeof(cz_g1_affine) : *c2 * sizeof(cz_g2_affine);
-    return fixed + (size_t)k * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0, full) + sparse_bytes(pr);
+    return fixed + (size_t)k * *stage + work_need(pr, c1, c1, pr->len[Q_B] ? *c2 : 0, full, 0) + sparse_bytes(pr);
 }
 
 /* Which parts to keep on the device in `spare` bytes: CZ_GPU_PROVER_KEEP (a CZ_GPU_PART_* mask) when set, else

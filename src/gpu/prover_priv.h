@@ -124,7 +124,8 @@ struct cz_gpu_prover {
     unsigned pairs;
     double pairs_ms;
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
-    uint8_t *d_tail;          /* 64 B per position of the longest query: tail scalars and bases */
+    uint8_t *d_tail;          /* tail scalars and bases: 32 B per position of the longest query and the compact
+                               * witness's bitmaps (prover.c resident_tail_bytes); streamed: 64 B per chunk position */
     size_t tail_cap;          /* its bytes */
     void *scan_temp;
     size_t scan_cap;

@@ -275,19 +275,17 @@ static int upload_compact_parts(cz_gpu_prover *pr, const cz_fr *inputs, const cz
 }
 
 /* Compact witness: inputs into d_w, then is_bit, bit and the dense values into the tail buffer (free until
- * the queries; 64 bytes per position of the longest query, L's na included, so 16 bytes per 64 values of
- * bitmap and 32 per dense value always fit), expanded into d_w's aux part on the compute stream. A
+ * the queries; 32 bytes per position of the longest query, L's na included, and the bitmaps' 16 bytes per 64
+ * values: prover.c resident_tail_bytes), expanded into d_w's aux part on the compute stream. A
  * prefetch set up for a dense start is left alone (it writes only the spare buffer). again: the second
  * upload of a prover with the witness in c's buffer (after the H pipeline). */
 static int upload_compact(cz_gpu_prover *pr, const cz_fr *inputs, const cz_wcompact *w, int again) {
-    const uint64_t maxlen = cz_gpu_prover_max_len_(pr);
     const size_t bm = (pr->na + 63) / 64 * 8, doff = cz_gpu_compact_head_(pr->na);
     /* streamed: the tail buffer is chunk-sized; a, b, c (3 n >= 3 na values, written by the SpMV after the
      * expansion on the same stream) hold the compact form instead: a and b when the witness is in c's third,
      * b alone the second time (h is in a) */
     uint8_t *area = pr->streamed ? (uint8_t *)(pr->d_abc + (again ? pr->n : 0)) : pr->d_tail;
-    const size_t cap = !pr->streamed ? 64 * (size_t)maxlen + 4096
-                                     : (again ? 1 : pr->w_alias ? 2 : 3) * pr->n * sizeof(cz_fr);
+    const size_t cap = !pr->streamed ? pr->tail_cap : (again ? 1 : pr->w_alias ? 2 : 3) * pr->n * sizeof(cz_fr);
     if (doff + w->n_dense * sizeof(cz_fr) > cap)
         return cz_error(CZ_ERANGE, "GPU prover: compact witness of %llu dense values does not fit the tail buffer",
                         (unsigned long long)w->n_dense);
@@ -460,7 +458,8 @@ static int tails_flush(cz_gpu_prover *pr, tail_batch *b, cz_gpu_prove_stats *st)
     return rc;
 }
 
-/* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half. With batch, the
+/* One query: 0/1 batch addition + tail MSM, or one full MSM when the tail is more than half or its scalars and
+ * bases do not fit the tail buffer (up to ~a quarter of the longest query: prover.c resident_tail_bytes). With batch, the
  * tail is scattered into the batch's next part of d_tail and its MSM left to tails_flush (which *ans then
  * waits for); a batch that has no room for it is flushed first, and so is a batch with parts waiting when
  * this query needs d_tail from its start (a full MSM gathers its scalars there, a tail that runs alone is
@@ -479,7 +478,9 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
     st->dtoh_bytes += 4;
     const int prof = getenv("CZ_GPU_PROVER_PROFILE") != NULL; /* benchmark diagnostics: where a query's time goes */
     const double tc = cz_gpu_now_ms_();
-    if (2 * (uint64_t)tail <= len) {
+    /* scalars, then bases, each part rounded up to 768 B (a whole number of 96-B points) */
+    const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
+    if (2 * (uint64_t)tail <= len && sb + bb <= pr->tail_cap) {
         cz_g1_jac ba, tm;
         rc = pr->pairs >> q & 1 ? cz_gpu_g1_batch_add_pairs(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st)
                        : cz_gpu_g1_batch_add(&ba, pr->d_q[q], (const uint64_t *)pr->d_ones, len, pr->st);
@@ -488,8 +489,6 @@ static int run_query(cz_gpu_prover *pr, int q, cz_g1_jac *ans, cz_gpu_prove_stat
         if (prof)
             fprintf(stderr, "query %d: len %llu tail %u classify %.2f ms batch add %.2f ms\n", q, (unsigned long long)len,
                     tail, tc - t0, t1 - tc);
-        /* scalars, then bases, each part rounded up to 768 B (a whole number of 96-B points) */
-        const size_t sb = ((size_t)tail * 32 + 767) / 768 * 768, bb = ((size_t)tail * 96 + 767) / 768 * 768;
         /* no room (which covers a tail too big to queue at all: it then runs alone from d_tail's start) */
         if (!rc && batch && (batch->used + sb + bb > pr->tail_cap || batch->k >= TAIL_PARTS)) rc = tails_flush(pr, batch, st);
         const int queued = !rc && batch && sb + bb <= pr->tail_cap;
@@ -631,8 +630,9 @@ static int b_g2_on(const cz_gpu_prover *pr, cz_g2_jac *ans, const uint32_t *ones
 /* B_G2 after the G1 queries, on the compute stream: d_ones and the offsets still hold B's classification
  * (run_query(Q_B) ran last), the tail buffer is free. */
 static int run_b_g2(cz_gpu_prover *pr, cz_g2_jac *ans, cz_gpu_prove_stats *st) {
-    const size_t groups = 2 * ((pr->len[Q_B] + 63) / 64), cap = 64 * (size_t)pr->len[Q_B] + 4096;
-    return b_g2_on(pr, ans, pr->d_ones, pr->d_cnt + groups + 1, pr->d_tail, cap, st->tail[Q_B], st->full_msm[Q_B], pr->st);
+    const size_t groups = 2 * ((pr->len[Q_B] + 63) / 64);
+    return b_g2_on(pr, ans, pr->d_ones, pr->d_cnt + groups + 1, pr->d_tail, pr->tail_cap, st->tail[Q_B], st->full_msm[Q_B],
+                   pr->st);
 }
 
 /* B_G2 beside L and A: a thread of its own drives stream st2 (the G1 / G2 calls wait on their stream
@@ -922,7 +922,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
         st->gpu_total_ms = cz_gpu_now_ms_() - t0;
         return rc;
     }
-    /* the three G1 tails in one MSM (the tail buffer: 64 B per position of the longest query, so it holds
+    /* the three G1 tails in one MSM (the tail buffer: 32 B per position of the longest query, so it holds
      * them when they are short, as in PoRep: 1.3 % of the aux values), and the Lagrange form's c with them */
     tail_batch tbt = {0};
     cz_g1_jac c_ans;

@@ -286,7 +286,7 @@ static void test_spmv_mode(const circuit *tc, int mode) {
     free(gpu);
 }
 
-static int splits, fulls, g2_early_seen;
+static int splits, fulls, cap_fulls, g2_early_seen;
 
 /* what NULL: no line for a proof that passes; stats (may be NULL): the GPU start's figures */
 static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp,
@@ -319,6 +319,19 @@ static void prove_both_st(const circuit *tc, const cz_groth16_params *p, const c
     CHECK_MSG(cz_g1_jac_equal(&pc.b1_ans, &pg.b1_ans), "%s: B_G1 differs (full %d)", what, st.full_msm[2]);
     CHECK_MSG(cz_g2_jac_equal(&pc.b2_ans, &pg.b2_ans), "%s: B_G2 differs", what);
     for (int q = 0; q < 3; q++) st.full_msm[q] ? fulls++ : splits++;
+    /* each query's path as prover_run.c run_query must pick it: the 0/1 split when the tail is at most half the query
+     * and its scalars and bases (768-B parts) fit the tail buffer, which holds 32 B per position of the longest query
+     * (tails up to ~a quarter); else one full MSM. The "mid" witnesses (~40 % tails) take the full MSM for the buffer
+     * from a few hundred points on, the "bits" ones (~10 %) split */
+    for (int q = 0; q < 3 && !gp->streamed; q++) {
+        const uint64_t t = st.tail[q], len = gp->len[q];
+        const size_t sb = (t * 32 + 767) / 768 * 768, bb = (t * 96 + 767) / 768 * 768;
+        const int half = 2 * t <= len, fit = sb + bb <= gp->tail_cap, want = len && !(half && fit);
+        CHECK_MSG(st.full_msm[q] == want, "%s: query %d took the %s path (tail %llu of %llu, tail buffer %zu bytes)", what, q,
+                  st.full_msm[q] ? "full MSM" : "split", (unsigned long long)t, (unsigned long long)len,
+                  (size_t)gp->tail_cap);
+        cap_fulls += len && half && !fit;
+    }
     g2_early_seen += st.g2_early;
     cz_groth16_proof pfc, pfg;
     uint8_t bc[CZ_GROTH16_PROOF_BYTES], bg[CZ_GROTH16_PROOF_BYTES];
@@ -1044,6 +1057,8 @@ int main(void) {
     CHECK_MSG(g2_early_seen > 0, "no partition started B_G2 before the NTTs (CZ_GPU_PROVER_G2_EARLY=1)");
     test_lagrange_cmix();
     CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
+    CHECK_MSG(cap_fulls > 0, "no query took the full MSM for want of tail buffer (tails of a quarter to a half)");
+    printf("query paths: %d split, %d full (%d of them for the tail buffer's size)\n", splits, fulls, cap_fulls);
     CHECK_MSG(lag_split > 0 && lag_full > 0 && lag_folded > 0, "every path of c must run (split %d, one MSM %d, folded %d)",
               lag_split, lag_full, lag_folded);
     cz_gpu_g1_release_scratch();
