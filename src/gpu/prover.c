@@ -186,8 +186,12 @@ int cz_gpu_prover_alloc_working_(cz_gpu_prover *pr) {
     int rc = cz_gpu_ntt_create(&pr->plan, pr->log_n);
     /* the plan allocates its own tables: charged here (work_need counts them beforehand) */
     if (!rc) rc = charge(pr, cz_gpu_ntt_bytes(pr->plan), "NTT plan");
-    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, (pr->two_vec ? 2 : 3) * pr->n * sizeof(cz_fr),
-                                        pr->two_vec ? "a, b (c computed into b)" : "a, b, c");
+    /* two vectors: c computed into b (two_vec), or no c at all once C is folded into L (prover_run.c no_c; 4.3 GB at
+     * 32 GiB). The plan (work_need) counts three for a Lagrange prover, as its fold may fail its check and keep c. */
+    const int nvec = pr->two_vec || (pr->fold && !pr->w_alias) ? 2 : 3;
+    if (!rc) rc = cz_gpu_prover_dalloc_(pr, (void **)&pr->d_abc, nvec * pr->n * sizeof(cz_fr),
+                                        pr->two_vec ? "a, b (c computed into b)" : nvec == 2 ? "a, b (C folded: no c)"
+                                                                                             : "a, b, c");
     if (!rc && pr->w_alias) pr->d_w = pr->d_abc + 2 * pr->n;
     else if (!rc && pr->two_vec) { /* the dense witness goes into b's vector after the H pipeline */
         cz_gpu_cw_layout l;

@@ -498,7 +498,8 @@ static size_t prove_lagrange_f(const circuit *const *tcs, int k, const cz_groth1
     return bytes;
 }
 
-/* Both ways; the fold frees Lh (n points) for ni input points, and its points equal the host's (check_fold_points). */
+/* Both ways; the fold frees Lh (n points) for ni input points and leaves out c's n values (a, b in two vectors), and
+ * its points equal the host's (check_fold_points). */
 static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_params *p, const cz_groth16_pvk *pvk,
                            const char *name) {
     cz_g1_affine *lhc = NULL, *lh = NULL;
@@ -508,8 +509,8 @@ static void prove_lagrange(const circuit *const *tcs, int k, const cz_groth16_pa
     free(lhc), free(lh);
     cz_domain d;
     CHECK(cz_domain_for_size(&d, tcs[0]->r.num_rows) == 0);
-    const size_t want = (d.n - tcs[0]->r.num_inputs) * sizeof(cz_g1_affine);
-    CHECK_MSG(folded && kept && kept >= folded + want, "%s: device bytes %zu folded, %zu not (Lh: %zu)", name, folded,
+    const size_t want = (d.n - tcs[0]->r.num_inputs) * sizeof(cz_g1_affine) + d.n * sizeof(cz_fr);
+    CHECK_MSG(folded && kept && kept >= folded + want, "%s: device bytes %zu folded, %zu not (Lh and c: %zu)", name, folded,
               kept, want);
 }
 
