@@ -29,6 +29,7 @@ const char *cz_error_name(int code) {
     case CZ_EUNSUPPORTED: return "CZ_EUNSUPPORTED";
     case CZ_EDEVICE: return "CZ_EDEVICE";
     case CZ_ECANCELED: return "CZ_ECANCELED";
+    case CZ_ENOBASES: return "CZ_ENOBASES";
     default: return "CZ_E?";
     }
 }

@@ -17,6 +17,7 @@ enum {
     CZ_EUNSUPPORTED = -9,
     CZ_EDEVICE = -10, /* a GPU call failed */
     CZ_ECANCELED = -11,
+    CZ_ENOBASES = -12, /* the host copy of an SRS's bases was released (srs.release_resident_bases) and is needed */
 };
 
 /* Records a printf-style message for the calling thread and returns code (so callers can write

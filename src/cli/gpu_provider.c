@@ -47,6 +47,10 @@ static int p_start_compact(cz_backend *b, int device, const cz_groth16_params *p
     return inner.start_compact(&inner, ords[device], p, r, inputs, aux, pending);
 }
 
+static bool p_holds_bases(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r) {
+    return device >= 0 && device < b->ndevices && inner.holds_bases && inner.holds_bases(&inner, ords[device], p, r);
+}
+
 static int p_finish(cz_backend *b, void *pending, const cz_groth16_vk *vk, uint8_t proof[CZ_GROTH16_PROOF_BYTES]) {
     (void)b;
     return inner.finish(&inner, pending, vk, proof);
@@ -145,6 +149,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->host_alloc = p_host_alloc;
     b->host_free = p_host_free;
     b->host_bytes = p_host_bytes; /* the provers' own page-locked memory, in the engine's budget */
+    b->holds_bases = p_holds_bases; /* srs.release_resident_bases */
     b->setup_ops = &p_fb_ops;
     return 0;
 }

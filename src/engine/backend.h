@@ -74,6 +74,15 @@ typedef struct cz_backend {
     /* Optional (GPU backends): fixed-base products for seeded setups (groth16/setup.h) on the backend's first
      * device. NULL: the setup runs them on the CPU. */
     const cz_groth16_fb_ops *setup_ops;
+    /* Optional (GPU backends): whether `device` holds a prover for (p, r) that never reads p's bases (H, L, A,
+     * B_G1, B_G2) from host memory again: resident on the device, bases not streamed, B_G2 on the device. The
+     * engine frees the host copy of the bases when every device in service holds one (srs.release_resident_bases):
+     * it asks after a start() under its SRS manager's lock (so it must not block: false when it cannot tell at
+     * once), then again with every device's turn taken, so no start() runs meanwhile. A backend that has it must, in
+     * start() and start_compact(), return CZ_ENOBASES at once, with nothing changed, when p's bases are released
+     * (cz_groth16_params_bases_released) and it would need them (no such prover on the device, e.g. after an
+     * eviction): the engine then decodes them again and retries the partition. NULL: never released. */
+    bool (*holds_bases)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r);
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads

@@ -100,6 +100,7 @@ static const keydef keys[] = {
     {"srs", "param_cache", T_STR, F(param_cache)},
     {"srs", "local_cache", T_STR, F(local_cache)},
     {"srs", "verify_digest", T_BOOL, F(verify_digest)},
+    {"srs", "release_resident_bases", T_BOOL, F(release_resident_bases)},
     {"srs", "preload", T_DEPRECATED, 0, 0},
     {"testing", "builtin_test_circuit", T_BOOL, F(test_circuit)},
     {"testing", "seeded_setup_any", T_BOOL, F(seeded_any)},

@@ -15,6 +15,13 @@ typedef struct {
     char param_cache[512];   /* srs.param_cache: official .params files */
     char local_cache[512];   /* srs.local_cache (ours): seeded local setups are cached here; "" = param_cache */
     bool verify_digest;      /* srs.verify_digest (ours): check official files against parameters.json's digest */
+    /* srs.release_resident_bases (ours, default false): with a GPU backend, once every GPU in service holds a
+     * resident prover of a circuit (its bases in device memory, not streamed), the host copy of that SRS's bases
+     * (H, L, A, B_G1, B_G2: 47 GB at 32 GiB PoRep) is freed and no longer charged to memory.total_budget; the vk,
+     * the R1CS and the file's mapping stay. A partition on a GPU that must build the prover again (after an
+     * eviction) first decodes them again from the file (seconds at 32 GiB; cz_srs_restore_bases). For hosts that
+     * prove one circuit kind per GPU; where kinds share a GPU and evict each other, the copy saves the decode. */
+    bool release_resident_bases;
     bool test_circuit;       /* [testing] builtin_test_circuit (ours): 2 KiB PoRep uses the fast test circuit */
     /* [testing] seeded_setup_any (ours, default false): every circuit without its official parameter file
      * gets a seeded local setup (seed from the circuit id), not only 2 KiB: for benchmarks and end-to-end

@@ -112,6 +112,10 @@ struct cz_engine {
     int n_lost;
     uint64_t retries; /* partitions requeued after their device was lost */
     uint64_t yields;  /* partitions put back while waiting for a device's turn, for one that outranks them */
+    /* srs.release_resident_bases: callers of turns_take_all waiting for every device's turn (workers wait behind
+     * them), and the SRS bases released / restored so far (status, tests) */
+    int turn_claims;
+    uint64_t bases_released, bases_restored;
     char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
     void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
     void *all_lost_arg;
@@ -736,6 +740,102 @@ static void requeue(cz_engine *e, part *p, uint64_t need) {
     pthread_cond_signal(&e->cv_gpu);
 }
 
+/* ---- the host copy of an SRS's bases while the GPUs hold them (srs.release_resident_bases) ---- */
+
+/* Every device's turn, once no start() runs on any (new turns wait behind the claim): nothing reads an SRS's
+ * params meanwhile. The callbacks of cz_srs_restore_bases. */
+static void turns_take_all(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    e->turn_claims++;
+    for (;;) {
+        int d = 0;
+        while (d < e->be.ndevices && !e->devs[d].turn) d++;
+        if (d == e->be.ndevices) break;
+        pthread_cond_wait(&e->cv_turn, &e->mu);
+    }
+    for (int d = 0; d < e->be.ndevices; d++) e->devs[d].turn = true;
+    e->turn_claims--;
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void turns_give_all(void *arg) {
+    cz_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (int d = 0; d < e->be.ndevices; d++) e->devs[d].turn = false;
+    pthread_cond_broadcast(&e->cv_turn);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* Whether every device in service holds s's bases for good (cz_backend.holds_bases); lost[] from the engine's lock. */
+typedef struct {
+    cz_engine *e;
+    const bool *lost;
+    int ndev; /* devices asked */
+} holds_ctx;
+
+static bool all_hold(void *arg, const cz_groth16_params *p, const cz_r1cs *r) {
+    holds_ctx *c = arg;
+    bool held = true;
+    c->ndev = 0;
+    for (int d = 0; held && d < c->e->be.ndevices; d++)
+        if (!c->lost[d]) held = c->e->be.holds_bases(&c->e->be, d, p, r), c->ndev++;
+    return held && c->ndev;
+}
+
+/* After a start() of s's circuit succeeded: when every device in service holds s's bases (asked under the SRS
+ * manager's lock, which a release or restore takes to change s's params, so the answer may be stale but never
+ * reads freed bases), every device's turn is taken, so that no start() runs, the devices are asked again, and if
+ * all still hold them their host copy is freed. */
+static void maybe_release_bases(cz_engine *e, cz_srs_entry *s) {
+    if (!e->cfg.release_resident_bases || !e->be.holds_bases || e->be.ndevices < 1) return;
+    if (!cz_srs_releasable(&e->srs, s)) return;
+    bool lost[CZ_CONFIG_MAX_DEVICES] = {false};
+    pthread_mutex_lock(&e->mu);
+    for (int d = 0; d < e->be.ndevices && d < CZ_CONFIG_MAX_DEVICES; d++) lost[d] = dev_lost(e, d);
+    pthread_mutex_unlock(&e->mu);
+    holds_ctx hc = {e, lost, 0};
+    if (!cz_srs_with_params(&e->srs, s, all_hold, &hc)) return;
+    turns_take_all(e);
+    pthread_mutex_lock(&e->mu); /* a device lost meanwhile: its turn was taken after the loss */
+    for (int d = 0; d < e->be.ndevices && d < CZ_CONFIG_MAX_DEVICES; d++) lost[d] = dev_lost(e, d);
+    pthread_mutex_unlock(&e->mu);
+    uint64_t freed = 0;
+    const int rc = all_hold(&hc, &s->params, &s->r1cs) ? cz_srs_release_bases(&e->srs, s, &freed) : 0;
+    const int ndev = hc.ndev;
+    turns_give_all(e);
+    if (rc) {
+        cz_log(CZ_LOG_DEBUG, T, "SRS bases of %s kept in host memory: %s", s->circuit->id, cz_error_message());
+    } else if (freed) {
+        pthread_mutex_lock(&e->mu);
+        e->bases_released++;
+        pthread_cond_broadcast(&e->cv_work); /* memory for waiting partitions and loads */
+        pthread_mutex_unlock(&e->mu);
+        cz_timeline("SRS_BASES_RELEASED", s->circuit->id, "freed_bytes=%llu,gpus=%d", (unsigned long long)freed, ndev);
+        cz_log(CZ_LOG_INFO, T, "SRS bases released from host memory circuit_id=%s freed_bytes=%llu: every GPU in "
+               "service (%d) holds them (srs.release_resident_bases)", s->circuit->id, (unsigned long long)freed, ndev);
+    }
+}
+
+/* A start() that needs s's released bases (CZ_ENOBASES: its device must build the prover again): they are decoded
+ * again from the file, in the memory budget when idle SRS can make room for them (else beside it, as a lone load
+ * goes). Returns 0 when they are back (the partition is then requeued), else the error, with its message. */
+static int restore_bases(cz_engine *e, const job *j, cz_srs_entry *s) {
+    const uint64_t back = cz_srs_released_bytes(&e->srs, s);
+    pthread_mutex_lock(&e->mu);
+    const uint64_t want = e->budget_used + held_bytes(e) + back;
+    if (want > e->budget_total) (void)cz_srs_make_room(&e->srs, want - e->budget_total, min_idle_ms(e, j->prio));
+    pthread_mutex_unlock(&e->mu);
+    uint64_t ms = 0;
+    const int rc = cz_srs_restore_bases(&e->srs, s, turns_take_all, turns_give_all, e, &ms);
+    pthread_mutex_lock(&e->mu);
+    if (!rc && ms) e->bases_restored++;
+    note_peak(e);
+    pthread_mutex_unlock(&e->mu);
+    if (!rc && ms) cz_timeline("SRS_BASES_RESTORED", j->id, "circuit=%s,load_ms=%llu", s->circuit->id, (unsigned long long)ms);
+    return rc;
+}
+
 static void *gpu_main(void *arg) {
     cz_engine *e = ((worker_arg *)arg)->e;
     int wid = ((worker_arg *)arg)->id;
@@ -819,7 +919,7 @@ static void *gpu_main(void *arg) {
             pthread_mutex_lock(&e->mu);
             bool yield = false;
             e->devs[dev].waiting[j->prio]++;
-            while (e->devs[dev].turn || turn_waits_above(e, dev, j->prio)) {
+            while (e->devs[dev].turn || e->turn_claims || turn_waits_above(e, dev, j->prio)) {
                 /* A partition that outranks this one was queued while no worker was free to take it: it goes
                  * in this one's place, so it waits for the start() in progress only, not for this one's too. */
                 if (!e->stop && !e->devs[dev].lost && !e->gpu_idle && e->gq && e->gq->j->prio > j->prio) {
@@ -872,9 +972,19 @@ static void *gpu_main(void *arg) {
                    !p->w.compact                                   ? "dense"
                    : e->be.start_compact && !e->be.compact_expands ? "compact"
                                                                    : "compact (expanded)");
+        /* Its device must build the prover again and the bases' host copy was released: decoded again, then
+         * the partition goes back to the queue as a lost device's does (its witness kept). */
+        bool rebuild = false;
+        if (ran && !gone && rc == CZ_ENOBASES) {
+            const int r2 = restore_bases(e, j, s);
+            rebuild = r2 == 0;
+            if (r2) rc = r2, snprintf(msg, sizeof msg, "%s", cz_error_message());
+        } else if (ran && !rc) {
+            maybe_release_bases(e, s);
+        }
         /* A partition whose device was lost keeps its witness for one more start on another device; one
          * that breaks a second device is more likely a bad input or a kernel bug than two bad GPUs. */
-        bool keep = gone && (!ran || !p->retried);
+        bool keep = rebuild || (gone && (!ran || !p->retried));
         if (!keep) { /* freed after the partition goes on; its inputs stay: the verifier needs them */
             spent.aux = p->w.aux, spent.caux = p->w.caux, have_spent = true;
             p->w.aux = NULL;
@@ -885,7 +995,14 @@ static void *gpu_main(void *arg) {
         stage_settle(e, &stage, &staged);
         slot->busy = false;
         if (rc) p->pending = NULL; /* a failed start() leaves nothing to discard */
-        if (keep && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
+        if (rebuild && !e->stop && !j->cancel && !j->failed) {
+            requeue(e, p, need);
+            cz_log(CZ_LOG_INFO, T, "partition requeued job_id=%s partition=%u: device %d builds its prover again, "
+                   "from bases decoded again", j->id, p->idx, dev);
+            cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=bases", wid, p->idx);
+            continue;
+        }
+        if (keep && !rebuild && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
             /* Back to the queue holding what it held there (its witness, still in e->witness_held): the
              * top-up for start() goes back to the budget, and is taken again by the next worker. */
             p->retried |= ran;
@@ -1499,6 +1616,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->partition_retries = e->retries;
     st->partition_yields = e->yields;
+    st->srs_bases_released = e->bases_released, st->srs_bases_restored = e->bases_restored;
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {
@@ -1673,6 +1791,12 @@ char *cz_engine_metrics(cz_engine *e) {
                    "turn, for a more urgent one (a Winning PoSt beside PoRep).\n# TYPE "
                    "cuzk_partition_priority_yields_total counter\n");
         fprintf(f, "cuzk_partition_priority_yields_total %llu\n", (unsigned long long)st.partition_yields);
+        fprintf(f, "# HELP cuzk_srs_bases_released_total SRS bases whose host copy was freed once every GPU held them "
+                   "(srs.release_resident_bases).\n# TYPE cuzk_srs_bases_released_total counter\n");
+        fprintf(f, "cuzk_srs_bases_released_total %llu\n", (unsigned long long)st.srs_bases_released);
+        fprintf(f, "# HELP cuzk_srs_bases_restored_total Released SRS bases decoded again for a GPU that builds its "
+                   "prover again.\n# TYPE cuzk_srs_bases_restored_total counter\n");
+        fprintf(f, "cuzk_srs_bases_restored_total %llu\n", (unsigned long long)st.srs_bases_restored);
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);

@@ -128,6 +128,9 @@ typedef struct {
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
     uint64_t partition_retries; /* partitions requeued for another GPU after theirs was lost */
     uint64_t partition_yields;  /* partitions put back while waiting for a GPU's turn, for a more urgent one */
+    /* srs.release_resident_bases: SRS bases whose host copy was freed (every GPU held them) and decoded again
+     * (a GPU had to build its prover again) */
+    uint64_t srs_bases_released, srs_bases_restored;
     const char *backend;
     size_t n_srs, n_pipelines, n_workers, n_gpus;
     cz_gpu_status *gpus; /* the backend's devices (none for the CPU backend) */

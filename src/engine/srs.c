@@ -181,6 +181,7 @@ static void demote_hot(cz_srs_entry *e) {
     cz_groth16_params_free(&e->params);
     cz_r1cs_free(&e->r1cs);
     e->bytes = 0;
+    e->bases_released = false, e->bases_bytes = 0;
     if (e->map) {
         madvise(e->map, e->map_len, MADV_DONTNEED);
         e->state = CZ_SRS_WARM;
@@ -626,4 +627,115 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
     }
     *bytes = n;
     return load;
+}
+
+/* ---- the bases' host copy released while GPUs hold them (srs.release_resident_bases) ---- */
+
+static uint64_t bases_bytes(const cz_groth16_params *p) {
+    return 96 * (uint64_t)(p->h_len + p->l_len + p->a_len + p->b_len) + 192 * (uint64_t)p->b_len;
+}
+
+int cz_srs_release_bases(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *freed) {
+    *freed = 0;
+    pthread_mutex_lock(&m->mu);
+    int rc = 0;
+    if (e->state != CZ_SRS_HOT || e->restoring)
+        rc = cz_error(CZ_EBUSY, "SRS %s is not loaded (or its bases are being restored)", e->circuit->id);
+    else if (!e->map)
+        rc = cz_error(CZ_EUNSUPPORTED, "SRS %s has no parameter file to decode its bases from again", e->circuit->id);
+    if (!rc && !e->bases_released) {
+        cz_groth16_params *p = &e->params;
+        free(p->h), free(p->l), free(p->a), free(p->b_g1), free(p->b_g2);
+        p->h = p->l = p->a = p->b_g1 = NULL, p->b_g2 = NULL;
+        e->bases_bytes = bases_bytes(p);
+        e->bytes -= e->bases_bytes < e->bytes ? e->bases_bytes : e->bytes;
+        e->bases_released = true;
+        *freed = e->bases_bytes;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return rc;
+}
+
+bool cz_srs_releasable(cz_srs_mgr *m, cz_srs_entry *e) {
+    pthread_mutex_lock(&m->mu);
+    const bool r = e->state == CZ_SRS_HOT && e->map && !e->bases_released && !e->restoring;
+    pthread_mutex_unlock(&m->mu);
+    return r;
+}
+
+bool cz_srs_with_params(cz_srs_mgr *m, cz_srs_entry *e, bool (*fn)(void *ctx, const cz_groth16_params *p,
+                                                                   const cz_r1cs *r), void *ctx) {
+    pthread_mutex_lock(&m->mu);
+    const bool r = fn(ctx, &e->params, &e->r1cs);
+    pthread_mutex_unlock(&m->mu);
+    return r;
+}
+
+uint64_t cz_srs_released_bytes(cz_srs_mgr *m, cz_srs_entry *e) {
+    pthread_mutex_lock(&m->mu);
+    const uint64_t n = e->bases_released ? e->bases_bytes : 0;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
+static bool vk_same(const cz_groth16_vk *a, const cz_groth16_vk *b) {
+    const size_t n = cz_groth16_vk_size(a);
+    if (n != cz_groth16_vk_size(b)) return false;
+    uint8_t *x = malloc(2 * n);
+    if (!x) return false;
+    cz_groth16_vk_encode(x, a);
+    cz_groth16_vk_encode(x + n, b);
+    const bool same = memcmp(x, x + n, n) == 0;
+    free(x);
+    return same;
+}
+
+int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(void *), void (*publish_end)(void *),
+                         void *ctx, uint64_t *ms) {
+    *ms = 0;
+    pthread_mutex_lock(&m->mu);
+    while (e->restoring) pthread_cond_wait(&m->cv, &m->mu);
+    if (!e->bases_released) { /* never released, or restored by the caller waited for */
+        pthread_mutex_unlock(&m->mu);
+        return 0;
+    }
+    e->restoring = true;
+    pthread_mutex_unlock(&m->mu);
+    const uint64_t t0 = cz_now_ms();
+    cz_groth16_params d;
+    memset(&d, 0, sizeof d);
+    /* the mapping stays while HOT (the entry is referenced by the caller's job, so it is not demoted meanwhile) */
+    int rc = cz_groth16_params_decode(&d, e->map, e->map_len, e->path, 0);
+    madvise(e->map, e->map_len, MADV_DONTNEED);
+    const cz_groth16_params *p = &e->params;
+    if (!rc && (d.h_len != p->h_len || d.l_len != p->l_len || d.a_len != p->a_len || d.b_len != p->b_len ||
+                !vk_same(&d.vk, &p->vk)))
+        rc = cz_error(CZ_EFORMAT, "%s changed since circuit %s loaded it: its bases cannot be restored (H %zu / %zu, "
+                      "L %zu / %zu, A %zu / %zu, B %zu / %zu, vk %s)", e->path, e->circuit->id, d.h_len, p->h_len,
+                      d.l_len, p->l_len, d.a_len, p->a_len, d.b_len, p->b_len,
+                      vk_same(&d.vk, &p->vk) ? "the same" : "another");
+    else if (rc) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        rc = cz_error(rc, "restoring the bases of circuit %s: %s", e->circuit->id, why);
+    }
+    if (!rc) {
+        publish_begin(ctx);
+        pthread_mutex_lock(&m->mu);
+        e->params.h = d.h, e->params.l = d.l, e->params.a = d.a, e->params.b_g1 = d.b_g1, e->params.b_g2 = d.b_g2;
+        d.h = d.l = d.a = d.b_g1 = NULL, d.b_g2 = NULL;
+        e->bytes += e->bases_bytes;
+        e->bases_released = false, e->bases_bytes = 0;
+        pthread_mutex_unlock(&m->mu);
+        publish_end(ctx);
+        *ms = cz_now_ms() - t0;
+        cz_log(CZ_LOG_INFO, T, "SRS bases restored circuit_id=%s bytes=%llu load_ms=%llu (decoded again from %s)",
+               e->circuit->id, (unsigned long long)bases_bytes(&e->params), (unsigned long long)*ms, e->path);
+    }
+    cz_groth16_params_free(&d);
+    pthread_mutex_lock(&m->mu);
+    e->restoring = false;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    return rc;
 }

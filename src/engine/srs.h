@@ -35,6 +35,10 @@ typedef struct cz_srs_entry {
     uint64_t hot_bytes;  /* decoded bytes the last time it was HOT (0: never loaded); kept when demoted */
     uint64_t reserved;   /* cz_srs_reserve: counted as loaded until it is HOT or its load fails */
     uint64_t file_bytes; /* size of the parameter file (0: none on disk) */
+    /* srs.release_resident_bases: HOT with its bases' host copy freed (params keeps lengths and vk; cz_srs_release_bases),
+     * bases_bytes of them out of `bytes`; restoring while cz_srs_restore_bases decodes them again. */
+    bool bases_released, restoring;
+    uint64_t bases_bytes;
     uint64_t last_used_ms, load_ms;
     bool seeded;         /* parameters from a seeded local setup (not official) */
     bool digest_ok;      /* the official file's digest was checked (once per entry) */
@@ -116,6 +120,28 @@ int cz_srs_reserve(cz_srs_mgr *m, const cz_circuit *c, uint64_t bytes);
 /* cz_srs_evict_idle, all or nothing: evicts only when the idle entries together free at least need bytes
  * (so nothing is demoted for a load that still would not fit). Returns the bytes freed. */
 uint64_t cz_srs_make_room(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
+/* srs.release_resident_bases, once every GPU holds e's bases: frees their host copy (H, L, A, B_G1, B_G2; the
+ * lengths, vk, pvk, R1CS and the file's mapping stay) and stops counting them in cz_srs_loaded_bytes (*freed). The
+ * caller guarantees that nothing reads them meanwhile or later without cz_srs_restore_bases. Only for a HOT entry
+ * read from a file, which can be decoded again: CZ_EUNSUPPORTED otherwise (a seeded setup held in memory only),
+ * and for one released already (*freed 0). */
+int cz_srs_release_bases(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *freed);
+/* Whether cz_srs_release_bases could free e's bases now (HOT, read from a file, not released or being restored). */
+bool cz_srs_releasable(cz_srs_mgr *m, cz_srs_entry *e);
+/* fn(ctx, &e->params, &e->r1cs) under the manager's lock, under which a release or restore changes e->params: what
+ * fn reads of them is never freed meanwhile. fn must not block for long (the whole manager waits). */
+bool cz_srs_with_params(cz_srs_mgr *m, cz_srs_entry *e, bool (*fn)(void *ctx, const cz_groth16_params *p,
+                                                                   const cz_r1cs *r), void *ctx);
+/* The bytes of e's bases while released (0 otherwise). */
+uint64_t cz_srs_released_bytes(cz_srs_mgr *m, cz_srs_entry *e);
+/* Decodes e's released bases again from its file and, between publish_begin(ctx) and publish_end(ctx) (the engine
+ * takes every GPU's turn there, so no start() reads e->params while its pointers change), puts them back and
+ * counts them again. Single-flight: a caller that finds another's decode under way waits for it (*ms 0). 0 at
+ * once when nothing is released. The file must still hold the same bases (lengths and vk; CZ_EFORMAT naming the
+ * file otherwise); its digest is not computed again. */
+int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(void *), void (*publish_end)(void *),
+                         void *ctx, uint64_t *ms);
+
 /* SRSStatus tier of an entry (CZ_TIER_*; LOADING reports COLD). */
 int cz_srs_tier(const cz_srs_entry *e);
 

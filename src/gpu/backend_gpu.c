@@ -40,10 +40,20 @@ typedef struct {
 static void fingerprint_of(fingerprint *f, const cz_groth16_params *p, const cz_r1cs *r) {
     memset(f, 0, sizeof *f);
     f->h_len = p->h_len, f->l_len = p->l_len, f->a_len = p->a_len, f->b_len = p->b_len;
-    if (p->h_len) f->h0 = p->h[0];
-    if (p->l_len) f->l0 = p->l[0];
+    if (p->h_len && p->h) f->h0 = p->h[0];
+    if (p->l_len && p->l) f->l0 = p->l[0];
     f->inputs = r->num_inputs, f->aux = r->num_aux, f->rows = r->num_rows;
     f->nnz[0] = cz_r1cs_nnz(&r->a), f->nnz[1] = cz_r1cs_nnz(&r->b), f->nnz[2] = cz_r1cs_nnz(&r->c);
+}
+
+/* A slot's fingerprint against the pair at hand; with p's bases released (srs.release_resident_bases: the engine
+ * frees them only while every device holds them, and the entry's params stay at one address for the circuit), all
+ * but their first points. */
+static bool fingerprint_same(const fingerprint *slot, const fingerprint *f, const cz_groth16_params *p) {
+    if (!cz_groth16_params_bases_released(p)) return memcmp(slot, f, sizeof *f) == 0;
+    fingerprint a = *slot;
+    memset(&a.h0, 0, sizeof a.h0), memset(&a.l0, 0, sizeof a.l0);
+    return memcmp(&a, f, sizeof *f) == 0;
 }
 
 typedef struct {
@@ -106,6 +116,7 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
                    const cz_wcompact *caux) {
     int rc = 0;
+    *out = NULL;
     fingerprint fp;
     fingerprint_of(&fp, p, r);
     pthread_mutex_lock(&g_dev[dev].mu);
@@ -119,7 +130,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 continue;
             }
             if (sl->p == p && sl->r == r) {
-                if (memcmp(&sl->fp, &fp, sizeof fp) == 0) {
+                if (fingerprint_same(&sl->fp, &fp, p)) {
                     hit = sl;
                     break;
                 }
@@ -138,6 +149,11 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             hit->users++;
             hit->used = ++g_dev[dev].tick;
             *out = hit->pr;
+            break;
+        }
+        if (cz_groth16_params_bases_released(p)) { /* a prover to build, from bases no longer in host memory */
+            rc = cz_error(CZ_ENOBASES, "device %d holds no prover for these %llu rows and their bases' host copy was "
+                          "released", dev, (unsigned long long)fp.rows);
             break;
         }
         if (!stale_busy && resident < g_max_res && free_slot) {
@@ -212,6 +228,26 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
     }
     pthread_mutex_unlock(&g_dev[dev].mu);
     return rc;
+}
+
+/* cz_backend.holds_bases: a prover of (p, r) on dev that never reads p's bases again (busy: false). */
+static bool gpu_holds_bases(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r) {
+    (void)b;
+    if (dev < 0 || dev >= MAX_DEV) return false;
+    pthread_once(&g_once, init_once);
+    fingerprint fp;
+    fingerprint_of(&fp, p, r);
+    bool held = false;
+    /* never waits: a creation holds the device's mutex for seconds (minutes for Lagrange bases built on the device),
+     * and the engine asks under its SRS manager's lock; busy means not known to hold them */
+    if (pthread_mutex_trylock(&g_dev[dev].mu)) return false;
+    for (int i = 0; i < MAX_RES && !held; i++) {
+        const slot *sl = &g_dev[dev].s[i];
+        held = sl->pr && sl->p == p && sl->r == r && fingerprint_same(&sl->fp, &fp, p) &&
+               !cz_gpu_prover_reads_host_bases(sl->pr);
+    }
+    pthread_mutex_unlock(&g_dev[dev].mu);
+    return held;
 }
 
 static void release(int dev, const cz_gpu_prover *pr) {
@@ -336,6 +372,7 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->host_alloc = gpu_host_alloc;
     b->host_free = gpu_host_free;
     b->host_bytes = gpu_host_bytes;
+    b->holds_bases = gpu_holds_bases;
 }
 
 void cz_backend_gpu_release(void) {

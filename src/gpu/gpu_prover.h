@@ -137,6 +137,9 @@ void cz_gpu_prover_set_lagrange(int on, const char *cache_dir);
 void cz_gpu_prover_set_pairs(int on);
 /* 1 when the prover streams its bases. */
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr);
+/* 1 when the prover reads its params' host bases after its creation (streamed bases, or B_G2 on the CPU in a
+ * build without G2 MSMs), so they must stay in host memory; 0: only its device copies (srs.release_resident_bases). */
+int cz_gpu_prover_reads_host_bases(const cz_gpu_prover *pr);
 /* A streamed prover's plan: G1 points per chunk, staging buffers, CZ_GPU_PART_* mask of the kept parts
  * (all 0 for a resident prover). Any pointer may be NULL. */
 void cz_gpu_prover_stream_plan(const cz_gpu_prover *pr, uint64_t *chunk, int *stages, unsigned *kept);

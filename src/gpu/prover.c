@@ -910,6 +910,13 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
+int cz_gpu_prover_reads_host_bases(const cz_gpu_prover *pr) {
+#ifdef CZ_GPU_HAVE_G2_MSM
+    return pr->streamed;
+#else
+    return 1; /* B_G2 on the CPU (prover_run.c g2_thread) over p's B_G2 bases */
+#endif
+}
 int cz_gpu_prover_lagrange(const cz_gpu_prover *pr) { return pr->lag; }
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
 int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr) { return pr->two_vec; }

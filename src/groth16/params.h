@@ -29,6 +29,12 @@ typedef struct {
     cz_g2_affine *b_g2;
 } cz_groth16_params;
 
+/* Whether p's bases were released (its lengths kept, its arrays freed: the engine's srs.release_resident_bases
+ * once every GPU holds them; srs.c cz_srs_release_bases). Only the vk may then be read. */
+static inline int cz_groth16_params_bases_released(const cz_groth16_params *p) {
+    return (p->h_len && !p->h) || (p->l_len && !p->l) || (p->a_len && !p->a) || (p->b_len && (!p->b_g1 || !p->b_g2));
+}
+
 /* Reader flags. */
 #define CZ_PARAMS_CHECK_SUBGROUP 1u /* subgroup-check every H/L/A/B point (the vk is always checked) */
 
