@@ -27,6 +27,8 @@
 # requires every prover to have loaded its bases from that cache (a second run on the same DIR).
 # Pair sums (gpus.pair_sums, on by default): the check counts the provers that took them (their creation log names
 # the queries) and fails when provers were built and none took them; CZ_GPU_PROVER_PAIRS=0 (the environment the daemon inherits) turns them off.
+# RELEASE=1: srs.release_resident_bases = true, and the check wants the log's "SRS bases released" (and, with MAXRES=1
+# (gpus.max_resident_circuits) and KINDS, "SRS bases restored": each kind switch rebuilds the other's prover).
 # MIX=1: the KINDS are sent while the PoRep proves (once its first partition is on the GPU), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
 set -uo pipefail
@@ -48,8 +50,11 @@ mkdir -p "$d/srs-cache"
 size=${SIZE:-2048}
 if [ "$size" = 2048 ]; then kinds=${KINDS-wpost winning snap} count=${COUNT:-$([ "${POREP:-1}" = 1 ] && echo 4 || echo 0)}
 else kinds=${KINDS-} count=${COUNT:-0}; fi
-printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\ngpu_workers_per_device = %s\n' \
-    "$tmp" "$tmp" "$d" "${BACKEND:-gpu}" "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" "${WORKERS:-2}" >"$tmp/cuzk.toml"
+printf '[daemon]\nlisten = "unix://%s/cuzk.sock"\n\n[srs]\nparam_cache = "%s/none"\nlocal_cache = "%s/srs-cache"\nrelease_resident_bases = %s\n\n[gpus]\nbackend = "%s"\nexit_when_all_lost = %s\ngpu_workers_per_device = %s\n' \
+    "$tmp" "$tmp" "$d" "$([ "${RELEASE:-0}" = 1 ] && echo true || echo false)" "${BACKEND:-gpu}" \
+    "$([ "${EXIT_WHEN_LOST:-0}" = 1 ] && echo true || echo false)" "${WORKERS:-2}" >"$tmp/cuzk.toml"
+# MAXRES=N: gpus.max_resident_circuits (with KINDS, 1 makes every kind switch evict the other circuit's prover)
+[ -n "${MAXRES:-}" ] && printf 'max_resident_circuits = %s\n' "$MAXRES" >>"$tmp/cuzk.toml"
 # LAGRANGE=1: the GPU provers take the H query in Lagrange form (gpus.h_lagrange), their bases cached in
 # $d/lagrange-cache (a second run loads what the first built); every prover's creation must log it
 [ "${LAGRANGE:-0}" = 1 ] && printf 'h_lagrange = true\nh_lagrange_cache = "%s/lagrange-cache"\n' "$d" >>"$tmp/cuzk.toml" &&
@@ -154,6 +159,15 @@ if [ "${LAGRANGE:-0}" = 1 ]; then
     [ "${CZ_GPU_PROVER_LAG_FOLD:-1}" = 0 ] || [ "$nf" = "$nb" ] || { echo "a prover did not fold C into L"; rc=1; }
     # LAGRANGE_CACHED=1 (a second run on DIR's cache): every prover must have loaded its bases
     [ "${LAGRANGE_CACHED:-0}" = 1 ] && [ "$nc" != "$nb" ] && { echo "a prover did not load its bases from the cache"; rc=1; }
+fi
+# RELEASE=1 (srs.release_resident_bases): every circuit proved on the GPU must have had its host bases freed once
+# the GPUs held them; with MAXRES=1 and KINDS the switches rebuild provers, so bases must also have been restored
+if [ "${RELEASE:-0}" = 1 ] && [ "${BACKEND:-gpu}" = gpu ]; then
+    nr=$(grep -c "SRS bases released from host memory" "$tmp/cuzk.log"); ns=$(grep -c "SRS bases restored" "$tmp/cuzk.log")
+    echo "== host bases released $nr time(s), restored $ns time(s)"
+    grep -E "SRS bases (released|restored)" "$tmp/cuzk.log" | head -8 | sed 's/^/   /'
+    [ "$nr" -gt 0 ] || { echo "no SRS had its host bases released"; rc=1; }
+    [ "${MAXRES:-}" != 1 ] || [ -z "$kinds" ] || [ "$ns" -gt 0 ] || { echo "no bases restored after a kind switch"; rc=1; }
 fi
 if [ "${CZ_GPU_PROVER_PAIRS:-1}" = 1 ] && [ "${BACKEND:-gpu}" = gpu ]; then
     nb=$(grep -c "prover for .* built" "$tmp/cuzk.log"); np=$(grep -c "prover for .* built.*pair sums beside" "$tmp/cuzk.log")
