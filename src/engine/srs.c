@@ -172,7 +172,29 @@ void cz_srs_init(cz_srs_mgr *m, const char *param_cache, const char *local_cache
 
 static void unmap(cz_srs_entry *e) {
     if (e->map) munmap(e->map, e->map_len);
-    e->map = NULL, e->map_len = 0;
+    if (e->map_fd1) close(e->map_fd1 - 1);
+    e->map = NULL, e->map_len = 0, e->map_fd1 = 0;
+}
+
+/* Whether the mapped file still has the size and modification time it had when mapped. A file cut short in place
+ * (a download restarted over it, a full disk) would turn the decode's reads past its new end into SIGBUS, which
+ * kills the daemon; one rewritten in place is no longer what was checked. A file replaced by a rename leaves the
+ * mapped one as it was (intact). *why names the change. */
+static bool map_intact(const cz_srs_entry *e, char *why, size_t n) {
+    struct stat sb;
+    if (!e->map_fd1 || fstat(e->map_fd1 - 1, &sb)) {
+        snprintf(why, n, "cannot check the mapped file: %s", e->map_fd1 ? strerror(errno) : "not open");
+        return false;
+    }
+    if ((size_t)sb.st_size != e->map_len) {
+        snprintf(why, n, "%lld bytes, %zu when it was mapped", (long long)sb.st_size, e->map_len);
+        return false;
+    }
+    if (sb.st_mtim.tv_sec != e->map_mtime.tv_sec || sb.st_mtim.tv_nsec != e->map_mtime.tv_nsec) {
+        snprintf(why, n, "modified in place since it was mapped");
+        return false;
+    }
+    return true;
 }
 
 /* HOT -> WARM (keeps the mapping, drops its pages) or COLD (no mapping). */
@@ -246,9 +268,13 @@ static int map_file(cz_srs_entry *e) {
         return cz_error(CZ_EIO, "%s is empty or unreadable", e->path);
     }
     void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return cz_error(CZ_EIO, "cannot mmap %s: %s", e->path, strerror(errno));
+    if (p == MAP_FAILED) {
+        const int err = errno;
+        close(fd);
+        return cz_error(CZ_EIO, "cannot mmap %s: %s", e->path, strerror(err));
+    }
     e->map = p, e->map_len = (size_t)sb.st_size, e->file_bytes = (uint64_t)sb.st_size;
+    e->map_fd1 = fd + 1, e->map_mtime = sb.st_mtim;
     return 0;
 }
 
@@ -367,6 +393,12 @@ static void *digest_thread(void *arg) {
 static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const cz_circuit *c = e->circuit;
     if (!c->available || !c->build_r1cs) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", c->id);
+    char why[200];
+    if (e->map && !map_intact(e, why, sizeof why)) { /* WARM over a file changed in place: read it again, checked again */
+        cz_log(CZ_LOG_WARN, T, "%s changed on disk (%s): mapping it again", e->path, why);
+        unmap(e);
+        e->digest_ok = false;
+    }
     if (!e->map) {
         bool seeded;
         find_file(m, c, e->path, sizeof e->path, &seeded);
@@ -704,8 +736,12 @@ int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(v
     const uint64_t t0 = cz_now_ms();
     cz_groth16_params d;
     memset(&d, 0, sizeof d);
-    /* the mapping stays while HOT (the entry is referenced by the caller's job, so it is not demoted meanwhile) */
-    int rc = cz_groth16_params_decode(&d, e->map, e->map_len, e->path, 0);
+    /* the mapping stays while HOT (the entry is referenced by the caller's job, so it is not demoted meanwhile); a file
+     * changed in place since is not read (cut short, its pages past the new end would raise SIGBUS) */
+    char why[200];
+    int rc = map_intact(e, why, sizeof why) ? 0 : cz_error(CZ_EFORMAT, "%s changed on disk (%s) since circuit %s loaded "
+                                                           "it: its bases cannot be restored", e->path, why, e->circuit->id);
+    if (!rc) rc = cz_groth16_params_decode(&d, e->map, e->map_len, e->path, 0);
     madvise(e->map, e->map_len, MADV_DONTNEED);
     const cz_groth16_params *p = &e->params;
     if (!rc && (d.h_len != p->h_len || d.l_len != p->l_len || d.a_len != p->a_len || d.b_len != p->b_len ||

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <stdatomic.h>
 
@@ -45,6 +46,10 @@ typedef struct cz_srs_entry {
     char path[700];      /* the file it was / will be read from ("" none yet) */
     void *map;           /* WARM / HOT with a file: the read-only mapping */
     size_t map_len;
+    /* the mapped file, kept open (map_fd - 1; 0: none) so that its size and time can be checked before the mapping is
+     * read again: a file cut short in place under a mapping turns reads past its new end into SIGBUS */
+    int map_fd1;
+    struct timespec map_mtime;
     cz_r1cs r1cs;
     cz_groth16_params params;
     cz_groth16_pvk pvk;
