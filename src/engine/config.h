@@ -19,8 +19,9 @@ typedef struct {
      * resident prover of a circuit (its bases in device memory, not streamed), the host copy of that SRS's bases
      * (H, L, A, B_G1, B_G2: 47 GB at 32 GiB PoRep) is freed and no longer charged to memory.total_budget; the vk,
      * the R1CS and the file's mapping stay. A partition on a GPU that must build the prover again (after an
-     * eviction) first decodes them again from the file (seconds at 32 GiB; cz_srs_restore_bases). For hosts that
-     * prove one circuit kind per GPU; where kinds share a GPU and evict each other, the copy saves the decode. */
+     * eviction) first decodes them again from the file (~17 s at 32 GiB on the H200 host; cz_srs_restore_bases).
+     * For hosts that prove one circuit kind per GPU; where kinds share a GPU and evict each other, the copy saves
+     * the decode. */
     bool release_resident_bases;
     bool test_circuit;       /* [testing] builtin_test_circuit (ours): 2 KiB PoRep uses the fast test circuit */
     /* [testing] seeded_setup_any (ours, default false): every circuit without its official parameter file

@@ -1204,6 +1204,10 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
            !e->compact                                         ? "dense"
            : e->be.start_compact && !e->be.compact_expands ? "compact where the circuit has it (sent as is)"
                                                            : "compact where the circuit has it (expanded for start)");
+    if (cfg->release_resident_bases)
+        cz_log(CZ_LOG_INFO, T, "srs.release_resident_bases: %s", e->be.holds_bases
+               ? "an SRS's host bases are freed once every GPU holds its prover, decoded again when one must rebuild it"
+               : "no effect: the backend never stops reading the host bases (CPU backend)");
     *out = e;
     return 0;
 }

@@ -10,15 +10,17 @@
  *    parameter file (counted once however many partitions ask), that device builds again from them, and its copy
  *    equals the other device's byte for byte; every job completes and verifies; the bases are released again once
  *    both devices hold them;
- *  - the parameter file changed under the daemon (the vk's first byte flipped on disk): the restore fails naming the
- *    file, the job fails with that message, nothing is released or restored twice, and a job on a device that still
- *    holds its prover completes;
+ *  - the parameter file changed in place under the daemon (a vk byte flipped on disk): the restore refuses it
+ *    ("changed on disk", naming the file), the job fails with that message, nothing released or restored twice;
+ *    the byte and the file's time put back, the next job's restore succeeds and it completes;
  *  - off (the default), or a device whose prover still reads the host bases (holds_bases false: streamed): never
  *    released, the size unchanged. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../testutil.h"
@@ -262,6 +264,9 @@ static void released_and_restored(void) {
     /* the parameter file changed on disk: the restore fails naming it, the job fails, the daemon goes on */
     char path[700] = "";
     snprintf(path, sizeof path, "%s/cuzk-test-%s.params", dir, circ.id);
+    struct stat sb;
+    CHECK(stat(path, &sb) == 0);
+    const struct timespec mtime = sb.st_mtim;
     FILE *f = fopen(path, "r+b");
     CHECK_MSG(f != NULL, "cannot open %s", path);
     int c = f ? (fseek(f, 40, SEEK_SET), fgetc(f)) : EOF;
@@ -275,14 +280,16 @@ static void released_and_restored(void) {
     pthread_mutex_unlock(&fmu);
     free(keep1.h), free(keep1.l), free(keep1.a), free(keep1.b_g1), free(keep1.b_g2);
     CHECK_MSG(prove(e, "changed", err, sizeof err) == CZ_JOB_FAILED && strstr(err, path) &&
-                  strstr(err, "prover start for partition"),
+                  strstr(err, "changed on disk") && strstr(err, "prover start for partition"),
               "changed file: %s", err);
     srs_size(e, &rel, &res);
     CHECK_MSG(rel == 2 && res == 1, "released %llu restored %llu", (unsigned long long)rel, (unsigned long long)res);
-    /* the file as it was: the next job's restore succeeds and it completes */
+    /* the file as it was, its time too: the next job's restore succeeds and it completes */
     if (f && c != EOF) {
         f = fopen(path, "r+b");
         if (f) fseek(f, 40, SEEK_SET), fputc(c, f), fclose(f);
+        const struct timespec ts[2] = {{0, UTIME_OMIT}, mtime};
+        CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
     }
     CHECK_MSG(prove(e, "restored", err, sizeof err) == CZ_JOB_COMPLETED, "after the file came back: %s", err);
     srs_size(e, &rel, &res);
