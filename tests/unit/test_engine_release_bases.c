@@ -167,6 +167,15 @@ static int prove(cz_engine *e, const char *id, char *err, size_t n) {
     return st;
 }
 
+/* n jobs "<tag>K", each completed */
+static void prove_n(cz_engine *e, const char *tag, int n) {
+    char id[64], err[512];
+    for (int k = 0; k < n; k++) {
+        snprintf(id, sizeof id, "%s%d", tag, k);
+        CHECK_MSG(prove(e, id, err, sizeof err) == CZ_JOB_COMPLETED, "job %s: %s", id, err);
+    }
+}
+
 static bool both_held(void) {
     pthread_mutex_lock(&fmu);
     const bool b = fdev[0].held && fdev[1].held;
@@ -225,11 +234,7 @@ static void released_and_restored(void) {
     free(m);
     /* more jobs: no restore, no build */
     const int b0 = builds[0], b1 = builds[1];
-    for (int k = 0; k < 3; k++) {
-        char id[16];
-        snprintf(id, sizeof id, "after%d", k);
-        CHECK_MSG(prove(e, id, err, sizeof err) == CZ_JOB_COMPLETED, "%s: %s", id, err);
-    }
+    prove_n(e, "after", 3);
     srs_size(e, &rel, &res);
     CHECK_MSG(rel == 1 && res == 0 && builds[0] == b0 && builds[1] == b1 && !nobases[0] && !nobases[1],
               "released %llu restored %llu builds %d %d nobases %d %d", (unsigned long long)rel,
@@ -299,11 +304,7 @@ static void released_and_restored(void) {
     e = engine(false);
     if (!e) return;
     until_both(e, "off");
-    for (int k = 0; k < 2; k++) {
-        char id[16];
-        snprintf(id, sizeof id, "off-more%d", k);
-        CHECK_MSG(prove(e, id, err, sizeof err) == CZ_JOB_COMPLETED, "%s: %s", id, err);
-    }
+    prove_n(e, "off-more", 2);
     const uint64_t kept = srs_size(e, &rel, &res);
     CHECK_MSG(rel == 0 && res == 0 && kept == full + bb, "off: released %llu, size %llu, want %llu + %llu",
               (unsigned long long)rel, (unsigned long long)kept, (unsigned long long)full, (unsigned long long)bb);
@@ -313,11 +314,7 @@ static void released_and_restored(void) {
     e = engine(true);
     if (!e) return;
     until_both(e, "st");
-    for (int k = 0; k < 2; k++) {
-        char id[16];
-        snprintf(id, sizeof id, "st-more%d", k);
-        CHECK_MSG(prove(e, id, err, sizeof err) == CZ_JOB_COMPLETED, "%s: %s", id, err);
-    }
+    prove_n(e, "st-more", 2);
     CHECK_MSG(srs_size(e, &rel, &res) == full + bb && rel == 0, "streamed device: released %llu",
               (unsigned long long)rel);
     streamed1 = false;
