@@ -13,6 +13,7 @@
 #include "cz_error.h"
 #include "engine/log.h"
 #include "groth16/setup.h"
+#include "util/mapguard.h"
 
 #define T "cuzk::srs"
 
@@ -197,6 +198,23 @@ static bool map_intact(const cz_srs_entry *e, char *why, size_t n) {
     return true;
 }
 
+/* [testing] called before each read of a mapping (the digest, a decode, a restore): the tests cut the file short there */
+static void (*g_read_hook)(const char *path);
+void cz_srs_set_read_hook_for_test(void (*fn)(const char *path)) { g_read_hook = fn; }
+
+/* A read of e's mapping guarded against the file being cut short meanwhile (util/mapguard.h): CZ_EFORMAT naming the
+ * file when it was (what was read is not the file), else 0. */
+static void guard_begin(const cz_srs_entry *e, cz_mapguard *g) {
+    if (g_read_hook) g_read_hook(e->path);
+    cz_mapguard_begin(g, e->map, e->map_len);
+}
+static int guard_end(const cz_srs_entry *e, cz_mapguard *g, const char *what) {
+    const unsigned cut = cz_mapguard_end(g);
+    return cut ? cz_error(CZ_EFORMAT, "%s was cut short on disk while %s (%u pages of it gone): not used", e->path,
+                          what, cut)
+               : 0;
+}
+
 /* HOT -> WARM (keeps the mapping, drops its pages) or COLD (no mapping). */
 static void demote_hot(cz_srs_entry *e) {
     cz_groth16_pvk_free(&e->pvk);
@@ -311,8 +329,12 @@ static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
     uint64_t t0 = cz_now_ms();
     char got[33], id[200];
     const bool have_id = cz_param_digest_identity(e->path, id, sizeof id);
+    cz_mapguard g;
+    guard_begin(e, &g);
     cz_param_digest(got, e->map, e->map_len);
+    int cut = guard_end(e, &g, "its digest was computed");
     madvise(e->map, e->map_len, MADV_DONTNEED);
+    if (cut) return cut; /* the load unmaps it */
     if (strcmp(got, want)) {
         cz_param_digest_memo_drop(m->local_cache, e->path);
         return cz_error(CZ_EFORMAT,
@@ -445,7 +467,12 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
            "-> %.2f GB", c->id, (cz_now_ms() - t0) / 1000.0, e->r1cs.a.ncoeffs, e->r1cs.b.ncoeffs, e->r1cs.c.ncoeffs,
            rb_full / 1e9, cz_r1cs_host_bytes(&e->r1cs) / 1e9);
     if (!rc && e->map) {
+        cz_mapguard g;
+        guard_begin(e, &g);
         rc = cz_groth16_params_decode(&e->params, e->map, e->map_len, e->path, 0);
+        const int cut = guard_end(e, &g, "it was decoded");
+        if (cut && !rc) cz_groth16_params_free(&e->params);
+        if (cut) rc = cut; /* unmapped below (its missing pages are zero pages now) */
         madvise(e->map, e->map_len, MADV_DONTNEED); /* decoded: the file pages are not needed while HOT */
         if (!rc && (rc = check_shape(e))) cz_groth16_params_free(&e->params);
         if (!rc && (rc = stopped(m, e, "after the decode"))) cz_groth16_params_free(&e->params);
@@ -741,7 +768,14 @@ int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(v
     char why[200];
     int rc = map_intact(e, why, sizeof why) ? 0 : cz_error(CZ_EFORMAT, "%s changed on disk (%s) since circuit %s loaded "
                                                            "it: its bases cannot be restored", e->path, why, e->circuit->id);
-    if (!rc) rc = cz_groth16_params_decode(&d, e->map, e->map_len, e->path, 0);
+    if (!rc) {
+        cz_mapguard g;
+        guard_begin(e, &g);
+        rc = cz_groth16_params_decode(&d, e->map, e->map_len, e->path, 0);
+        /* cut short: a later restore finds it changed (map_intact) and never reads the zero pages put there */
+        const int cut = guard_end(e, &g, "its bases were decoded again");
+        if (cut) cz_groth16_params_free(&d), rc = cut;
+    }
     madvise(e->map, e->map_len, MADV_DONTNEED);
     const cz_groth16_params *p = &e->params;
     if (!rc && (d.h_len != p->h_len || d.l_len != p->l_len || d.a_len != p->a_len || d.b_len != p->b_len ||

@@ -147,6 +147,9 @@ uint64_t cz_srs_released_bytes(cz_srs_mgr *m, cz_srs_entry *e);
 int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(void *), void (*publish_end)(void *),
                          void *ctx, uint64_t *ms);
 
+/* [testing] fn(path) runs before each read of a parameter file's mapping (digest, decode, restore); NULL: none. */
+void cz_srs_set_read_hook_for_test(void (*fn)(const char *path));
+
 /* SRSStatus tier of an entry (CZ_TIER_*; LOADING reports COLD). */
 int cz_srs_tier(const cz_srs_entry *e);
 

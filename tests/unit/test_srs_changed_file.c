@@ -8,7 +8,10 @@
  * - srs.release_resident_bases: bases released and restored from an intact file equal the ones first decoded
  *   (every point of every query); released, then the file cut short in place: the restore fails naming the file
  *   and "changed on disk", the entry stays released; released, then the file replaced by a rename (the mapping
- *   still holds the old inode, untouched): the restore succeeds from the mapping. */
+ *   still holds the old inode, untouched): the restore succeeds from the mapping;
+ * - cut short *while* being read (a test hook truncates it after the size check, before the read): the decode's reads
+ *   past the new end are guarded (util/mapguard.h) and the load fails naming the file ("cut short on disk while it
+ *   was decoded") instead of the process dying of SIGBUS; the same during a restore, the bases staying released. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +78,15 @@ static bool same_bases(const cz_groth16_params *a, const cz_groth16_params *b) {
 }
 
 static void nop(void *ctx) { (void)ctx; }
+
+/* the read hook: cuts cut_path to 5,000 bytes, before each read while armed (each call one cut) */
+static const char *cut_path;
+static int cuts, armed;
+static void cut_once(const char *path) {
+    if (!armed || !cut_path || strcmp(path, cut_path)) return;
+    if (truncate(path, 5000) == 0) cuts++;
+    armed = 0;
+}
 
 int main(void) {
     cz_log_set_level("error");
@@ -165,6 +177,37 @@ int main(void) {
     rc = cz_srs_restore_bases(&m, o, nop, nop, NULL, &ms);
     CHECK_MSG(rc == 0 && same_bases(&ref, &o->params), "restore after a rename: %d %s", rc, rc ? cz_error_message() : "");
     cz_srs_release(&m, o);
+
+    /* cut short while being read (the read hook truncates it after the size check, before the decode): the guarded
+     * decode reads zero pages instead of dying of SIGBUS, and the load fails naming the file */
+    evict(&m, &oc); /* WARM over the renamed-away inode: COLD, so that the next load maps the file at the path */
+    {
+        bool was;
+        uint64_t fr;
+        CHECK(cz_srs_evict(&m, &oc, &was, &fr) == 0 && !was && cz_srs_tier(o) == CZ_TIER_COLD);
+    }
+    CHECK(copy_file(seeded, official) == 0);
+    cut_path = official, armed = 1;
+    cz_srs_set_read_hook_for_test(cut_once);
+    acquire(&m, &oc, &o, &rc);
+    CHECK_MSG(rc == CZ_EFORMAT && strstr(cz_error_message(), official) &&
+                  strstr(cz_error_message(), "cut short on disk while it was decoded"),
+              "cut during the decode: %d %s", rc, cz_error_message());
+    CHECK(cuts == 1 && cz_srs_tier(o) != CZ_TIER_HOT);
+    /* whole again: loads; then released, cut during the restore's decode: refused the same way, still released */
+    CHECK(copy_file(seeded, official) == 0);
+    acquire(&m, &oc, &o, &rc);
+    CHECK_MSG(rc == 0 && same_bases(&ref, &o->params), "after the cut: %d %s", rc, rc ? cz_error_message() : "");
+    if (!rc) {
+        CHECK(cz_srs_release_bases(&m, o, &freed) == 0 && freed > 0);
+        armed = 1;
+        rc = cz_srs_restore_bases(&m, o, nop, nop, NULL, &ms);
+        CHECK_MSG(rc == CZ_EFORMAT && strstr(cz_error_message(), "cut short on disk while its bases were decoded again"),
+                  "cut during the restore: %d %s", rc, cz_error_message());
+        CHECK(cuts == 2 && cz_groth16_params_bases_released(&o->params));
+        cz_srs_release(&m, o);
+    }
+    cz_srs_set_read_hook_for_test(NULL);
     cz_groth16_params_free(&ref);
     cz_srs_destroy(&m);
     char cmd[128];
