@@ -1691,6 +1691,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
         cz_srs_info *i = &st->srs[st->n_srs++];
         snprintf(i->circuit_id, sizeof i->circuit_id, "%s", s->circuit->id);
         i->tier = cz_srs_tier(s), i->seeded = s->seeded, i->ref_count = s->refs;
+        i->bases_released = s->state == CZ_SRS_HOT && s->bases_released;
         i->size_bytes = s->state == CZ_SRS_HOT ? s->bytes : s->file_bytes;
         i->idle_ms = s->refs ? 0 : now - s->last_used_ms;
     }

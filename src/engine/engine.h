@@ -71,6 +71,7 @@ typedef struct {
     char circuit_id[64];
     int tier; /* CZ_TIER_* */
     bool seeded; /* parameters from a seeded local setup */
+    bool bases_released; /* HOT with its bases' host copy freed while the GPUs hold them (srs.release_resident_bases) */
     uint64_t size_bytes;
     uint32_t ref_count;
     uint64_t idle_ms;

@@ -183,13 +183,23 @@ static bool both_held(void) {
     return b;
 }
 
-/* The test circuit's SRS size in GetStatus (0: not HOT), and the release / restore counters. */
+/* The test circuit's SRS size in GetStatus (0: not HOT), and the release / restore counters; its bases_released flag
+ * must say what its params say. */
 static uint64_t srs_size(cz_engine *e, uint64_t *released, uint64_t *restored) {
     cz_engine_status st;
     uint64_t n = 0;
     CHECK(cz_engine_status_get(e, &st) == 0);
     for (size_t i = 0; i < st.n_srs; i++)
-        if (!strcmp(st.srs[i].circuit_id, circ.id) && st.srs[i].tier == CZ_TIER_HOT) n = st.srs[i].size_bytes;
+        if (!strcmp(st.srs[i].circuit_id, circ.id) && st.srs[i].tier == CZ_TIER_HOT) {
+            n = st.srs[i].size_bytes;
+            pthread_mutex_lock(&fmu);
+            const cz_groth16_params *p = fdev[0].p ? fdev[0].p : fdev[1].p;
+            pthread_mutex_unlock(&fmu);
+            if (p)
+                CHECK_MSG(st.srs[i].bases_released == (bool)cz_groth16_params_bases_released(p),
+                          "status: bases_released %d, params %d", st.srs[i].bases_released,
+                          cz_groth16_params_bases_released(p));
+        }
     *released = st.srs_bases_released, *restored = st.srs_bases_restored;
     cz_engine_status_free(&st);
     return n;
