@@ -690,10 +690,6 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
 
 /* ---- the bases' host copy released while GPUs hold them (srs.release_resident_bases) ---- */
 
-static uint64_t bases_bytes(const cz_groth16_params *p) {
-    return 96 * (uint64_t)(p->h_len + p->l_len + p->a_len + p->b_len) + 192 * (uint64_t)p->b_len;
-}
-
 int cz_srs_release_bases(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *freed) {
     *freed = 0;
     pthread_mutex_lock(&m->mu);
@@ -706,7 +702,7 @@ int cz_srs_release_bases(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *freed) {
         cz_groth16_params *p = &e->params;
         free(p->h), free(p->l), free(p->a), free(p->b_g1), free(p->b_g2);
         p->h = p->l = p->a = p->b_g1 = NULL, p->b_g2 = NULL;
-        e->bases_bytes = bases_bytes(p);
+        e->bases_bytes = cz_groth16_params_bases_bytes(p);
         e->bytes -= e->bases_bytes < e->bytes ? e->bases_bytes : e->bytes;
         e->bases_released = true;
         *freed = e->bases_bytes;
@@ -800,7 +796,7 @@ int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(v
         publish_end(ctx);
         *ms = cz_now_ms() - t0;
         cz_log(CZ_LOG_INFO, T, "SRS bases restored circuit_id=%s bytes=%llu load_ms=%llu (decoded again from %s)",
-               e->circuit->id, (unsigned long long)bases_bytes(&e->params), (unsigned long long)*ms, e->path);
+               e->circuit->id, (unsigned long long)cz_groth16_params_bases_bytes(&e->params), (unsigned long long)*ms, e->path);
     }
     cz_groth16_params_free(&d);
     pthread_mutex_lock(&m->mu);

@@ -218,8 +218,12 @@ int cz_groth16_vk_write_file(const char *path, const cz_groth16_vk *vk) {
     return rc;
 }
 
+uint64_t cz_groth16_params_bases_bytes(const cz_groth16_params *p) {
+    return 96 * (uint64_t)(p->h_len + p->l_len + p->a_len + p->b_len) + 192 * (uint64_t)p->b_len;
+}
+
 size_t cz_groth16_params_size(const cz_groth16_params *p) {
-    return cz_groth16_vk_size(&p->vk) + 5 * 4 + 96 * (p->h_len + p->l_len + p->a_len + p->b_len) + 192 * p->b_len;
+    return cz_groth16_vk_size(&p->vk) + 5 * 4 + (size_t)cz_groth16_params_bases_bytes(p);
 }
 
 uint64_t cz_groth16_params_bound(uint64_t ni, uint64_t na, uint64_t rows) {

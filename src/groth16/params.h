@@ -53,6 +53,8 @@ int cz_groth16_vk_write_file(const char *path, const cz_groth16_vk *vk);
 int cz_groth16_vk_read_file(cz_groth16_vk *vk, const char *path);
 
 size_t cz_groth16_params_size(const cz_groth16_params *p);
+/* The bytes of its H, L, A, B_G1 and B_G2 points as decoded (96 a G1 point, 192 a G2 one): the size less the vk. */
+uint64_t cz_groth16_params_bases_bytes(const cz_groth16_params *p);
 /* At least cz_groth16_params_size of any setup of a circuit of ni inputs, na aux and rows R1CS rows (A and B
  * queries counted full, H over the power-of-two domain of rows): what a setup with no file to size it holds. */
 uint64_t cz_groth16_params_bound(uint64_t ni, uint64_t na, uint64_t rows);
