@@ -189,6 +189,7 @@ struct cz_gpu_prover {
     int nz_ready, nz_waited, upx;
     unsigned sparse_blocks;
     double link_gbps; /* the host-to-device rate create() measured for the streamed bases (prover.c link_gbps) */
+    double link_lo;   /* the slowest of link_gbps's copies */
     /* figures create() computed (bytes): the resident need, the streamed need with the chosen staging, and
      * with the smallest chunks (cz_gpu_prover_needs) */
     size_t need_resident, need_streamed, need_streamed_min;
