@@ -188,6 +188,18 @@ static void test_streamed(const keyed *k, const cz_groth16_pending *pres, uint64
     CHECK_MSG(keep < 0 || kept == (unsigned)keep, "%s: kept %u", what, kept);
     /* this card holds every part of these circuits: by memory, all are kept */
     CHECK_MSG(keep >= 0 || kept == 31, "%s: kept %u by memory, want all", what, kept);
+    { /* the creation line states the same plan (what an operator compares between two creations on one card) */
+        char rep[1200], want[256] = "", parts[64] = "";
+        static const char *pn[5] = {" H", " B_G1", " L", " A", " B_G2"};
+        for (int i = 0; i < 5; i++)
+            if (kept >> i & 1) strcat(parts, pn[i]);
+        cz_gpu_prover_build_report(gp, rep, sizeof rep);
+        snprintf(want, sizeof want, "streamed in chunks of %llu points", (unsigned long long)pchunk);
+        CHECK_MSG(strstr(rep, want) != NULL, "%s: the report lacks '%s': %s", what, want, rep);
+        snprintf(want, sizeof want, ", %d staging buffers, kept on the device:%s;", pstages, parts[0] ? parts : " none");
+        CHECK_MSG(strstr(rep, want) != NULL, "%s: the report lacks '%s': %s", what, want, rep);
+        CHECK_MSG(strstr(rep, "planned within ") != NULL, "%s: the report lacks its limit: %s", what, rep);
+    }
     cz_groth16_pending pd;
     cz_gpu_prove_stats st;
     memset(&pd, 0xa5, sizeof pd);
