@@ -13,8 +13,21 @@
 #include "gpu/field.cuh"
 #include "gpu/fp_inv.cuh"
 #include "gpu/gpu_internal.h"
+#include "gpu/prover_internal.h"
 
 typedef cz_dxyzz<cz_dfp> g1x;
+
+/* The transform and the Lagrange bases' scaling run in pieces of G1NTT_PIECE scalar multiplications (~0.6 s at
+ * 2^27 on an H200, from ~9 s a stage: a 32 GiB PoRep's build is 56 such kernels): after each the stream is
+ * synchronised, and a thread that holds the device lock (a prover's creation) gives it to those waiting for it
+ * (cz_gpu_lock_yield_), so another circuit's partition on the GPU waits one piece, not the ~8-minute build. While
+ * partitions keep coming the build gets about one turn in two (one piece, then one partition). */
+#define G1NTT_PIECE ((size_t)1 << 22)
+static int piece_done(void *stream) {
+    int rc = cz_gpu_stream_sync_(stream);
+    if (!rc) rc = cz_gpu_lock_yield_(stream);
+    return rc < 0 ? rc : 0;
+}
 
 static __global__ void g1ntt_bitrev(g1x *v, unsigned log_n) {
     const size_t n = (size_t)1 << log_n, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,9 +64,10 @@ static __device__ __noinline__ g1x g1ntt_mul(const g1x &p, const uint32_t *kp, c
 }
 
 /* stage s: pairs (i0, i0 + 2^s), twiddle w^-(k 2^(log_n - 1 - s)) from tw (split, 8 words each) */
-static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, unsigned s, const cz_dfp beta) {
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= ((size_t)1 << (log_n - 1))) return;
+static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, unsigned s, size_t t0, size_t t1,
+                                   const cz_dfp beta) {
+    const size_t t = t0 + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= t1) return;
     const size_t half = (size_t)1 << s, k = t & (half - 1), i0 = ((t >> s) << (s + 1)) + k, i1 = i0 + half;
     const g1x u = cz_ec_ld(v + i0);
     g1x x = cz_ec_ld(v + i1);
@@ -67,9 +81,9 @@ static __global__ void g1ntt_stage(g1x *v, const uint32_t *tw, unsigned log_n, u
  * g1ntt_mul takes it, at ks + kstride i: kstride 8 gives each point its own scalar, 0 one scalar for all), and
  * x[n - 1] = infinity (the params hold n - 1 H points; the sums only reach i < n - 1). */
 static __global__ void hl_prescale(g1x *x, const cz_daff<cz_dfp> *h, const uint32_t *ks, unsigned kstride, size_t n,
-                                   const cz_dfp beta) {
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+                                   size_t i0, size_t i1, const cz_dfp beta) {
+    const size_t i = i0 + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= i1) return;
     g1x p = g1x::inf();
     if (i + 1 < n) {
         const cz_daff<cz_dfp> a = cz_ec_ld_aff(h + i);
@@ -100,9 +114,14 @@ extern "C" int cz_gpu_hl_prescale_(void *d_x, const void *d_h, const uint32_t *d
                                    const void *beta_mont, void *stream) {
     cz_dfp beta;
     memcpy(beta.v, beta_mont, sizeof beta.v);
-    hl_prescale<<<(unsigned)((n + 127) / 128), 128, 0, (cudaStream_t)stream>>>(
-        (g1x *)d_x, (const cz_daff<cz_dfp> *)d_h, d_ks, kstride, n, beta);
-    CZ_CUDA_LAUNCHED();
+    for (size_t i0 = 0; i0 < n; i0 += G1NTT_PIECE) {
+        const size_t i1 = n - i0 < G1NTT_PIECE ? n : i0 + G1NTT_PIECE;
+        hl_prescale<<<(unsigned)((i1 - i0 + 127) / 128), 128, 0, (cudaStream_t)stream>>>(
+            (g1x *)d_x, (const cz_daff<cz_dfp> *)d_h, d_ks, kstride, n, i0, i1, beta);
+        CZ_CUDA_LAUNCHED();
+        const int rc = piece_done(stream);
+        if (rc) return rc;
+    }
     return 0;
 }
 
@@ -118,13 +137,17 @@ extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_
     g1x *v = (g1x *)d_v;
     cz_dfp beta;
     memcpy(beta.v, beta_mont, sizeof beta.v);
-    const size_t n = (size_t)1 << log_n;
+    const size_t n = (size_t)1 << log_n, m = n / 2;
     g1ntt_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(v, log_n);
     CZ_CUDA_LAUNCHED();
-    for (unsigned s = 0; s < log_n; s++) {
-        g1ntt_stage<<<(unsigned)((n / 2 + 127) / 128), 128, 0, st>>>(v, d_tw, log_n, s, beta);
-        CZ_CUDA_LAUNCHED();
-    }
+    for (unsigned s = 0; s < log_n; s++)
+        for (size_t t0 = 0; t0 < m; t0 += G1NTT_PIECE) {
+            const size_t t1 = m - t0 < G1NTT_PIECE ? m : t0 + G1NTT_PIECE;
+            g1ntt_stage<<<(unsigned)((t1 - t0 + 127) / 128), 128, 0, st>>>(v, d_tw, log_n, s, t0, t1, beta);
+            CZ_CUDA_LAUNCHED();
+            const int rc = piece_done(stream);
+            if (rc) return rc;
+        }
     return 0;
 }
 

@@ -43,7 +43,9 @@ static int make_twiddles(void **d_tw, const cz_domain *d) {
     uint64_t *tw = malloc(h * 4 * sizeof *tw);
     if (!tw) return cz_error(CZ_ENOMEM, "G1 NTT twiddles of 2^%u", d->log_n);
     const cz_fr one = CZ_FR_ONE_V;
+    const int held = cz_gpu_lock_drop_(); /* host work: the device to whoever waits for it meanwhile */
     split_powers(tw, &one, &d->omega_inv, h);
+    cz_gpu_lock_retake_(held);
     *d_tw = NULL;
     int rc = cz_gpu_malloc(d_tw, h * 32);
     if (!rc) rc = cz_gpu_memcpy_htod(*d_tw, tw, h * 32);
@@ -145,15 +147,23 @@ int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, 
     cz_g1_jac pl[2], ph;
     const cz_g1_affine *lb[2] = {d_lc, d_lh};
     const cz_fr one = CZ_FR_ONE_V;
+    /* the host's scalars without the device lock, each MSM with it (they share the device's MSM scratch): a
+     * creation that holds it lets other provers' partitions through in between */
+    int held = cz_gpu_lock_drop_();
     powers(w, &one, &rho, n, 0); /* sum_j rho^j L[j] */
+    cz_gpu_lock_retake_(held);
     if (!rc) rc = cz_gpu_memcpy_htod(d_w, w, n * sizeof *w);
     for (int b = 0; b < 2 && !rc; b++)
         if (lb[b]) rc = cz_gpu_g1_msm(&pl[b], lb[b], d_w, n, stream);
     /* = sum_{i < n-1} s (rho^n - 1) / (rho w^-i - 1) f^-i H_i, f = 1 for Lh, g for Lc */
+    held = cz_gpu_lock_drop_();
     if (!rc) check_weights(w, &k, &rho, &d, n - 1);
+    cz_gpu_lock_retake_(held);
     for (int b = 1; b >= 0 && !rc; b--) {
         if (!lb[b]) continue;
+        held = cz_gpu_lock_drop_();
         if (b == 0) powers(w, &one, &d.g_inv, n - 1, 1); /* times g^-i (Lc comes last) */
+        cz_gpu_lock_retake_(held);
         rc = cz_gpu_memcpy_htod(d_w, w, (n - 1) * sizeof *w);
         if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
         if (!rc && !cz_g1_jac_equal(&ph, &pl[b]))
@@ -193,7 +203,9 @@ int cz_gpu_h_lagrange_bases(cz_g1_affine *d_lc, cz_g1_affine *d_lh, const cz_g1_
         if (!rc) rc = cz_gpu_sync(); /* d_ks is written again below */
     }
     if (!rc && d_lc) { /* Lc: s g^-i H_i, then the transform */
+        const int held = cz_gpu_lock_drop_();
         split_powers(ks, &s, &d.g_inv, n - 1);
+        cz_gpu_lock_retake_(held);
         rc = cz_gpu_memcpy_htod(d_ks, ks, (n - 1) * 32);
         if (!rc) rc = cz_gpu_hl_prescale_(d_x, d_h, d_ks, 8, n, &beta, stream);
         if (!rc) rc = cz_gpu_g1_intt_run_(d_x, log_n, d_tw, &beta, stream);

@@ -103,6 +103,17 @@ int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes);
 /* Device dev's scratch growths so far and the host time they took (prover stats: scratch_grows); 0 for an unknown dev. */
 void cz_gpu_scratch_growth_(int dev, uint64_t *count, double *ms);
 
+/* The device lock (gpu_prover.h cz_gpu_lock, a ticket lock) seen from inside a long holder, a prover's creation with
+ * the Lagrange-form H: how many threads wait for device dev; a yield (when some wait and the calling thread holds a
+ * device's lock: stream synchronised, the lock given to them in turn and taken again; 1 when it did, 0 when there
+ * was nothing to do, < 0 when the synchronisation failed); and a section without it for host work (drop: the
+ * device the thread held, -1 when none; retake takes that one again). No-ops for a thread that holds none (tests
+ * and benchmarks that build provers alone). */
+int cz_gpu_lock_waiters_(int dev);
+int cz_gpu_lock_yield_(void *stream);
+int cz_gpu_lock_drop_(void);
+void cz_gpu_lock_retake_(int held);
+
 /* The GPU code's wall clock: CLOCK_MONOTONIC in milliseconds (prover.c; the provers' and the backend's timings). */
 double cz_gpu_now_ms_(void);
 

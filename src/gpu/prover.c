@@ -23,16 +23,64 @@
 #include "poly/ntt.h"
 
 /* ---- locks ---- */
-static pthread_mutex_t g_locks[64];
+/* A ticket lock a device: the device region goes to its waiters in the order they asked, so a long holder that
+ * yields (cz_gpu_lock_yield_: a prover's creation between the pieces of its Lagrange build) lets every thread that
+ * was waiting through before it takes the device again. held: the device whose lock the calling thread holds. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t next, serving;
+} g_locks[64];
 static pthread_once_t g_locks_once = PTHREAD_ONCE_INIT;
+static _Thread_local int tl_held = -1;
 static void locks_init(void) {
-    for (int i = 0; i < 64; i++) pthread_mutex_init(&g_locks[i], NULL);
+    for (int i = 0; i < 64; i++) pthread_mutex_init(&g_locks[i].mu, NULL), pthread_cond_init(&g_locks[i].cv, NULL);
 }
 void cz_gpu_lock(int dev) {
     pthread_once(&g_locks_once, locks_init);
-    pthread_mutex_lock(&g_locks[dev & 63]);
+    const int d = dev & 63;
+    pthread_mutex_lock(&g_locks[d].mu);
+    const uint64_t t = g_locks[d].next++;
+    while (g_locks[d].serving != t) pthread_cond_wait(&g_locks[d].cv, &g_locks[d].mu);
+    pthread_mutex_unlock(&g_locks[d].mu);
+    tl_held = d;
 }
-void cz_gpu_unlock(int dev) { pthread_mutex_unlock(&g_locks[dev & 63]); }
+void cz_gpu_unlock(int dev) {
+    const int d = dev & 63;
+    tl_held = -1;
+    pthread_mutex_lock(&g_locks[d].mu);
+    g_locks[d].serving++;
+    pthread_cond_broadcast(&g_locks[d].cv);
+    pthread_mutex_unlock(&g_locks[d].mu);
+}
+
+int cz_gpu_lock_waiters_(int dev) {
+    pthread_once(&g_locks_once, locks_init);
+    const int d = dev & 63;
+    pthread_mutex_lock(&g_locks[d].mu);
+    const uint64_t w = g_locks[d].next - g_locks[d].serving;
+    pthread_mutex_unlock(&g_locks[d].mu);
+    return w > 1 ? (int)(w - 1) : 0; /* less the holder */
+}
+
+int cz_gpu_lock_yield_(void *stream) {
+    const int d = tl_held;
+    if (d < 0 || !cz_gpu_lock_waiters_(d)) return 0;
+    const int rc = cz_gpu_stream_sync_(stream); /* the device goes to them with none of this thread's work on it */
+    cz_gpu_unlock(d);
+    cz_gpu_lock(d);
+    return rc ? rc : 1;
+}
+
+int cz_gpu_lock_drop_(void) {
+    const int d = tl_held;
+    if (d >= 0) cz_gpu_unlock(d);
+    return d;
+}
+
+void cz_gpu_lock_retake_(int held) {
+    if (held >= 0) cz_gpu_lock(held);
+}
 
 double cz_gpu_now_ms_(void) {
     struct timespec t;

@@ -208,7 +208,11 @@ static int fold_cols(fold_ctx *x, uint64_t j0, uint64_t j1, void *dst, int aux) 
         j0 = e;
         uint64_t m2 = 0;
         const uint64_t e2 = !rc && j0 < j1 ? fold_prep(x, b ^ 1, j0, j1, &m2) : j0;
-        const int sr = cz_gpu_stream_sync_(st); /* the device buffers are refilled next */
+        int sr = cz_gpu_stream_sync_(st); /* the device buffers are refilled next */
+        if (!rc && !sr) { /* a creation that holds the device lock lets its waiters go in between */
+            const int y = cz_gpu_lock_yield_(st);
+            sr = y < 0 ? y : 0;
+        }
         if (rc || sr) return rc ? rc : sr;
         m = m2, e = e2;
     }
@@ -261,7 +265,9 @@ static int check_msm(cz_g1_jac *r, const void *d_bases, void *d_s, cz_fr *buf, u
                      const cz_csr *c, void *st) {
     cz_g1_jac_set_infinity(r);
     if (!n) return 0;
+    const int held = cz_gpu_lock_drop_(); /* host work and a copy to the check's own buffer: no device lock needed */
     int rc = put_scalars(buf, d_s, seed, j0, n, c);
+    cz_gpu_lock_retake_(held);
     return rc ? rc : cz_gpu_g1_msm(r, d_bases, d_s, n, st);
 }
 
@@ -283,7 +289,9 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     uint64_t held = (ncols + 1) * 4 + nnz * 8; /* C by column; the chunks' bytes are added below */
     atomic_fetch_add(&g_fold_host, held);
     csc t;
+    const int dev_held = cz_gpu_lock_drop_(); /* host work */
     int rc = transpose(&t, &r->c, ncols);
+    cz_gpu_lock_retake_(dev_held);
     if (rc) {
         atomic_fetch_sub(&g_fold_host, held);
         return rc;

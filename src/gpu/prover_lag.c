@@ -114,7 +114,11 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
     void *d_src = NULL, *buf = NULL;
     const size_t hb = p->h_len * sizeof(cz_g1_affine);
     if (!rc) rc = cz_gpu_malloc(&d_src, hb); /* H, for the build and the check */
+    /* copies into this prover's own buffers need no device lock: a caller that holds it (the backend's creation)
+     * lets other provers' partitions run meanwhile */
+    int held = cz_gpu_lock_drop_();
     if (!rc) rc = htod ? htod(ctx, d_src, p->h, hb) : cz_gpu_memcpy_htod(d_src, p->h, hb);
+    cz_gpu_lock_retake_(held);
     if (rc) {
         cz_gpu_free(d_src);
         return rc;
@@ -137,7 +141,9 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
     if (dir && (rc = cz_gpu_host_alloc(&buf, LAG_CHUNK))) buf = NULL, rc = 0; /* no pinned chunk: no cache */
     FILE *f = buf ? fopen(path, "rb") : NULL;
     if (f) {
+        held = cz_gpu_lock_drop_();
         int lr = load(pr, f, &hd, buf);
+        cz_gpu_lock_retake_(held);
         fclose(f);
         double t2 = cz_gpu_now_ms_();
         if (!lr) note_time(pr, "loaded in", t2 - t), t = t2;
