@@ -30,6 +30,7 @@ const char *cz_error_name(int code) {
     case CZ_EDEVICE: return "CZ_EDEVICE";
     case CZ_ECANCELED: return "CZ_ECANCELED";
     case CZ_ENOBASES: return "CZ_ENOBASES";
+    case CZ_EBUILDING: return "CZ_EBUILDING";
     default: return "CZ_E?";
     }
 }

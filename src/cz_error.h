@@ -18,6 +18,7 @@ enum {
     CZ_EDEVICE = -10, /* a GPU call failed */
     CZ_ECANCELED = -11,
     CZ_ENOBASES = -12, /* the host copy of an SRS's bases was released (srs.release_resident_bases) and is needed */
+    CZ_EBUILDING = -13, /* not now: another thread is building what the call needs (a GPU prover); try again */
 };
 
 /* Records a printf-style message for the calling thread and returns code (so callers can write

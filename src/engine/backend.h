@@ -83,6 +83,16 @@ typedef struct cz_backend {
      * (cz_groth16_params_bases_released) and it would need them (no such prover on the device, e.g. after an
      * eviction): the engine then decodes them again and retries the partition. NULL: never released. */
     bool (*holds_bases)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r);
+    /* Optional (GPU backends): makes ready on `device` what start() needs for (p, r) (the GPU backend: its prover,
+     * built when the device holds none; aux or caux is the partition's witness, a hint for the build), so that a
+     * build of seconds or minutes (a Lagrange-form H without its cache file: 8.3 minutes at 32 GiB) runs outside
+     * the device's turn and other circuits' partitions keep proving on the device meanwhile. The engine calls it
+     * before it waits for the turn. 0: ready (start() may still build, if the prover was evicted since);
+     * CZ_EBUILDING, at once: another thread is building a prover on the device (the engine waits and asks again,
+     * giving its place to a partition that outranks this one); another error: start() is called all the same and
+     * reports its own. NULL: start() does everything. */
+    int (*prepare)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
+                   const cz_wcompact *caux);
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads

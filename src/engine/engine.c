@@ -570,6 +570,12 @@ static bool gq_below(const cz_engine *e, int prio) {
     return q && q->j->prio < prio;
 }
 
+/* With e->mu held: whether a partition that outranks prio waits in the GPU queue with no worker idle to take it (a
+ * worker waiting for device dev's turn, or for its prover's build, then gives it its place). */
+static bool outranked(const cz_engine *e, int dev, int prio) {
+    return !e->stop && !e->devs[dev].lost && !e->gpu_idle && e->gq && e->gq->j->prio > prio;
+}
+
 /* Whether a worker of priority above prio waits for device dev's turn. */
 static bool turn_waits_above(const cz_engine *e, int dev, int prio) {
     for (int q = prio + 1; q <= CZ_PRIO_CRITICAL; q++)
@@ -915,21 +921,58 @@ static void *gpu_main(void *arg) {
          * worker's kernels run (cz_backend.host_alloc); start() gets that copy */
         cz_witness view;
         const bool staged_now = may_stage && cz_witness_stage_copy(&e->be, dev, &stage, &p->w, STAGE_MAX, &view);
-        if (lock) {
+        /* The device's prover for this circuit is made ready before the turn is taken (cz_backend.prepare): a build
+         * of minutes holds no turn, so other circuits' partitions (a Winning PoSt's) prove on the device meanwhile.
+         * While another worker builds one on the device this one waits here, and gives its place to a partition
+         * that outranks it as a worker waiting for the turn does. */
+        bool yield = false;
+        if (lock && e->be.prepare) {
+            const cz_witness *w = staged_now ? &view : &p->w;
+            const uint64_t t_prep = cz_now_ms();
+            bool waited = false;
+            int prc;
+            while ((prc = e->be.prepare(&e->be, dev, &s->params, &s->r1cs, w->compact ? NULL : w->aux,
+                                        w->compact ? &w->caux : NULL)) == CZ_EBUILDING) {
+                pthread_mutex_lock(&e->mu);
+                if (outranked(e, dev, j->prio)) {
+                    yield = true; /* e->mu stays held for the requeue below */
+                    break;
+                }
+                const bool quit = e->stop || e->devs[dev].lost;
+                if (!quit) { /* woken by the queue (cv_turn), else asks again in 50 ms */
+                    struct timespec dl;
+                    clock_gettime(CLOCK_REALTIME, &dl);
+                    dl.tv_nsec += 50 * 1000000L;
+                    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+                    pthread_cond_timedwait(&e->cv_turn, &e->mu, &dl);
+                }
+                pthread_mutex_unlock(&e->mu);
+                waited = true;
+                if (quit) break;
+            }
+            const uint64_t prep_ms = cz_now_ms() - t_prep;
+            if (prep_ms >= 1000 || waited)
+                cz_log(prep_ms >= 1000 ? CZ_LOG_INFO : CZ_LOG_DEBUG, T, "device prover ready job_id=%s partition=%u "
+                       "worker=%d: %llu ms outside the device's turn (%s)%s", j->id, p->idx, wid,
+                       (unsigned long long)prep_ms, waited ? "another build on the device went first" : "built",
+                       yield ? "; the partition gives its place to one that outranks it" : "");
+        }
+        if (lock && !yield) {
             pthread_mutex_lock(&e->mu);
-            bool yield = false;
             e->devs[dev].waiting[j->prio]++;
             while (e->devs[dev].turn || e->turn_claims || turn_waits_above(e, dev, j->prio)) {
                 /* A partition that outranks this one was queued while no worker was free to take it: it goes
                  * in this one's place, so it waits for the start() in progress only, not for this one's too. */
-                if (!e->stop && !e->devs[dev].lost && !e->gpu_idle && e->gq && e->gq->j->prio > j->prio) {
+                if (outranked(e, dev, j->prio)) {
                     yield = true;
                     break;
                 }
                 pthread_cond_wait(&e->cv_turn, &e->mu);
             }
             e->devs[dev].waiting[j->prio]--;
-            if (yield) { /* back to the queue as it came, without a start */
+        }
+        if (lock) {
+            if (yield) { /* back to the queue as it came, without a start (e->mu held) */
                 slot->busy = false;
                 stage_settle(e, &stage, &staged);
                 e->yields++;

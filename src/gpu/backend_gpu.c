@@ -11,6 +11,12 @@
  * reuse stale device bases (such a prover is dropped when idle). Creation and destruction hold the device
  * lock (cz_gpu_lock), which start() holds for its device region: the MSM scratch that a destruction frees
  * is shared by the device's provers.
+ * Builds: the engine asks for a partition's prover before it takes the device's turn (cz_backend.prepare), and a
+ * build runs without the device's mutex (its slot marked building; one build a device at a time, a second circuit
+ * that needs one waits for it), so the resident provers of other circuits keep proving meanwhile. The long parts of a
+ * build (the Lagrange-form H's bases: 8.3 minutes at 32 GiB without their cache file) give the device lock to its
+ * waiters between pieces of ~0.6 s (cz_gpu_lock_yield_) and let it go for host work, so a Winning PoSt's partition
+ * waits for a piece, not for the build.
  * Streamed bases (gpu_prover.h): a new pair is created resident-only while other provers are resident, so
  * idle ones are evicted first; only when it is alone on the device (nothing left to evict) may it fall back
  * to streaming its bases from host memory. A streamed prover is a resident like any other (its device bytes
@@ -57,7 +63,8 @@ static bool fingerprint_same(const fingerprint *slot, const fingerprint *f, cons
 }
 
 typedef struct {
-    cz_gpu_prover *pr; /* NULL: free slot */
+    cz_gpu_prover *pr; /* NULL: free slot (or one being built) */
+    int building;      /* a thread builds the prover of (p, r) into it, without the device's mutex */
     const cz_groth16_params *p;
     const cz_r1cs *r;
     fingerprint fp;
@@ -113,8 +120,12 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
     return n;
 }
 
+/* The device's prover of (p, r), found or built (then *out is in use: release it). With nowait (prepare), returns
+ * CZ_EBUILDING at once instead of waiting while another thread builds a prover on the device. A build runs without
+ * the device's mutex (its slot marked building: one build a device at a time, other circuits' resident provers are
+ * found meanwhile) and with the device lock, which the long parts give up in turns (cz_gpu_lock_yield_). */
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
-                   const cz_wcompact *caux) {
+                   const cz_wcompact *caux, bool nowait) {
     int rc = 0;
     *out = NULL;
     fingerprint fp;
@@ -122,9 +133,13 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
     pthread_mutex_lock(&g_dev[dev].mu);
     for (;;) {
         slot *hit = NULL, *lru = NULL, *free_slot = NULL;
-        int resident = 0, stale_busy = 0;
+        int resident = 0, stale_busy = 0, building = 0;
         for (int i = 0; i < MAX_RES; i++) {
             slot *sl = &g_dev[dev].s[i];
+            if (sl->building) {
+                building = 1;
+                continue;
+            }
             if (!sl->pr) {
                 if (!free_slot) free_slot = sl;
                 continue;
@@ -150,6 +165,14 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             hit->used = ++g_dev[dev].tick;
             *out = hit->pr;
             break;
+        }
+        if (building) { /* this pair's or another's: one build a device at a time */
+            if (nowait) {
+                rc = CZ_EBUILDING;
+                break;
+            }
+            pthread_cond_wait(&g_dev[dev].idle, &g_dev[dev].mu);
+            continue;
         }
         if (cz_groth16_params_bases_released(p)) { /* a prover to build, from bases no longer in host memory */
             rc = cz_error(CZ_ENOBASES, "device %d holds no prover for these %llu rows and their bases' host copy was "
@@ -191,12 +214,20 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             /* resident only while idle residents could make room; streamed bases only when it cannot fit
              * even alone (streaming the PoRep bases every partition costs more than evicting an idle
              * WindowPoSt prover) */
+            free_slot->building = 1;
+            free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
+            pthread_mutex_unlock(&g_dev[dev].mu);
+            const uint64_t dense = dense_count(r, aux, caux);
+            cz_gpu_prover *built = NULL;
             cz_gpu_lock(dev);
             const uint64_t t0 = cz_now_ms();
-            rc = cz_gpu_prover_create_hint(&free_slot->pr, dev, p, r, margin,
-                                           resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO,
-                                           dense_count(r, aux, caux));
+            rc = cz_gpu_prover_create_hint(&built, dev, p, r, margin,
+                                           resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO, dense);
             cz_gpu_unlock(dev);
+            pthread_mutex_lock(&g_dev[dev].mu);
+            free_slot->building = 0;
+            free_slot->pr = built;
+            pthread_cond_broadcast(&g_dev[dev].idle); /* those waiting for the build */
             if (!rc) {
                 char why[1200];
                 cz_gpu_prover_build_report(free_slot->pr, why, sizeof why);
@@ -212,9 +243,21 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 *out = free_slot->pr;
                 break;
             }
-            free_slot->pr = NULL;
+            memset(free_slot, 0, sizeof *free_slot);
             if (rc == CZ_ENOMEM && resident) g_dev[dev].failed++;
             if (rc != CZ_ENOMEM || resident == 0) break; /* nothing to make room with */
+            /* the device's mutex was let go during the build: the residents are counted again */
+            lru = NULL, resident = 0;
+            for (int i = 0; i < MAX_RES; i++) {
+                slot *sl = &g_dev[dev].s[i];
+                if (!sl->pr) continue;
+                resident++;
+                if (!sl->users && (!lru || sl->used < lru->used)) lru = sl;
+            }
+            if (!resident) { /* gone meanwhile: alone now, it may take the whole device (or stream) */
+                rc = 0;
+                continue;
+            }
         }
     make_room:
         if (lru) { /* room (memory or a slot): the least recently used idle prover goes */
@@ -241,6 +284,13 @@ static bool gpu_holds_bases(cz_backend *b, int dev, const cz_groth16_params *p, 
     /* never waits: a creation holds the device's mutex for seconds (minutes for Lagrange bases built on the device),
      * and the engine asks under its SRS manager's lock; busy means not known to hold them */
     if (pthread_mutex_trylock(&g_dev[dev].mu)) return false;
+    /* nor while a prover is built there (cz_backend.prepare, outside the engine's turns): the engine frees the bases
+     * right after asking, and a build that evicts this pair's prover and then builds it again must find them */
+    for (int i = 0; i < MAX_RES; i++)
+        if (g_dev[dev].s[i].building) {
+            pthread_mutex_unlock(&g_dev[dev].mu);
+            return false;
+        }
     for (int i = 0; i < MAX_RES && !held; i++) {
         const slot *sl = &g_dev[dev].s[i];
         held = sl->pr && sl->p == p && sl->r == r && fingerprint_same(&sl->fp, &fp, p) &&
@@ -276,6 +326,16 @@ void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_
     pthread_mutex_unlock(&g_dev[dev].mu);
 }
 
+bool cz_backend_gpu_building(int dev) {
+    pthread_once(&g_once, init_once);
+    if (dev < 0 || dev >= MAX_DEV) return false;
+    bool b = false;
+    pthread_mutex_lock(&g_dev[dev].mu);
+    for (int i = 0; i < MAX_RES; i++) b |= g_dev[dev].s[i].building != 0;
+    pthread_mutex_unlock(&g_dev[dev].mu);
+    return b;
+}
+
 void cz_backend_gpu_set_max_resident(int n) {
     pthread_once(&g_once, init_once);
     g_max_res = n < 1 ? 1 : n > MAX_RES ? MAX_RES : n;
@@ -293,7 +353,7 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     cz_gpu_prove_stats st;
     memset(&st, 0, sizeof st);
     const double t0 = cz_gpu_now_ms_();
-    int rc = acquire(&pr, device, p, r, aux, caux);
+    int rc = acquire(&pr, device, p, r, aux, caux, false);
     const double t1 = cz_gpu_now_ms_();
     if (!rc) {
         rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, &st)
@@ -321,6 +381,19 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
            st.host_matrices ? " host_matrices" : "");
     *pending = pd;
     return 0;
+}
+
+/* cz_backend.prepare: the device's prover of (p, r) built (or found), outside the engine's turn; CZ_EBUILDING at once
+ * while another thread builds one on the device */
+static int gpu_prepare(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
+                       const cz_wcompact *caux) {
+    if (device < 0 || device >= b->ndevices || device >= MAX_DEV)
+        return cz_error(CZ_EINVAL, "gpu backend: no device %d (%d found)", device, b->ndevices);
+    pthread_once(&g_once, init_once);
+    cz_gpu_prover *pr;
+    const int rc = acquire(&pr, device, p, r, aux, caux, true);
+    if (!rc) release(device, pr);
+    return rc;
 }
 
 static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
@@ -373,6 +446,7 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->host_free = gpu_host_free;
     b->host_bytes = gpu_host_bytes;
     b->holds_bases = gpu_holds_bases;
+    b->prepare = gpu_prepare;
 }
 
 void cz_backend_gpu_release(void) {

@@ -258,6 +258,8 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
  * not fit resident even alone on the device); finish() is the CPU's.
  * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers (and zeroes the counts). */
 struct cz_backend;
+/* cz_backend.prepare (engine/backend.h): the device's prover built outside the engine's turn, CZ_EBUILDING at once
+ * while another thread builds one there. */
 void cz_backend_gpu_init(struct cz_backend *b, int nthreads);
 /* The backend's start_compact (engine/backend.h): cz_gpu_prover_start_compact on the device's cached
  * prover; cz_backend_gpu_init installs it. */
@@ -267,6 +269,8 @@ void cz_backend_gpu_release(void);
 /* Device dev's resident provers now, and the provers created / dropped (evicted, stale) since the last
  * release. */
 void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted);
+/* Whether a thread is building a prover on device dev now (one at a time a device; its prepare() or start()). */
+bool cz_backend_gpu_building(int dev);
 /* At most n (1..8) resident provers per device (default 8, or CZ_GPU_MAX_RESIDENT). */
 void cz_backend_gpu_set_max_resident(int n);
 /* Prover creations on device dev that failed for memory (CZ_ENOMEM) beside other residents since the last

@@ -31,50 +31,15 @@
 #include "groth16/setup.h"
 #include "groth16/verify.h"
 #include "gpu_circuit.h"
+#include "gpu_keyed.h"
 #include "testutil.h"
 
 static cz_rng rng;
 static cz_backend be;
 
-typedef struct {
-    circuit c;
-    cz_groth16_params p;
-    cz_groth16_pvk pvk;
-} keyed;
-
-static int make(keyed *k, size_t pub, size_t nfree, size_t nc) {
-    memset(k, 0, sizeof *k);
-    if (build(&rng, &k->c, pub, nfree, nc, cz_rng_next(&rng), 45, 45)) return -1;
-    cz_groth16_toxic tox;
-    cz_groth16_toxic_from_seed(&tox, cz_rng_next(&rng));
-    int rc = cz_groth16_setup(&k->p, &k->c.r, &tox, 0);
-    if (!rc) rc = cz_groth16_pvk_init(&k->pvk, &k->p.vk);
-    return rc;
-}
-
-static void unmake(keyed *k) {
-    cz_groth16_pvk_free(&k->pvk);
-    cz_groth16_params_free(&k->p);
-    circuit_free(&k->c);
-}
-
-/* One proof through the backend; 0 when it verifies (and a changed input does not). */
-static int prove(keyed *k) {
-    void *pend = NULL;
-    uint8_t proof[CZ_GROTH16_PROOF_BYTES];
-    int rc = be.start(&be, 0, &k->p, &k->c.r, k->c.inputs, k->c.aux, &pend);
-    if (rc) return rc;
-    if ((rc = be.finish(&be, pend, &k->p.vk, proof))) return rc;
-    if ((rc = cz_groth16_verify_bytes(&k->pvk, proof, k->c.inputs + 1, k->c.ni - 1))) return rc;
-    if (k->c.ni > 1) {
-        cz_fr bad[64];
-        size_t n = k->c.ni - 1 < 64 ? k->c.ni - 1 : 64;
-        memcpy(bad, k->c.inputs + 1, n * sizeof *bad);
-        cz_fr_add(&bad[0], &bad[0], &CZ_FR_ONE_V);
-        if (n == k->c.ni - 1 && cz_groth16_verify_bytes(&k->pvk, proof, bad, n) != CZ_EVERIFY) return CZ_EINVAL;
-    }
-    return 0;
-}
+static int make(keyed *k, size_t pub, size_t nfree, size_t nc) { return keyed_make(&rng, k, pub, nfree, nc); }
+static void unmake(keyed *k) { keyed_free(k); }
+static int prove(keyed *k) { return keyed_prove(&be, k); }
 
 static void expect(const char *what, int resident, uint64_t created, uint64_t evicted) {
     int r;

@@ -1,0 +1,116 @@
+/* A long prover build beside another circuit's partitions (backend_gpu.c acquire, cz_backend.prepare, the device
+ * lock's yields in the Lagrange build), on fresh random circuits:
+ *  - W (small) is resident; L's prover is built by another thread through be.prepare with the H query in Lagrange
+ *    form and no cache file (CZ_GPU_PROVER_LAGRANGE=1: bases built on the device, checked, C folded into L), the
+ *    8.3-minute build of a 32 GiB PoRep here at 2^18;
+ *  - while it runs, prepare for L answers CZ_EBUILDING at once, and W's proofs go on: at least two of them complete
+ *    and verify while the build still runs (before: the build held the device's mutex and its lock throughout, and
+ *    W's start() waited for all of it);
+ *  - the build ends with a prover that proves L (the proof verifies, a changed input does not), found resident
+ *    afterwards (one created for each circuit, none dropped).
+ * CZ_TEST_GPU_MAX_N caps L's constraints (compute-sanitizer runs). Exits 77 (skipped) without a GPU. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
+#include "gpu/gpu_prover.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "groth16/verify.h"
+#include "gpu_circuit.h"
+#include "gpu_keyed.h"
+#include "testutil.h"
+
+static cz_rng rng;
+static cz_backend be;
+
+static int make(keyed *k, size_t pub, size_t nfree, size_t nc) { return keyed_make(&rng, k, pub, nfree, nc); }
+static int prove(keyed *k) { return keyed_prove(&be, k); }
+
+typedef struct {
+    keyed *k;
+    int rc;
+    double ms;
+    int done;
+    char msg[512];
+} build_job;
+
+static void *builder(void *arg) {
+    build_job *j = arg;
+    const double t0 = cz_gpu_now_ms_();
+    j->rc = be.prepare(&be, 0, &j->k->p, &j->k->c.r, j->k->c.aux, NULL);
+    j->ms = cz_gpu_now_ms_() - t0;
+    snprintf(j->msg, sizeof j->msg, "%s", j->rc ? cz_error_message() : "");
+    __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+int main(void) {
+    if (cz_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    cz_test_rng(&rng);
+    cz_backend_gpu_init(&be, 0);
+    CHECK(be.prepare != NULL);
+    size_t nc = ((size_t)1 << 18) - 64;
+    const char *cap = getenv("CZ_TEST_GPU_MAX_N");
+    if (cap && atol(cap) > 1024 && (size_t)atol(cap) < nc) nc = (size_t)atol(cap) - 64;
+    keyed w, l;
+    CHECK(make(&w, 3, 600, 2000) == 0);
+    CHECK(make(&l, 2, nc / 2, nc) == 0);
+    CHECK_MSG(prove(&w) == 0, "W alone: %s", cz_error_message()); /* W resident, its scratch grown */
+
+    setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
+    unsetenv("CZ_GPU_PROVER_LAGRANGE_CACHE");
+    build_job bj = {&l, -1, 0, 0, ""};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, builder, &bj) == 0);
+    /* the build under way (or it already ended: then nothing to measure); prepare for L answers CZ_EBUILDING */
+    int busy = 0;
+    for (int t = 0; t < 200000 && !busy && !__atomic_load_n(&bj.done, __ATOMIC_SEQ_CST); t++)
+        busy = cz_backend_gpu_building(0);
+    CHECK_MSG(busy, "no build seen on the device");
+    const int again = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
+    CHECK_MSG(!busy || again == CZ_EBUILDING || !cz_backend_gpu_building(0),
+              "prepare for L during its build: %d (%s), not CZ_EBUILDING", again, cz_error_message());
+    int during = 0, bad = 0, total = 0;
+    double worst = 0;
+    while (busy && total < 100000) {
+        const double t0 = cz_gpu_now_ms_();
+        const int rc = prove(&w);
+        const double ms = cz_gpu_now_ms_() - t0;
+        total++;
+        if (rc) {
+            bad++;
+            CHECK_MSG(rc == 0, "W during L's build: %s", cz_error_message());
+            break;
+        }
+        busy = cz_backend_gpu_building(0);
+        if (busy) during++, worst = ms > worst ? ms : worst;
+    }
+    pthread_join(th, NULL);
+    unsetenv("CZ_GPU_PROVER_LAGRANGE");
+    CHECK_MSG(bj.rc == 0, "L's build: %s", bj.msg);
+    CHECK_MSG(during >= 2 && bad == 0, "%d of W's proofs completed during L's %.0f ms build (%d failed)", during,
+              bj.ms, bad);
+    printf("L (2^%d constraints at most, Lagrange-form H built on the device) built in %.0f ms by another thread; "
+           "W proved %d times meanwhile (slowest %.1f ms)\n", 64 - __builtin_clzll((unsigned long long)nc), bj.ms,
+           during, worst);
+    CHECK_MSG(prove(&l) == 0, "L after its build: %s", cz_error_message());
+    CHECK_MSG(prove(&w) == 0, "W after L's build: %s", cz_error_message());
+    int res;
+    uint64_t created, evicted;
+    cz_backend_gpu_residency(0, &res, &created, &evicted);
+    CHECK_MSG(res == 2 && created == 2 && evicted == 0, "resident %d, created %llu, dropped %llu (want 2 2 0)", res,
+              (unsigned long long)created, (unsigned long long)evicted);
+    cz_backend_gpu_release();
+    keyed_free(&w);
+    keyed_free(&l);
+    return cz_test_finish();
+}

@@ -1,0 +1,182 @@
+/* A device prover's build outside the device's turn (engine.c gpu_main, cz_backend.prepare), on a fake one-device
+ * backend over the CPU prover, two workers. The fake holds two "circuits" apart by their witness: a partition whose
+ * aux is all zero (a "bits:" payload of the test circuit) is another circuit's, resident from the start (a Winning
+ * PoSt's beside a PoRep); any other needs a prover the fake builds for BUILD_MS once (a PoRep's with the Lagrange-form
+ * H and no cache file: 8.3 minutes on an H200). While one worker builds, the other's partition of the same circuit
+ * gets CZ_EBUILDING, as the GPU backend answers.
+ *  1. A NORMAL job starts the build; a CRITICAL job of the resident circuit submitted during it completes before
+ *     the build ends: the worker waiting for the build gives its place to the CRITICAL partition, which proves
+ *     meanwhile. Without prepare (a backend that builds inside start(), holding the device's turn) it would wait
+ *     for the build: the fake's start() builds too when the engine did not ask first, and the test fails.
+ *  2. Both jobs complete, every partition after one build; the NORMAL ones start only once it is done.
+ *  3. A prepare that fails with another error leaves it to start(), which reports its own. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../testutil.h"
+#include "cz_error.h"
+#include "engine/backend.h"
+#include "engine/circuit.h"
+#include "engine/engine.h"
+#include "engine/log.h"
+
+#define BUILD_MS 3000
+
+static cz_backend cpu;
+static const int ords[1] = {0};
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_built, g_building, g_builds, g_prepares, g_busy_answers, g_early_starts;
+static uint64_t g_build_end;     /* cz_now_ms() when the build ended */
+static int g_fail_prepare;       /* part 3: prepare fails with CZ_EIO */
+
+static bool resident_circuit(const cz_fr *aux, const cz_r1cs *r) {
+    for (uint64_t i = 0; i < r->num_aux; i++)
+        if (!cz_fr_is_zero(&aux[i])) return false;
+    return true;
+}
+
+/* the build, by the calling thread: BUILD_MS without the fake's mutex */
+static void build(void) {
+    usleep(BUILD_MS * 1000);
+    pthread_mutex_lock(&g_mu);
+    g_built = 1, g_building = 0, g_builds++;
+    g_build_end = cz_now_ms();
+    pthread_mutex_unlock(&g_mu);
+}
+
+static int fake_prepare(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
+                        const cz_wcompact *caux) {
+    (void)b, (void)dev, (void)p, (void)caux;
+    pthread_mutex_lock(&g_mu);
+    g_prepares++;
+    if (g_fail_prepare) {
+        pthread_mutex_unlock(&g_mu);
+        return cz_error(CZ_EIO, "fake prepare: refused");
+    }
+    if (!aux || resident_circuit(aux, r) || g_built) {
+        pthread_mutex_unlock(&g_mu);
+        return 0;
+    }
+    if (g_building) {
+        g_busy_answers++;
+        pthread_mutex_unlock(&g_mu);
+        return CZ_EBUILDING;
+    }
+    g_building = 1;
+    pthread_mutex_unlock(&g_mu);
+    build();
+    return 0;
+}
+
+static int fake_start(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
+                      const cz_fr *aux, void **pending) {
+    (void)b;
+    if (!resident_circuit(aux, r)) {
+        pthread_mutex_lock(&g_mu);
+        const int need = !g_built && !g_building;
+        if (need) g_building = 1;
+        if (!g_built && !need) g_early_starts++; /* started while the build ran: the engine did not wait for it */
+        pthread_mutex_unlock(&g_mu);
+        if (need) build(); /* a backend without prepare: the build inside start(), in the device's turn */
+    }
+    if (g_fail_prepare) return cz_error(CZ_EDEVICE, "fake start: its own error");
+    return cpu.start(&cpu, dev, p, r, inputs, aux, pending);
+}
+
+static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
+    (void)cfg;
+    cz_backend_cpu_init(&cpu, nthreads);
+    *b = cpu;
+    b->name = "fake-gpu";
+    b->ndevices = 1;
+    b->ordinals = ords;
+    b->start = fake_start;
+    b->start_compact = NULL; /* dense witnesses: the fake tells the circuits apart by them */
+    b->prepare = getenv("CZ_TEST_NO_PREPARE") ? NULL : fake_prepare;
+    return 0;
+}
+
+static int submit(cz_engine *e, const char *payload, int prio, char *job_id) {
+    cz_submit s = {0};
+    s.request_id = payload, s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.priority = prio;
+    s.vanilla = (const uint8_t *)payload, s.vanilla_len = strlen(payload);
+    uint32_t q;
+    return cz_engine_submit(e, &s, job_id, &q);
+}
+
+static int devices(void) { return 1; }
+
+int main(void) {
+    static const cz_gpu_provider prov = {devices, fake_init, NULL};
+    cz_backend_set_gpu_provider(&prov);
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    snprintf(cfg.backend, sizeof cfg.backend, "gpu");
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.compact_witness = false;
+    cfg.gpu_workers_per_device = 2;
+    cz_engine *e = NULL;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (!e) return cz_test_finish();
+
+    /* 1: the CRITICAL job of the resident circuit during the NORMAL one's build */
+    char normal[CZ_JOB_ID_MAX], urgent[CZ_JOB_ID_MAX];
+    const uint64_t t0 = cz_now_ms();
+    CHECK(submit(e, "normal-build", CZ_PRIO_NORMAL, normal) == 0);
+    int building = 0;
+    for (int t = 0; t < 5000 && !building; t++) { /* the build under way, the other worker waiting for it */
+        pthread_mutex_lock(&g_mu);
+        building = g_building && (g_busy_answers > 0 || getenv("CZ_TEST_NO_PREPARE"));
+        pthread_mutex_unlock(&g_mu);
+        if (!building) usleep(1000);
+    }
+    CHECK_MSG(building, "the NORMAL job's build never began with a second partition waiting for it");
+    CHECK(submit(e, "bits:urgent", CZ_PRIO_CRITICAL, urgent) == 0);
+    cz_result r;
+    CHECK(cz_engine_await(e, urgent, 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    const uint64_t t_urgent = cz_now_ms();
+    pthread_mutex_lock(&g_mu);
+    const int built_then = g_built;
+    pthread_mutex_unlock(&g_mu);
+    CHECK_MSG(!built_then, "the CRITICAL job completed %llu ms after the submits, after the %d ms build (it waited "
+              "for it)", (unsigned long long)(t_urgent - t0), BUILD_MS);
+    printf("CRITICAL job of a resident circuit during a %d ms build: completed after %llu ms, build %s then\n",
+           BUILD_MS, (unsigned long long)(t_urgent - t0), built_then ? "done" : "still running");
+
+    /* 2: the NORMAL job completes after the one build; none of its partitions started before it ended */
+    CHECK(cz_engine_await(e, normal, 60000, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    CHECK_MSG(g_builds == 1 && g_early_starts == 0, "%d builds, %d starts while the build ran", g_builds,
+              g_early_starts);
+    CHECK_MSG(g_busy_answers >= 1, "no partition was told the device was building (%d)", g_busy_answers);
+    {
+        cz_engine_status st;
+        CHECK(cz_engine_status_get(e, &st) == 0);
+        CHECK_MSG(st.partition_yields >= 1 && st.completed == 2 && st.failed == 0,
+                  "%llu yields, %llu completed, %llu failed", (unsigned long long)st.partition_yields,
+                  (unsigned long long)st.completed, (unsigned long long)st.failed);
+        cz_engine_status_free(&st);
+    }
+    cz_engine_free(e);
+
+    /* 3: prepare's other errors are start()'s to report */
+    g_fail_prepare = 1;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (e) {
+        char id[CZ_JOB_ID_MAX];
+        CHECK(submit(e, "bits:failing", CZ_PRIO_NORMAL, id) == 0);
+        CHECK(cz_engine_await(e, id, 60000, &r) == 0);
+        CHECK_MSG(r.status == CZ_JOB_FAILED && r.error && strstr(r.error, "fake start: its own error"),
+                  "status %d, error %s", r.status, r.error ? r.error : "(none)");
+        cz_result_free(&r);
+        cz_engine_free(e);
+    }
+    cz_backend_set_gpu_provider(NULL);
+    return cz_test_finish();
+}
