@@ -30,7 +30,11 @@
 # RELEASE=1: srs.release_resident_bases = true, and the check wants the log's "SRS bases released" (and, with MAXRES=1
 # (gpus.max_resident_circuits), KINDS and AGAIN=1 (one more PoRep after the KINDS), "SRS bases restored": the KINDS
 # evicted the PoRep's prover, whose bases the last PoRep decodes again to build it).
-# MIX=1: the KINDS are sent while the PoRep proves (once its first partition is on the GPU), not after it; with
+# MIX_DELAY=S: S seconds more before the KINDS. QUIT_AFTER_KINDS=1 (with MIX=1): the daemon is killed once the KINDS are done, the PoRep left unfinished (a Lagrange
+# build without its cache, 8.3 minutes at 32 GiB, does not fit one device call).
+# PRE_KINDS: kinds proved before the PoRep (same sector size KSIZE), e.g. PRE_KINDS=winning MIX=1 KINDS=winning LAGRANGE=1.
+# MIX=1: the KINDS are sent while the PoRep proves (once a GPU worker took its first partition: with LAGRANGE=1 and
+# no cache file, while its prover is built), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
 set -uo pipefail
 if [ "${1:-}" = --pack ]; then
@@ -96,14 +100,37 @@ if [ "${LOSE_ALL:-0}" = 1 ]; then
         echo "$o" | grep -q "no usable GPU" || { echo "the next request was not refused"; rc=1; }
     fi
 else
+    # one proof of each kind in $1 (sector size KSIZE)
+    prove_kinds() {
+        for k in $1; do
+            case $k in
+                wpost) g="window-post -c 2" ;;
+                winning) g="winning-post" ;;
+                snap) g="snap-prove" ;;
+                *) echo "unknown kind $k in KINDS"; rc=1; continue ;;
+            esac
+            # gen-vanilla prints the `single` command that submits its file (randomness or commitments included)
+            cmd=$("$d/bin/cuzk-bench" gen-vanilla $g --sector-size "$ksize" -o "$tmp/$k.json" | sed -n 's/^submit: cuzk-bench //p')
+            [ -n "$cmd" ] || { echo "gen-vanilla $g printed no submit line"; rc=1; continue; }
+            t0=$(date +%s%N)
+            o=$("$d/bin/cuzk-bench" -a "$a" $cmd 2>&1) || rc=1
+            echo "$o" | grep -E "^status|^error|^timings|^proof|gRPC"
+            echo "== $k (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+        done
+    }
+    # PRE_KINDS: proved before the PoRep (their provers resident when it comes: with MIX=1 and LAGRANGE=1, a Winning
+    # PoSt's proves while the PoRep's prover is built)
+    [ -n "${PRE_KINDS:-}" ] && prove_kinds "$PRE_KINDS"
     t0=$(date +%s%N)
     if [ "${POREP:-1}" = 1 ] && [ "${MIX:-0}" = 1 ]; then
-        # the PoRep in the background; the KINDS go in once its first partition is on the GPU (a farm's
-        # WindowPoSt arriving while a C2 proves: it outranks the PoRep and must wait for memory, not fail)
+        # the PoRep in the background; the KINDS go in once a GPU worker took its first partition (a farm's
+        # WindowPoSt arriving while a C2 proves: it outranks the PoRep and must wait for memory, not fail; a
+        # Winning PoSt arriving while the PoRep's prover is built proves meanwhile when its own is resident)
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" >"$tmp/porep.out" 2>&1 & }
         bg=$!
-        for _ in $(seq 3000); do grep -q "GPU_START" "$tmp/cuzk.log" && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
-        echo "== the PoRep's first partition started after $(( ($(date +%s%N) - t0) / 1000000 )) ms; KINDS go in now"
+        for _ in $(seq 3000); do grep -q "GPU_PICKUP" "$tmp/cuzk.log" && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+        sleep "${MIX_DELAY:-0}" # MIX_DELAY seconds more (into a Lagrange build's transform)
+        echo "== the PoRep's first partition went to a GPU worker; $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent, KINDS go in"
     elif [ "${POREP:-1}" = 1 ]; then
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
         echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
@@ -113,28 +140,16 @@ else
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" batch -t porep --c1 "$tmp/c1.json" -c "$count" -j "${JOBS:-2}" || rc=1; }
         echo "== batch of $count, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     fi
-    for k in $kinds; do
-        case $k in
-            wpost) g="window-post -c 2" ;;
-            winning) g="winning-post" ;;
-            snap) g="snap-prove" ;;
-            *) echo "unknown kind $k in KINDS"; rc=1; continue ;;
-        esac
-        # gen-vanilla prints the `single` command that submits its file (randomness or commitments included)
-        cmd=$("$d/bin/cuzk-bench" gen-vanilla $g --sector-size "$ksize" -o "$tmp/$k.json" | sed -n 's/^submit: cuzk-bench //p')
-        [ -n "$cmd" ] || { echo "gen-vanilla $g printed no submit line"; rc=1; continue; }
-        t0=$(date +%s%N)
-        o=$("$d/bin/cuzk-bench" -a "$a" $cmd 2>&1) || rc=1
-        echo "$o" | grep -E "^status|^error|^timings|^proof|gRPC"
-        echo "== $k (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-    done
+    prove_kinds "$kinds"
     # AGAIN=1: one more PoRep after the KINDS (with MAXRES=1 its prover was evicted by theirs: built again)
     if [ "${AGAIN:-0}" = 1 ] && [ "${POREP:-1}" = 1 ] && [ $rc = 0 ]; then
         t0=$(date +%s%N)
         "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1
         echo "== PoRep again after KINDS: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     fi
-    if [ -n "${bg:-}" ]; then
+    if [ -n "${bg:-}" ] && [ "${QUIT_AFTER_KINDS:-0}" = 1 ]; then
+        echo "== QUIT_AFTER_KINDS: the PoRep is left unfinished ($(grep -c "GPU_END" "$tmp/cuzk.log") partition(s) ended so far)"
+    elif [ -n "${bg:-}" ]; then
         wait $bg || rc=1
         grep -E "^status|^error|^timings|gRPC" "$tmp/porep.out"
         echo "== the PoRep beside KINDS ended $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent"
@@ -189,7 +204,10 @@ if [ -n "${BREAK_GPU:-}" ] && [ -n "$pid" ]; then
     grep -E "^cuzk_gpu_lost|^cuzk_partition_retries_total" "$tmp/metrics.txt"
     grep -q "^cuzk_gpu_lost{ordinal=\"$BREAK_GPU\"} 1" "$tmp/metrics.txt" || { echo "metrics: GPU $BREAK_GPU not lost"; rc=1; }
 fi
-if [ -n "$pid" ]; then
+if [ -n "$pid" ] && [ "${QUIT_AFTER_KINDS:-0}" = 1 ]; then
+    kill -KILL $pid; wait $pid 2>/dev/null # its PoRep unfinished (a shutdown waits for a prover build under way)
+    [ -n "${bg:-}" ] && kill $bg 2>/dev/null
+elif [ -n "$pid" ]; then
     kill -TERM $pid
     wait $pid || rc=1
 fi
