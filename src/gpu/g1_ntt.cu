@@ -6,6 +6,7 @@
  * sum (Shamir's trick): 127 doublings and ~96 additions instead of 254 and ~127. [x^2] is that map only on the
  * prime-order subgroup, where the H query's points are. The group law is ec.cuh's complete xyzz one. Compute-bound:
  * a stage at 2^27 is 2^26 scalar multiplications against 52 GB of memory traffic. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/cuda_util.cuh"
@@ -23,6 +24,12 @@ typedef cz_dxyzz<cz_dfp> g1x;
  * (cz_gpu_lock_yield_), so another circuit's partition on the GPU waits one piece, not the ~8-minute build. While
  * partitions keep coming the build gets about one turn in two (one piece, then one partition). */
 #define G1NTT_PIECE ((size_t)1 << 22)
+/* CZ_GPU_G1NTT_PIECE (tests): smaller pieces, so that small transforms take several a stage */
+static size_t piece_size(void) {
+    const char *e = getenv("CZ_GPU_G1NTT_PIECE");
+    const long v = e && *e ? atol(e) : 0;
+    return v > 0 && (size_t)v < G1NTT_PIECE ? (size_t)v : G1NTT_PIECE;
+}
 static int piece_done(void *stream) {
     int rc = cz_gpu_stream_sync_(stream);
     if (!rc) rc = cz_gpu_lock_yield_(stream);
@@ -114,8 +121,9 @@ extern "C" int cz_gpu_hl_prescale_(void *d_x, const void *d_h, const uint32_t *d
                                    const void *beta_mont, void *stream) {
     cz_dfp beta;
     memcpy(beta.v, beta_mont, sizeof beta.v);
-    for (size_t i0 = 0; i0 < n; i0 += G1NTT_PIECE) {
-        const size_t i1 = n - i0 < G1NTT_PIECE ? n : i0 + G1NTT_PIECE;
+    const size_t piece = piece_size();
+    for (size_t i0 = 0; i0 < n; i0 += piece) {
+        const size_t i1 = n - i0 < piece ? n : i0 + piece;
         hl_prescale<<<(unsigned)((i1 - i0 + 127) / 128), 128, 0, (cudaStream_t)stream>>>(
             (g1x *)d_x, (const cz_daff<cz_dfp> *)d_h, d_ks, kstride, n, i0, i1, beta);
         CZ_CUDA_LAUNCHED();
@@ -140,9 +148,10 @@ extern "C" int cz_gpu_g1_intt_run_(void *d_v, unsigned log_n, const uint32_t *d_
     const size_t n = (size_t)1 << log_n, m = n / 2;
     g1ntt_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(v, log_n);
     CZ_CUDA_LAUNCHED();
+    const size_t piece = piece_size();
     for (unsigned s = 0; s < log_n; s++)
-        for (size_t t0 = 0; t0 < m; t0 += G1NTT_PIECE) {
-            const size_t t1 = m - t0 < G1NTT_PIECE ? m : t0 + G1NTT_PIECE;
+        for (size_t t0 = 0; t0 < m; t0 += piece) {
+            const size_t t1 = m - t0 < piece ? m : t0 + piece;
             g1ntt_stage<<<(unsigned)((t1 - t0 + 127) / 128), 128, 0, st>>>(v, d_tw, log_n, s, t0, t1, beta);
             CZ_CUDA_LAUNCHED();
             const int rc = piece_done(stream);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cz_error.h"
 #include "engine/backend.h"
@@ -73,8 +74,8 @@ int main(void) {
     CHECK(pthread_create(&th, NULL, builder, &bj) == 0);
     /* the build under way (or it already ended: then nothing to measure); prepare for L answers CZ_EBUILDING */
     int busy = 0;
-    for (int t = 0; t < 200000 && !busy && !__atomic_load_n(&bj.done, __ATOMIC_SEQ_CST); t++)
-        busy = cz_backend_gpu_building(0);
+    for (int t = 0; t < 100000 && !busy && !__atomic_load_n(&bj.done, __ATOMIC_SEQ_CST); t++) /* up to ~10 s */
+        if (!(busy = cz_backend_gpu_building(0))) usleep(100);
     CHECK_MSG(busy, "no build seen on the device");
     const int again = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
     CHECK_MSG(!busy || again == CZ_EBUILDING || !cz_backend_gpu_building(0),

@@ -5,7 +5,9 @@
  * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8, and their random linear check against H
  * (cz_gpu_h_lagrange_check): it passes, and fails with a point of Lc or Lh replaced. First the twiddle product
  * that both use: k0 P + k1 [x^2]P on the device (cz_gpu_hl_prescale_) against the CPU's for edge halves (0, 1, all ones,
- * powers of two, bit patterns) and random ones, with infinities among the points. Exits 77 (skipped) without a GPU. */
+ * powers of two, bit patterns) and random ones, with infinities among the points. Then some sizes again with the
+ * transform and the scaling in pieces of 7 (CZ_GPU_G1NTT_PIECE; a prover's build yields the device between pieces).
+ * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +218,18 @@ int main(void) {
         check_bases(log_n);
         printf("Lagrange bases 2^%u checked\n", log_n);
     }
+    /* the transform and the bases' scaling in pieces (the build yields the device lock between them): 7 butterflies or
+     * points a piece, so that every size past 2^3 takes several a stage, the last one short */
+    setenv("CZ_GPU_G1NTT_PIECE", "7", 1);
+    for (unsigned log_n = 4; log_n <= 10 && ((size_t)1 << log_n) <= cap; log_n += 3) {
+        one_size(log_n);
+        printf("2^%u checked in pieces of 7\n", log_n);
+    }
+    for (unsigned log_n = 4; log_n <= 8 && ((size_t)1 << log_n) <= cap; log_n += 4) {
+        check_bases(log_n);
+        printf("Lagrange bases 2^%u checked in pieces of 7\n", log_n);
+    }
+    unsetenv("CZ_GPU_G1NTT_PIECE");
     CHECK(cz_gpu_g1_intt_unscaled(NULL, 29, NULL) == CZ_ERANGE);
     CHECK(cz_gpu_h_lagrange_bases(NULL, NULL, NULL, 0, NULL) == CZ_ERANGE);
     return cz_test_finish();
