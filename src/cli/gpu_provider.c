@@ -47,6 +47,15 @@ static int p_start_compact(cz_backend *b, int device, const cz_groth16_params *p
     return inner.start_compact(&inner, ords[device], p, r, inputs, aux, pending);
 }
 
+static int p_prepare(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
+                     const cz_wcompact *caux) {
+    if (device < 0 || device >= b->ndevices)
+        return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
+    inner.nthreads = b->nthreads;
+    maybe_break(ords[device]);
+    return inner.prepare(&inner, ords[device], p, r, aux, caux);
+}
+
 static bool p_holds_bases(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r) {
     return device >= 0 && device < b->ndevices && inner.holds_bases && inner.holds_bases(&inner, ords[device], p, r);
 }
@@ -150,6 +159,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->host_free = p_host_free;
     b->host_bytes = p_host_bytes; /* the provers' own page-locked memory, in the engine's budget */
     b->holds_bases = p_holds_bases; /* srs.release_resident_bases */
+    if (inner.prepare) b->prepare = p_prepare; /* provers built outside the device's turn */
     b->setup_ops = &p_fb_ops;
     return 0;
 }
