@@ -67,9 +67,10 @@ int cz_gpu_lock_yield_(void *stream) {
     const int d = tl_held;
     if (d < 0 || !cz_gpu_lock_waiters_(d)) return 0;
     const int rc = cz_gpu_stream_sync_(stream); /* the device goes to them with none of this thread's work on it */
+    if (rc) return rc; /* a broken context: the caller fails with it, still holding the lock */
     cz_gpu_unlock(d);
     cz_gpu_lock(d);
-    return rc ? rc : 1;
+    return 1;
 }
 
 int cz_gpu_lock_drop_(void) {
