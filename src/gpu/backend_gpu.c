@@ -273,6 +273,13 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
     return rc;
 }
 
+/* With the device's mutex held: whether a thread builds a prover on dev now. */
+static bool building_on(int dev) {
+    for (int i = 0; i < MAX_RES; i++)
+        if (g_dev[dev].s[i].building) return true;
+    return false;
+}
+
 /* cz_backend.holds_bases: a prover of (p, r) on dev that never reads p's bases again (busy: false). */
 static bool gpu_holds_bases(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r) {
     (void)b;
@@ -281,17 +288,13 @@ static bool gpu_holds_bases(cz_backend *b, int dev, const cz_groth16_params *p, 
     fingerprint fp;
     fingerprint_of(&fp, p, r);
     bool held = false;
-    /* never waits: a creation holds the device's mutex for seconds (minutes for Lagrange bases built on the device),
-     * and the engine asks under its SRS manager's lock; busy means not known to hold them */
+    /* never waits: the engine asks under its SRS manager's lock, and the device's mutex may be held by a drop (a
+     * destroy, up to ~1 s at 32 GiB); busy means not known to hold them */
     if (pthread_mutex_trylock(&g_dev[dev].mu)) return false;
     /* nor while a prover is built there (cz_backend.prepare, outside the engine's turns): the engine frees the bases
      * right after asking, and a build that evicts this pair's prover and then builds it again must find them */
-    for (int i = 0; i < MAX_RES; i++)
-        if (g_dev[dev].s[i].building) {
-            pthread_mutex_unlock(&g_dev[dev].mu);
-            return false;
-        }
-    for (int i = 0; i < MAX_RES && !held; i++) {
+    const bool busy = building_on(dev);
+    for (int i = 0; i < MAX_RES && !held && !busy; i++) {
         const slot *sl = &g_dev[dev].s[i];
         held = sl->pr && sl->p == p && sl->r == r && fingerprint_same(&sl->fp, &fp, p) &&
                !cz_gpu_prover_reads_host_bases(sl->pr);
@@ -329,9 +332,8 @@ void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_
 bool cz_backend_gpu_building(int dev) {
     pthread_once(&g_once, init_once);
     if (dev < 0 || dev >= MAX_DEV) return false;
-    bool b = false;
     pthread_mutex_lock(&g_dev[dev].mu);
-    for (int i = 0; i < MAX_RES; i++) b |= g_dev[dev].s[i].building != 0;
+    const bool b = building_on(dev);
     pthread_mutex_unlock(&g_dev[dev].mu);
     return b;
 }

@@ -161,9 +161,11 @@ int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, 
     cz_gpu_lock_retake_(held);
     for (int b = 1; b >= 0 && !rc; b--) {
         if (!lb[b]) continue;
-        held = cz_gpu_lock_drop_();
-        if (b == 0) powers(w, &one, &d.g_inv, n - 1, 1); /* times g^-i (Lc comes last) */
-        cz_gpu_lock_retake_(held);
+        if (b == 0) { /* times g^-i (Lc comes last) */
+            held = cz_gpu_lock_drop_();
+            powers(w, &one, &d.g_inv, n - 1, 1);
+            cz_gpu_lock_retake_(held);
+        }
         rc = cz_gpu_memcpy_htod(d_w, w, (n - 1) * sizeof *w);
         if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
         if (!rc && !cz_g1_jac_equal(&ph, &pl[b]))
