@@ -30,8 +30,9 @@
 # RELEASE=1: srs.release_resident_bases = true, and the check wants the log's "SRS bases released" (and, with MAXRES=1
 # (gpus.max_resident_circuits), KINDS and AGAIN=1 (one more PoRep after the KINDS), "SRS bases restored": the KINDS
 # evicted the PoRep's prover, whose bases the last PoRep decodes again to build it).
-# MIX_DELAY=S: S seconds more before the KINDS. QUIT_AFTER_KINDS=1 (with MIX=1): the daemon is killed once the KINDS are done, the PoRep left unfinished (a Lagrange
-# build without its cache, 8.3 minutes at 32 GiB, does not fit one device call).
+# MIX_DELAY=S: S seconds more before the KINDS. QUIT_AFTER_KINDS=1 (with MIX=1): the daemon gets a SIGTERM once the KINDS are done, the PoRep left unfinished (a Lagrange
+# build without its cache, 8.3 minutes at 32 GiB, does not fit one device call); it must exit within 60 s (the
+# shutdown stops the build under way) and the time it took is printed.
 # PRE_KINDS: kinds proved before the PoRep (same sector size KSIZE), e.g. PRE_KINDS=winning MIX=1 KINDS=winning LAGRANGE=1.
 # MIX=1: the KINDS are sent while the PoRep proves (once a GPU worker took its first partition: with LAGRANGE=1 and
 # no cache file, while its prover is built), not after it; with
@@ -205,7 +206,17 @@ if [ -n "${BREAK_GPU:-}" ] && [ -n "$pid" ]; then
     grep -q "^cuzk_gpu_lost{ordinal=\"$BREAK_GPU\"} 1" "$tmp/metrics.txt" || { echo "metrics: GPU $BREAK_GPU not lost"; rc=1; }
 fi
 if [ -n "$pid" ] && [ "${QUIT_AFTER_KINDS:-0}" = 1 ]; then
-    kill -KILL $pid; wait $pid 2>/dev/null # its PoRep unfinished (a shutdown waits for a prover build under way)
+    # its PoRep unfinished, the prover's build under way: a SIGTERM stops that build (cz_backend.abort_builds)
+    t0=$(date +%s%N)
+    kill -TERM $pid
+    for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $pid 2>/dev/null; then
+        echo "== SIGTERM during the build: the daemon still ran after 60 s"; rc=1; kill -KILL $pid
+    else
+        echo "== SIGTERM during the build: the daemon exited in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    fi
+    wait $pid 2>/dev/null
+    grep -E "build stopped|builds were aborted|clean exit" "$tmp/cuzk.log" | cut -c1-240 | head -4
     [ -n "${bg:-}" ] && kill $bg 2>/dev/null
 elif [ -n "$pid" ]; then
     kill -TERM $pid

@@ -56,6 +56,11 @@ static int p_prepare(cz_backend *b, int device, const cz_groth16_params *p, cons
     return inner.prepare(&inner, ords[device], p, r, aux, caux);
 }
 
+static void p_abort_builds(cz_backend *b) {
+    (void)b;
+    inner.abort_builds(&inner);
+}
+
 static bool p_holds_bases(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r) {
     return device >= 0 && device < b->ndevices && inner.holds_bases && inner.holds_bases(&inner, ords[device], p, r);
 }
@@ -160,6 +165,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->host_bytes = p_host_bytes; /* the provers' own page-locked memory, in the engine's budget */
     b->holds_bases = p_holds_bases; /* srs.release_resident_bases */
     if (inner.prepare) b->prepare = p_prepare; /* provers built outside the device's turn */
+    if (inner.abort_builds) b->abort_builds = p_abort_builds; /* a shutdown stops a build under way */
     b->setup_ops = &p_fb_ops;
     return 0;
 }

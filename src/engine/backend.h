@@ -93,6 +93,12 @@ typedef struct cz_backend {
      * reports its own. NULL: start() does everything. */
     int (*prepare)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
                    const cz_wcompact *caux);
+    /* Optional: the engine is shutting down and cancels its work (cz_engine_shutdown with cancel_running). A build
+     * under way in prepare() or start() stops at its next step and fails with CZ_ECANCELED, having freed what it
+     * allocated, and none begins afterwards (those calls answer CZ_ECANCELED where they would build), so the
+     * shutdown does not wait out a build of minutes. Resident provers keep proving. NULL: a shutdown waits for a
+     * build under way to end. */
+    void (*abort_builds)(struct cz_backend *b);
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads

@@ -1263,7 +1263,10 @@ static uint32_t unfinished(cz_engine *e) {
 
 void cz_engine_shutdown(cz_engine *e, bool cancel_running) {
     /* a load in progress stops at its next stage instead of running for minutes to no use */
-    if (cancel_running) cz_srs_abort(&e->srs);
+    if (cancel_running) {
+        cz_srs_abort(&e->srs);
+        if (e->be.abort_builds) e->be.abort_builds(&e->be); /* a device prover's build (minutes) likewise */
+    }
     pthread_mutex_lock(&e->mu);
     e->shutting = true;
     if (cancel_running)

@@ -174,6 +174,11 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             pthread_cond_wait(&g_dev[dev].idle, &g_dev[dev].mu);
             continue;
         }
+        if (cz_gpu_prover_builds_aborted()) { /* a daemon shutting down: no build of minutes for work it cancels */
+            rc = cz_error(CZ_ECANCELED, "device %d holds no prover for these %llu rows and builds were aborted (the "
+                          "daemon is shutting down)", dev, (unsigned long long)fp.rows);
+            break;
+        }
         if (cz_groth16_params_bases_released(p)) { /* a prover to build, from bases no longer in host memory */
             rc = cz_error(CZ_ENOBASES, "device %d holds no prover for these %llu rows and their bases' host copy was "
                           "released", dev, (unsigned long long)fp.rows);
@@ -398,6 +403,12 @@ static int gpu_prepare(cz_backend *b, int device, const cz_groth16_params *p, co
     return rc;
 }
 
+/* cz_backend.abort_builds: a build under way stops at its next yield, and none begins (a shutdown) */
+static void gpu_abort_builds(cz_backend *b) {
+    (void)b;
+    cz_gpu_prover_abort_builds(true);
+}
+
 static int gpu_start(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
                      const cz_fr *aux, void **pending) {
     return start_either(b, device, p, r, inputs, aux, NULL, pending);
@@ -449,6 +460,7 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->host_bytes = gpu_host_bytes;
     b->holds_bases = gpu_holds_bases;
     b->prepare = gpu_prepare;
+    b->abort_builds = gpu_abort_builds;
 }
 
 void cz_backend_gpu_release(void) {
@@ -464,4 +476,5 @@ void cz_backend_gpu_release(void) {
         g_dev[i].created = g_dev[i].evicted = g_dev[i].failed = 0;
         pthread_mutex_unlock(&g_dev[i].mu);
     }
+    cz_gpu_prover_abort_builds(false); /* the backend as at start: a later engine's builds may run */
 }

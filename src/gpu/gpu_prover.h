@@ -256,7 +256,8 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
  * the given device with a prover cached per device for its (params, r1cs) (several circuits resident as
  * long as they fit; the least recently used idle one makes room; streamed bases only for a circuit that does
  * not fit resident even alone on the device); finish() is the CPU's.
- * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers (and zeroes the counts). */
+ * nthreads: CPU threads for B_G2. cz_backend_gpu_release frees the cached provers (and zeroes the counts; builds
+ * stopped by cz_backend.abort_builds may run again). */
 struct cz_backend;
 /* cz_backend.prepare (engine/backend.h): the device's prover built outside the engine's turn, CZ_EBUILDING at once
  * while another thread builds one there. */
@@ -269,6 +270,12 @@ void cz_backend_gpu_release(void);
 /* Device dev's resident provers now, and the provers created / dropped (evicted, stale) since the last
  * release. */
 void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_t *evicted);
+/* Stops prover builds (on: a daemon shutting down cancels its work; off: builds allowed again, as at start): a
+ * creation under way fails with CZ_ECANCELED at its next yield (between the ~0.6 s pieces of a Lagrange build, its
+ * fold's chunks), freeing what it allocated, and the backend begins none while on (its prepare() and start() answer
+ * CZ_ECANCELED where they would build). Provers already built keep proving. */
+void cz_gpu_prover_abort_builds(bool on);
+bool cz_gpu_prover_builds_aborted(void);
 /* Whether a thread is building a prover on device dev now (one at a time a device; its prepare() or start()). */
 bool cz_backend_gpu_building(int dev);
 /* At most n (1..8) resident provers per device (default 8, or CZ_GPU_MAX_RESIDENT). */

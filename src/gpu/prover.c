@@ -11,6 +11,7 @@
  * on the device in what is left (plan_keep). */
 #include <omp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,15 @@ int cz_gpu_lock_waiters_(int dev) {
     return w > 1 ? (int)(w - 1) : 0; /* less the holder */
 }
 
+/* Set by cz_gpu_prover_abort_builds (a daemon shutting down): a creation's next yield fails, so a build of minutes
+ * stops within one of its pieces. */
+static atomic_int g_builds_aborted;
+void cz_gpu_prover_abort_builds(bool on) { atomic_store(&g_builds_aborted, on ? 1 : 0); }
+bool cz_gpu_prover_builds_aborted(void) { return atomic_load(&g_builds_aborted) != 0; }
+
 int cz_gpu_lock_yield_(void *stream) {
+    if (cz_gpu_prover_builds_aborted())
+        return cz_error(CZ_ECANCELED, "GPU prover build stopped: builds were aborted (the daemon is shutting down)");
     const int d = tl_held;
     if (d < 0 || !cz_gpu_lock_waiters_(d)) return 0;
     const int rc = cz_gpu_stream_sync_(stream); /* the device goes to them with none of this thread's work on it */

@@ -7,7 +7,10 @@
  *    and verify while the build still runs (before: the build held the device's mutex and its lock throughout, and
  *    W's start() waited for all of it);
  *  - the build ends with a prover that proves L (the proof verifies, a changed input does not), found resident
- *    afterwards (one created for each circuit, none dropped).
+ *    afterwards (one created for each circuit, none dropped);
+ *  - before that, the same build aborted (cz_backend.abort_builds, a daemon's shutdown) while under way: it fails
+ *    with CZ_ECANCELED in less than half the time the whole build takes, the device's free memory is back where
+ *    it was, no build begins while builds stay aborted (prepare answers CZ_ECANCELED) and W proves meanwhile.
  * CZ_TEST_GPU_MAX_N caps L's constraints (compute-sanitizer runs). Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
@@ -69,8 +72,38 @@ int main(void) {
 
     setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
     unsetenv("CZ_GPU_PROVER_LAGRANGE_CACHE");
-    build_job bj = {&l, -1, 0, 0, ""};
     pthread_t th;
+
+    /* the build aborted while under way */
+    CHECK(be.abort_builds != NULL);
+    size_t free0 = 0, free1 = 0, tot = 0;
+    CHECK(cz_gpu_set_device(0) == 0 && cz_gpu_mem_info(&free0, &tot) == 0);
+    build_job ab = {&l, -1, 0, 0, ""};
+    CHECK(pthread_create(&th, NULL, builder, &ab) == 0);
+    int seen = 0;
+    for (int t = 0; t < 100000 && !seen && !__atomic_load_n(&ab.done, __ATOMIC_SEQ_CST); t++)
+        if (!(seen = cz_backend_gpu_building(0))) usleep(100);
+    usleep(150 * 1000); /* into the build (at 2^18 it takes ~1 s on an H100) */
+    const int ended_first = __atomic_load_n(&ab.done, __ATOMIC_SEQ_CST);
+    const double t_abort = cz_gpu_now_ms_();
+    be.abort_builds(&be);
+    pthread_join(th, NULL);
+    const double abort_ms = cz_gpu_now_ms_() - t_abort;
+    CHECK_MSG(seen && !ended_first, "the build to abort was %s", seen ? "over before the abort" : "never seen");
+    CHECK_MSG(ab.rc == CZ_ECANCELED, "the aborted build: %d (%s), not CZ_ECANCELED", ab.rc, ab.msg);
+    CHECK(!cz_backend_gpu_building(0));
+    CHECK(cz_gpu_mem_info(&free1, &tot) == 0);
+    const double leak_mib = ((double)free0 - (double)free1) / 1048576.0;
+    CHECK_MSG(leak_mib < 16, "%.1f MiB less free after the aborted build", leak_mib);
+    const double t_refused = cz_gpu_now_ms_();
+    const int refused = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
+    CHECK_MSG(refused == CZ_ECANCELED && cz_gpu_now_ms_() - t_refused < 50 && !cz_backend_gpu_building(0),
+              "prepare while builds are aborted: %d (%s) after %.0f ms", refused, cz_error_message(),
+              cz_gpu_now_ms_() - t_refused);
+    CHECK_MSG(prove(&w) == 0, "W while builds are aborted: %s", cz_error_message());
+    cz_gpu_prover_abort_builds(false);
+
+    build_job bj = {&l, -1, 0, 0, ""};
     CHECK(pthread_create(&th, NULL, builder, &bj) == 0);
     /* the build under way (or it already ended: then nothing to measure); prepare for L answers CZ_EBUILDING */
     int busy = 0;
@@ -103,6 +136,9 @@ int main(void) {
     printf("L (2^%d constraints at most, Lagrange-form H built on the device) built in %.0f ms by another thread; "
            "W proved %d times meanwhile (slowest %.1f ms)\n", 64 - __builtin_clzll((unsigned long long)nc), bj.ms,
            during, worst);
+    CHECK_MSG(abort_ms < bj.ms / 2, "the abort took %.0f ms, the whole build %.0f ms", abort_ms, bj.ms);
+    printf("L's build aborted %.0f ms after the abort (the whole build %.0f ms); %.1f MiB less free after it\n",
+           abort_ms, bj.ms, leak_mib);
     CHECK_MSG(prove(&l) == 0, "L after its build: %s", cz_error_message());
     CHECK_MSG(prove(&w) == 0, "W after L's build: %s", cz_error_message());
     int res;

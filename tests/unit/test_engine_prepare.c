@@ -9,7 +9,9 @@
  *     meanwhile. Without prepare (a backend that builds inside start(), holding the device's turn) it would wait
  *     for the build: the fake's start() builds too when the engine did not ask first, and the test fails.
  *  2. Both jobs complete, every partition after one build; the NORMAL ones start only once it is done.
- *  3. A prepare that fails with another error leaves it to start(), which reports its own. */
+ *  3. A prepare that fails with another error leaves it to start(), which reports its own.
+ *  4. A shutdown that cancels running work during a build stops the build (cz_backend.abort_builds) and returns
+ *     long before the build would have ended; without the hook (CZ_TEST_NO_ABORT=1) it waits for it, and fails. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static int g_built, g_building, g_builds, g_prepares, g_busy_answers, g_early_starts;
 static uint64_t g_build_end;     /* cz_now_ms() when the build ended */
 static int g_fail_prepare;       /* part 3: prepare fails with CZ_EIO */
+static int g_abort, g_aborted;   /* part 4: builds aborted (cz_backend.abort_builds), builds that stopped early */
 
 static bool resident_circuit(const cz_fr *aux, const cz_r1cs *r) {
     for (uint64_t i = 0; i < r->num_aux; i++)
@@ -38,12 +41,28 @@ static bool resident_circuit(const cz_fr *aux, const cz_r1cs *r) {
     return true;
 }
 
-/* the build, by the calling thread: BUILD_MS without the fake's mutex */
-static void build(void) {
-    usleep(BUILD_MS * 1000);
+/* the build, by the calling thread: BUILD_MS without the fake's mutex, in steps of 10 ms after each of which it
+ * stops with CZ_ECANCELED once builds are aborted, as the GPU backend's Lagrange build does between its pieces */
+static int build(void) {
+    for (int t = 0; t < BUILD_MS; t += 10) {
+        pthread_mutex_lock(&g_mu);
+        const int stop = g_abort;
+        if (stop) g_building = 0, g_aborted++;
+        pthread_mutex_unlock(&g_mu);
+        if (stop) return cz_error(CZ_ECANCELED, "fake build: aborted");
+        usleep(10 * 1000);
+    }
     pthread_mutex_lock(&g_mu);
     g_built = 1, g_building = 0, g_builds++;
     g_build_end = cz_now_ms();
+    pthread_mutex_unlock(&g_mu);
+    return 0;
+}
+
+static void fake_abort(cz_backend *b) {
+    (void)b;
+    pthread_mutex_lock(&g_mu);
+    g_abort = 1;
     pthread_mutex_unlock(&g_mu);
 }
 
@@ -60,6 +79,10 @@ static int fake_prepare(cz_backend *b, int dev, const cz_groth16_params *p, cons
         pthread_mutex_unlock(&g_mu);
         return 0;
     }
+    if (g_abort) {
+        pthread_mutex_unlock(&g_mu);
+        return cz_error(CZ_ECANCELED, "fake prepare: builds aborted");
+    }
     if (g_building) {
         g_busy_answers++;
         pthread_mutex_unlock(&g_mu);
@@ -67,8 +90,7 @@ static int fake_prepare(cz_backend *b, int dev, const cz_groth16_params *p, cons
     }
     g_building = 1;
     pthread_mutex_unlock(&g_mu);
-    build();
-    return 0;
+    return build();
 }
 
 static int fake_start(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
@@ -76,11 +98,16 @@ static int fake_start(cz_backend *b, int dev, const cz_groth16_params *p, const 
     (void)b;
     if (!resident_circuit(aux, r)) {
         pthread_mutex_lock(&g_mu);
-        const int need = !g_built && !g_building;
+        const int stop = g_abort && !g_built;
+        const int need = !g_built && !g_building && !stop;
         if (need) g_building = 1;
-        if (!g_built && !need) g_early_starts++; /* started while the build ran: the engine did not wait for it */
+        if (!g_built && !need && !stop) g_early_starts++; /* started while the build ran: the engine did not wait */
         pthread_mutex_unlock(&g_mu);
-        if (need) build(); /* a backend without prepare: the build inside start(), in the device's turn */
+        if (stop) return cz_error(CZ_ECANCELED, "fake start: builds aborted");
+        if (need) { /* a backend without prepare: the build inside start(), in the device's turn */
+            const int rc = build();
+            if (rc) return rc;
+        }
     }
     if (g_fail_prepare) return cz_error(CZ_EDEVICE, "fake start: its own error");
     return cpu.start(&cpu, dev, p, r, inputs, aux, pending);
@@ -96,6 +123,7 @@ static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->start = fake_start;
     b->start_compact = NULL; /* dense witnesses: the fake tells the circuits apart by them */
     b->prepare = getenv("CZ_TEST_NO_PREPARE") ? NULL : fake_prepare;
+    b->abort_builds = getenv("CZ_TEST_NO_ABORT") ? NULL : fake_abort;
     return 0;
 }
 
@@ -175,6 +203,33 @@ int main(void) {
         CHECK_MSG(r.status == CZ_JOB_FAILED && r.error && strstr(r.error, "fake start: its own error"),
                   "status %d, error %s", r.status, r.error ? r.error : "(none)");
         cz_result_free(&r);
+        cz_engine_free(e);
+    }
+
+    /* 4: a shutdown during a build: the build stops, the shutdown does not wait it out */
+    g_fail_prepare = 0, g_built = 0, g_builds = 0, g_abort = 0; /* parts 1-3's engine_free aborted too */
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (e) {
+        char id[CZ_JOB_ID_MAX];
+        CHECK(submit(e, "abort-build", CZ_PRIO_NORMAL, id) == 0);
+        int on = 0;
+        for (int t = 0; t < 5000 && !on; t++) {
+            pthread_mutex_lock(&g_mu);
+            on = g_building;
+            pthread_mutex_unlock(&g_mu);
+            if (!on) usleep(1000);
+        }
+        CHECK_MSG(on, "the build never began");
+        usleep(200 * 1000); /* well into it */
+        const uint64_t t_stop = cz_now_ms();
+        cz_engine_shutdown(e, true);
+        const uint64_t stop_ms = cz_now_ms() - t_stop;
+        CHECK_MSG(stop_ms < BUILD_MS / 3, "the shutdown took %llu ms during a %d ms build (it waited for the build)",
+                  (unsigned long long)stop_ms, BUILD_MS);
+        CHECK_MSG(g_builds == 0 && g_aborted == 1, "%d builds completed, %d stopped (want 0 and 1)", g_builds,
+                  g_aborted);
+        printf("shutdown during a %d ms build: %llu ms (builds stopped: %d)\n", BUILD_MS, (unsigned long long)stop_ms,
+               g_aborted);
         cz_engine_free(e);
     }
     cz_backend_set_gpu_provider(NULL);
