@@ -127,9 +127,10 @@ else
         # the PoRep in the background; the KINDS go in once a GPU worker took its first partition (a farm's
         # WindowPoSt arriving while a C2 proves: it outranks the PoRep and must wait for memory, not fail; a
         # Winning PoSt arriving while the PoRep's prover is built proves meanwhile when its own is resident)
+        n0=$(grep -c "GPU_PICKUP" "$tmp/cuzk.log") # the PRE_KINDS' pickups are not the PoRep's
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" >"$tmp/porep.out" 2>&1 & }
         bg=$!
-        for _ in $(seq 3000); do grep -q "GPU_PICKUP" "$tmp/cuzk.log" && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+        for _ in $(seq 3000); do [ "$(grep -c "GPU_PICKUP" "$tmp/cuzk.log")" -gt "$n0" ] && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
         sleep "${MIX_DELAY:-0}" # MIX_DELAY seconds more (into a Lagrange build's transform)
         echo "== the PoRep's first partition went to a GPU worker; $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent, KINDS go in"
     elif [ "${POREP:-1}" = 1 ]; then

@@ -951,7 +951,11 @@ static void *gpu_main(void *arg) {
                 if (quit) break;
             }
             const uint64_t prep_ms = cz_now_ms() - t_prep;
-            if (prep_ms >= 1000 || waited)
+            if (prc < 0 && prc != CZ_EBUILDING) /* start() is called all the same: it reports its own error */
+                cz_log(CZ_LOG_INFO, T, "device prover not made ready job_id=%s partition=%u worker=%d after %llu ms "
+                       "outside the device's turn: %s", j->id, p->idx, wid, (unsigned long long)prep_ms,
+                       cz_error_message());
+            else if (prep_ms >= 1000 || waited)
                 cz_log(prep_ms >= 1000 ? CZ_LOG_INFO : CZ_LOG_DEBUG, T, "device prover ready job_id=%s partition=%u "
                        "worker=%d: %llu ms outside the device's turn (%s)%s", j->id, p->idx, wid,
                        (unsigned long long)prep_ms, waited ? "another build on the device went first" : "built",
@@ -1058,6 +1062,10 @@ static void *gpu_main(void *arg) {
         }
         e->witness_held -= p->wheld;
         p->wheld = 0;
+        if (rc == CZ_ECANCELED && j->cancel && !gone) { /* its prover's build stopped by a shutdown: cancelled */
+            drop_part(e, p, "cancelled: the device's prover build was stopped");
+            continue;
+        }
         if (rc) {
             if (gone) {
                 char detail[400];

@@ -11,7 +11,8 @@
  *  2. Both jobs complete, every partition after one build; the NORMAL ones start only once it is done.
  *  3. A prepare that fails with another error leaves it to start(), which reports its own.
  *  4. A shutdown that cancels running work during a build stops the build (cz_backend.abort_builds) and returns
- *     long before the build would have ended; without the hook (CZ_TEST_NO_ABORT=1) it waits for it, and fails. */
+ *     long before the build would have ended, the job CANCELLED (not FAILED); without the hook (CZ_TEST_NO_ABORT=1)
+ *     it waits for the build, and fails. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,11 @@ int main(void) {
                   (unsigned long long)stop_ms, BUILD_MS);
         CHECK_MSG(g_builds == 0 && g_aborted == 1, "%d builds completed, %d stopped (want 0 and 1)", g_builds,
                   g_aborted);
+        cz_result r4;
+        CHECK(cz_engine_await(e, id, 1000, &r4) == 0);
+        CHECK_MSG(r4.status == CZ_JOB_CANCELLED, "the job whose build was stopped: status %d (%s), not CANCELLED",
+                  r4.status, r4.error ? r4.error : "");
+        cz_result_free(&r4);
         printf("shutdown during a %d ms build: %llu ms (builds stopped: %d)\n", BUILD_MS, (unsigned long long)stop_ms,
                g_aborted);
         cz_engine_free(e);
