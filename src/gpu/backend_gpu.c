@@ -13,7 +13,8 @@
  * is shared by the device's provers.
  * Builds: the engine asks for a partition's prover before it takes the device's turn (cz_backend.prepare), and a
  * build runs without the device's mutex (its slot marked building; one build a device at a time, a second circuit
- * that needs one waits for it), so the resident provers of other circuits keep proving meanwhile. The long parts of a
+ * that needs one waits for it unless it is small: a Winning PoSt's prover is built beside a PoRep's, g_small_build),
+ * so the resident provers of other circuits keep proving meanwhile. The long parts of a
  * build (the Lagrange-form H's bases: 8.3 minutes at 32 GiB without their cache file) give the device lock to its
  * waiters between pieces of ~0.6 s (cz_gpu_lock_yield_) and let it go for host work, so a Winning PoSt's partition
  * waits for a piece, not for the build.
@@ -65,6 +66,7 @@ static bool fingerprint_same(const fingerprint *slot, const fingerprint *f, cons
 typedef struct {
     cz_gpu_prover *pr; /* NULL: free slot (or one being built) */
     int building;      /* a thread builds the prover of (p, r) into it, without the device's mutex */
+    int small;         /* that build is small (small_build): another may run beside it */
     const cz_groth16_params *p;
     const cz_r1cs *r;
     fingerprint fp;
@@ -84,6 +86,11 @@ static int g_max_res = MAX_RES;
  * lock (cz_backend.host_bytes): an atomic, not the devices' mutexes, which a creation holds for seconds. */
 static _Atomic uint64_t g_host_bytes;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* A prover whose bases and maps (cz_gpu_prover_floor_bytes) are at most this is built beside another build under
+ * way on its device instead of waiting for it (a 32 GiB Winning PoSt's: 0.2 GB, built in ~0.1-2 s, beside a PoRep's
+ * Lagrange build of 8.3 minutes). Small against the safety margin the big build planned with (1 GiB + 2 % of the
+ * device), which is what it takes from. CZ_GPU_SMALL_BUILD_KB overrides (tests). */
+static size_t g_small_build = (size_t)512 << 20;
 static void init_once(void) {
     for (int i = 0; i < MAX_DEV; i++) {
         pthread_mutex_init(&g_dev[i].mu, NULL);
@@ -91,6 +98,8 @@ static void init_once(void) {
     }
     const char *e = getenv("CZ_GPU_MAX_RESIDENT");
     if (e && atoi(e) >= 1) g_max_res = atoi(e) < MAX_RES ? atoi(e) : MAX_RES;
+    e = getenv("CZ_GPU_SMALL_BUILD_KB");
+    if (e && *e) g_small_build = (size_t)atoll(e) << 10;
 }
 
 /* With the device's mutex held; the prover must be idle. */
@@ -122,8 +131,8 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
 
 /* The device's prover of (p, r), found or built (then *out is in use: release it). With nowait (prepare), returns
  * CZ_EBUILDING at once instead of waiting while another thread builds a prover on the device. A build runs without
- * the device's mutex (its slot marked building: one build a device at a time, other circuits' resident provers are
- * found meanwhile) and with the device lock, which the long parts give up in turns (cz_gpu_lock_yield_). */
+ * the device's mutex (its slot marked building: one build a device at a time, or a small one beside a big one;
+ * other circuits' resident provers are found meanwhile) and with the device lock, which the long parts give up in turns (cz_gpu_lock_yield_). */
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
                    const cz_wcompact *caux, bool nowait) {
     int rc = 0;
@@ -133,11 +142,13 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
     pthread_mutex_lock(&g_dev[dev].mu);
     for (;;) {
         slot *hit = NULL, *lru = NULL, *free_slot = NULL;
-        int resident = 0, stale_busy = 0, building = 0;
+        int resident = 0, stale_busy = 0, building = 0, building_big = 0, building_this = 0;
         for (int i = 0; i < MAX_RES; i++) {
             slot *sl = &g_dev[dev].s[i];
             if (sl->building) {
-                building = 1;
+                building++;
+                building_big += !sl->small;
+                building_this |= sl->p == p && sl->r == r;
                 continue;
             }
             if (!sl->pr) {
@@ -166,7 +177,10 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             *out = hit->pr;
             break;
         }
-        if (building) { /* this pair's or another's: one build a device at a time */
+        /* this pair's build or another's: one build a device at a time, but for a small one beside a big one (a
+         * Winning PoSt's during a PoRep's Lagrange build: its deadline is seconds) */
+        const int small = cz_gpu_prover_floor_bytes(p) <= g_small_build;
+        if (building && (building_this || !small || building > building_big || resident + building >= g_max_res)) {
             if (nowait) {
                 rc = CZ_EBUILDING;
                 break;
@@ -220,14 +234,17 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
              * even alone (streaming the PoRep bases every partition costs more than evicting an idle
              * WindowPoSt prover) */
             free_slot->building = 1;
+            free_slot->small = small;
             free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
             pthread_mutex_unlock(&g_dev[dev].mu);
             const uint64_t dense = dense_count(r, aux, caux);
             cz_gpu_prover *built = NULL;
             cz_gpu_lock(dev);
+            cz_gpu_lock_whole_(building > 0); /* beside a big build: in one go, not a piece of the big one's a step */
             const uint64_t t0 = cz_now_ms();
             rc = cz_gpu_prover_create_hint(&built, dev, p, r, margin,
                                            resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO, dense);
+            cz_gpu_lock_whole_(0);
             cz_gpu_unlock(dev);
             pthread_mutex_lock(&g_dev[dev].mu);
             free_slot->building = 0;

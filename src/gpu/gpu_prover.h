@@ -276,7 +276,8 @@ void cz_backend_gpu_residency(int dev, int *resident, uint64_t *created, uint64_
  * CZ_ECANCELED where they would build). Provers already built keep proving. */
 void cz_gpu_prover_abort_builds(bool on);
 bool cz_gpu_prover_builds_aborted(void);
-/* Whether a thread is building a prover on device dev now (one at a time a device; its prepare() or start()). */
+/* Whether a thread is building a prover on device dev now (its prepare() or start(); one at a time a device, but a
+ * small prover, bases and maps of at most 512 MiB or CZ_GPU_SMALL_BUILD_KB, is built beside a big one). */
 bool cz_backend_gpu_building(int dev);
 /* At most n (1..8) resident provers per device (default 8, or CZ_GPU_MAX_RESIDENT). */
 void cz_backend_gpu_set_max_resident(int n);

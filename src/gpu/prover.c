@@ -34,6 +34,7 @@ static struct {
 } g_locks[64];
 static pthread_once_t g_locks_once = PTHREAD_ONCE_INIT;
 static _Thread_local int tl_held = -1;
+static _Thread_local int tl_whole; /* cz_gpu_lock_whole_: this thread's yields and drops do nothing */
 static void locks_init(void) {
     for (int i = 0; i < 64; i++) pthread_mutex_init(&g_locks[i].mu, NULL), pthread_cond_init(&g_locks[i].cv, NULL);
 }
@@ -70,11 +71,13 @@ static atomic_int g_builds_aborted;
 void cz_gpu_prover_abort_builds(bool on) { atomic_store(&g_builds_aborted, on ? 1 : 0); }
 bool cz_gpu_prover_builds_aborted(void) { return atomic_load(&g_builds_aborted) != 0; }
 
+void cz_gpu_lock_whole_(int on) { tl_whole = on; }
+
 int cz_gpu_lock_yield_(void *stream) {
     if (cz_gpu_prover_builds_aborted())
         return cz_error(CZ_ECANCELED, "GPU prover build stopped: builds were aborted (the daemon is shutting down)");
     const int d = tl_held;
-    if (d < 0 || !cz_gpu_lock_waiters_(d)) return 0;
+    if (d < 0 || tl_whole || !cz_gpu_lock_waiters_(d)) return 0;
     const int rc = cz_gpu_stream_sync_(stream); /* the device goes to them with none of this thread's work on it */
     if (rc) return rc; /* a broken context: the caller fails with it, still holding the lock */
     cz_gpu_unlock(d);
@@ -83,6 +86,7 @@ int cz_gpu_lock_yield_(void *stream) {
 }
 
 int cz_gpu_lock_drop_(void) {
+    if (tl_whole) return -1; /* kept: cz_gpu_lock_retake_(-1) does nothing */
     const int d = tl_held;
     if (d >= 0) cz_gpu_unlock(d);
     return d;

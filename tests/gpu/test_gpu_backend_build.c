@@ -6,6 +6,9 @@
  *  - while it runs, prepare for L answers CZ_EBUILDING at once, and W's proofs go on: at least two of them complete
  *    and verify while the build still runs (before: the build held the device's mutex and its lock throughout, and
  *    W's start() waited for all of it);
+ *  - S, a small circuit with no prover yet (a first Winning PoSt's during a PoRep's build), gets its prover built
+ *    beside L's build (prepare answers 0, not CZ_EBUILDING, while L's still runs; CZ_GPU_SMALL_BUILD_KB makes S
+ *    small and L big at these sizes) and its proof verifies;
  *  - the build ends with a prover that proves L (the proof verifies, a changed input does not), found resident
  *    afterwards (one created for each circuit, none dropped);
  *  - before that, the same build aborted (cz_backend.abort_builds, a daemon's shutdown) while under way: it fails
@@ -60,13 +63,15 @@ int main(void) {
         return 77;
     }
     cz_test_rng(&rng);
+    setenv("CZ_GPU_SMALL_BUILD_KB", "8192", 1); /* S (~1 MB of bases) small, L (~50 MB) not; read at first use */
     cz_backend_gpu_init(&be, 0);
     CHECK(be.prepare != NULL);
     size_t nc = ((size_t)1 << 18) - 64;
     const char *cap = getenv("CZ_TEST_GPU_MAX_N");
     if (cap && atol(cap) > 1024 && (size_t)atol(cap) < nc) nc = (size_t)atol(cap) - 64;
-    keyed w, l;
+    keyed w, l, sm;
     CHECK(make(&w, 3, 600, 2000) == 0);
+    CHECK(make(&sm, 2, 300, 1500) == 0);
     CHECK(make(&l, 2, nc / 2, nc) == 0);
     CHECK_MSG(prove(&w) == 0, "W alone: %s", cz_error_message()); /* W resident, its scratch grown */
 
@@ -113,6 +118,15 @@ int main(void) {
     const int again = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
     CHECK_MSG(!busy || again == CZ_EBUILDING || !cz_backend_gpu_building(0),
               "prepare for L during its build: %d (%s), not CZ_EBUILDING", again, cz_error_message());
+    /* S's prover built beside L's build */
+    const double t_s = cz_gpu_now_ms_();
+    const int s_rc = busy ? be.prepare(&be, 0, &sm.p, &sm.c.r, sm.c.aux, NULL) : -1;
+    const double s_ms = cz_gpu_now_ms_() - t_s;
+    const int l_still = cz_backend_gpu_building(0);
+    CHECK_MSG(s_rc == 0, "S's prepare during L's build: %d (%s), not built beside it", s_rc, cz_error_message());
+    CHECK_MSG(prove(&sm) == 0, "S during L's build: %s", cz_error_message());
+    const int s_during = l_still && cz_backend_gpu_building(0);
+    CHECK_MSG(l_still, "L's build ended before S's was done (%.0f ms): nothing shown", s_ms);
     int during = 0, bad = 0, total = 0;
     double worst = 0;
     while (busy && total < 100000) {
@@ -136,18 +150,22 @@ int main(void) {
     printf("L (2^%d constraints at most, Lagrange-form H built on the device) built in %.0f ms by another thread; "
            "W proved %d times meanwhile (slowest %.1f ms)\n", 64 - __builtin_clzll((unsigned long long)nc), bj.ms,
            during, worst);
+    printf("S (small) built beside L's build in %.0f ms and proved%s\n", s_ms,
+           s_during ? ", L's build still under way" : "");
     CHECK_MSG(abort_ms < bj.ms / 2, "the abort took %.0f ms, the whole build %.0f ms", abort_ms, bj.ms);
     printf("L's build aborted %.0f ms after the abort (the whole build %.0f ms); %.1f MiB less free after it\n",
            abort_ms, bj.ms, leak_mib);
     CHECK_MSG(prove(&l) == 0, "L after its build: %s", cz_error_message());
     CHECK_MSG(prove(&w) == 0, "W after L's build: %s", cz_error_message());
+    CHECK_MSG(prove(&sm) == 0, "S after L's build: %s", cz_error_message());
     int res;
     uint64_t created, evicted;
     cz_backend_gpu_residency(0, &res, &created, &evicted);
-    CHECK_MSG(res == 2 && created == 2 && evicted == 0, "resident %d, created %llu, dropped %llu (want 2 2 0)", res,
+    CHECK_MSG(res == 3 && created == 3 && evicted == 0, "resident %d, created %llu, dropped %llu (want 3 3 0)", res,
               (unsigned long long)created, (unsigned long long)evicted);
     cz_backend_gpu_release();
     keyed_free(&w);
     keyed_free(&l);
+    keyed_free(&sm);
     return cz_test_finish();
 }

@@ -6,11 +6,14 @@
  *  - cz_gpu_lock_drop_ lets a waiter in and returns the device; cz_gpu_lock_retake_ takes it back after that waiter
  *    (its ticket is the last); both are no-ops for a thread that holds no lock (-1), and the lock is per device;
  *  - cz_gpu_lock_yield_ with nobody waiting returns 0 and keeps the lock; with a waiter, on a GPU it returns 1 after
- *    the waiter ran (without one, the stream synchronisation fails and it returns the error, keeping the lock). */
+ *    the waiter ran (without one, the stream synchronisation fails and it returns the error, keeping the lock);
+ *  - with cz_gpu_lock_whole_ (a small build beside a big one) yield and drop keep the lock from a waiter, and a
+ *    yield after cz_gpu_prover_abort_builds fails with CZ_ECANCELED. */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "cz_error.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
@@ -100,5 +103,27 @@ int main(void) {
     pthread_join(th[0], NULL);
     CHECK(taken() == 1 && order[0] == 9);
     CHECK(cz_gpu_lock_drop_() == -1);
+
+    /* whole (a small build beside a big one): yields and drops do nothing while a waiter waits; after
+     * cz_gpu_prover_abort_builds a yield still fails with CZ_ECANCELED */
+    n_order = 0;
+    cz_gpu_lock(3);
+    cz_gpu_lock_whole_(1);
+    a[0] = (arg){11, 3};
+    CHECK(pthread_create(&th[0], NULL, taker, &a[0]) == 0);
+    CHECK(wait_waiters(3, 1));
+    CHECK(cz_gpu_lock_yield_(NULL) == 0);
+    const int kept = cz_gpu_lock_drop_();
+    cz_gpu_lock_retake_(kept);
+    usleep(20 * 1000);
+    CHECK_MSG(kept == -1 && taken() == 0 && cz_gpu_lock_waiters_(3) == 1,
+              "whole: drop returned %d, %d taken, %d waiting", kept, taken(), cz_gpu_lock_waiters_(3));
+    cz_gpu_prover_abort_builds(true);
+    CHECK(cz_gpu_lock_yield_(NULL) == CZ_ECANCELED);
+    cz_gpu_prover_abort_builds(false);
+    cz_gpu_lock_whole_(0);
+    cz_gpu_unlock(3);
+    pthread_join(th[0], NULL);
+    CHECK(taken() == 1 && order[0] == 11);
     return cz_test_finish();
 }
