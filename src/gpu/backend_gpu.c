@@ -132,7 +132,8 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
 /* The device's prover of (p, r), found or built (then *out is in use: release it). With nowait (prepare), returns
  * CZ_EBUILDING at once instead of waiting while another thread builds a prover on the device. A build runs without
  * the device's mutex (its slot marked building: one build a device at a time, or a small one beside a big one;
- * other circuits' resident provers are found meanwhile) and with the device lock, which the long parts give up in turns (cz_gpu_lock_yield_). */
+ * other circuits' resident provers are found meanwhile) and with the device lock, which the long parts give up in
+ * turns (cz_gpu_lock_yield_). */
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
                    const cz_wcompact *caux, bool nowait) {
     int rc = 0;

@@ -107,9 +107,9 @@ void cz_gpu_scratch_growth_(int dev, uint64_t *count, double *ms);
  * the Lagrange-form H: how many threads wait for device dev; a yield (when some wait and the calling thread holds a
  * device's lock: stream synchronised, the lock given to them in turn and taken again; 1 when it did, 0 when there
  * was nothing to do, < 0 when the synchronisation failed, CZ_ECANCELED at once after cz_gpu_prover_abort_builds:
- * every caller is a creation, which then fails and frees what it allocated); and a section without it for host work (drop: the
- * device the thread held, -1 when none; retake takes that one again). No-ops for a thread that holds none (tests
- * and benchmarks that build provers alone). */
+ * every caller is a creation, which then fails and frees what it allocated); and a section without it for host
+ * work (drop: the device the thread held, -1 when none; retake takes that one again). No-ops for a thread that
+ * holds none (tests and benchmarks that build provers alone). */
 int cz_gpu_lock_waiters_(int dev);
 int cz_gpu_lock_yield_(void *stream);
 int cz_gpu_lock_drop_(void);
