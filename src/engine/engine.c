@@ -224,6 +224,16 @@ static void finish_job(cz_engine *e, job *j, int status, const char *msg) {
     pthread_cond_broadcast(&e->cv_work); /* the dispatcher may have room now */
 }
 
+/* Waits on cv (initialised with the default, realtime clock) for at most ms milliseconds. */
+static void cv_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, long ms) {
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += ms / 1000;
+    dl.tv_nsec += (ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(cv, mu, &dl);
+}
+
 static void maybe_complete(cz_engine *e, job *j) {
     if (j->state != JR || j->inflight) return;
     if (j->failed) finish_job(e, j, CZ_JOB_FAILED, NULL);
@@ -472,11 +482,7 @@ static void *dispatcher_main(void *arg) {
             }
             if (!(j = pass_blocked(e, head, now))) {
                 /* Woken by a release; the timeout lets an idle SRS age into evictability. */
-                struct timespec dl;
-                clock_gettime(CLOCK_REALTIME, &dl);
-                dl.tv_nsec += 200 * 1000000L;
-                if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
-                pthread_cond_timedwait(&e->cv_work, &e->mu, &dl);
+                cv_wait_ms(&e->cv_work, &e->mu, 200);
                 continue;
             }
             need = 0;
@@ -626,11 +632,8 @@ static void *synth_main(void *arg) {
                 /* Woken by a release (or the waiting SRS load starting); the timeout lets an idle SRS age
                  * into evictability. While it waits, prover workers leave it the memory they would take for
                  * the start() of partitions of lower priority (gpu_main). */
-                struct timespec dl;
-                clock_gettime(CLOCK_REALTIME, &dl);
-                dl.tv_sec += 1;
                 e->synth_waiting[j->prio]++;
-                pthread_cond_timedwait(&e->cv_work, &e->mu, &dl);
+                cv_wait_ms(&e->cv_work, &e->mu, 1000);
                 e->synth_waiting[j->prio]--;
             } else {
                 break;
@@ -939,22 +942,16 @@ static void *gpu_main(void *arg) {
                     break;
                 }
                 const bool quit = e->stop || e->devs[dev].lost;
-                if (!quit) { /* woken by the queue (cv_turn), else asks again in 50 ms */
-                    struct timespec dl;
-                    clock_gettime(CLOCK_REALTIME, &dl);
-                    dl.tv_nsec += 50 * 1000000L;
-                    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
-                    pthread_cond_timedwait(&e->cv_turn, &e->mu, &dl);
-                }
+                if (!quit) cv_wait_ms(&e->cv_turn, &e->mu, 50); /* woken by the queue, else asks again in 50 ms */
                 pthread_mutex_unlock(&e->mu);
                 waited = true;
                 if (quit) break;
             }
             const uint64_t prep_ms = cz_now_ms() - t_prep;
-            if (prc < 0 && prc != CZ_EBUILDING) /* start() is called all the same: it reports its own error */
+            if (prc < 0 && !yield) /* start() is called all the same: it reports its own error */
                 cz_log(CZ_LOG_INFO, T, "device prover not made ready job_id=%s partition=%u worker=%d after %llu ms "
                        "outside the device's turn: %s", j->id, p->idx, wid, (unsigned long long)prep_ms,
-                       cz_error_message());
+                       prc == CZ_EBUILDING ? "stopped waiting for another build" : cz_error_message());
             else if (prep_ms >= 1000 || waited)
                 cz_log(prep_ms >= 1000 ? CZ_LOG_INFO : CZ_LOG_DEBUG, T, "device prover ready job_id=%s partition=%u "
                        "worker=%d: %llu ms outside the device's turn (%s)%s", j->id, p->idx, wid,

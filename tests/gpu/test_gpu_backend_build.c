@@ -57,6 +57,15 @@ static void *builder(void *arg) {
     return NULL;
 }
 
+/* j's build on a new thread; whether it was seen under way on the device (up to ~10 s: else it already ended) */
+static int start_build(build_job *j, pthread_t *th) {
+    CHECK(pthread_create(th, NULL, builder, j) == 0);
+    int seen = 0;
+    for (int t = 0; t < 100000 && !seen && !__atomic_load_n(&j->done, __ATOMIC_SEQ_CST); t++)
+        if (!(seen = cz_backend_gpu_building(0))) usleep(100);
+    return seen;
+}
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -84,10 +93,7 @@ int main(void) {
     size_t free0 = 0, free1 = 0, tot = 0;
     CHECK(cz_gpu_set_device(0) == 0 && cz_gpu_mem_info(&free0, &tot) == 0);
     build_job ab = {&l, -1, 0, 0, ""};
-    CHECK(pthread_create(&th, NULL, builder, &ab) == 0);
-    int seen = 0;
-    for (int t = 0; t < 100000 && !seen && !__atomic_load_n(&ab.done, __ATOMIC_SEQ_CST); t++)
-        if (!(seen = cz_backend_gpu_building(0))) usleep(100);
+    const int seen = start_build(&ab, &th);
     usleep(150 * 1000); /* into the build (at 2^18 it takes ~1 s on an H100) */
     const int ended_first = __atomic_load_n(&ab.done, __ATOMIC_SEQ_CST);
     const double t_abort = cz_gpu_now_ms_();
@@ -109,11 +115,8 @@ int main(void) {
     cz_gpu_prover_abort_builds(false);
 
     build_job bj = {&l, -1, 0, 0, ""};
-    CHECK(pthread_create(&th, NULL, builder, &bj) == 0);
     /* the build under way (or it already ended: then nothing to measure); prepare for L answers CZ_EBUILDING */
-    int busy = 0;
-    for (int t = 0; t < 100000 && !busy && !__atomic_load_n(&bj.done, __ATOMIC_SEQ_CST); t++) /* up to ~10 s */
-        if (!(busy = cz_backend_gpu_building(0))) usleep(100);
+    int busy = start_build(&bj, &th);
     CHECK_MSG(busy, "no build seen on the device");
     const int again = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
     CHECK_MSG(!busy || again == CZ_EBUILDING || !cz_backend_gpu_building(0),
