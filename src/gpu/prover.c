@@ -631,24 +631,6 @@ int cz_gpu_prover_sparse_init_(cz_gpu_prover *pr) {
     return rc;
 }
 
-/* A streamed prover's kept parts onto the device (as a resident prover has them). */
-static int upload_kept(cz_gpu_prover *pr) {
-    static const char *what[SQ_N] = {"H query (kept)", "B_G1 query (kept)", "L query (kept)", "A query (kept)",
-                                     "B_G2 query (kept)"};
-    int rc = 0;
-    for (int i = 0; i < SQ_N && !rc; i++) {
-        if (!(pr->keep >> i & 1)) continue;
-        const size_t bytes = cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
-        void *d = NULL;
-        rc = cz_gpu_prover_dalloc_(pr, &d, bytes, what[i]);
-        if (!rc && bytes) rc = cz_gpu_memcpy_htod(d, pr->h_src[i], bytes);
-        if (i == SQ_H) pr->d_h = d;
-        else if (i == SQ_B2) pr->d_b2 = d;
-        else pr->d_q[i == SQ_L ? Q_L : i == SQ_A ? Q_A : Q_B] = d;
-    }
-    return rc;
-}
-
 /* The resident bases (47.5 GB at 32 GiB PoRep) cross PCIe once per prover: the driver's pageable copy runs at
  * ~7 GB/s on the H200 host, so pageable sources of a chunk or more go through BUILD_BUFS page-locked chunks
  * filled by up to 8 threads (cz_gpu_staged_htod_). CZ_GPU_BUILD_STAGED=0 keeps the driver's copy (to compare),
@@ -683,12 +665,48 @@ static void build_copy_free(build_copy *c) {
     memset(c, 0, sizeof *c);
 }
 
+/* A build's host work and copies into the prover's own buffers need no device lock: a creation that holds it (the
+ * backend's) lets it go meanwhile, so another circuit's partition (a Winning PoSt's) runs beside a 32 GiB PoRep's
+ * build of ~5 s (the matrices' coding ~1 s, its 47.5 GB of resident bases ~2 s, the matrices ~1 s; a streamed
+ * prover's pinning of its host bases ~2 s) instead of after it; its kernels (maps, pair sums) keep the lock.
+ * CZ_GPU_BUILD_LOCKED=1 keeps it throughout (A/B, tests). */
+static int build_drop(void) {
+    const char *e = getenv("CZ_GPU_BUILD_LOCKED");
+    return e && atoi(e) == 1 ? -1 : cz_gpu_lock_drop_();
+}
+
 /* Synchronous: the copy is on the device when it returns. */
 static int build_htod(cz_gpu_prover *pr, const build_copy *c, void *dst, const void *src, size_t bytes) {
-    if (!c->ok || bytes < c->chunk || cz_gpu_host_is_pinned_(src)) return cz_gpu_memcpy_htod(dst, src, bytes);
-    int rc = cz_gpu_staged_htod_(dst, src, bytes, c->buf, c->ev, BUILD_BUFS, c->chunk, c->nt, pr->st_up);
-    int rc2 = cz_gpu_stream_sync_(pr->st_up);
-    return rc ? rc : rc2;
+    const int held = build_drop();
+    int rc;
+    if (!c->ok || bytes < c->chunk || cz_gpu_host_is_pinned_(src)) {
+        rc = cz_gpu_memcpy_htod(dst, src, bytes);
+    } else {
+        rc = cz_gpu_staged_htod_(dst, src, bytes, c->buf, c->ev, BUILD_BUFS, c->chunk, c->nt, pr->st_up);
+        const int rc2 = cz_gpu_stream_sync_(pr->st_up);
+        rc = rc ? rc : rc2;
+    }
+    cz_gpu_lock_retake_(held);
+    return rc;
+}
+
+/* A streamed prover's kept parts onto the device (as a resident prover has them), as the resident bases are: through
+ * c's page-locked chunks (the driver's pageable copy: ~7 GB/s), without the device lock. */
+static int upload_kept(cz_gpu_prover *pr, const build_copy *c) {
+    static const char *what[SQ_N] = {"H query (kept)", "B_G1 query (kept)", "L query (kept)", "A query (kept)",
+                                     "B_G2 query (kept)"};
+    int rc = 0;
+    for (int i = 0; i < SQ_N && !rc; i++) {
+        if (!(pr->keep >> i & 1)) continue;
+        const size_t bytes = cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
+        void *d = NULL;
+        rc = cz_gpu_prover_dalloc_(pr, &d, bytes, what[i]);
+        if (!rc && bytes) rc = build_htod(pr, c, d, pr->h_src[i], bytes);
+        if (i == SQ_H) pr->d_h = d;
+        else if (i == SQ_B2) pr->d_b2 = d;
+        else pr->d_q[i == SQ_L ? Q_L : i == SQ_A ? Q_A : Q_B] = d;
+    }
+    return rc;
 }
 
 /* n points of size bytes from h into a new device array *d, with room for n / 2 more after them when pr->pairs
@@ -839,7 +857,9 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     size_t mb[3] = {0, 0, 0}, mat = 0;
     const int nm = pr->c_ab ? 2 : 3; /* C stays on the host when c = a b */
     memset(dict, 0, sizeof dict);
+    int held = build_drop(); /* host work (~1 s at 32 GiB): the device to whoever waits for it meanwhile */
     for (int k = 0; k < nm && !rc; k++) rc = cz_gpu_csr_prepare_(hm[k], &dict[k], &mb[k]);
+    cz_gpu_lock_retake_(held);
     for (int k = 0; k < nm && !rc; k++) mat += mb[k];
     pr->mat_dev = mat;
     size_t bases = bases_bytes(p);
@@ -888,11 +908,18 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     }
     const double tf2 = cz_gpu_now_ms_();
     if (!rc) rc = cz_gpu_prover_alloc_working_(pr);
-    if (!rc && stream) rc = pin_host_bases(pr);
-    if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr);
-    if (!rc && stream) rc = upload_kept(pr);
+    /* the copies and host work below go without the device lock (build_drop), in one stretch each: kept parts and
+     * the pinning; the bases; the matrices. Each retake waits for the partitions let in meanwhile. */
+    if (!rc && stream) { /* page-locking the host bases is the driver's host work (seconds at 32 GiB) */
+        held = build_drop();
+        rc = upload_kept(pr, &bc);
+        if (!rc) rc = pin_host_bases(pr);
+        cz_gpu_lock_retake_(held);
+    }
+    if (!rc && stream) rc = cz_gpu_prover_sparse_init_(pr); /* its link probe with the device to itself */
     double t1 = cz_gpu_now_ms_();
     const size_t g1 = sizeof(cz_g1_affine);
+    held = build_drop();
     if (!rc && !stream && !pr->lag) rc = upload_bases(pr, &bc, (void **)&pr->d_h, p->h, p->h_len, g1, -1, "H query");
     if (!rc && !stream && !pr->d_q[Q_L]) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, g1, Q_L, "L query");
     if (!rc && !stream) rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_A], p->a, p->a_len, g1, Q_A, "A query");
@@ -901,13 +928,16 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     if (!rc && !stream)
         rc = upload_bases(pr, &bc, (void **)&pr->d_b2, p->b_g2, p->b_len, sizeof(cz_g2_affine), CZ_GPU_PAIRS_B2, "B_G2 query");
 #endif
+    cz_gpu_lock_retake_(held);
     double t2 = cz_gpu_now_ms_();
     /* after C's fold, which rewrote L; their time is reported apart (pairs_ms) */
     if (!rc && !stream && pr->pairs) {
         rc = cz_gpu_prover_pair_sums_(pr);
         t2 = cz_gpu_now_ms_();
     }
+    held = build_drop();
     for (int k = 0; k < nm && !rc; k++) rc = upload_csr(pr, &bc, &pr->m[k], hm[k], &dict[k], mb[k]);
+    cz_gpu_lock_retake_(held);
     build_copy_free(&bc);
     for (int k = 0; k < 3; k++) cz_csr_dict_free(&dict[k]);
     double t3 = cz_gpu_now_ms_();

@@ -13,8 +13,12 @@
  *    afterwards (one created for each circuit, none dropped);
  *  - before that, the same build aborted (cz_backend.abort_builds, a daemon's shutdown) while under way: it fails
  *    with CZ_ECANCELED in less than half the time the whole build takes, the device's free memory is back where
- *    it was, no build begins while builds stay aborted (prepare answers CZ_ECANCELED) and W proves meanwhile.
- * CZ_TEST_GPU_MAX_N caps L's constraints (compute-sanitizer runs). Exits 77 (skipped) without a GPU. */
+ *    it was, no build begins while builds stay aborted (prepare answers CZ_ECANCELED) and W proves meanwhile;
+ *  - F, a big circuit (2^20 constraints) with the H query in its usual form (a PoRep's prover without
+ *    gpus.h_lagrange), built by another thread: W proves at least 3 times while it runs (the build lets the device
+ *    lock go for its host coding and its copies; with CZ_GPU_BUILD_LOCKED=1 it keeps it throughout, as before, W
+ *    proves at most once and the check fails), and F's proof verifies.
+ * CZ_TEST_GPU_MAX_N caps L's and F's constraints (compute-sanitizer runs). Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,10 +82,13 @@ int main(void) {
     size_t nc = ((size_t)1 << 18) - 64;
     const char *cap = getenv("CZ_TEST_GPU_MAX_N");
     if (cap && atol(cap) > 1024 && (size_t)atol(cap) < nc) nc = (size_t)atol(cap) - 64;
-    keyed w, l, sm;
+    keyed w, l, sm, f;
     CHECK(make(&w, 3, 600, 2000) == 0);
     CHECK(make(&sm, 2, 300, 1500) == 0);
     CHECK(make(&l, 2, nc / 2, nc) == 0);
+    size_t nf = ((size_t)1 << 20) - 64;
+    if (cap && atol(cap) > 1024 && (size_t)atol(cap) < nf) nf = (size_t)atol(cap) - 64;
+    CHECK(make(&f, 2, nf / 2, nf) == 0);
     CHECK_MSG(prove(&w) == 0, "W alone: %s", cz_error_message()); /* W resident, its scratch grown */
 
     setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
@@ -161,14 +168,41 @@ int main(void) {
     CHECK_MSG(prove(&l) == 0, "L after its build: %s", cz_error_message());
     CHECK_MSG(prove(&w) == 0, "W after L's build: %s", cz_error_message());
     CHECK_MSG(prove(&sm) == 0, "S after L's build: %s", cz_error_message());
+
+    /* F's build in the H form (CZ_GPU_PROVER_LAGRANGE unset above) */
+    build_job fj = {&f, -1, 0, 0, ""};
+    busy = start_build(&fj, &th);
+    CHECK_MSG(busy, "F's build never seen on the device");
+    int f_during = 0;
+    double f_worst = 0;
+    for (int i = 0; busy && i < 100000; i++) {
+        const double t0 = cz_gpu_now_ms_();
+        const int rc = prove(&w);
+        const double ms = cz_gpu_now_ms_() - t0;
+        CHECK_MSG(rc == 0, "W during F's build: %s", cz_error_message());
+        if (rc) break;
+        busy = cz_backend_gpu_building(0);
+        if (busy) f_during++, f_worst = ms > f_worst ? ms : f_worst;
+    }
+    pthread_join(th, NULL);
+    CHECK_MSG(fj.rc == 0, "F's build: %s", fj.msg);
+    const char *locked = getenv("CZ_GPU_BUILD_LOCKED");
+    CHECK_MSG(f_during >= 3, "%d of W's proofs completed during F's %.0f ms build in the H form%s", f_during, fj.ms,
+              locked ? " (CZ_GPU_BUILD_LOCKED set)" : "");
+    printf("F (2^%d constraints at most, H form) built in %.0f ms by another thread; W proved %d times meanwhile "
+           "(slowest %.1f ms)%s\n", 64 - __builtin_clzll((unsigned long long)nf), fj.ms, f_during, f_worst,
+           locked ? " (CZ_GPU_BUILD_LOCKED set)" : "");
+    CHECK_MSG(prove(&f) == 0, "F after its build: %s", cz_error_message());
+
     int res;
     uint64_t created, evicted;
     cz_backend_gpu_residency(0, &res, &created, &evicted);
-    CHECK_MSG(res == 3 && created == 3 && evicted == 0, "resident %d, created %llu, dropped %llu (want 3 3 0)", res,
+    CHECK_MSG(res == 4 && created == 4 && evicted == 0, "resident %d, created %llu, dropped %llu (want 4 4 0)", res,
               (unsigned long long)created, (unsigned long long)evicted);
     cz_backend_gpu_release();
     keyed_free(&w);
     keyed_free(&l);
     keyed_free(&sm);
+    keyed_free(&f);
     return cz_test_finish();
 }
