@@ -928,7 +928,7 @@ static void *gpu_main(void *arg) {
          * of minutes holds no turn, so other circuits' partitions (a Winning PoSt's) prove on the device meanwhile.
          * While another worker builds one on the device this one waits here, and gives its place to a partition
          * that outranks it as a worker waiting for the turn does. */
-        bool yield = false;
+        bool yield = false, skip = false;
         if (lock && e->be.prepare) {
             const cz_witness *w = staged_now ? &view : &p->w;
             const uint64_t t_prep = cz_now_ms();
@@ -983,13 +983,16 @@ static void *gpu_main(void *arg) {
                 requeue(e, p, need);
                 continue;
             }
-            e->devs[dev].turn = true;
+            /* cancelled (or failed) while its prover was made ready or it waited for the turn: a shutdown's
+             * cancellation during a 5 s build would otherwise still run the partition's kernels after it */
+            skip = j->cancel || j->failed;
+            if (!skip) e->devs[dev].turn = true;
             pthread_mutex_unlock(&e->mu);
         }
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
-        bool ran = !(lock && e->devs[dev].lost), gone = !ran;
+        bool ran = !skip && !(lock && e->devs[dev].lost), gone = !ran && !skip;
         char msg[300] = "not started: its device was lost", why[256] = "";
-        int rc = CZ_EDEVICE;
+        int rc = skip ? CZ_ECANCELED : CZ_EDEVICE;
         if (ran) {
             cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
             p->t_start = cz_now_ms();
@@ -1003,7 +1006,7 @@ static void *gpu_main(void *arg) {
                 pthread_mutex_unlock(&e->mu);
             }
         }
-        if (lock) {
+        if (lock && !skip) {
             pthread_mutex_lock(&e->mu);
             e->devs[dev].turn = false;
             pthread_cond_broadcast(&e->cv_turn);
@@ -1059,6 +1062,10 @@ static void *gpu_main(void *arg) {
         }
         e->witness_held -= p->wheld;
         p->wheld = 0;
+        if (skip) {
+            drop_part(e, p, "job cancelled or failed before its start");
+            continue;
+        }
         if (rc == CZ_ECANCELED && j->cancel && !gone) { /* its prover's build stopped by a shutdown: cancelled */
             drop_part(e, p, "cancelled: the device's prover build was stopped");
             continue;
