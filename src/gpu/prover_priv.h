@@ -123,6 +123,7 @@ struct cz_gpu_prover {
      * B_G2: ~6.2, 6.2, 1.6 and 3.2 GB at 32 GiB PoRep); pairs_ms: their build. */
     unsigned pairs;
     double pairs_ms;
+    double coding_ms, pin_ms; /* at creation: the matrices' device form (host), a streamed prover's pinning */
     uint32_t *d_ones, *d_cnt; /* bitmap (u32 words) and counts + offsets for the longest query */
     uint8_t *d_tail;          /* tail scalars and bases: 32 B per position of the longest query and the compact
                                * witness's bitmaps (prover.c resident_tail_bytes); streamed: 64 B per chunk position */
