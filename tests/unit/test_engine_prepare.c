@@ -143,6 +143,19 @@ static int submit(cz_engine *e, const char *payload, int prio, char *job_id) {
 
 static int devices(void) { return 1; }
 
+/* waits up to 5 s for the fake's build to begin, then 200 ms more (well into it); whether it began */
+static bool into_build(void) {
+    int on = 0;
+    for (int t = 0; t < 5000 && !on; t++) {
+        pthread_mutex_lock(&g_mu);
+        on = g_building;
+        pthread_mutex_unlock(&g_mu);
+        if (!on) usleep(1000);
+    }
+    if (on) usleep(200 * 1000);
+    return on;
+}
+
 int main(void) {
     static const cz_gpu_provider prov = {devices, fake_init, NULL};
     cz_backend_set_gpu_provider(&prov);
@@ -218,15 +231,7 @@ int main(void) {
     if (e) {
         char id[CZ_JOB_ID_MAX];
         CHECK(submit(e, "abort-build", CZ_PRIO_NORMAL, id) == 0);
-        int on = 0;
-        for (int t = 0; t < 5000 && !on; t++) {
-            pthread_mutex_lock(&g_mu);
-            on = g_building;
-            pthread_mutex_unlock(&g_mu);
-            if (!on) usleep(1000);
-        }
-        CHECK_MSG(on, "the build never began");
-        usleep(200 * 1000); /* well into it */
+        CHECK_MSG(into_build(), "the build never began");
         const uint64_t t_stop = cz_now_ms();
         cz_engine_shutdown(e, true);
         const uint64_t stop_ms = cz_now_ms() - t_stop;
@@ -250,15 +255,7 @@ int main(void) {
     if (e) {
         char id[CZ_JOB_ID_MAX];
         CHECK(submit(e, "cancel-during-build", CZ_PRIO_NORMAL, id) == 0);
-        int on = 0;
-        for (int t = 0; t < 5000 && !on; t++) {
-            pthread_mutex_lock(&g_mu);
-            on = g_building;
-            pthread_mutex_unlock(&g_mu);
-            if (!on) usleep(1000);
-        }
-        CHECK_MSG(on, "the build never began");
-        usleep(200 * 1000);
+        CHECK_MSG(into_build(), "the build never began");
         pthread_mutex_lock(&g_mu);
         const int starts0 = g_starts;
         pthread_mutex_unlock(&g_mu);
