@@ -14,7 +14,7 @@
  *  - before that, the same build aborted (cz_backend.abort_builds, a daemon's shutdown) while under way: it fails
  *    with CZ_ECANCELED in less than half the time the whole build takes, the device's free memory is back where
  *    it was, no build begins while builds stay aborted (prepare answers CZ_ECANCELED) and W proves meanwhile;
- *  - F, a big circuit (2^20 constraints) with the H query in its usual form (a PoRep's prover without
+ *  - F, a big circuit (2^21 constraints) with the H query in its usual form (a PoRep's prover without
  *    gpus.h_lagrange), built by another thread: W proves at least 3 times while it runs (the build lets the device
  *    lock go for its host coding and its copies; with CZ_GPU_BUILD_LOCKED=1 it keeps it throughout, as before, W
  *    proves at most once and the check fails), and F's proof verifies.
@@ -86,7 +86,7 @@ int main(void) {
     CHECK(make(&w, 3, 600, 2000) == 0);
     CHECK(make(&sm, 2, 300, 1500) == 0);
     CHECK(make(&l, 2, nc / 2, nc) == 0);
-    size_t nf = ((size_t)1 << 20) - 64;
+    size_t nf = ((size_t)1 << 21) - 64;
     if (cap && atol(cap) > 1024 && (size_t)atol(cap) < nf) nf = (size_t)atol(cap) - 64;
     CHECK(make(&f, 2, nf / 2, nf) == 0);
     CHECK_MSG(prove(&w) == 0, "W alone: %s", cz_error_message()); /* W resident, its scratch grown */
