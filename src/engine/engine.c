@@ -941,7 +941,8 @@ static void *gpu_main(void *arg) {
                     yield = true; /* e->mu stays held for the requeue below */
                     break;
                 }
-                const bool quit = e->stop || e->devs[dev].lost;
+                /* its job cancelled meanwhile: the worker goes back to the queue now, not at the build's end */
+                const bool quit = e->stop || e->devs[dev].lost || j->cancel || j->failed;
                 if (!quit) cv_wait_ms(&e->cv_turn, &e->mu, 50); /* woken by the queue, else asks again in 50 ms */
                 pthread_mutex_unlock(&e->mu);
                 waited = true;
