@@ -949,7 +949,8 @@ static void *gpu_main(void *arg) {
                 if (quit) break;
             }
             const uint64_t prep_ms = cz_now_ms() - t_prep;
-            if (prc < 0 && !yield) /* start() is called all the same: it reports its own error */
+            if (prc < 0 && !yield) /* start() is called all the same (unless the job was cancelled meanwhile): it
+                                    * reports its own error */
                 cz_log(CZ_LOG_INFO, T, "device prover not made ready job_id=%s partition=%u worker=%d after %llu ms "
                        "outside the device's turn: %s", j->id, p->idx, wid, (unsigned long long)prep_ms,
                        prc == CZ_EBUILDING ? "stopped waiting for another build" : cz_error_message());

@@ -675,19 +675,13 @@ static int build_drop(void) {
     return e && atoi(e) == 1 ? -1 : cz_gpu_lock_drop_();
 }
 
-/* Synchronous: the copy is on the device when it returns. */
+/* Synchronous: the copy is on the device when it returns. Its callers run it without the device lock (build_drop
+ * around each stretch of copies; the Lagrange build's H copy drops it itself). */
 static int build_htod(cz_gpu_prover *pr, const build_copy *c, void *dst, const void *src, size_t bytes) {
-    const int held = build_drop();
-    int rc;
-    if (!c->ok || bytes < c->chunk || cz_gpu_host_is_pinned_(src)) {
-        rc = cz_gpu_memcpy_htod(dst, src, bytes);
-    } else {
-        rc = cz_gpu_staged_htod_(dst, src, bytes, c->buf, c->ev, BUILD_BUFS, c->chunk, c->nt, pr->st_up);
-        const int rc2 = cz_gpu_stream_sync_(pr->st_up);
-        rc = rc ? rc : rc2;
-    }
-    cz_gpu_lock_retake_(held);
-    return rc;
+    if (!c->ok || bytes < c->chunk || cz_gpu_host_is_pinned_(src)) return cz_gpu_memcpy_htod(dst, src, bytes);
+    int rc = cz_gpu_staged_htod_(dst, src, bytes, c->buf, c->ev, BUILD_BUFS, c->chunk, c->nt, pr->st_up);
+    int rc2 = cz_gpu_stream_sync_(pr->st_up);
+    return rc ? rc : rc2;
 }
 
 /* A streamed prover's kept parts onto the device (as a resident prover has them), as the resident bases are: through
@@ -903,7 +897,9 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     /* C's term into L (prover_fold.c) before the working set: L first, the fold's check has the room it needs */
     const double tf = cz_gpu_now_ms_();
     if (!rc && pr->lag && cz_gpu_prover_lag_fold_knob_()) {
+        held = build_drop();
         rc = upload_bases(pr, &bc, (void **)&pr->d_q[Q_L], p->l, p->l_len, sizeof(cz_g1_affine), Q_L, "L query");
+        cz_gpu_lock_retake_(held);
         if (!rc) pr->build_bases -= p->l_len * sizeof(cz_g1_affine); /* its time is the fold's */
         if (!rc) rc = cz_gpu_prover_lag_fold_(pr, p, r);
     }
