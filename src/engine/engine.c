@@ -928,7 +928,7 @@ static void *gpu_main(void *arg) {
          * of minutes holds no turn, so other circuits' partitions (a Winning PoSt's) prove on the device meanwhile.
          * While another worker builds one on the device this one waits here, and gives its place to a partition
          * that outranks it as a worker waiting for the turn does. */
-        bool yield = false, skip = false;
+        bool yield = false, skip = false, lost = false; /* lost: its device, read under e->mu with the turn */
         if (lock && e->be.prepare) {
             const cz_witness *w = staged_now ? &view : &p->w;
             const uint64_t t_prep = cz_now_ms();
@@ -988,11 +988,12 @@ static void *gpu_main(void *arg) {
             /* cancelled (or failed) while its prover was made ready or it waited for the turn: a shutdown's
              * cancellation during a 5 s build would otherwise still run the partition's kernels after it */
             skip = j->cancel || j->failed;
+            lost = e->devs[dev].lost;
             if (!skip) e->devs[dev].turn = true;
             pthread_mutex_unlock(&e->mu);
         }
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
-        bool ran = !skip && !(lock && e->devs[dev].lost), gone = !ran && !skip;
+        bool ran = !skip && !lost, gone = !ran && !skip;
         char msg[300] = "not started: its device was lost", why[256] = "";
         int rc = skip ? CZ_ECANCELED : CZ_EDEVICE;
         if (ran) {
@@ -1527,7 +1528,7 @@ static void cancel_locked(cz_engine *e, job *j, const char *why, bool *was_runni
 }
 
 int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out,
-                            const volatile int *gone) {
+                            const atomic_int *gone) {
     pthread_mutex_lock(&e->mu);
     job *j = find_job(e, job_id);
     if (!j) {
@@ -1542,7 +1543,7 @@ int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_m
     j->waiters++;
     int timed_out = 0;
     bool left = false;
-    while (j->state != JF && !timed_out && !(left = gone && *gone)) {
+    while (j->state != JF && !timed_out && !(left = gone && atomic_load(gone))) {
         if (timeout_ms) timed_out = pthread_cond_timedwait(&e->cv_done, &e->mu, &dl) != 0 && j->state != JF;
         else pthread_cond_wait(&e->cv_done, &e->mu);
     }

@@ -7,6 +7,7 @@
 #ifndef CZ_ENGINE_ENGINE_H
 #define CZ_ENGINE_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -157,7 +158,7 @@ int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_re
  * (then call cz_engine_kick). When the job came from a Prove call and no other caller awaits it, it is
  * cancelled: nobody is left to take the proof. */
 int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out,
-                            const volatile int *gone);
+                            const atomic_int *gone);
 /* Wakes the awaiters so they look at their gone flags. */
 void cz_engine_kick(cz_engine *e);
 void cz_result_free(cz_result *r);

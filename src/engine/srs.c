@@ -275,8 +275,16 @@ int cz_srs_check(cz_srs_mgr *m, const cz_circuit *c) {
     return file_size(path) ? 0 : missing(m, c);
 }
 
+/* A LOADING entry belongs to its loader, which runs without m->mu, but the status (cz_engine_status_get) reads its
+ * file size and seeded flag under m->mu meanwhile: the loader changes those two under the lock. */
+static void publish(cz_srs_mgr *m, cz_srs_entry *e, uint64_t file_bytes, bool seeded) {
+    pthread_mutex_lock(&m->mu);
+    e->file_bytes = file_bytes, e->seeded = seeded;
+    pthread_mutex_unlock(&m->mu);
+}
+
 /* The mapping of e->path (WARM's resource). */
-static int map_file(cz_srs_entry *e) {
+static int map_file(cz_srs_mgr *m, cz_srs_entry *e) {
     if (e->map) return 0;
     int fd = open(e->path, O_RDONLY);
     if (fd < 0) return cz_error(CZ_EIO, "cannot open %s: %s", e->path, strerror(errno));
@@ -291,7 +299,8 @@ static int map_file(cz_srs_entry *e) {
         close(fd);
         return cz_error(CZ_EIO, "cannot mmap %s: %s", e->path, strerror(err));
     }
-    e->map = p, e->map_len = (size_t)sb.st_size, e->file_bytes = (uint64_t)sb.st_size;
+    e->map = p, e->map_len = (size_t)sb.st_size;
+    publish(m, e, (uint64_t)sb.st_size, e->seeded);
     e->map_fd1 = fd + 1, e->map_mtime = sb.st_mtim;
     return 0;
 }
@@ -366,7 +375,7 @@ static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
     cz_log(CZ_LOG_INFO, T, "seeded setup of %s done in %.1f s (fixed-base products on the %s%s)", c->id,
            (cz_now_ms() - t0) / 1000.0, m->fb_ops ? "GPU" : "CPU",
            ops.fail_count ? ", some on the CPU after the GPU failed" : "");
-    e->seeded = true;
+    publish(m, e, e->file_bytes, true);
     if (!m->seeded_cache) e->path[0] = 0; /* [testing] seeded_setup_cache = false: memory only */
     if (!e->path[0]) return 0;
     char tmp[720];
@@ -374,7 +383,7 @@ static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
     mkdir(m->local_cache, 0755);
     if (cz_groth16_params_write_file(tmp, &e->params) == 0 && rename(tmp, e->path) == 0) {
         cz_log(CZ_LOG_INFO, T, "wrote seeded parameters %s (later loads read it)", e->path);
-        if (map_file(e)) cz_log(CZ_LOG_WARN, T, "%s", cz_error_message());
+        if (map_file(m, e)) cz_log(CZ_LOG_WARN, T, "%s", cz_error_message());
         else madvise(e->map, e->map_len, MADV_DONTNEED);
     } else {
         cz_log(CZ_LOG_WARN, T, "cannot write %s (srs.local_cache): the setup will run again after eviction", tmp);
@@ -425,13 +434,13 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
         bool seeded;
         find_file(m, c, e->path, sizeof e->path, &seeded);
         if (!file_size(e->path) && !seeded) return missing(m, c);
-        e->seeded = seeded;
+        publish(m, e, e->file_bytes, seeded);
     }
     /* An official file's digest is computed beside the circuit recording (one thread each; at 32 GiB
      * both take about a minute, which a serial load paid twice); a bad digest fails the load when both are
      * done, before anything is decoded. */
     int rc = stopped(m, e, "before it began");
-    if (!rc && !e->map && e->path[0] && file_size(e->path)) rc = map_file(e);
+    if (!rc && !e->map && e->path[0] && file_size(e->path)) rc = map_file(m, e);
     if (rc) return rc;
     digest_job dj = {m, e, 0, ""};
     pthread_t dth;
@@ -439,8 +448,8 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const bool beside = dig && pthread_create(&dth, NULL, digest_thread, &dj) == 0;
     if (dig && !beside) digest_thread(&dj); /* no thread: first, as before */
     uint64_t t0 = cz_now_ms();
-    rc = dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs);
-    const bool recorded = !dj.rc && rc == 0;
+    rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs); /* beside: dj.rc is read after the join */
+    const bool recorded = rc == 0; /* the recording ran and succeeded (not beside: only when the digest passed) */
     if (beside) pthread_join(dth, NULL);
     if (dj.rc) {
         if (recorded) cz_r1cs_free(&e->r1cs);

@@ -43,14 +43,14 @@ struct cz_rpc_server {
 
 typedef struct {
     cz_rpc_server *s;
-    int state;
+    atomic_int state; /* ST_*: set on the cq thread and by the handler thread, read when a batch completes */
     grpc_call *call;
     grpc_call_details details;
     grpc_metadata_array md;
     grpc_byte_buffer *req, *resp;
     grpc_slice status_details;
     int cancelled;
-    volatile int gone; /* the client went away (set from the close batch) */
+    atomic_int gone; /* the client went away (set from the close batch; read by the handler thread) */
     int refs;          /* outstanding batches: the main one and the close one */
 } call_ctx;
 
@@ -185,7 +185,7 @@ static void fill_await(Cuzk__V1__AwaitProofResponse *m, const cz_result *r) {
 
 /* Runs one RPC; returns a gRPC status and fills out (on OK) or msg. */
 static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t inlen, packed *out, char *msg,
-                  size_t msgcap, const volatile int *gone) {
+                  size_t msgcap, const atomic_int *gone) {
     int rc = 0;
     const char *pre = "/cuzk.v1.ProvingEngine/";
     if (strncmp(method, pre, strlen(pre))) {
@@ -240,7 +240,7 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
         }
         cz_result res;
         if ((rc = cz_engine_await_or_gone(e, id, timeout, &res, gone))) FAIL(rc);
-        if (gone && *gone) {
+        if (gone && atomic_load(gone)) {
             cz_result_free(&res);
             snprintf(msg, msgcap, "client went away");
             return GRPC_STATUS_CANCELLED; /* nobody reads it */
@@ -437,7 +437,7 @@ static void *cq_main(void *arg) {
         if ((uintptr_t)ev.tag & 1) { /* the close batch */
             call_ctx *c = (call_ctx *)((uintptr_t)ev.tag - 1);
             if (c->cancelled) {
-                c->gone = 1;
+                atomic_store(&c->gone, 1);
                 cz_engine_kick(s->e);
             }
             ctx_unref(c);
