@@ -9,6 +9,7 @@
 #   CZ_TEST_JOBS=N        build and ctest parallelism (default: nproc)
 #   CZ_BUILD_DIR, CZ_ASAN_BUILD_DIR   build directories (default build, build-asan)
 #   CZ_TEST_NO_ASAN=1     skip the sanitizer phase (quick local runs; the CI never sets it)
+#   CZ_TEST_TSAN=1        add a ThreadSanitizer phase (scripts/tsan.sh: its own build, ~16 min on 2 cores)
 #   CZ_TEST_SEED=0x...    replay the random inputs of a failed run (each test prints its seed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +76,10 @@ else
     else
         skip_phase "tests under ASan+UBSan: unit" "the build failed"
     fi
+fi
+
+if [ "${CZ_TEST_TSAN:-0}" = 1 ]; then
+    run_phase "ThreadSanitizer (scripts/tsan.sh)" bash scripts/tsan.sh
 fi
 
 total=$(($(date +%s) - t_start))
