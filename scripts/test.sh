@@ -3,7 +3,7 @@
 #   bash scripts/test.sh
 # 1. installs what is missing (scripts/install-deps.sh: apt packages, npm test oracles);
 # 2. Release build in build/, runs the CTest labels unit, interop and e2e (not gpu, not slow);
-# 3. ASan+UBSan build in build-asan/ (CUDA off), runs the unit label again under the sanitizers.
+# 3. ASan+UBSan build in build-asan/ (CUDA off), runs the unit and e2e labels again under the sanitizers.
 # Every phase runs even after a failure (so one report shows everything); the exit status is non-zero
 # if any phase failed. Environment:
 #   CZ_TEST_JOBS=N        build and ctest parallelism (default: nproc)
@@ -72,9 +72,11 @@ else
         -DCZ_SANITIZE=ON -DCZ_ENABLE_CUDA=OFF &&
         run_phase "build (ASan+UBSan, -j$jobs)" cmake --build "$asan_build" -j"$jobs"; then
         mkdir -p "$asan_build"
-        run_phase "tests under ASan+UBSan: unit" run_ctest "$asan_build" unit "$asan_build/cz-test.log"
+        # e2e too: the daemon's error paths (oversized messages, corrupt params, bad C1) under the sanitizers; a
+        # daemon that reports exits non-zero, and every e2e suite checks its daemon's exit status
+        run_phase "tests under ASan+UBSan: unit|e2e" run_ctest "$asan_build" 'unit|e2e' "$asan_build/cz-test.log"
     else
-        skip_phase "tests under ASan+UBSan: unit" "the build failed"
+        skip_phase "tests under ASan+UBSan: unit|e2e" "the build failed"
     fi
 fi
 
