@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# ThreadSanitizer over the engine's threads, the SRS manager and the daemon: a build in build-tsan/ (CUDA off,
-# -DCZ_TSAN=ON), then the unit and e2e labels under TSan. Any race report fails it. Not part of scripts/test.sh's
-# default run (about 16 minutes on 2 cores: the build 7, the tests 9); `CZ_TEST_TSAN=1 bash scripts/test.sh` adds
-# it as a phase.
+# ThreadSanitizer over the engine's threads, the SRS manager and the daemon: a build in build-tsan/ (-DCZ_TSAN=ON,
+# CUDA off unless CZ_TSAN_CUDA=1), then the unit and e2e labels under TSan. Any race report fails it. Not part of
+# scripts/test.sh's default run (about 16 minutes on 2 cores: the build 7, the tests 9); `CZ_TEST_TSAN=1 bash
+# scripts/test.sh` adds it as a phase.
 #   bash scripts/tsan.sh              everything
 #   bash scripts/tsan.sh REGEX        only the tests whose names match (ctest -R)
 # Needs what scripts/test.sh installs (scripts/install-deps.sh); without the server libraries the e2e label is
 # not built and only the unit label runs. Environment: CZ_TEST_JOBS (default nproc), CZ_TSAN_BUILD_DIR
-# (default build-tsan).
+# (default build-tsan), CZ_TSAN_CUDA=1 (build the GPU library too, its C host code instrumented, so that the unit
+# label takes test_gpu_lock, the device lock's host threads; the CUDA build adds ~10 minutes; the gpu label's tests
+# need a device: `ctest -L gpu` in that build on the GPU machine).
 #
 # What it leaves out, and why:
 # - OpenMP runs one thread a region (OMP_THREAD_LIMIT=1): Debian's libgomp is not built with TSan, so the
@@ -25,7 +27,9 @@ jobs=${CZ_TEST_JOBS:-$(nproc)}
 build=${CZ_TSAN_BUILD_DIR:-build-tsan}
 filter=${1:-}
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_TSAN=ON -DCZ_ENABLE_CUDA=OFF >/dev/null || exit 1
+cuda=OFF
+[ "${CZ_TSAN_CUDA:-0}" = 1 ] && cuda=ON
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_TSAN=ON -DCZ_ENABLE_CUDA=$cuda >/dev/null || exit 1
 cmake --build "$build" -j"$jobs" || exit 1
 
 reports=$(mktemp -d /tmp/cz-tsan.XXXXXX)
