@@ -56,7 +56,7 @@ struct cz_rpc_server {
 
 typedef struct {
     cz_rpc_server *s;
-    atomic_int state; /* ST_*: set on the cq thread and by the handler thread, read when a batch completes */
+    int state; /* ST_*: the cq thread reads it at a batch's event, after the hand-off (HANDOFF_SEND / _TAKE) */
     grpc_call *call;
     grpc_call_details details;
     grpc_metadata_array md;
