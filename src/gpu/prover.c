@@ -544,16 +544,17 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
 }
 
 /* Page-locks the host bases once (those the driver refuses, and all with CZ_GPU_PROVER_NOPIN=1, go through
- * two pinned staging buffers instead); memory already page-locked (e.g. by a prover on another GPU) is
- * used as is. */
+ * two pinned staging buffers instead). Bases another prover registered (the same circuit's on another GPU) are
+ * held too, so that its destroy does not unpin them under this one; memory page-locked otherwise (a seeded
+ * setup's own) is used as is. */
 static int pin_host_bases(cz_gpu_prover *pr) {
     const char *e = getenv("CZ_GPU_PROVER_NOPIN");
     int stage = e && atoi(e) != 0, rc = 0;
     for (int i = 0; i < SQ_N && !rc && !stage; i++) {
         const uint64_t len = cz_gpu_prover_part_len_(pr, i);
-        if (!len || (pr->keep >> i & 1) || cz_gpu_host_is_pinned_(pr->h_src[i])) continue;
+        if (!len || (pr->keep >> i & 1)) continue;
         rc = cz_gpu_host_register_((void *)pr->h_src[i], len * cz_gpu_prover_part_el_(i), &pr->h_reg[i]);
-        if (!pr->h_reg[i]) stage = 1;
+        if (!pr->h_reg[i] && !cz_gpu_host_is_pinned_(pr->h_src[i])) stage = 1;
     }
     for (int i = 0; i < pr->stages && !rc && stage; i++) rc = cz_gpu_host_alloc(&pr->h_stage[i], pr->stage_bytes);
     return rc;
@@ -620,7 +621,7 @@ int cz_gpu_prover_sparse_init_(cz_gpu_prover *pr) {
     int any = 0;
     for (int i = 0; i < SQ_N; i++) {
         if (i == SQ_H || (pr->keep >> i & 1) || !cz_gpu_prover_part_len_(pr, i)) continue;
-        pr->h_dsrc[i] = cz_gpu_host_dev_ptr_(pr->h_src[i]);
+        pr->h_dsrc[i] = cz_gpu_host_dev_span_(pr->h_src[i], cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i));
         any |= pr->h_dsrc[i] != NULL;
     }
     if (!any) return 0;

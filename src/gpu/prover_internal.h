@@ -33,9 +33,13 @@ int cz_gpu_dtod_(void *dst, const void *src, size_t bytes);
 int cz_gpu_dtod_async_s_(void *dst, const void *src, size_t bytes, void *s);
 /* 1 when p is page-locked (cudaMallocHost or registered), else 0. */
 int cz_gpu_host_is_pinned_(const void *p);
-/* Pins [p, p+bytes) for DMA; *ok = 0 (and no error) when the driver refuses. */
+/* Pins [p, p+bytes) for DMA, in pieces, counted (alloc.cu): *ok = 1 when the caller now holds a registration
+ * (another prover's of the same range included), to let go with cz_gpu_host_unregister_ (the last holder unpins);
+ * *ok = 0 (and no error) when the driver refuses or the range was page-locked otherwise (used as is). */
 int cz_gpu_host_register_(void *p, size_t bytes, int *ok);
 void cz_gpu_host_unregister_(void *p);
+/* the holders of the registration holding p (0: not registered by cz_gpu_host_register_); tests */
+unsigned cz_gpu_host_reg_holders_(const void *p);
 int cz_gpu_current_device_(int *dev);
 
 /* Pageable host memory to the device through nbuf page-locked chunks of chunk bytes (bufs, each with its event
@@ -100,6 +104,8 @@ int cz_gpu_sparse_gather_(void *dst, const void *src, size_t el, const uint32_t 
                           const uint32_t *nz, uint64_t ni, unsigned blocks, unsigned long long *cnt, void *s);
 /* The device address of page-locked host memory (mapped: under unified addressing all of it is), or NULL. */
 void *cz_gpu_host_dev_ptr_(const void *p);
+/* The same for the whole of [p, p+bytes): NULL unless its pieces (cz_gpu_host_register_) map to one run. */
+void *cz_gpu_host_dev_span_(const void *p, size_t bytes);
 
 /* ---- synthetic data for benchmarks (synth.cu) ---- */
 /* n affine "points" with random coordinates below p (not on the curve: the group law's cost does not

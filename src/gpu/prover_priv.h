@@ -163,7 +163,7 @@ struct cz_gpu_prover {
      * it. Partial residency: keep (bit SQ_i) marks the parts create() kept on the device beside the staging
      * (d_h, d_q[], d_b2, as a resident prover has them; chosen B_G2, B_G1, A, L, H while they fit: those
      * whose compute is short next to their upload first); their chunks run from device memory in the same
-     * schedule, uploading nothing. h_reg[i]: registered here (unregistered in destroy); h_stage: pinned
+     * schedule, uploading nothing. h_reg[i]: a hold on the bases' registration (let go in destroy); h_stage: pinned
      * host twins of the staging buffers that pageable sources are copied through when the driver refuses
      * to page-lock them. sched: the chunk order (n_sched entries, built on the first start; u = the
      * streamed chunk's ordinal, its buffer u % stages, -1 for a kept part's chunk): see prover_sched.c.

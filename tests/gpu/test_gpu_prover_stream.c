@@ -32,8 +32,16 @@
  *    and a start at that need proves;
  *  - memory limits (CZ_GPU_MEM_LIMIT_MB): between the streamed and the resident need, create() picks the
  *    streamed mode by itself (and the engine backend proves with it: the proof verifies); below the streamed
- *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM.
+ *    need, CZ_ENOMEM with a message naming both needs; forcing resident below its need, CZ_ENOMEM;
+ *  - the host bases' registration (alloc.cu), counted and in pieces: a range registered in 64 KiB pieces from an
+ *    address off a page boundary is page-locked at every page and maps to one run of device addresses; a range
+ *    inside it, and the same range again, add holders and unpin nothing when let go; the last holder unpins it
+ *    all; two threads registering one fresh range at once both hold it. Two streamed provers of one circuit (as
+ *    on two GPUs, sharing the SRS's arrays) with sparse uploads and 4 KiB pieces: both hold the bases; after the
+ *    first is destroyed the second still proves, gathering through the bases' device addresses across pieces
+ *    (unpinned, the gather would read unmapped memory), and its destroy unpins them.
  * CZ_TEST_GPU_MAX_N caps the domain (compute-sanitizer runs). Exits 77 (skipped) without a GPU. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,6 +843,110 @@ static void test_layout_choice(size_t nc) {
     unmake(&k);
 }
 
+/* ---- the registration of host memory (alloc.cu) ---- */
+typedef struct {
+    char *p;
+    size_t n;
+    int ok;
+} reg_job;
+
+static void *reg_thread(void *a) {
+    reg_job *j = a;
+    cz_gpu_host_register_(j->p, j->n, &j->ok);
+    return NULL;
+}
+
+/* page-locked at every page of [p, p + n) (want 1) or at none (want 0) */
+static int pinned_all(const char *p, size_t n, int want) {
+    for (size_t o = 0; o < n; o += 4096)
+        if (cz_gpu_host_is_pinned_(p + o) != want) return 0;
+    return cz_gpu_host_is_pinned_(p + n - 1) == want;
+}
+
+static void test_registry(void) {
+    const size_t n = (size_t)1 << 20, off = 100;
+    char *buf = malloc(n + 2 * 4096);
+    CHECK(buf != NULL);
+    if (!buf) return;
+    char *p = buf + off; /* off a page boundary: the first piece is short */
+    setenv("CZ_GPU_PIN_PIECE", "65536", 1);
+    int ok = 0, ok2 = 0, ok3 = 0;
+    CHECK(cz_gpu_host_register_(p, n, &ok) == 0 && ok == 1);
+    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 1 && cz_gpu_host_reg_holders_(p + n - 1) == 1, "holders %u / %u",
+              cz_gpu_host_reg_holders_(p), cz_gpu_host_reg_holders_(p + n - 1));
+    CHECK_MSG(pinned_all(p, n, 1), "a registered page is not page-locked");
+    char *d = cz_gpu_host_dev_span_(p, n);
+    CHECK_MSG(d != NULL, "the pieces do not map to one run of device addresses");
+    CHECK_MSG(d == NULL || cz_gpu_host_dev_ptr_(p + 300000) == d + 300000, "device address inside differs");
+    /* a range inside it and the same range again: holders, no new registration */
+    CHECK(cz_gpu_host_register_(p + 70000, 5000, &ok2) == 0 && ok2 == 1);
+    CHECK(cz_gpu_host_register_(p, n, &ok3) == 0 && ok3 == 1);
+    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 3, "holders %u, want 3", cz_gpu_host_reg_holders_(p));
+    cz_gpu_host_unregister_(p + 70000);
+    cz_gpu_host_unregister_(p);
+    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 1 && pinned_all(p, n, 1), "unpinned under its last holder (holders %u)",
+              cz_gpu_host_reg_holders_(p));
+    cz_gpu_host_unregister_(p);
+    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 0 && pinned_all(p, n, 0), "still pinned after its last holder (%u)",
+              cz_gpu_host_reg_holders_(p));
+    /* two threads at once on a fresh range: one pins, the other waits for it and holds it too */
+    pthread_t th[2];
+    reg_job j[2] = {{p, n, 0}, {p, n, 0}};
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, reg_thread, &j[i]) == 0);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    CHECK_MSG(j[0].ok == 1 && j[1].ok == 1 && cz_gpu_host_reg_holders_(p) == 2, "concurrent: ok %d %d, holders %u",
+              j[0].ok, j[1].ok, cz_gpu_host_reg_holders_(p));
+    cz_gpu_host_unregister_(p);
+    cz_gpu_host_unregister_(p);
+    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 0 && pinned_all(p, n, 0), "concurrent: still pinned");
+    unsetenv("CZ_GPU_PIN_PIECE");
+    free(buf);
+    printf("registry: ok\n");
+}
+
+/* Two streamed provers on the same host bases (a circuit's provers on two GPUs share its SRS arrays). */
+static void test_shared_bases(void) {
+    keyed k;
+    if (make(&k, 4, 2000, 9000, 45, 45)) {
+        CHECK_MSG(0, "shared bases: circuit: %s", cz_error_message());
+        return;
+    }
+    setenv("CZ_GPU_PIN_PIECE", "4096", 1);
+    setenv("CZ_GPU_STREAM_SPARSE", "1", 1);
+    setenv("CZ_GPU_PROVER_KEEP", "0", 1);
+    cz_gpu_prover *a = NULL, *b = NULL;
+    int rc = cz_gpu_prover_create_mode(&a, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+    if (!rc) rc = cz_gpu_prover_create_mode(&b, 0, &k.p, &k.tc.r, 0, CZ_GPU_PROVER_STREAMED);
+    unsetenv("CZ_GPU_STREAM_SPARSE");
+    unsetenv("CZ_GPU_PROVER_KEEP");
+    CHECK_MSG(rc == 0, "shared bases: create: %s", cz_error_message());
+    const size_t lb = k.p.l_len * 96; /* the host bases: 96-byte affine G1 points */
+    CHECK_MSG(cz_gpu_host_reg_holders_(k.p.l) == 2 && cz_gpu_host_reg_holders_(k.p.b_g2) == 2,
+              "shared bases: L held %u times, B_G2 %u, want 2", cz_gpu_host_reg_holders_(k.p.l),
+              cz_gpu_host_reg_holders_(k.p.b_g2));
+    cz_gpu_prover_destroy(a);
+    CHECK_MSG(cz_gpu_host_reg_holders_(k.p.l) == 1 && pinned_all((const char *)k.p.l, lb, 1),
+              "shared bases: L unpinned under the other prover (held %u times)", cz_gpu_host_reg_holders_(k.p.l));
+    int sparse = 0;
+    cz_gpu_prover_link(b, &sparse);
+    CHECK_MSG(sparse == 1, "shared bases: no sparse uploads");
+    cz_groth16_pending pd;
+    cz_gpu_prove_stats st;
+    memset(&pd, 0xa5, sizeof pd);
+    rc = b ? cz_gpu_prover_start(&pd, b, k.tc.inputs, k.tc.aux, 0, &st) : -1;
+    CHECK_MSG(rc == 0, "shared bases: start after the other's destroy: %s", cz_error_message());
+    if (!rc) {
+        check_pending(&k, &pd, "shared bases");
+        CHECK_MSG(st.sparse_chunks > 0, "shared bases: %llu sparse chunks", (unsigned long long)st.sparse_chunks);
+    }
+    cz_gpu_prover_destroy(b);
+    CHECK_MSG(cz_gpu_host_reg_holders_(k.p.l) == 0 && pinned_all((const char *)k.p.l, lb, 0),
+              "shared bases: L still pinned after both destroys");
+    unsetenv("CZ_GPU_PIN_PIECE");
+    unmake(&k);
+    printf("shared bases: ok (L %zu B in 4 KiB pieces)\n", lb);
+}
+
 int main(void) {
     if (cz_gpu_device_count() <= 0) {
         printf("SKIP: no CUDA device\n");
@@ -861,6 +973,8 @@ int main(void) {
     test_two_limits(max_n < 40000 ? max_n / 2 : 20000);
     test_layout_choice(max_n < 40000 ? max_n / 2 : 20000);
     test_host_limits(max_n < 40000 ? max_n / 2 : 20000);
+    test_registry();
+    if (9005 <= max_n) test_shared_bases();
     CHECK_MSG(max_n < 3004 || mixed_runs > 0, "no streamed run mixed split and full-MSM chunks");
     CHECK_MSG(walias_runs[0] > 0 && walias_runs[1] > 0, "the witness in c's buffer asked for where it fits (%d) and "
               "where it does not (%d)", walias_runs[1], walias_runs[0]);
