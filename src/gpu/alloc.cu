@@ -4,13 +4,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "gpu/cuda_util.cuh"
 #include "gpu/gpu.h"
+#include "gpu/host_reg.h"
 #include "gpu/prover_internal.h"
 extern "C" {
 #include "util/mem.h"
@@ -202,147 +202,18 @@ extern "C" int cz_gpu_host_is_pinned_(const void *p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-/* ---- registered host memory (prover.c's host bases, prover_run.c's big pageable parts) ----
- * Every registration we make is kept here with a count of its holders, because several provers use the same host
- * bases: the provers of one circuit on two GPUs share the SRS's arrays, and the first to pin them must not unpin
- * them under the other (whose copies would turn pageable and whose sparse gather would read unmapped memory through
- * its device pointer). A range is registered in pieces of PIN_PIECE bytes: cudaHostRegister holds up every other
- * thread's CUDA calls while it runs (1.6 s for the ~60 GB of a 32 GiB PoRep's streamed bases on an H100 host), so
- * in pieces another circuit's prover, built or proving meanwhile, waits for one piece only. The pieces are
- * portable (pinned for every device's context) and mapped; under unified addressing they lie at their host
- * addresses in every device's address space, which cz_gpu_host_dev_span_ checks piece by piece. */
-#define PIN_PIECE ((size_t)1 << 30)
-enum { REG_PINNING, REG_READY, REG_UNPINNING };
-struct host_reg {
-    char *p;
-    size_t bytes;
-    unsigned refs;
-    int state;
-};
-static std::mutex g_regs_mu;
-static std::condition_variable g_regs_cv;
-static std::vector<host_reg> g_regs;
-
-/* CZ_GPU_PIN_PIECE (bytes, a multiple of 4096 from 4096; tests) or 1 GiB */
-static size_t pin_piece(void) {
-    const char *e = getenv("CZ_GPU_PIN_PIECE");
-    const long long v = e && *e ? atoll(e) : 0;
-    return v >= 4096 && v % 4096 == 0 ? (size_t)v : PIN_PIECE;
+/* ---- registered host memory (prover.c's host bases, prover_run.c's big pageable parts): host_reg.c keeps who
+ * holds each range and pins it in pieces; these are its CUDA calls. The pieces are portable (page-locked for every
+ * device's context: the same circuit's provers on other GPUs copy from them) and mapped (the sparse gather reads
+ * them in place). CZ_GPU_PIN_PIECE: the piece in bytes (a multiple of 4096; default 1 GiB; tests). */
+static int pin_cuda(void *p, size_t bytes) {
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) == cudaSuccess) return 0;
+    cudaGetLastError(); /* not fatal: the copies stay pageable */
+    return -1;
 }
 
-/* the start of piece k of a range from p: whole pieces from the 4 KiB page below p (no page in two of them) */
-static char *piece_at(char *p, size_t k, size_t piece) {
-    return k ? (char *)((uintptr_t)p & ~(uintptr_t)4095) + k * piece : p;
-}
-
-/* Unregisters the pieces of [p, p + n) that start below `upto`. */
-static void unpin_pieces(char *p, size_t n, char *upto, size_t piece) {
-    for (size_t k = 0;; k++) {
-        char *q = piece_at(p, k, piece);
-        if (q >= p + n || q >= upto) break;
-        if (cudaHostUnregister(q) != cudaSuccess) cudaGetLastError();
-    }
-}
-
-/* the entry holding [p, p + n), or -1; *busy = 1 when an entry being pinned or unpinned overlaps the range */
-static long find_reg(const char *p, size_t n, int *busy) {
-    long at = -1;
-    *busy = 0;
-    for (size_t i = 0; i < g_regs.size(); i++) {
-        const host_reg &r = g_regs[i];
-        if (p >= r.p && p + n <= r.p + r.bytes) at = (long)i;
-        if (p < r.p + r.bytes && r.p < p + n && r.state != REG_READY) *busy = 1;
-    }
-    return at;
-}
-
-/* Pins [p, p + bytes) for DMA (see above). *ok = 1: the caller holds the registration (cz_gpu_host_unregister_
- * lets it go); 0: not page-locked by this call, because the driver refused (the copies stay pageable: not an error)
- * or because someone else page-locked it (cudaMallocHost, cz_gpu_host_alloc: used as is). */
-extern "C" int cz_gpu_host_register_(void *vp, size_t bytes, int *ok) {
-    *ok = 0;
-    if (!vp || !bytes) return 0;
-    char *p = (char *)vp;
-    const size_t piece = pin_piece();
-    {
-        std::unique_lock<std::mutex> g(g_regs_mu);
-        for (;;) {
-            int busy;
-            const long i = find_reg(p, bytes, &busy);
-            if (!busy && i >= 0) { /* pinned here for another prover: one more holder */
-                g_regs[i].refs++;
-                *ok = 1;
-                return 0;
-            }
-            if (!busy) break;
-            g_regs_cv.wait(g); /* another thread pins or unpins these pages: wait for the end of that */
-        }
-        if (cz_gpu_host_is_pinned_(p)) return 0;
-        try {
-            g_regs.push_back(host_reg{p, bytes, 1, REG_PINNING});
-        } catch (...) {
-            return 0;
-        }
-    }
-    /* outside the lock: other ranges are pinned and released meanwhile */
-    char *fail = NULL;
-    for (size_t k = 0;; k++) {
-        char *q = piece_at(p, k, piece), *end = piece_at(p, k + 1, piece);
-        if (q >= p + bytes) break;
-        end = end < p + bytes ? end : p + bytes;
-        if (cudaHostRegister(q, (size_t)(end - q), cudaHostRegisterPortable | cudaHostRegisterMapped) != cudaSuccess) {
-            cudaGetLastError();
-            fail = q;
-            break;
-        }
-    }
-    if (fail) unpin_pieces(p, bytes, fail, piece);
-    std::lock_guard<std::mutex> g(g_regs_mu);
-    for (size_t i = 0; i < g_regs.size(); i++)
-        if (g_regs[i].p == p && g_regs[i].state == REG_PINNING) {
-            if (fail) {
-                g_regs[i] = g_regs.back();
-                g_regs.pop_back();
-            } else {
-                g_regs[i].state = REG_READY;
-            }
-            break;
-        }
-    g_regs_cv.notify_all();
-    *ok = !fail;
-    return 0;
-}
-
-/* Lets go of one hold on the registration holding p (a cz_gpu_host_register_ with *ok = 1); the last unpins it. */
-extern "C" void cz_gpu_host_unregister_(void *vp) {
-    if (!vp) return;
-    char *p = (char *)vp, *base;
-    size_t bytes;
-    {
-        std::lock_guard<std::mutex> g(g_regs_mu);
-        int busy;
-        const long i = find_reg(p, 1, &busy);
-        if (i < 0 || g_regs[i].state != REG_READY || --g_regs[i].refs) return;
-        g_regs[i].state = REG_UNPINNING;
-        base = g_regs[i].p, bytes = g_regs[i].bytes;
-    }
-    unpin_pieces(base, bytes, base + bytes, pin_piece());
-    std::lock_guard<std::mutex> g(g_regs_mu);
-    for (size_t i = 0; i < g_regs.size(); i++)
-        if (g_regs[i].p == base && g_regs[i].state == REG_UNPINNING) {
-            g_regs[i] = g_regs.back();
-            g_regs.pop_back();
-            break;
-        }
-    g_regs_cv.notify_all();
-}
-
-/* The holders of our registration holding p (0: none of ours); tests. */
-extern "C" unsigned cz_gpu_host_reg_holders_(const void *p) {
-    std::lock_guard<std::mutex> g(g_regs_mu);
-    int busy;
-    const long i = find_reg((const char *)p, 1, &busy);
-    return i >= 0 && g_regs[i].state == REG_READY ? g_regs[i].refs : 0;
+static void unpin_cuda(void *p) {
+    if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
 }
 
 extern "C" void *cz_gpu_host_dev_ptr_(const void *p) {
@@ -354,19 +225,19 @@ extern "C" void *cz_gpu_host_dev_ptr_(const void *p) {
     return d;
 }
 
-/* The device address of [p, p + bytes) when the whole range is one run of device addresses: a registration of
- * ours in pieces must map each piece right after the one before it (unified addressing does), else NULL. */
-extern "C" void *cz_gpu_host_dev_span_(const void *vp, size_t bytes) {
-    char *p = (char *)vp, *d = (char *)cz_gpu_host_dev_ptr_(vp);
-    if (!d) return NULL;
-    const size_t piece = pin_piece();
-    for (size_t k = 1;; k++) {
-        char *q = piece_at(p, k, piece);
-        if (q >= p + bytes) break;
-        if ((char *)cz_gpu_host_dev_ptr_(q) != d + (q - p)) return NULL;
-    }
-    return d;
+static const cz_host_pin_ops g_pin_ops = {pin_cuda, unpin_cuda, cz_gpu_host_is_pinned_, cz_gpu_host_dev_ptr_};
+
+extern "C" int cz_gpu_host_register_(void *p, size_t bytes, int *ok) {
+    const char *e = getenv("CZ_GPU_PIN_PIECE");
+    const long long v = e && *e ? atoll(e) : 0;
+    return cz_host_reg_acquire_(&g_pin_ops, p, bytes, v > 0 ? (size_t)v : (size_t)1 << 30, ok);
 }
+
+extern "C" void cz_gpu_host_unregister_(void *p) { cz_host_reg_release_(&g_pin_ops, p); }
+
+extern "C" unsigned cz_gpu_host_reg_holders_(const void *p) { return cz_host_reg_holders_(p); }
+
+extern "C" void *cz_gpu_host_dev_span_(const void *p, size_t bytes) { return cz_host_reg_span_(&g_pin_ops, p, bytes); }
 
 extern "C" int cz_gpu_dtod_(void *dst, const void *src, size_t bytes) {
     if (bytes) CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));

@@ -1,0 +1,173 @@
+/* The registry of page-locked host ranges (host_reg.h).
+ *
+ * Why a registry: the provers of one circuit on two GPUs stream from the same host bases (the SRS's arrays). The
+ * first to pin them must not unpin them under the other, whose copies would turn pageable and whose sparse gather
+ * (prover.c cz_gpu_prover_sparse_init_) would read unmapped memory through its device address; so every range we
+ * pin has a count of holders, and the last one unpins it.
+ * Why pieces: cudaHostRegister holds up every other thread's CUDA calls while it runs (1.6 s for the ~60 GB of a
+ * 32 GiB PoRep's streamed bases on an H100 host, docs/perf.md session 53): in pieces another circuit's prover,
+ * built or proving meanwhile, waits for one piece only. The registry's lock is not held while pieces are pinned. */
+#include "gpu/host_reg.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+enum { REG_PINNING, REG_READY, REG_UNPINNING };
+
+typedef struct {
+    char *p;
+    size_t bytes, piece;
+    unsigned holders;
+    int state;
+} range;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static range *g_r;
+static size_t g_n, g_cap;
+
+/* the start of piece k of a range from p: whole pieces from the 4 KiB page below p */
+static char *piece_at(char *p, size_t k, size_t piece) {
+    return k ? (char *)((uintptr_t)p & ~(uintptr_t)4095) + k * piece : p;
+}
+
+/* Unpins the pieces of the range [p, p+n) that start below upto. */
+static void unpin_pieces(const cz_host_pin_ops *ops, char *p, size_t n, const char *upto, size_t piece) {
+    for (size_t k = 0;; k++) {
+        char *q = piece_at(p, k, piece);
+        if (q >= p + n || q >= upto) break;
+        ops->unpin(q);
+    }
+}
+
+/* With g_mu held: the range holding [p, p+n) (or -1); *busy = 1 when one being pinned or unpinned overlaps it. */
+static long find(const char *p, size_t n, int *busy) {
+    long at = -1;
+    *busy = 0;
+    for (size_t i = 0; i < g_n; i++) {
+        const range *r = &g_r[i];
+        if (p >= r->p && p + n <= r->p + r->bytes) at = (long)i;
+        if (p < r->p + r->bytes && r->p < p + n && r->state != REG_READY) *busy = 1;
+    }
+    return at;
+}
+
+/* With g_mu held: drops the range that starts at p in state st. */
+static void drop(const char *p, int st) {
+    for (size_t i = 0; i < g_n; i++)
+        if (g_r[i].p == p && g_r[i].state == st) {
+            g_r[i] = g_r[--g_n];
+            return;
+        }
+}
+
+int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, size_t piece, int *ok) {
+    char *p = vp;
+    *ok = 0;
+    if (!p || !bytes) return 0;
+    if (piece < 4096 || piece % 4096) piece = (size_t)1 << 30;
+    pthread_mutex_lock(&g_mu);
+    for (;;) {
+        int busy;
+        const long i = find(p, bytes, &busy);
+        if (!busy && i >= 0) { /* ours already: one more holder */
+            g_r[i].holders++;
+            *ok = 1;
+            pthread_mutex_unlock(&g_mu);
+            return 0;
+        }
+        if (!busy) break;
+        pthread_cond_wait(&g_cv, &g_mu); /* another thread pins or unpins these pages */
+    }
+    if (ops->is_pinned(p)) { /* someone else's pages: used as is */
+        pthread_mutex_unlock(&g_mu);
+        return 0;
+    }
+    if (g_n == g_cap) {
+        const size_t cap = g_cap ? 2 * g_cap : 16;
+        range *r = realloc(g_r, cap * sizeof *r);
+        if (!r) { /* no room for the entry: not pinned (pageable copies) */
+            pthread_mutex_unlock(&g_mu);
+            return 0;
+        }
+        g_r = r, g_cap = cap;
+    }
+    g_r[g_n++] = (range){p, bytes, piece, 1, REG_PINNING};
+    pthread_mutex_unlock(&g_mu);
+
+    char *fail = NULL;
+    for (size_t k = 0;; k++) {
+        char *q = piece_at(p, k, piece), *end = piece_at(p, k + 1, piece);
+        if (q >= p + bytes) break;
+        if (end > p + bytes) end = p + bytes;
+        if (ops->pin(q, (size_t)(end - q))) {
+            fail = q;
+            break;
+        }
+    }
+    if (fail) unpin_pieces(ops, p, bytes, fail, piece);
+
+    pthread_mutex_lock(&g_mu);
+    if (fail) drop(p, REG_PINNING);
+    for (size_t i = 0; i < g_n && !fail; i++)
+        if (g_r[i].p == p && g_r[i].state == REG_PINNING) {
+            g_r[i].state = REG_READY;
+            break;
+        }
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_mu);
+    *ok = !fail;
+    return 0;
+}
+
+void cz_host_reg_release_(const cz_host_pin_ops *ops, void *vp) {
+    char *p = vp, *base;
+    size_t bytes, piece;
+    int busy;
+    if (!p) return;
+    pthread_mutex_lock(&g_mu);
+    const long i = find(p, 1, &busy);
+    if (i < 0 || g_r[i].state != REG_READY || --g_r[i].holders) {
+        pthread_mutex_unlock(&g_mu);
+        return;
+    }
+    g_r[i].state = REG_UNPINNING;
+    base = g_r[i].p, bytes = g_r[i].bytes, piece = g_r[i].piece;
+    pthread_mutex_unlock(&g_mu);
+
+    unpin_pieces(ops, base, bytes, base + bytes, piece);
+
+    pthread_mutex_lock(&g_mu);
+    drop(base, REG_UNPINNING);
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_mu);
+}
+
+unsigned cz_host_reg_holders_(const void *p) {
+    int busy;
+    pthread_mutex_lock(&g_mu);
+    const long i = find(p, 1, &busy);
+    const unsigned h = i >= 0 && g_r[i].state == REG_READY ? g_r[i].holders : 0;
+    pthread_mutex_unlock(&g_mu);
+    return h;
+}
+
+void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *vp, size_t bytes) {
+    char *p = (char *)vp, *d = ops->dev_ptr(p), *base = NULL;
+    size_t piece = 0;
+    int busy;
+    if (!d) return NULL;
+    pthread_mutex_lock(&g_mu);
+    const long i = find(p, bytes, &busy);
+    if (i >= 0) base = g_r[i].p, piece = g_r[i].piece;
+    pthread_mutex_unlock(&g_mu);
+    if (!base) return d; /* someone else's page-locked memory: one allocation, one run */
+    /* every piece start of the range within [p, p+bytes), and p itself */
+    for (size_t k = 1;; k++) {
+        char *q = piece_at(base, k, piece);
+        if (q >= p + bytes) break;
+        if (q > p && (char *)ops->dev_ptr(q) != d + (q - p)) return NULL;
+    }
+    return d;
+}
