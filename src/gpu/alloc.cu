@@ -230,12 +230,10 @@ static const cz_host_pin_ops g_pin_ops = {pin_cuda, unpin_cuda, cz_gpu_host_is_p
 extern "C" int cz_gpu_host_register_(void *p, size_t bytes, int *ok) {
     const char *e = getenv("CZ_GPU_PIN_PIECE");
     const long long v = e && *e ? atoll(e) : 0;
-    return cz_host_reg_acquire_(&g_pin_ops, p, bytes, v > 0 ? (size_t)v : (size_t)1 << 30, ok);
+    return cz_host_reg_acquire_(&g_pin_ops, p, bytes, v > 0 ? (size_t)v : 0, ok); /* 0: host_reg's default */
 }
 
 extern "C" void cz_gpu_host_unregister_(void *p) { cz_host_reg_release_(&g_pin_ops, p); }
-
-extern "C" unsigned cz_gpu_host_reg_holders_(const void *p) { return cz_host_reg_holders_(p); }
 
 extern "C" void *cz_gpu_host_dev_span_(const void *p, size_t bytes) { return cz_host_reg_span_(&g_pin_ops, p, bytes); }
 

@@ -53,13 +53,11 @@ static long find(const char *p, size_t n, int *busy) {
     return at;
 }
 
-/* With g_mu held: drops the range that starts at p in state st. */
-static void drop(const char *p, int st) {
+/* With g_mu held: the range that starts at p in state st (this thread's own, pinning or unpinning it). */
+static range *own(const char *p, int st) {
     for (size_t i = 0; i < g_n; i++)
-        if (g_r[i].p == p && g_r[i].state == st) {
-            g_r[i] = g_r[--g_n];
-            return;
-        }
+        if (g_r[i].p == p && g_r[i].state == st) return &g_r[i];
+    return NULL; /* not reached: only the thread that set st changes or drops it */
 }
 
 int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, size_t piece, int *ok) {
@@ -109,12 +107,9 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
     if (fail) unpin_pieces(ops, p, bytes, fail, piece);
 
     pthread_mutex_lock(&g_mu);
-    if (fail) drop(p, REG_PINNING);
-    for (size_t i = 0; i < g_n && !fail; i++)
-        if (g_r[i].p == p && g_r[i].state == REG_PINNING) {
-            g_r[i].state = REG_READY;
-            break;
-        }
+    range *r = own(p, REG_PINNING);
+    if (fail) *r = g_r[--g_n]; /* r found first: the last entry may be r itself */
+    else r->state = REG_READY;
     pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_mu);
     *ok = !fail;
@@ -139,7 +134,8 @@ void cz_host_reg_release_(const cz_host_pin_ops *ops, void *vp) {
     unpin_pieces(ops, base, bytes, base + bytes, piece);
 
     pthread_mutex_lock(&g_mu);
-    drop(base, REG_UNPINNING);
+    range *r = own(base, REG_UNPINNING);
+    *r = g_r[--g_n];
     pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_mu);
 }
@@ -163,7 +159,7 @@ void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *vp, size_t bytes
     if (i >= 0) base = g_r[i].p, piece = g_r[i].piece;
     pthread_mutex_unlock(&g_mu);
     if (!base) return d; /* someone else's page-locked memory: one allocation, one run */
-    /* every piece start of the range within [p, p+bytes), and p itself */
+    /* each piece of the range that starts inside (p, p+bytes) must map where the run from d puts it */
     for (size_t k = 1;; k++) {
         char *q = piece_at(base, k, piece);
         if (q >= p + bytes) break;

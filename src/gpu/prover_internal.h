@@ -38,8 +38,6 @@ int cz_gpu_host_is_pinned_(const void *p);
  * *ok = 0 (and no error) when the driver refuses or the range was page-locked otherwise (used as is). */
 int cz_gpu_host_register_(void *p, size_t bytes, int *ok);
 void cz_gpu_host_unregister_(void *p);
-/* the holders of the registration holding p (0: not registered by cz_gpu_host_register_); tests */
-unsigned cz_gpu_host_reg_holders_(const void *p);
 int cz_gpu_current_device_(int *dev);
 
 /* Pageable host memory to the device through nbuf page-locked chunks of chunk bytes (bufs, each with its event

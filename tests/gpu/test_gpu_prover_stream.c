@@ -50,6 +50,7 @@
 #include "engine/backend.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_prover.h"
+#include "gpu/host_reg.h"
 #include "gpu/prover_internal.h"
 #include "gpu/wcompact_gather.h"
 #include "groth16/prover.h"
@@ -872,8 +873,8 @@ static void test_registry(void) {
     setenv("CZ_GPU_PIN_PIECE", "65536", 1);
     int ok = 0, ok2 = 0, ok3 = 0;
     CHECK(cz_gpu_host_register_(p, n, &ok) == 0 && ok == 1);
-    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 1 && cz_gpu_host_reg_holders_(p + n - 1) == 1, "holders %u / %u",
-              cz_gpu_host_reg_holders_(p), cz_gpu_host_reg_holders_(p + n - 1));
+    CHECK_MSG(cz_host_reg_holders_(p) == 1 && cz_host_reg_holders_(p + n - 1) == 1, "holders %u / %u",
+              cz_host_reg_holders_(p), cz_host_reg_holders_(p + n - 1));
     CHECK_MSG(pinned_all(p, n, 1), "a registered page is not page-locked");
     char *d = cz_gpu_host_dev_span_(p, n);
     CHECK_MSG(d != NULL, "the pieces do not map to one run of device addresses");
@@ -881,24 +882,24 @@ static void test_registry(void) {
     /* a range inside it and the same range again: holders, no new registration */
     CHECK(cz_gpu_host_register_(p + 70000, 5000, &ok2) == 0 && ok2 == 1);
     CHECK(cz_gpu_host_register_(p, n, &ok3) == 0 && ok3 == 1);
-    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 3, "holders %u, want 3", cz_gpu_host_reg_holders_(p));
+    CHECK_MSG(cz_host_reg_holders_(p) == 3, "holders %u, want 3", cz_host_reg_holders_(p));
     cz_gpu_host_unregister_(p + 70000);
     cz_gpu_host_unregister_(p);
-    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 1 && pinned_all(p, n, 1), "unpinned under its last holder (holders %u)",
-              cz_gpu_host_reg_holders_(p));
+    CHECK_MSG(cz_host_reg_holders_(p) == 1 && pinned_all(p, n, 1), "unpinned under its last holder (holders %u)",
+              cz_host_reg_holders_(p));
     cz_gpu_host_unregister_(p);
-    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 0 && pinned_all(p, n, 0), "still pinned after its last holder (%u)",
-              cz_gpu_host_reg_holders_(p));
+    CHECK_MSG(cz_host_reg_holders_(p) == 0 && pinned_all(p, n, 0), "still pinned after its last holder (%u)",
+              cz_host_reg_holders_(p));
     /* two threads at once on a fresh range: one pins, the other waits for it and holds it too */
     pthread_t th[2];
     reg_job j[2] = {{p, n, 0}, {p, n, 0}};
     for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, reg_thread, &j[i]) == 0);
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
-    CHECK_MSG(j[0].ok == 1 && j[1].ok == 1 && cz_gpu_host_reg_holders_(p) == 2, "concurrent: ok %d %d, holders %u",
-              j[0].ok, j[1].ok, cz_gpu_host_reg_holders_(p));
+    CHECK_MSG(j[0].ok == 1 && j[1].ok == 1 && cz_host_reg_holders_(p) == 2, "concurrent: ok %d %d, holders %u",
+              j[0].ok, j[1].ok, cz_host_reg_holders_(p));
     cz_gpu_host_unregister_(p);
     cz_gpu_host_unregister_(p);
-    CHECK_MSG(cz_gpu_host_reg_holders_(p) == 0 && pinned_all(p, n, 0), "concurrent: still pinned");
+    CHECK_MSG(cz_host_reg_holders_(p) == 0 && pinned_all(p, n, 0), "concurrent: still pinned");
     unsetenv("CZ_GPU_PIN_PIECE");
     free(buf);
     printf("registry: ok\n");
@@ -921,12 +922,12 @@ static void test_shared_bases(void) {
     unsetenv("CZ_GPU_PROVER_KEEP");
     CHECK_MSG(rc == 0, "shared bases: create: %s", cz_error_message());
     const size_t lb = k.p.l_len * 96; /* the host bases: 96-byte affine G1 points */
-    CHECK_MSG(cz_gpu_host_reg_holders_(k.p.l) == 2 && cz_gpu_host_reg_holders_(k.p.b_g2) == 2,
-              "shared bases: L held %u times, B_G2 %u, want 2", cz_gpu_host_reg_holders_(k.p.l),
-              cz_gpu_host_reg_holders_(k.p.b_g2));
+    CHECK_MSG(cz_host_reg_holders_(k.p.l) == 2 && cz_host_reg_holders_(k.p.b_g2) == 2,
+              "shared bases: L held %u times, B_G2 %u, want 2", cz_host_reg_holders_(k.p.l),
+              cz_host_reg_holders_(k.p.b_g2));
     cz_gpu_prover_destroy(a);
-    CHECK_MSG(cz_gpu_host_reg_holders_(k.p.l) == 1 && pinned_all((const char *)k.p.l, lb, 1),
-              "shared bases: L unpinned under the other prover (held %u times)", cz_gpu_host_reg_holders_(k.p.l));
+    CHECK_MSG(cz_host_reg_holders_(k.p.l) == 1 && pinned_all((const char *)k.p.l, lb, 1),
+              "shared bases: L unpinned under the other prover (held %u times)", cz_host_reg_holders_(k.p.l));
     int sparse = 0;
     cz_gpu_prover_link(b, &sparse);
     CHECK_MSG(sparse == 1, "shared bases: no sparse uploads");
@@ -940,7 +941,7 @@ static void test_shared_bases(void) {
         CHECK_MSG(st.sparse_chunks > 0, "shared bases: %llu sparse chunks", (unsigned long long)st.sparse_chunks);
     }
     cz_gpu_prover_destroy(b);
-    CHECK_MSG(cz_gpu_host_reg_holders_(k.p.l) == 0 && pinned_all((const char *)k.p.l, lb, 0),
+    CHECK_MSG(cz_host_reg_holders_(k.p.l) == 0 && pinned_all((const char *)k.p.l, lb, 0),
               "shared bases: L still pinned after both destroys");
     unsetenv("CZ_GPU_PIN_PIECE");
     unmake(&k);
