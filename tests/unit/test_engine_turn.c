@@ -7,6 +7,7 @@
  *    last start(), at most one NORMAL start() begins (the H200 before: a 32 GiB Winning PoSt beside a
  *    PoRep C2 waited ~4 s for queue space, ~0.93 s for a worker and ~0.93 s for the device);
  *  - every job completes, the budget goes back to the SRS alone.
+ * Then a job cancelled while its partition waits for the turn behind a long start() lets that worker go at once.
  * The order is read from the TIMELINE lines (stderr, captured). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,21 +26,29 @@
 
 static cz_backend cpu;
 static const int ords[1] = {0};
-static uint64_t last_begin; /* cz_now_ms() when the latest start() began */
+static uint64_t last_begin;       /* cz_now_ms() when the latest start() began */
+static int g_start_ms = START_MS; /* how long start() takes; part 3 makes it long */
+static int g_in_start, g_starts;  /* start()s in progress, and begun */
+
+static void start_wait(void) {
+    __atomic_store_n(&last_begin, cz_now_ms(), __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&g_in_start, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&g_starts, 1, __ATOMIC_SEQ_CST);
+    usleep((useconds_t)g_start_ms * 1000);
+    __atomic_sub_fetch(&g_in_start, 1, __ATOMIC_SEQ_CST);
+}
 
 static int fake_start(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *inputs,
                       const cz_fr *aux, void **pending) {
     (void)b;
-    __atomic_store_n(&last_begin, cz_now_ms(), __ATOMIC_SEQ_CST);
-    usleep(START_MS * 1000);
+    start_wait();
     return cpu.start(&cpu, dev, p, r, inputs, aux, pending);
 }
 
 static int fake_start_compact(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r,
                               const cz_fr *inputs, const cz_wcompact *aux, void **pending) {
     (void)b;
-    __atomic_store_n(&last_begin, cz_now_ms(), __ATOMIC_SEQ_CST);
-    usleep(START_MS * 1000);
+    start_wait();
     return cpu.start_compact(&cpu, dev, p, r, inputs, aux, pending);
 }
 
@@ -224,6 +233,38 @@ int main(void) {
         cz_engine_free(e);
     }
     printf("CRITICAL waiter before a NORMAL one: ok\n");
+
+    /* a job cancelled while one of its partitions waits for the device's turn behind a long start(): that worker
+     * lets it go at once, not when the start() ends (before: up to a partition's device work, ~0.8 s at 32 GiB),
+     * and the partition never starts */
+    cfg.gpu_workers_per_device = 2;
+    g_start_ms = 1500;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (e) {
+        char id[CZ_JOB_ID_MAX];
+        const int s0 = __atomic_load_n(&g_starts, __ATOMIC_SEQ_CST);
+        CHECK(submit(e, "cancel-waiting", CZ_PRIO_NORMAL, id) == 0);
+        const bool two = wait_busy(e, 2, 0); /* one worker in start(), the other waiting for the turn */
+        for (int t = 0; t < 2000 && !__atomic_load_n(&g_in_start, __ATOMIC_SEQ_CST); t++) usleep(1000);
+        usleep(50 * 1000);
+        bool running = false;
+        CHECK(cz_engine_cancel(e, id, &running) == 0 && running);
+        const uint64_t t_cancel = cz_now_ms();
+        const bool freed = wait_busy(e, 1, 0);
+        const uint64_t freed_ms = cz_now_ms() - t_cancel;
+        const int in_start = __atomic_load_n(&g_in_start, __ATOMIC_SEQ_CST);
+        CHECK_MSG(two && freed && in_start == 1 && freed_ms < (uint64_t)g_start_ms / 3,
+                  "the worker waiting for the turn was free %llu ms after the cancellation (%d start()s still "
+                  "running; start() takes %d ms)", (unsigned long long)freed_ms, in_start, g_start_ms);
+        CHECK(cz_engine_await(e, id, 30000, &r) == 0);
+        const int starts = __atomic_load_n(&g_starts, __ATOMIC_SEQ_CST) - s0;
+        CHECK_MSG(r.status == CZ_JOB_CANCELLED && starts == 1, "status %d (%s), %d start()s (want CANCELLED, 1)",
+                  r.status, r.error ? r.error : "", starts);
+        cz_result_free(&r);
+        printf("job cancelled while a partition waited for the turn behind a %d ms start(): the worker free after "
+               "%llu ms, %d start()\n", g_start_ms, (unsigned long long)freed_ms, starts);
+        cz_engine_free(e);
+    }
     unlink(logf);
     cz_backend_set_gpu_provider(NULL);
     return cz_test_finish();
