@@ -178,13 +178,23 @@ extern "C" int cz_gpu_stream_wait_(void *s, void *e) {
     return 0;
 }
 
+/* Host memory we page-locked in pieces (host_reg.c) is copied piece by piece: one copy across two registrations
+ * is refused (invalid argument). */
 extern "C" int cz_gpu_htod_async_(void *dst, const void *src, size_t bytes, void *s) {
-    if (bytes) CZ_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)s));
+    while (bytes) {
+        const size_t n = cz_host_reg_cut_(src, bytes);
+        CZ_CUDA(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, (cudaStream_t)s));
+        dst = (char *)dst + n, src = (const char *)src + n, bytes -= n;
+    }
     return 0;
 }
 
 extern "C" int cz_gpu_dtoh_async_(void *dst, const void *src, size_t bytes, void *s) {
-    if (bytes) CZ_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)s));
+    while (bytes) {
+        const size_t n = cz_host_reg_cut_(dst, bytes);
+        CZ_CUDA(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, (cudaStream_t)s));
+        dst = (char *)dst + n, src = (const char *)src + n, bytes -= n;
+    }
     return 0;
 }
 

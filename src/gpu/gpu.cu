@@ -11,6 +11,7 @@
 #include "gpu/fp_dfma.cuh"
 #include "gpu/fp_inv.cuh"
 #include "gpu/gpu.h"
+#include "gpu/host_reg.h"
 
 extern "C" int cz_gpu_load_kernels_eagerly(void) { return setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
 
@@ -117,7 +118,10 @@ extern "C" void cz_gpu_free(void *dptr) {
 }
 
 extern "C" int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes) {
-    CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    for (size_t o = 0, n; o < bytes; o += n) { /* piece by piece where we page-locked it in pieces (alloc.cu) */
+        n = cz_host_reg_cut_((const char *)src + o, bytes - o);
+        CZ_CUDA(cudaMemcpy((char *)dst + o, (const char *)src + o, n, cudaMemcpyHostToDevice));
+    }
     /* From pageable memory cudaMemcpy returns once the bytes are staged, before their DMA lands, and kernels on
      * the non-blocking streams (the provers' and the MSM's) do not wait for it: the Lagrange bases' check at
      * 2^15-2^16 read its scalars before they arrived (test_gpu_prover, session 36). */
@@ -126,7 +130,10 @@ extern "C" int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes) {
 }
 
 extern "C" int cz_gpu_memcpy_dtoh(void *dst, const void *src, size_t bytes) {
-    CZ_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    for (size_t o = 0, n; o < bytes; o += n) {
+        n = cz_host_reg_cut_((char *)dst + o, bytes - o);
+        CZ_CUDA(cudaMemcpy((char *)dst + o, (const char *)src + o, n, cudaMemcpyDeviceToHost));
+    }
     return 0;
 }
 
@@ -138,6 +145,12 @@ extern "C" int cz_gpu_memset(void *dptr, int v, size_t bytes) {
 extern "C" int cz_gpu_sync(void) {
     CZ_CUDA(cudaDeviceSynchronize());
     return 0;
+}
+
+extern "C" int cz_gpu_take_error_(void) {
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return 0;
+    return cz_error(CZ_EDEVICE, "CUDA error left pending: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
 struct cz_gpu_timer {

@@ -167,3 +167,18 @@ void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *vp, size_t bytes
     }
     return d;
 }
+
+size_t cz_host_reg_cut_(const void *vp, size_t bytes) {
+    const char *p = vp;
+    int busy;
+    pthread_mutex_lock(&g_mu);
+    const long i = find(p, bytes, &busy);
+    size_t n = bytes;
+    if (i >= 0) { /* piece k >= 1 starts at the page below the range's start plus k pieces */
+        const uintptr_t b0 = (uintptr_t)g_r[i].p & ~(uintptr_t)4095, piece = g_r[i].piece;
+        const uintptr_t next = b0 + ((uintptr_t)p - b0) / piece * piece + piece;
+        if (next - (uintptr_t)p < n) n = (size_t)(next - (uintptr_t)p);
+    }
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}

@@ -31,6 +31,10 @@ unsigned cz_host_reg_holders_(const void *p);
 /* The device address of [p, p+bytes) when it is one run of device addresses: for our range holding it, every piece
  * must map right after the one before it; else NULL. */
 void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *p, size_t bytes);
+/* The bytes from p to the end of the piece of our range that holds p, at most `bytes` (`bytes` when [p, p+bytes)
+ * is not inside one of our ranges). A host <-> device copy runs piece by piece: the driver refuses one that spans
+ * two registrations (cudaErrorInvalidValue), so each piece's part goes as a copy of its own. */
+size_t cz_host_reg_cut_(const void *p, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -116,6 +116,31 @@ static int covers(char *p, size_t n, size_t piece, int want) {
     return ok;
 }
 
+/* [q, q+n) inside one piece the fake driver holds pinned */
+static int in_one_pin(const char *q, size_t n) {
+    pthread_mutex_lock(&f_mu);
+    int in = 0;
+    for (int i = 0; i < npins && !in; i++) in = pins[i].p <= q && q + n <= pins[i].p + pins[i].n;
+    pthread_mutex_unlock(&f_mu);
+    return in;
+}
+
+/* a copy of [q, q+n) cut as cz_gpu_htod_async_ cuts it: each part inside one piece; the number of parts */
+static int cut_parts(const char *q, size_t n, int *bad) {
+    int parts = 0;
+    *bad = 0;
+    while (n) {
+        const size_t c = cz_host_reg_cut_(q, n);
+        if (!c || c > n) {
+            *bad = 1;
+            break;
+        }
+        *bad |= !in_one_pin(q, c);
+        q += c, n -= c, parts++;
+    }
+    return parts;
+}
+
 static int unpinned_total(void) {
     pthread_mutex_lock(&f_mu);
     const int n = total_unpins;
@@ -166,6 +191,17 @@ int main(void) {
     cz_host_reg_release_(&ops, p);
     CHECK_MSG(cz_host_reg_holders_(p) == 1 && pinned_count() == want, "unpinned under its last holder (%d pieces)",
               pinned_count());
+    /* copies cut at the pieces' ends: a copy of the whole range in one part a piece; one inside a piece whole;
+     * memory not ours whole */
+    {
+        int bad = 0;
+        const int parts = cut_parts(p, n, &bad);
+        CHECK_MSG(parts == want && !bad, "the whole range cut in %d parts (want %d)%s", parts, want,
+                  bad ? ", one across two pieces" : "");
+        const char *q = (char *)(((uintptr_t)p & ~(uintptr_t)4095) + 3 * piece) - 10; /* 10 B before piece 3 */
+        CHECK(cut_parts(q, 20, &bad) == 2 && !bad && cz_host_reg_cut_(q, 20) == 10);
+        CHECK(cz_host_reg_cut_(q + 10, 500) == 500 && cz_host_reg_cut_(p + n, 1 << 20) == (size_t)1 << 20);
+    }
     /* one run of device addresses; a gap between pieces: none */
     CHECK(cz_host_reg_span_(&ops, p, n) == (char *)p + ((uintptr_t)1 << 40));
     foreign_hi = (char *)((uintptr_t)p & ~(uintptr_t)4095), dev_gap = 1;
