@@ -18,10 +18,11 @@
  * build (the Lagrange-form H's bases: 8.3 minutes at 32 GiB without their cache file) give the device lock to its
  * waiters between pieces of ~0.6 s (cz_gpu_lock_yield_) and let it go for host work, so a Winning PoSt's partition
  * waits for a piece, not for the build.
- * Streamed bases (gpu_prover.h): a new pair is created resident-only while other provers are resident, so
- * idle ones are evicted first; only when it is alone on the device (nothing left to evict) may it fall back
- * to streaming its bases from host memory. A streamed prover is a resident like any other (its device bytes
- * are the non-base part) and stays streamed until evicted. */
+ * Streamed bases (gpu_prover.h): while other provers are resident, a new pair is created resident, or streamed
+ * only when it would stream even alone on the device with the same plan (CZ_GPU_PROVER_BESIDE: a 32 GiB PoRep's on
+ * an 80 GB card beside a Winning PoSt's, which stays); else idle ones are evicted first, and alone on the device
+ * (nothing left to evict) it may stream its bases from host memory. A streamed prover is a resident like any
+ * other (its device bytes are the non-base part) and stays streamed until evicted. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -203,20 +204,22 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             /* the residents' scratch is grown on first use and shared: keep room for the largest, less what
              * is grown already (the free memory counts that as used: a PoRep prover's ~20 GiB counted twice
              * made a 0.2 GiB Winning PoSt prover evict it on the H200) */
-            size_t margin = 0, fr, tot;
+            size_t margin = 0, fr, tot, others = 0; /* others: what the residents hold (freed were all dropped) */
             for (int i = 0; i < MAX_RES; i++)
                 if (g_dev[dev].s[i].pr) {
                     const size_t w = cz_gpu_prover_work_reserve(g_dev[dev].s[i].pr);
                     margin = w > margin ? w : margin;
+                    others += cz_gpu_prover_held_bytes(g_dev[dev].s[i].pr);
                 }
             bool info = !cz_gpu_set_device(dev);
             size_t held = 0;
             if (info) { /* the scratch grows inside start()'s device region: both read outside one */
                 cz_gpu_lock(dev);
                 info = !cz_gpu_mem_info(&fr, &tot);
-                if (margin) held = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
+                if (resident) held = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
                 cz_gpu_unlock(dev);
             }
+            others += held; /* the last prover's destroy releases the shared scratch */
             margin = margin > held ? margin - held : 0;
             if (margin && info)
                 margin += cz_gpu_prover_default_margin(tot);
@@ -225,7 +228,9 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             /* its bases alone do not fit beside the residents: an idle one goes (or we wait for one) without
              * a create that would code the matrices (~1 s at 32 GiB) only to fail */
             const size_t floor = cz_gpu_prover_floor_bytes(p);
-            if (resident && info && floor + (margin ? margin : cz_gpu_prover_default_margin(tot)) > fr) {
+            const size_t alone = fr + others < tot ? fr + others : tot; /* free were the residents dropped */
+            const bool streams = info && floor + cz_gpu_prover_default_margin(tot) > alone; /* even alone */
+            if (resident && info && !streams && floor + (margin ? margin : cz_gpu_prover_default_margin(tot)) > fr) {
                 cz_log(CZ_LOG_DEBUG, "cuzk::gpu", "device %d: a prover of %llu rows needs %.2f GiB for its bases, "
                        "%.2f GiB free beside %d resident(s)", dev, (unsigned long long)fp.rows, floor / 1073741824.0,
                        fr / 1073741824.0, resident);
@@ -233,7 +238,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             }
             /* resident only while idle residents could make room; streamed bases only when it cannot fit
              * even alone (streaming the PoRep bases every partition costs more than evicting an idle
-             * WindowPoSt prover) */
+             * WindowPoSt prover), beside them only with the plan it has alone (BESIDE) */
             free_slot->building = 1;
             free_slot->small = small;
             free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
@@ -243,8 +248,8 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             cz_gpu_lock(dev);
             cz_gpu_lock_whole_(building > 0); /* beside a big build: in one go, not a piece of the big one's a step */
             const uint64_t t0 = cz_now_ms();
-            rc = cz_gpu_prover_create_hint(&built, dev, p, r, margin,
-                                           resident ? CZ_GPU_PROVER_RESIDENT : CZ_GPU_PROVER_AUTO, dense);
+            rc = resident ? cz_gpu_prover_create_beside(&built, dev, p, r, margin, dense, others)
+                          : cz_gpu_prover_create_hint(&built, dev, p, r, margin, CZ_GPU_PROVER_AUTO, dense);
             cz_gpu_lock_whole_(0);
             cz_gpu_unlock(dev);
             pthread_mutex_lock(&g_dev[dev].mu);
@@ -256,7 +261,10 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
                 cz_gpu_prover_build_report(free_slot->pr, why, sizeof why);
                 cz_log(CZ_LOG_INFO, "cuzk::gpu", "device %d: prover for %llu constraints built in %llu ms (%s): %s", dev,
                        (unsigned long long)r->num_constraints, (unsigned long long)(cz_now_ms() - t0),
-                       cz_gpu_prover_is_streamed(free_slot->pr) ? "streamed bases" : "resident", why);
+                       cz_gpu_prover_is_beside(free_slot->pr)     ? "streamed bases, the other provers kept"
+                       : cz_gpu_prover_is_streamed(free_slot->pr) ? "streamed bases"
+                                                                  : "resident",
+                       why);
                 free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
                 free_slot->host = cz_gpu_prover_host_bytes(free_slot->pr);
                 atomic_fetch_add(&g_host_bytes, free_slot->host);

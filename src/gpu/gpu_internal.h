@@ -121,6 +121,9 @@ void cz_gpu_lock_whole_(int on);
 
 /* The GPU code's wall clock: CLOCK_MONOTONIC in milliseconds (prover.c; the provers' and the backend's timings). */
 double cz_gpu_now_ms_(void);
+/* Takes the calling thread's pending CUDA error (cudaGetLastError): 0 when none, else CZ_EDEVICE naming it. Tests
+ * call it between cases: an error a failed call leaves pending fails the next kernel launch's check elsewhere. */
+int cz_gpu_take_error_(void);
 
 #ifdef __cplusplus
 }

@@ -105,7 +105,20 @@ int cz_gpu_prover_create(cz_gpu_prover **out, int device, const cz_groth16_param
  * with the matrices' terms read from host memory (cz_gpu_prover_host_matrices: a 32 GiB Window PoSt on a 16 GB
  * card).
  * CZ_ENOMEM names the resident and the streamed needs when neither fits. */
-enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2 };
+/* BESIDE (the engine backend, with other circuits' provers on the device): resident when it fits; streamed when it
+ * would stream even alone on the device (its resident need above the total memory less the default margin) and
+ * its streamed plan (layout, chunks, stages, kept parts) is the same beside the others as alone; else CZ_ENOMEM,
+ * so the caller drops an idle prover to make room and asks again. */
+enum { CZ_GPU_PROVER_AUTO = 0, CZ_GPU_PROVER_RESIDENT = 1, CZ_GPU_PROVER_STREAMED = 2, CZ_GPU_PROVER_BESIDE = 3 };
+/* create_hint in mode BESIDE, knowing the device bytes the other provers hold (others_bytes: their allocations and
+ * the shared MSM scratch, what dropping them all would free): what it would have alone is then the free memory
+ * plus those, less the default margin (create_hint's BESIDE bounds it by the whole device). */
+int cz_gpu_prover_create_beside(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                                size_t margin_bytes, uint64_t dense_hint, size_t others_bytes);
+/* Device bytes the prover has allocated (without the shared scratch; cz_gpu_prover_device_bytes adds its reserve). */
+size_t cz_gpu_prover_held_bytes(const cz_gpu_prover *pr);
+/* 1 when the prover was created streamed beside other provers (CZ_GPU_PROVER_BESIDE). */
+int cz_gpu_prover_is_beside(const cz_gpu_prover *pr);
 int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                               size_t margin_bytes, int mode);
 /* The same knowing how many aux values outside {0, 1} a witness of this circuit has (e.g. the first start's:

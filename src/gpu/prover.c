@@ -164,6 +164,15 @@ int cz_gpu_prover_dalloc_(void *ctx, void **ptr, size_t bytes, const char *what)
     return rc;
 }
 
+/* tests and benches: behave as a smaller card (CZ_GPU_MEM_LIMIT_MB caps the usable memory) */
+static size_t mem_cap(size_t limit) {
+    const char *lim = getenv("CZ_GPU_MEM_LIMIT_MB");
+    if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 20 < limit) limit = (size_t)atoll(lim) << 20;
+    lim = getenv("CZ_GPU_MEM_LIMIT_KB"); /* the same in KiB, for tests whose layouts differ by less than 1 MiB */
+    if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 10 < limit) limit = (size_t)atoll(lim) << 10;
+    return limit;
+}
+
 int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     *out = NULL;
     int rc = cz_gpu_set_device(device);
@@ -178,12 +187,11 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
         return rc;
     }
     if (!margin) margin = cz_gpu_prover_default_margin(tot);
-    pr->limit = fr > margin ? fr - margin : 0;
-    /* tests and benches: behave as a smaller card (CZ_GPU_MEM_LIMIT_MB caps the usable memory) */
-    const char *lim = getenv("CZ_GPU_MEM_LIMIT_MB");
-    if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 20 < pr->limit) pr->limit = (size_t)atoll(lim) << 20;
-    lim = getenv("CZ_GPU_MEM_LIMIT_KB"); /* the same in KiB, for tests whose layouts differ by less than 1 MiB */
-    if (lim && atoll(lim) > 0 && (size_t)atoll(lim) << 10 < pr->limit) pr->limit = (size_t)atoll(lim) << 10;
+    pr->limit = mem_cap(fr > margin ? fr - margin : 0);
+    /* at most what it could have alone on the device (CZ_GPU_PROVER_BESIDE): all of it, less the default margin */
+    const size_t dm = cz_gpu_prover_default_margin(tot);
+    pr->alone_limit = mem_cap(tot > dm ? tot - dm : 0);
+    pr->mem_free = fr, pr->mem_total = tot;
     const char *cs = getenv("CZ_GPU_C_SPMV");
     pr->c_ab = !(cs && cs[0] == '1');
     pr->dense_hint = UINT64_MAX;
@@ -543,6 +551,36 @@ int cz_gpu_prover_plan_stream_(cz_gpu_prover *pr, size_t fixed, size_t bases) {
     return 0;
 }
 
+/* The streamed plan's choices (layout, chunk, stages, kept parts). */
+static void plan_sig(const cz_gpu_prover *pr, uint64_t sig[4]) {
+    sig[0] = (uint64_t)pr->w_alias | (uint64_t)pr->two_vec << 1 | (uint64_t)pr->host_mat << 2;
+    sig[1] = pr->chunk1, sig[2] = (uint64_t)pr->stages, sig[3] = pr->keep;
+}
+
+/* CZ_GPU_PROVER_BESIDE for a prover that streams even alone on the device: streamed beside the other provers when
+ * its plan is the one it would have alone (their memory costs it nothing a partition: on an 80 GB card a 32 GiB
+ * PoRep's beside a 0.2 GiB Winning PoSt's, which used to be dropped, so that the next Winning PoSt built it again:
+ * 1.2-2.4 s on an H100, docs/perf.md session 53), else CZ_ENOMEM: the caller makes room. */
+static int plan_beside(cz_gpu_prover *pr, size_t fixed, size_t bases) {
+    const size_t limit = pr->limit;
+    uint64_t alone[4], here[4];
+    pr->limit = pr->alone_limit;
+    int rc = cz_gpu_prover_plan_stream_(pr, fixed, bases);
+    pr->limit = limit;
+    if (rc) return rc; /* streamed does not fit even alone: the caller's eviction and AUTO say so */
+    plan_sig(pr, alone);
+    rc = cz_gpu_prover_plan_stream_(pr, fixed, bases);
+    if (!rc) plan_sig(pr, here);
+    if (!rc && memcmp(alone, here, sizeof alone))
+        rc = cz_error(CZ_ENOMEM, "GPU prover on device %d streams its bases either way, but beside the other provers "
+                      "(%.2f GiB usable, %.2f alone) it would keep less on the device or take smaller chunks (kept "
+                      "parts 0x%llx / 0x%llx, chunks of %llu / %llu points)", pr->device, limit / GIB,
+                      pr->alone_limit / GIB, (unsigned long long)here[3], (unsigned long long)alone[3],
+                      (unsigned long long)here[1], (unsigned long long)alone[1]);
+    pr->beside = !rc;
+    return rc;
+}
+
 /* Page-locks the host bases once (those the driver refuses, and all with CZ_GPU_PROVER_NOPIN=1, go through
  * two pinned staging buffers instead). Bases another prover registered (the same circuit's on another GPU) are
  * held too, so that its destroy does not unpin them under this one; memory page-locked otherwise (a seeded
@@ -823,8 +861,23 @@ int cz_gpu_prover_create_mode(cz_gpu_prover **out, int device, const cz_groth16_
     return cz_gpu_prover_create_hint(out, device, p, r, margin_bytes, mode, UINT64_MAX);
 }
 
+static int create_(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r, size_t margin_bytes,
+                   int mode, uint64_t dense_hint, size_t others);
+
 int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
                               size_t margin_bytes, int mode, uint64_t dense_hint) {
+    return create_(out, device, p, r, margin_bytes, mode, dense_hint, SIZE_MAX);
+}
+
+int cz_gpu_prover_create_beside(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r,
+                                size_t margin_bytes, uint64_t dense_hint, size_t others_bytes) {
+    return create_(out, device, p, r, margin_bytes, CZ_GPU_PROVER_BESIDE, dense_hint, others_bytes);
+}
+
+/* others: the device bytes the other provers hold (SIZE_MAX: not known; the whole device then bounds what it would
+ * have alone) */
+static int create_(cz_gpu_prover **out, int device, const cz_groth16_params *p, const cz_r1cs *r, size_t margin_bytes,
+                   int mode, uint64_t dense_hint, size_t others) {
     *out = NULL;
     cz_domain d;
     int rc = cz_domain_for_size(&d, r->num_rows);
@@ -843,6 +896,12 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     pr->p = p;
     pr->r = r;
     pr->dense_hint = dense_hint;
+    if (others != SIZE_MAX) { /* alone: the free memory and what the others hold, less the default margin */
+        const size_t dm = cz_gpu_prover_default_margin(pr->mem_total);
+        size_t fa = pr->mem_free + others;
+        fa = fa < pr->mem_total ? fa : pr->mem_total;
+        pr->alone_limit = mem_cap(fa > dm ? fa - dm : 0);
+    }
     pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
     pr->len[Q_L] = na, pr->len[Q_A] = p->a_len, pr->len[Q_B] = p->b_len;
     const double t0 = cz_gpu_now_ms_();
@@ -862,7 +921,7 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
     /* resident when it fits (or asked), else streamed bases (or asked); the knob overrides both ways */
     const int knob = cz_gpu_prover_stream_knob_();
     if (knob == 1) mode = CZ_GPU_PROVER_STREAMED;
-    if (knob == 0 && mode == CZ_GPU_PROVER_AUTO) mode = CZ_GPU_PROVER_RESIDENT;
+    if (knob == 0 && (mode == CZ_GPU_PROVER_AUTO || mode == CZ_GPU_PROVER_BESIDE)) mode = CZ_GPU_PROVER_RESIDENT;
     const size_t maps = maps_bytes(p);
     size_t work;
     /* the H query in Lagrange form when asked and the prover fits resident with it and its build's scratch */
@@ -878,7 +937,12 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
         bases += pb;
     }
     pr->need_resident = resident_need(pr, mat + maps, bases, &work);
-    const int stream = mode == CZ_GPU_PROVER_STREAMED || (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
+    /* BESIDE: streamed here only if it would stream even alone on the device (else CZ_ENOMEM below: resident once
+     * the others make room); that the plan is the same as alone is checked with the plan below */
+    const int beside = mode == CZ_GPU_PROVER_BESIDE && pr->need_resident > pr->limit &&
+                       pr->need_resident > pr->alone_limit;
+    const int stream = mode == CZ_GPU_PROVER_STREAMED || beside ||
+                       (mode == CZ_GPU_PROVER_AUTO && pr->need_resident > pr->limit);
     if (!rc && !stream && pr->need_resident > pr->limit)
         rc = cz_error(CZ_ENOMEM,
                       "GPU prover does not fit on device %d: needs %.2f GiB (bases %.2f, matrices %.2f, maps %.2f, "
@@ -888,7 +952,8 @@ int cz_gpu_prover_create_hint(cz_gpu_prover **out, int device, const cz_groth16_
         pr->h_src[SQ_H] = p->h, pr->h_src[SQ_L] = p->l, pr->h_src[SQ_A] = p->a, pr->h_src[SQ_B] = p->b_g1;
         pr->h_src[SQ_B2] = p->b_g2;
         for (int k = 0; k < nm; k++) pr->mat_hdev += cz_gpu_csr_host_dev_bytes_(hm[k], &dict[k]);
-        rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
+        if (beside) rc = plan_beside(pr, mat + maps, bases);
+        else rc = cz_gpu_prover_plan_stream_(pr, mat + maps, bases);
     }
     build_copy bc;
     build_copy_init(&bc);
@@ -1006,6 +1071,10 @@ void cz_gpu_prover_build_report(const cz_gpu_prover *pr, char *out, size_t n) {
         snprintf(out + l4, n - l4, "; streamed in chunks of %llu points (B_G2 %llu), %d staging buffers, kept on the "
                  "device:%s; planned within %.2f GiB", (unsigned long long)pr->chunk1, (unsigned long long)pr->chunk2,
                  pr->stages, kept[0] ? kept : " none", pr->limit / GIB);
+    const size_t l5 = strlen(out);
+    if (pr->beside && l5 < n)
+        snprintf(out + l5, n - l5, " beside the device's other provers (the plan it has alone, within %.2f GiB)",
+                 pr->alone_limit / GIB);
     }
 }
 
@@ -1028,6 +1097,7 @@ void cz_gpu_prover_sizes(const cz_gpu_prover *pr, uint64_t *ni, uint64_t *na, ui
 
 size_t cz_gpu_prover_device_bytes(const cz_gpu_prover *pr) { return pr->used + pr->work_reserve; }
 int cz_gpu_prover_is_streamed(const cz_gpu_prover *pr) { return pr->streamed; }
+int cz_gpu_prover_is_beside(const cz_gpu_prover *pr) { return pr->beside; }
 int cz_gpu_prover_reads_host_bases(const cz_gpu_prover *pr) {
 #ifdef CZ_GPU_HAVE_G2_MSM
     return pr->streamed;
@@ -1060,6 +1130,7 @@ void cz_gpu_prover_needs(const cz_gpu_prover *pr, size_t *resident, size_t *stre
     if (streamed_min) *streamed_min = pr->need_streamed_min;
 }
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr) { return pr->work_reserve; }
+size_t cz_gpu_prover_held_bytes(const cz_gpu_prover *pr) { return pr->used; }
 size_t cz_gpu_prover_default_margin(size_t total) { return ((size_t)1 << 30) + total / 50; }
 
 void cz_gpu_prover_destroy(cz_gpu_prover *pr) {

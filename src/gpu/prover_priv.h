@@ -155,6 +155,9 @@ struct cz_gpu_prover {
      * when an allocation would not fit beside the full one (those parts then size themselves to the free
      * memory at call time, keeping 2 GiB free) */
     size_t limit, used, work_reserve, work_min;
+    size_t alone_limit;        /* limit alone on the device (create_beside's estimate, else the total less the margin) */
+    size_t mem_free, mem_total; /* the device's memory at creation */
+    int beside;         /* streamed beside other provers with the plan it would have alone (plan_beside) */
     /* Streamed bases (prover.c, prover_run.c; issue 4 item 5): when only the non-base part fits, the bases
      * that do not fit beside it (H, L, A, B_G1, B_G2: h_src, the params' arrays, or a synthetic prover's
      * pinned copies, owned when h_own) stay in host memory and cross PCIe per proof in chunks of chunk1 G1 /
