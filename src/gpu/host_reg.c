@@ -6,7 +6,10 @@
  * pin has a count of holders, and the last one unpins it.
  * Why pieces: cudaHostRegister holds up every other thread's CUDA calls while it runs (1.6 s for the ~60 GB of a
  * 32 GiB PoRep's streamed bases on an H100 host, docs/perf.md session 53): in pieces another circuit's prover,
- * built or proving meanwhile, waits for one piece only. The registry's lock is not held while pieces are pinned. */
+ * built or proving meanwhile, waits for one piece only (session 56, one run each on an H100: a Winning PoSt sent
+ * during the pinning took 444 ms in 1 GiB pieces, 1,197 in one). A copy must not cross two pieces (the driver
+ * refuses it: cz_host_reg_cut_). One piece is the default until a streamed partition across pieces has run on a GPU.
+ * The registry's lock is not held while pieces are pinned. */
 #include "gpu/host_reg.h"
 
 #include <pthread.h>
@@ -64,7 +67,8 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
     char *p = vp;
     *ok = 0;
     if (!p || !bytes) return 0;
-    if (piece < 4096 || piece % 4096) piece = (size_t)1 << 30;
+    if (piece < 4096 || piece % 4096) /* one piece: the pages of the whole range */
+        piece = (((uintptr_t)p & 4095) + bytes + 4095) & ~(size_t)4095;
     pthread_mutex_lock(&g_mu);
     for (;;) {
         int busy;

@@ -214,6 +214,13 @@ int main(void) {
     cz_host_reg_release_(&ops, p); /* not held: nothing happens */
     printf("pieces and holders: ok (%d pieces of %zu B)\n", want, piece);
 
+    /* no piece size (the default): the whole range in one registration, copied in one part */
+    CHECK(cz_host_reg_acquire_(&ops, p, n, 0, &ok) == 0 && ok == 1);
+    CHECK_MSG(pinned_count() == 1 && in_one_pin(p, n) && cz_host_reg_cut_(p, n) == n,
+              "default: %d pieces, the range %s one", pinned_count(), in_one_pin(p, n) ? "in" : "not in");
+    cz_host_reg_release_(&ops, p);
+    CHECK(pinned_count() == 0);
+
     /* a refused piece: nothing left pinned or held; a later try pins afresh */
     refuse_at = (char *)(((uintptr_t)p & ~(uintptr_t)4095) + 5 * piece);
     CHECK(cz_host_reg_acquire_(&ops, p, n, piece, &ok) == 0 && ok == 0);
