@@ -179,7 +179,7 @@ extern "C" int cz_gpu_stream_wait_(void *s, void *e) {
 }
 
 /* Host memory we page-locked in pieces (host_reg.c) is copied piece by piece: one copy across two registrations
- * is refused (invalid argument). */
+ * is the likely cause of the invalid argument test_gpu_prover_stream hit on an H100 (session 56; not confirmed). */
 extern "C" int cz_gpu_htod_async_(void *dst, const void *src, size_t bytes, void *s) {
     while (bytes) {
         const size_t n = cz_host_reg_cut_(src, bytes);

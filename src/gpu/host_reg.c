@@ -7,8 +7,8 @@
  * Why pieces: cudaHostRegister holds up every other thread's CUDA calls while it runs (1.6 s for the ~60 GB of a
  * 32 GiB PoRep's streamed bases on an H100 host, docs/perf.md session 53): in pieces another circuit's prover,
  * built or proving meanwhile, waits for one piece only (session 56, one run each on an H100: a Winning PoSt sent
- * during the pinning took 444 ms in 1 GiB pieces, 1,197 in one). A copy must not cross two pieces (the driver
- * refuses it: cz_host_reg_cut_). One piece is the default until a streamed partition across pieces has run on a GPU.
+ * during the pinning took 444 ms in 1 GiB pieces, 1,197 in one). Copies are cut at the pieces' ends (cz_host_reg_cut_: a copy
+ * across two registrations is the likely cause of an invalid argument on an H100, not confirmed). One piece is the default until a streamed partition across pieces has run on a GPU.
  * The registry's lock is not held while pieces are pinned. */
 #include "gpu/host_reg.h"
 
