@@ -32,9 +32,9 @@ unsigned cz_host_reg_holders_(const void *p);
  * must map right after the one before it; else NULL. */
 void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *p, size_t bytes);
 /* The bytes from p to the end of the piece of our range that holds p, at most `bytes` (`bytes` when [p, p+bytes)
- * is not inside one of our ranges). A host <-> device copy runs piece by piece: the driver refuses one that spans
- * two registrations (most likely the invalid argument test_gpu_prover_stream's 4 KiB pieces hit on an H100, session 56;
- * not confirmed), so each piece's part goes as a copy of its own. */
+ * is not inside one of our ranges). A host <-> device copy runs piece by piece, each piece's part a copy of its own:
+ * one that spans two registrations is the likely cause of the invalid argument test_gpu_prover_stream's 4 KiB pieces
+ * hit on an H100 (session 56; not confirmed). */
 size_t cz_host_reg_cut_(const void *p, size_t bytes);
 
 #ifdef __cplusplus
