@@ -9,11 +9,15 @@ extern "C" {
 #include "cz_error.h"
 }
 
+/* A failed call's error is reported here and taken (cudaGetLastError: a non-sticky one would otherwise fail the
+ * thread's next launch check, far from its cause; a sticky one stays, and cz_gpu_device_check finds it). */
 #define CZ_CUDA(call)                                                                              \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess)                                                                     \
+        if (e_ != cudaSuccess) {                                                                   \
+            (void)cudaGetLastError();                                                              \
             return cz_error(CZ_EDEVICE, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+        }                                                                                          \
     } while (0)
 
 /* After a launch: configuration errors show up here; execution errors at the next sync. */

@@ -605,10 +605,10 @@ static int pin_host_bases(cz_gpu_prover *pr) {
  * proof's partitions were being synthesized, then 54.6 for the same link once idle: below the sparse rule's 42, the
  * prover took sparse uploads for its life. The best of three is the link's own rate; a dip must last all three. */
 #define LINK_PROBES 3
-static double link_gbps(cz_gpu_prover *pr, double *lo) {
+static double link_gbps(cz_gpu_prover *pr, double *lo, int *err) {
     int big = -1;
     size_t bytes = 0;
-    *lo = 0;
+    *lo = 0, *err = 0;
     for (int i = 0; i < SQ_N; i++) {
         const size_t b = cz_gpu_prover_part_len_(pr, i) * cz_gpu_prover_part_el_(i);
         if (!(pr->keep >> i & 1) && b > bytes) big = i, bytes = b;
@@ -630,6 +630,7 @@ static double link_gbps(cz_gpu_prover *pr, double *lo) {
         best = g > best ? g : best;
         worst = k == 0 || g < worst ? g : worst;
     }
+    *err = rc; /* a failed copy fails the creation (with its message), not the next kernel launch's check */
     if (rc || best <= 0) return 0;
     *lo = worst;
     return best;
@@ -652,7 +653,9 @@ int cz_gpu_prover_sparse_init_(cz_gpu_prover *pr) {
     pr->sparse_blocks = g && atoi(g) > 0 && atoi(g) <= 4096 ? (unsigned)atoi(g) : 64;
     pr->upx = x && atoi(x) > 1 && atoi(x) <= 16 ? atoi(x) : 1;
     if (pr->h_stage[0]) return 0; /* pageable bases: whole chunks through the host twins */
-    pr->link_gbps = link_gbps(pr, &pr->link_lo);
+    int err;
+    pr->link_gbps = link_gbps(pr, &pr->link_lo, &err);
+    if (err) return err;
     const int force = e ? atoi(e) : -1;
     const double below = t && atof(t) > 0 ? atof(t) : 42.0;
     if (force == 0 || (force != 1 && pr->link_gbps >= below)) return 0;
