@@ -178,23 +178,18 @@ extern "C" int cz_gpu_stream_wait_(void *s, void *e) {
     return 0;
 }
 
-/* Host memory we page-locked in pieces (host_reg.c) is copied piece by piece: one copy across two registrations
- * is the likely cause of the invalid argument test_gpu_prover_stream hit on an H100 (session 56; not confirmed). */
+/* host memory we page-locked in pieces is copied piece by piece (cz_copy_by_piece) */
 extern "C" int cz_gpu_htod_async_(void *dst, const void *src, size_t bytes, void *s) {
-    while (bytes) {
-        const size_t n = cz_host_reg_cut_(src, bytes);
-        CZ_CUDA(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, (cudaStream_t)s));
-        dst = (char *)dst + n, src = (const char *)src + n, bytes -= n;
-    }
+    CZ_CUDA(cz_copy_by_piece(src, bytes, [&](size_t o, size_t n) {
+        return cudaMemcpyAsync((char *)dst + o, (const char *)src + o, n, cudaMemcpyHostToDevice, (cudaStream_t)s);
+    }));
     return 0;
 }
 
 extern "C" int cz_gpu_dtoh_async_(void *dst, const void *src, size_t bytes, void *s) {
-    while (bytes) {
-        const size_t n = cz_host_reg_cut_(dst, bytes);
-        CZ_CUDA(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, (cudaStream_t)s));
-        dst = (char *)dst + n, src = (const char *)src + n, bytes -= n;
-    }
+    CZ_CUDA(cz_copy_by_piece(dst, bytes, [&](size_t o, size_t n) {
+        return cudaMemcpyAsync((char *)dst + o, (const char *)src + o, n, cudaMemcpyDeviceToHost, (cudaStream_t)s);
+    }));
     return 0;
 }
 

@@ -7,6 +7,7 @@
 
 extern "C" {
 #include "cz_error.h"
+#include "gpu/host_reg.h"
 }
 
 /* A failed call's error is reported here and taken (cudaGetLastError: a non-sticky one would otherwise fail the
@@ -22,5 +23,18 @@ extern "C" {
 
 /* After a launch: configuration errors show up here; execution errors at the next sync. */
 #define CZ_CUDA_LAUNCHED() CZ_CUDA(cudaGetLastError())
+
+/* A copy of `bytes` to or from host memory at `host`, as copy(offset, n) calls cut at the ends of the pieces we
+ * page-locked it in (host_reg.c cz_host_reg_cut_: one copy across two registrations is the likely cause of an
+ * invalid argument on an H100, session 56); the first failure's error. */
+template <class F>
+static inline cudaError_t cz_copy_by_piece(const void *host, size_t bytes, F copy) {
+    for (size_t o = 0, n; o < bytes; o += n) {
+        n = cz_host_reg_cut_((const char *)host + o, bytes - o);
+        const cudaError_t e = copy(o, n);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
 
 #endif

@@ -11,7 +11,6 @@
 #include "gpu/fp_dfma.cuh"
 #include "gpu/fp_inv.cuh"
 #include "gpu/gpu.h"
-#include "gpu/host_reg.h"
 
 extern "C" int cz_gpu_load_kernels_eagerly(void) { return setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
 
@@ -118,10 +117,9 @@ extern "C" void cz_gpu_free(void *dptr) {
 }
 
 extern "C" int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes) {
-    for (size_t o = 0, n; o < bytes; o += n) { /* piece by piece where we page-locked it in pieces (alloc.cu) */
-        n = cz_host_reg_cut_((const char *)src + o, bytes - o);
-        CZ_CUDA(cudaMemcpy((char *)dst + o, (const char *)src + o, n, cudaMemcpyHostToDevice));
-    }
+    CZ_CUDA(cz_copy_by_piece(src, bytes, [&](size_t o, size_t n) {
+        return cudaMemcpy((char *)dst + o, (const char *)src + o, n, cudaMemcpyHostToDevice);
+    }));
     /* From pageable memory cudaMemcpy returns once the bytes are staged, before their DMA lands, and kernels on
      * the non-blocking streams (the provers' and the MSM's) do not wait for it: the Lagrange bases' check at
      * 2^15-2^16 read its scalars before they arrived (test_gpu_prover, session 36). */
@@ -130,10 +128,9 @@ extern "C" int cz_gpu_memcpy_htod(void *dst, const void *src, size_t bytes) {
 }
 
 extern "C" int cz_gpu_memcpy_dtoh(void *dst, const void *src, size_t bytes) {
-    for (size_t o = 0, n; o < bytes; o += n) {
-        n = cz_host_reg_cut_((char *)dst + o, bytes - o);
-        CZ_CUDA(cudaMemcpy((char *)dst + o, (const char *)src + o, n, cudaMemcpyDeviceToHost));
-    }
+    CZ_CUDA(cz_copy_by_piece(dst, bytes, [&](size_t o, size_t n) {
+        return cudaMemcpy((char *)dst + o, (const char *)src + o, n, cudaMemcpyDeviceToHost);
+    }));
     return 0;
 }
 

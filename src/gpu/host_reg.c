@@ -29,6 +29,16 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
 static range *g_r;
 static size_t g_n, g_cap;
+static size_t g_multi; /* ranges of more than one piece (written under g_mu; cz_host_reg_cut_ reads it without) */
+
+/* whether r is pinned in more than one piece */
+static int multi(const range *r) { return ((uintptr_t)r->p & 4095) + r->bytes > r->piece; }
+
+/* With g_mu held: drops entry r (the last entry moves into its place). */
+static void drop(range *r) {
+    if (multi(r)) __atomic_sub_fetch(&g_multi, 1, __ATOMIC_RELEASE);
+    *r = g_r[--g_n]; /* r found first: the last entry may be r itself */
+}
 
 /* the start of piece k of a range from p: whole pieces from the 4 KiB page below p */
 static char *piece_at(char *p, size_t k, size_t piece) {
@@ -96,6 +106,7 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
         g_r = r, g_cap = cap;
     }
     g_r[g_n++] = (range){p, bytes, piece, 1, REG_PINNING};
+    if (multi(&g_r[g_n - 1])) __atomic_add_fetch(&g_multi, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&g_mu);
 
     char *fail = NULL;
@@ -112,7 +123,7 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
 
     pthread_mutex_lock(&g_mu);
     range *r = own(p, REG_PINNING);
-    if (fail) *r = g_r[--g_n]; /* r found first: the last entry may be r itself */
+    if (fail) drop(r);
     else r->state = REG_READY;
     pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_mu);
@@ -138,8 +149,7 @@ void cz_host_reg_release_(const cz_host_pin_ops *ops, void *vp) {
     unpin_pieces(ops, base, bytes, base + bytes, piece);
 
     pthread_mutex_lock(&g_mu);
-    range *r = own(base, REG_UNPINNING);
-    *r = g_r[--g_n];
+    drop(own(base, REG_UNPINNING));
     pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_mu);
 }
@@ -175,6 +185,8 @@ void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *vp, size_t bytes
 size_t cz_host_reg_cut_(const void *vp, size_t bytes) {
     const char *p = vp;
     int busy;
+    /* every range in one piece (the default): nothing to cut, no lock on the copies' path */
+    if (!__atomic_load_n(&g_multi, __ATOMIC_ACQUIRE)) return bytes;
     pthread_mutex_lock(&g_mu);
     const long i = find(p, bytes, &busy);
     size_t n = bytes;

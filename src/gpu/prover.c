@@ -188,9 +188,6 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
     }
     if (!margin) margin = cz_gpu_prover_default_margin(tot);
     pr->limit = mem_cap(fr > margin ? fr - margin : 0);
-    /* at most what it could have alone on the device (CZ_GPU_PROVER_BESIDE): all of it, less the default margin */
-    const size_t dm = cz_gpu_prover_default_margin(tot);
-    pr->alone_limit = mem_cap(tot > dm ? tot - dm : 0);
     pr->mem_free = fr, pr->mem_total = tot;
     const char *cs = getenv("CZ_GPU_C_SPMV");
     pr->c_ab = !(cs && cs[0] == '1');
@@ -899,10 +896,10 @@ static int create_(cz_gpu_prover **out, int device, const cz_groth16_params *p, 
     pr->p = p;
     pr->r = r;
     pr->dense_hint = dense_hint;
-    if (others != SIZE_MAX) { /* alone: the free memory and what the others hold, less the default margin */
+    { /* alone on the device (CZ_GPU_PROVER_BESIDE): the free memory and what the others hold (not known: all of
+       * it), less the default margin */
         const size_t dm = cz_gpu_prover_default_margin(pr->mem_total);
-        size_t fa = pr->mem_free + others;
-        fa = fa < pr->mem_total ? fa : pr->mem_total;
+        const size_t fa = others < pr->mem_total - pr->mem_free ? pr->mem_free + others : pr->mem_total;
         pr->alone_limit = mem_cap(fa > dm ? fa - dm : 0);
     }
     pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
