@@ -1,6 +1,7 @@
 /* Host-side CUDA plumbing for the partition prover: pinned host memory, memory info, streams, events
  * and asynchronous copies, wrapped so that the C driver (prover.c) needs no CUDA headers. */
 #include <sys/mman.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -210,11 +211,22 @@ extern "C" int cz_gpu_host_is_pinned_(const void *p) {
 /* ---- registered host memory (prover.c's host bases, prover_run.c's big pageable parts): host_reg.c keeps who
  * holds each range and pins it in pieces; these are its CUDA calls. The pieces are portable (page-locked for every
  * device's context: the same circuit's provers on other GPUs copy from them) and mapped (the sparse gather reads
- * them in place). CZ_GPU_PIN_PIECE: the piece in bytes (a multiple of 4096; default: the whole range in one piece). */
+ * them in place). CZ_GPU_PIN_PIECE: the piece in bytes (a multiple of 4096; default 64 MiB; one larger than the range, e.g. 1099511627776, pins it in one piece). */
 static int pin_cuda(void *p, size_t bytes) {
     if (cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) == cudaSuccess) return 0;
     cudaGetLastError(); /* not fatal: the copies stay pageable */
     return -1;
+}
+
+/* Between two pieces: CZ_GPU_PIN_GAP_US microseconds (default 200; 0: none), in which threads waiting for the
+ * driver's lock get it (host_reg.c: without it they waited for the whole range) */
+static void pin_gap(void) {
+    const char *e = getenv("CZ_GPU_PIN_GAP_US");
+    const long gap = e && *e ? atol(e) : 200;
+    if (gap > 0) {
+        struct timespec ts = {gap / 1000000, (gap % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 static void unpin_cuda(void *p) {
@@ -230,7 +242,7 @@ extern "C" void *cz_gpu_host_dev_ptr_(const void *p) {
     return d;
 }
 
-static const cz_host_pin_ops g_pin_ops = {pin_cuda, unpin_cuda, cz_gpu_host_is_pinned_, cz_gpu_host_dev_ptr_};
+static const cz_host_pin_ops g_pin_ops = {pin_cuda, unpin_cuda, cz_gpu_host_is_pinned_, cz_gpu_host_dev_ptr_, pin_gap};
 
 extern "C" int cz_gpu_host_register_(void *p, size_t bytes, int *ok) {
     const char *e = getenv("CZ_GPU_PIN_PIECE");

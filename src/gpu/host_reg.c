@@ -4,11 +4,16 @@
  * first to pin them must not unpin them under the other, whose copies would turn pageable and whose sparse gather
  * (prover.c cz_gpu_prover_sparse_init_) would read unmapped memory through its device address; so every range we
  * pin has a count of holders, and the last one unpins it.
- * Why pieces: cudaHostRegister holds up every other thread's CUDA calls while it runs (1.6 s for the ~60 GB of a
- * 32 GiB PoRep's streamed bases on an H100 host, docs/perf.md session 53): in pieces another circuit's prover,
- * built or proving meanwhile, waits for one piece only (session 56, one run each on an H100: a Winning PoSt sent
- * during the pinning took 444 ms in 1 GiB pieces, 1,197 in one). Copies are cut at the pieces' ends (cz_host_reg_cut_: a copy
- * across two registrations is the likely cause of an invalid argument on an H100, not confirmed). One piece is the default until a streamed partition across pieces has run on a GPU.
+ * Why pieces: cudaHostRegister holds up every other thread's CUDA calls while it runs (1.6-2.9 s for the ~56 GB of
+ * a 32 GiB PoRep's streamed bases on an H100 host, docs/perf.md sessions 53 and 57): in pieces, with a pause between
+ * them (ops->between), another circuit's prover built or proving meanwhile waits for about one piece. The pause is
+ * what lets it in: back to back, the pinning thread takes the driver's lock again first, and a thread's cudaFree
+ * waited for all of a 56 GB range in 1 GiB or 256 MiB pieces as in one (cz_bench_pin_wait on an H100, session 57:
+ * 2.8 s); in 64 MiB pieces with 200 us pauses its longest call was 4 ms, and the registration took no longer (2.67 s
+ * against 2.87 in one piece). Copies are cut at the pieces' ends (cz_host_reg_cut_): before
+ * the cut, test_gpu_prover_stream's shared bases in 4 KiB pieces failed on an H100 (invalid argument, likely a copy
+ * across two registrations); with it they pass, and a whole streamed 32 GiB PoRep in 1 GiB pieces proved on an H100
+ * (session 57: 6.4 GB chunks, partitions as fast as session 50's in one piece).
  * The registry's lock is not held while pieces are pinned. */
 #include "gpu/host_reg.h"
 
@@ -50,6 +55,7 @@ static void unpin_pieces(const cz_host_pin_ops *ops, char *p, size_t n, const ch
     for (size_t k = 0;; k++) {
         char *q = piece_at(p, k, piece);
         if (q >= p + n || q >= upto) break;
+        if (k && ops->between) ops->between();
         ops->unpin(q);
     }
 }
@@ -77,8 +83,7 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
     char *p = vp;
     *ok = 0;
     if (!p || !bytes) return 0;
-    if (piece < 4096 || piece % 4096) /* one piece: the pages of the whole range */
-        piece = (((uintptr_t)p & 4095) + bytes + 4095) & ~(size_t)4095;
+    if (piece < 4096 || piece % 4096) piece = (size_t)64 << 20; /* the default */
     pthread_mutex_lock(&g_mu);
     for (;;) {
         int busy;
@@ -114,6 +119,7 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
         char *q = piece_at(p, k, piece), *end = piece_at(p, k + 1, piece);
         if (q >= p + bytes) break;
         if (end > p + bytes) end = p + bytes;
+        if (k && ops->between) ops->between();
         if (ops->pin(q, (size_t)(end - q))) {
             fail = q;
             break;
@@ -185,7 +191,7 @@ void *cz_host_reg_span_(const cz_host_pin_ops *ops, const void *vp, size_t bytes
 size_t cz_host_reg_cut_(const void *vp, size_t bytes) {
     const char *p = vp;
     int busy;
-    /* every range in one piece (the default): nothing to cut, no lock on the copies' path */
+    /* every range in one piece (none pinned, or all small): nothing to cut, no lock on the copies' path */
     if (!__atomic_load_n(&g_multi, __ATOMIC_ACQUIRE)) return bytes;
     pthread_mutex_lock(&g_mu);
     const long i = find(p, bytes, &busy);

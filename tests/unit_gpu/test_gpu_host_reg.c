@@ -5,6 +5,8 @@
  *    cover it exactly, each but the first starts on a page boundary, none shares a page with another;
  *  - a range inside it, and the same range again, are held without pinning anything; releases unpin nothing until
  *    the last holder's, which unpins every piece;
+ *  - no piece size (0 or not a multiple of 4096): 64 MiB pieces with a pause between two (pinned or unpinned); a
+ *    piece larger than the range: one piece, no pause;
  *  - a refused piece: the pieces before it are unpinned again, nothing is held, and a later try pins afresh;
  *  - pages page-locked by someone else are used as is: nothing pinned, nothing held;
  *  - while one thread pins a slow range, a thread asking for a range elsewhere is not held up (pinning runs
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,7 +94,14 @@ static void *f_dev_ptr(const void *p) {
     return (void *)d;
 }
 
-static const cz_host_pin_ops ops = {f_pin, f_unpin, f_is_pinned, f_dev_ptr};
+static int n_between; /* calls of ops.between: one between two pieces, pinned or unpinned */
+static void f_between(void) {
+    pthread_mutex_lock(&f_mu);
+    n_between++;
+    pthread_mutex_unlock(&f_mu);
+}
+
+static const cz_host_pin_ops ops = {f_pin, f_unpin, f_is_pinned, f_dev_ptr, f_between};
 
 static int pinned_count(void) {
     pthread_mutex_lock(&f_mu);
@@ -214,12 +224,35 @@ int main(void) {
     cz_host_reg_release_(&ops, p); /* not held: nothing happens */
     printf("pieces and holders: ok (%d pieces of %zu B)\n", want, piece);
 
-    /* no piece size (the default): the whole range in one registration, copied in one part */
-    CHECK(cz_host_reg_acquire_(&ops, p, n, 0, &ok) == 0 && ok == 1);
-    CHECK_MSG(pinned_count() == 1 && in_one_pin(p, n) && cz_host_reg_cut_(p, n) == n,
-              "default: %d pieces, the range %s one", pinned_count(), in_one_pin(p, n) ? "in" : "not in");
-    cz_host_reg_release_(&ops, p);
-    CHECK(pinned_count() == 0);
+    /* no piece size (0, or not a multiple of 4096): 64 MiB pieces, a pause (ops.between) between two of them when
+     * pinned and when unpinned; a piece larger than the range: one, no pause. The fake driver touches no memory:
+     * address space only, 2.5 GiB from 100 bytes into a page (41 pieces) */
+    {
+        const size_t big = (size_t)5 << 29, mib64 = (size_t)64 << 20;
+        char *m = mmap(NULL, big + 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        CHECK(m != MAP_FAILED);
+        if (m != MAP_FAILED) {
+            char *q = m + 100;
+            for (int k = 0; k < 2; k++) {
+                n_between = 0;
+                CHECK(cz_host_reg_acquire_(&ops, q, big, k ? 12345 : 0, &ok) == 0 && ok == 1);
+                CHECK_MSG(covers(q, big, mib64, 41) && cz_host_reg_cut_(q, big) == mib64 - 100 &&
+                              cz_host_reg_cut_(q + mib64 - 100, big - mib64 + 100) == mib64 && n_between == 40,
+                          "default: %d pieces, first part %zu B, %d pauses", pinned_count(), cz_host_reg_cut_(q, big),
+                          n_between);
+                cz_host_reg_release_(&ops, q);
+                CHECK_MSG(pinned_count() == 0 && n_between == 80, "released: %d pieces left, %d pauses in all",
+                          pinned_count(), n_between);
+            }
+            n_between = 0;
+            CHECK(cz_host_reg_acquire_(&ops, q, big, (size_t)1 << 40, &ok) == 0 && ok == 1);
+            CHECK_MSG(pinned_count() == 1 && in_one_pin(q, big) && cz_host_reg_cut_(q, big) == big,
+                      "one piece: %d pieces", pinned_count());
+            cz_host_reg_release_(&ops, q);
+            CHECK(pinned_count() == 0 && n_between == 0);
+            munmap(m, big + 8192);
+        }
+    }
 
     /* a refused piece: nothing left pinned or held; a later try pins afresh */
     refuse_at = (char *)(((uintptr_t)p & ~(uintptr_t)4095) + 5 * piece);
