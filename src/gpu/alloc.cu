@@ -250,6 +250,10 @@ extern "C" int cz_gpu_host_register_(void *p, size_t bytes, int *ok) {
     return cz_host_reg_acquire_(&g_pin_ops, p, bytes, v > 0 ? (size_t)v : 0, ok); /* 0: host_reg's default */
 }
 
+extern "C" int cz_gpu_host_register_whole_(void *p, size_t bytes, int *ok) {
+    return cz_host_reg_acquire_(&g_pin_ops, p, bytes, CZ_HOST_REG_WHOLE, ok);
+}
+
 extern "C" void cz_gpu_host_unregister_(void *p) { cz_host_reg_release_(&g_pin_ops, p); }
 
 extern "C" void *cz_gpu_host_dev_span_(const void *p, size_t bytes) { return cz_host_reg_span_(&g_pin_ops, p, bytes); }

@@ -83,7 +83,8 @@ int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *vp, size_t bytes, siz
     char *p = vp;
     *ok = 0;
     if (!p || !bytes) return 0;
-    if (piece < 4096 || piece % 4096) piece = (size_t)64 << 20; /* the default */
+    if (piece == CZ_HOST_REG_WHOLE) piece = (((uintptr_t)p & 4095) + bytes + 4095) & ~(size_t)4095; /* its pages */
+    else if (piece < 4096 || piece % 4096) piece = (size_t)64 << 20; /* the default */
     pthread_mutex_lock(&g_mu);
     for (;;) {
         int busy;

@@ -37,6 +37,9 @@ int cz_gpu_host_is_pinned_(const void *p);
  * (another prover's of the same range included), to let go with cz_gpu_host_unregister_ (the last holder unpins);
  * *ok = 0 (and no error) when the driver refuses or the range was page-locked otherwise (used as is). */
 int cz_gpu_host_register_(void *p, size_t bytes, int *ok);
+/* The same in one piece, without pauses: a registration for one partition's copy (prover_run.c pin_parts), short
+ * and often inside the device's turn, which pauses between pieces would only lengthen. */
+int cz_gpu_host_register_whole_(void *p, size_t bytes, int *ok);
 void cz_gpu_host_unregister_(void *p);
 int cz_gpu_current_device_(int *dev);
 

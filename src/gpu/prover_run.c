@@ -169,7 +169,7 @@ static int prefetch_next(cz_gpu_prover *pr) {
  * cannot be locked stays pageable). unpin_parts lets them go. */
 static void pin_parts(int k, const void *const src[], const size_t bytes[], int reg[]) {
     for (int i = 0; i < k; i++)
-        if (bytes[i] >= ((size_t)1 << 20)) cz_gpu_host_register_((void *)src[i], bytes[i], &reg[i]);
+        if (bytes[i] >= ((size_t)1 << 20)) cz_gpu_host_register_whole_((void *)src[i], bytes[i], &reg[i]);
 }
 static void unpin_parts(int k, const void *const src[], const int reg[]) {
     for (int i = 0; i < k; i++)
