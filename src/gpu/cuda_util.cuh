@@ -25,8 +25,9 @@ extern "C" {
 #define CZ_CUDA_LAUNCHED() CZ_CUDA(cudaGetLastError())
 
 /* A copy of `bytes` to or from host memory at `host`, as copy(offset, n) calls cut at the ends of the pieces we
- * page-locked it in (host_reg.c cz_host_reg_cut_: one copy across two registrations is the likely cause of an
- * invalid argument on an H100, session 56); the first failure's error. */
+ * page-locked it in (host_reg.c cz_host_reg_cut_: without the cut, test_gpu_prover_stream's shared bases in 4 KiB
+ * pieces failed on an H100 with an invalid argument, session 56; with it they pass, session 57); the first
+ * failure's error. */
 template <class F>
 static inline cudaError_t cz_copy_by_piece(const void *host, size_t bytes, F copy) {
     for (size_t o = 0, n; o < bytes; o += n) {

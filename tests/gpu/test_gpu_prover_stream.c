@@ -39,8 +39,8 @@
  *    all; two threads registering one fresh range at once both hold it. Two streamed provers of one circuit (as
  *    on two GPUs, sharing the SRS's arrays) with sparse uploads and 4 KiB pieces: both hold the bases; after the
  *    first is destroyed the second still proves (its copies cut at the pieces' ends: before the cut this case failed
- *    on an H100 with invalid argument, most likely a copy across two registrations; unconfirmed), gathering through the bases' device addresses across pieces
- *    (unpinned, the gather would read unmapped memory), and its destroy unpins them.
+ *    on an H100 with an invalid argument, session 56; with it, it passes, session 57), gathering through the bases'
+ *    device addresses across pieces (unpinned, the gather would read unmapped memory), and its destroy unpins them.
  *  - CZ_GPU_PROVER_BESIDE (test_beside): resident when it fits, CZ_ENOMEM when it fits alone only, streamed when it
  *    streams alone too with the same plan, CZ_ENOMEM for a smaller plan; the backend keeps a small prover beside
  *    a big one that streams either way.

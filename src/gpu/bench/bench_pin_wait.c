@@ -1,7 +1,7 @@
 /* cz_bench_pin_wait [GB (32)] [piece MiB[:gap us] ...]: how long another thread's CUDA calls wait while a streamed prover
  * page-locks its host bases (cz_gpu_host_register_, the registry of host_reg.c), in one piece and in pieces
- * (CZ_GPU_PIN_PIECE). A 32 GiB PoRep's ~56 GB took 1.6-2.2 s to register on an H100 host, and a Winning PoSt built
- * or proved meanwhile waited for it (docs/perf.md, sessions 53 and 56).
+ * (CZ_GPU_PIN_PIECE). A 32 GiB PoRep's ~56 GB took 1.6-3.6 s to register on an H100 host, and a Winning PoSt built
+ * or proved meanwhile waited for it (docs/perf.md, sessions 53, 56 and 57).
  * The buffer is mapped and touched by 8 threads (as the SRS's arrays are filled before a prover pins them). For each
  * piece size (default: the whole buffer in one piece, and 64 MiB, host_reg.c's default), CZ_BENCH_REPS (3) times: a prober thread
  * loops on what a small prover's build or start does (a 64 KiB cudaMalloc, a 4 KiB host -> device copy from
