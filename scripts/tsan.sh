@@ -9,7 +9,8 @@
 # not built and only the unit label runs. Environment: CZ_TEST_JOBS (default nproc), CZ_TSAN_BUILD_DIR
 # (default build-tsan), CZ_TSAN_CUDA=1 (build the GPU library too, its C host code instrumented, so that the unit
 # label takes test_gpu_lock, the device lock's host threads; the CUDA build adds ~10 minutes; the gpu label's tests
-# need a device: `ctest -L gpu` in that build on the GPU machine).
+# need a device: on the GPU machine run test_gpu_backend and test_gpu_backend_build from that build with
+# OMP_THREAD_LIMIT=1 and TSAN_OPTIONS=suppressions=tests/tsan.supp; docs/perf.md, session 58).
 #
 # What it leaves out, and why:
 # - OpenMP runs one thread a region (OMP_THREAD_LIMIT=1): Debian's libgomp is not built with TSan, so the
@@ -19,7 +20,8 @@
 # - test_engine_synth_pool checks the OpenMP team sizes that limit changes.
 # - test_mapguard and test_srs_changed_file raise SIGBUS on purpose (a file cut short under its mapping); TSan
 #   reports a SIGBUS as a fatal error.
-# - Reports inside gRPC, abseil and upb (tests/tsan.supp): those libraries are not instrumented either.
+# - Reports inside gRPC, abseil, upb and the CUDA driver (tests/tsan.supp): those libraries are not instrumented
+#   either.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
