@@ -228,9 +228,9 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             /* its bases alone do not fit beside the residents: an idle one goes (or we wait for one) without
              * a create that would code the matrices (~1 s at 32 GiB) only to fail */
             const size_t floor = cz_gpu_prover_floor_bytes(p);
-            const size_t alone = fr + others < tot ? fr + others : tot; /* free were the residents dropped */
-            const bool streams = info && floor + cz_gpu_prover_default_margin(tot) > alone; /* even alone */
-            if (resident && info && !streams && floor + (margin ? margin : cz_gpu_prover_default_margin(tot)) > fr) {
+            /* as create() will count: alone = free were the residents dropped, beside them = free now */
+            const bool streams = info && floor > cz_gpu_prover_usable(fr, tot, others, 0); /* even alone */
+            if (resident && info && !streams && floor > cz_gpu_prover_usable(fr, tot, 0, margin)) {
                 cz_log(CZ_LOG_DEBUG, "cuzk::gpu", "device %d: a prover of %llu rows needs %.2f GiB for its bases, "
                        "%.2f GiB free beside %d resident(s)", dev, (unsigned long long)fp.rows, floor / 1073741824.0,
                        fr / 1073741824.0, resident);

@@ -207,6 +207,12 @@ size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr);
 size_t cz_gpu_prover_floor_bytes(const cz_groth16_params *p);
 /* The margin create() leaves free when given 0: 1 GiB + 2 % of a device of total bytes. */
 size_t cz_gpu_prover_default_margin(size_t total);
+/* The device bytes a create() plans within on a device of `free` of `total` bytes free: free + others, at most the
+ * total (others: what the device's other provers hold, counted as if they were dropped; 0 for none, SIZE_MAX for not
+ * known: the whole device), less margin (0: the default one), under the cap a test or bench sets with
+ * CZ_GPU_MEM_LIMIT_MB / CZ_GPU_MEM_LIMIT_KB (a smaller card simulated). The backend's checks before a create() use
+ * it too, so that they agree with the create(). */
+size_t cz_gpu_prover_usable(size_t free, size_t total, size_t others, size_t margin);
 
 /* The heavy part of a proof. inputs[0] must be ONE; witness buffers from cz_gpu_host_alloc upload at
  * full speed (others are registered for the copy or copied through staging). stats may be NULL.

@@ -186,8 +186,7 @@ int cz_gpu_prover_init_(cz_gpu_prover **out, int device, size_t margin) {
         free(pr);
         return rc;
     }
-    if (!margin) margin = cz_gpu_prover_default_margin(tot);
-    pr->limit = mem_cap(fr > margin ? fr - margin : 0);
+    pr->limit = cz_gpu_prover_usable(fr, tot, 0, margin);
     pr->mem_free = fr, pr->mem_total = tot;
     const char *cs = getenv("CZ_GPU_C_SPMV");
     pr->c_ab = !(cs && cs[0] == '1');
@@ -896,12 +895,9 @@ static int create_(cz_gpu_prover **out, int device, const cz_groth16_params *p, 
     pr->p = p;
     pr->r = r;
     pr->dense_hint = dense_hint;
-    { /* alone on the device (CZ_GPU_PROVER_BESIDE): the free memory and what the others hold (not known: all of
-       * it), less the default margin */
-        const size_t dm = cz_gpu_prover_default_margin(pr->mem_total);
-        const size_t fa = others < pr->mem_total - pr->mem_free ? pr->mem_free + others : pr->mem_total;
-        pr->alone_limit = mem_cap(fa > dm ? fa - dm : 0);
-    }
+    /* alone on the device (CZ_GPU_PROVER_BESIDE): the free memory and what the others hold (not known: all of it),
+     * less the default margin */
+    pr->alone_limit = cz_gpu_prover_usable(pr->mem_free, pr->mem_total, others, 0);
     pr->ni = ni, pr->na = na, pr->rows = r->num_rows, pr->n = n, pr->log_n = d.log_n;
     pr->len[Q_L] = na, pr->len[Q_A] = p->a_len, pr->len[Q_B] = p->b_len;
     const double t0 = cz_gpu_now_ms_();
@@ -1132,6 +1128,12 @@ void cz_gpu_prover_needs(const cz_gpu_prover *pr, size_t *resident, size_t *stre
 size_t cz_gpu_prover_work_reserve(const cz_gpu_prover *pr) { return pr->work_reserve; }
 size_t cz_gpu_prover_held_bytes(const cz_gpu_prover *pr) { return pr->used; }
 size_t cz_gpu_prover_default_margin(size_t total) { return ((size_t)1 << 30) + total / 50; }
+
+size_t cz_gpu_prover_usable(size_t free, size_t total, size_t others, size_t margin) {
+    if (!margin) margin = cz_gpu_prover_default_margin(total);
+    const size_t fa = others < total - (free < total ? free : total) ? free + others : total;
+    return mem_cap(fa > margin ? fa - margin : 0);
+}
 
 void cz_gpu_prover_destroy(cz_gpu_prover *pr) {
     if (!pr) return;
