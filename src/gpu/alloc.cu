@@ -211,7 +211,8 @@ extern "C" int cz_gpu_host_is_pinned_(const void *p) {
 /* ---- registered host memory (prover.c's host bases, prover_run.c's big pageable parts): host_reg.c keeps who
  * holds each range and pins it in pieces; these are its CUDA calls. The pieces are portable (page-locked for every
  * device's context: the same circuit's provers on other GPUs copy from them) and mapped (the sparse gather reads
- * them in place). CZ_GPU_PIN_PIECE: the piece in bytes (a multiple of 4096; default 64 MiB; one larger than the range, e.g. 1099511627776, pins it in one piece). */
+ * them in place). CZ_GPU_PIN_PIECE: the piece in bytes (a multiple of 4096; default 64 MiB; one larger than the
+ * range, e.g. 1099511627776, pins it in one piece). */
 static int pin_cuda(void *p, size_t bytes) {
     if (cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) == cudaSuccess) return 0;
     cudaGetLastError(); /* not fatal: the copies stay pageable */

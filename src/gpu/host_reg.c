@@ -12,10 +12,10 @@
  * 2.8 s); in 64 MiB pieces with 200 us pauses its longest call was 4-16 ms, and the registration took 2.67 s against
  * 2.87 in one piece on one machine, 3.59 against 3.21 on another (once per streamed prover, off the device's turn).
  * A partition's witness parts (CZ_HOST_REG_WHOLE) are registered in one piece: short, and often inside the turn.
- * Copies are cut at the pieces' ends (cz_host_reg_cut_): before
- * the cut, test_gpu_prover_stream's shared bases in 4 KiB pieces failed on an H100 (invalid argument, likely a copy
- * across two registrations); with it they pass, and a whole streamed 32 GiB PoRep in 1 GiB pieces proved on an H100
- * (session 57: 6.4 GB chunks, partitions as fast as session 50's in one piece).
+ * Copies are cut at the pieces' ends (cz_host_reg_cut_): before the cut, test_gpu_prover_stream's shared bases in
+ * 4 KiB pieces failed on an H100 (invalid argument, likely a copy across two registrations); with it they pass,
+ * and a whole streamed 32 GiB PoRep in 1 GiB pieces proved on an H100 (session 57: 6.4 GB chunks, partitions as
+ * fast as session 50's in one piece).
  * The registry's lock is not held while pieces are pinned. */
 #include "gpu/host_reg.h"
 

@@ -22,8 +22,9 @@ typedef struct {
 
 /* Holds [p, p+bytes) page-locked: *ok = 1 and the caller holds it (cz_host_reg_release_ lets go), when a range of
  * ours already holds it (one more holder: nothing is pinned again) or when it is pinned now, in pieces of `piece`
- * bytes (a multiple of 4096; CZ_HOST_REG_WHOLE or one larger than the range: one piece; anything else, 0 included, means 64 MiB) from the 4 KiB page below p, so that no page
- * is in two pieces; a range being pinned or unpinned by another thread is waited for. *ok = 0 (and no error: the copies stay pageable) when p is
+ * bytes (a multiple of 4096; CZ_HOST_REG_WHOLE or one larger than the range: one piece; anything else, 0
+ * included, means 64 MiB) from the 4 KiB page below p, so that no page is in two pieces; a range being pinned or
+ * unpinned by another thread is waited for. *ok = 0 (and no error: the copies stay pageable) when p is
  * page-locked by someone else (used as is) or a piece is refused (the pieces pinned so far are unpinned). Pinning
  * runs outside the registry's lock: other ranges are pinned and released meanwhile. Returns 0. */
 int cz_host_reg_acquire_(const cz_host_pin_ops *ops, void *p, size_t bytes, size_t piece, int *ok);

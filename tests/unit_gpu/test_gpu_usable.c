@@ -50,7 +50,8 @@ int main(void) {
         const size_t margin = k / 5 % 3 == 0 ? 0 : (size_t)(cz_rng_next(&rng) % (4 * gib));
         const size_t got = cz_gpu_prover_usable(fr, tot, others, margin), w = want(fr, tot, others, margin, 0);
         if (got != w && bad++ < 5)
-            fprintf(stderr, "free %zu total %zu others %zu margin %zu: %zu, want %zu\n", fr, tot, others, margin, got, w);
+            fprintf(stderr, "free %zu total %zu others %zu margin %zu: %zu, want %zu\n", fr, tot, others, margin,
+                    got, w);
     }
     CHECK_MSG(bad == 0, "%d of 20000 random cases wrong", bad);
     printf("random cases, no cap: %d wrong\n", bad);

@@ -1,12 +1,12 @@
-/* cz_bench_pin_wait [GB (32)] [piece MiB[:gap us] ...]: how long another thread's CUDA calls wait while a streamed prover
- * page-locks its host bases (cz_gpu_host_register_, the registry of host_reg.c), in one piece and in pieces
+/* cz_bench_pin_wait [GB (32)] [piece MiB[:gap us] ...]: how long another thread's CUDA calls wait while a streamed
+ * prover page-locks its host bases (cz_gpu_host_register_, the registry of host_reg.c), in one piece and in pieces
  * (CZ_GPU_PIN_PIECE). A 32 GiB PoRep's ~56 GB took 1.6-3.6 s to register on an H100 host, and a Winning PoSt built
  * or proved meanwhile waited for it (docs/perf.md, sessions 53, 56 and 57).
  * The buffer is mapped and touched by 8 threads (as the SRS's arrays are filled before a prover pins them). For each
- * piece size (default: the whole buffer in one piece, and 64 MiB, host_reg.c's default), CZ_BENCH_REPS (3) times: a prober thread
- * loops on what a small prover's build or start does (a 64 KiB cudaMalloc, a 4 KiB host -> device copy from
- * page-locked memory, a stream sync, the free) while the main thread registers the buffer; the lines give the
- * registration's time, the probes that ran during it and the longest one, then a host -> device copy of the first
+ * piece size (default: the whole buffer in one piece, and 64 MiB, host_reg.c's default), CZ_BENCH_REPS (3) times: a
+ * prober thread loops on what a small prover's build or start does (a 64 KiB cudaMalloc, a 4 KiB host -> device
+ * copy from page-locked memory, a stream sync, the free) while the main thread registers the buffer; the lines give
+ * the registration's time, the probes that ran during it and the longest one, then a host -> device copy of the first
  * 4 GB (across the pieces) with its rate, read back and compared, and the unregistration with the prober's longest
  * call during it; medians of the reps, and the worst probe's steps. A baseline line first: the probes with nothing
  * registered. An argument MiB:US sets the pause between two pieces (CZ_GPU_PIN_GAP_US, default 200; 0: none): without
@@ -192,7 +192,8 @@ int main(int argc, char **argv) {
         int w = 0; /* the rep of the longest probe: its steps */
         for (int r = 1; r < n; r++) w = t_max[r] > t_max[w] ? r : w;
         printf("%-30s register %8.1f ms (%5.1f GB/s)  probes during it %6.0f  longest probe %7.2f ms (worst %.2f: "
-               "malloc %.2f copy %.2f sync %.2f free %.2f)  unregister %7.1f ms (longest probe %.2f)  copy %.1f GB/s %s\n",
+               "malloc %.2f copy %.2f sync %.2f free %.2f)  unregister %7.1f ms (longest probe %.2f)  "
+               "copy %.1f GB/s %s\n",
                name, cz_bench_median(t_reg, n), bytes / cz_bench_median(t_reg, n) / 1e6, cz_bench_median(n_pr, n),
                cz_bench_median(t_max, n), t_max[w], steps[w][0], steps[w][1], steps[w][2], steps[w][3],
                cz_bench_median(t_un, n), cz_bench_median(u_max, n), cb / cz_bench_median(t_cp, n) / 1e6,
