@@ -34,6 +34,9 @@
 # build without its cache, 8.3 minutes at 32 GiB, does not fit one device call); it must exit within 60 s (the
 # shutdown stops the build under way) and the time it took is printed.
 # PRE_KINDS: kinds proved before the PoRep (same sector size KSIZE), e.g. PRE_KINDS=winning MIX=1 KINDS=winning LAGRANGE=1.
+# PRELOAD=ID (a circuit id, e.g. porep-2k, porep-32g): `cuzk-bench preload -c ID` before the PoRep, then wait (up to
+# PRELOAD_WAIT s, 900) until every GPU's prover for it is built in the background (the daemon logs "prover ready");
+# with the PoRep of that circuit (not MIX), the check then fails when the PoRep's first proof built a prover.
 # MIX=1: the KINDS are sent while the PoRep proves (once a GPU worker took its first partition: with LAGRANGE=1 and
 # no cache file, while its prover is built), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
@@ -122,6 +125,22 @@ else
     # PRE_KINDS: proved before the PoRep (their provers resident when it comes: with MIX=1 and LAGRANGE=1, a Winning
     # PoSt's proves while the PoRep's prover is built)
     [ -n "${PRE_KINDS:-}" ] && prove_kinds "$PRE_KINDS"
+    if [ -n "${PRELOAD:-}" ]; then
+        t0=$(date +%s%N)
+        "$d/bin/cuzk-bench" -a "$a" preload -c "$PRELOAD" || rc=1
+        echo "== preload -c $PRELOAD answered in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+        ndev=$(grep -m1 -oE "building its GPU prover on [0-9]+ device" "$tmp/cuzk.log" | grep -oE "[0-9]+ device" | grep -oE "[0-9]+")
+        [ -n "$ndev" ] || { echo "the daemon logged no background prover build for $PRELOAD"; rc=1; ndev=0; }
+        for _ in $(seq $(( ${PRELOAD_WAIT:-900} * 10 ))); do
+            [ "$(grep -cE "PreloadSRS circuit_id=$PRELOAD: GPU device [0-9]+'s prover (ready|not built)" "$tmp/cuzk.log")" -ge "$ndev" ] && break
+            sleep 0.1
+        done
+        grep -E "PreloadSRS circuit_id=$PRELOAD: GPU device" "$tmp/cuzk.log" | sed 's/^.*PreloadSRS/PreloadSRS/' | cut -c1-300
+        nready=$(grep -cE "PreloadSRS circuit_id=$PRELOAD: GPU device [0-9]+'s prover ready" "$tmp/cuzk.log")
+        [ "$nready" -ge 1 ] && [ "$nready" = "$ndev" ] || { echo "$nready of $ndev device provers ready after the preload"; rc=1; }
+        echo "== preload's device provers ready $(( ($(date +%s%N) - t0) / 1000000 )) ms after the call"
+        nbuilt=$(grep -c "constraints built in" "$tmp/cuzk.log")
+    fi
     t0=$(date +%s%N)
     if [ "${POREP:-1}" = 1 ] && [ "${MIX:-0}" = 1 ]; then
         # the PoRep in the background; the KINDS go in once a GPU worker took its first partition (a farm's
@@ -136,6 +155,11 @@ else
     elif [ "${POREP:-1}" = 1 ]; then
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
         echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+        # PRELOAD of this PoRep's circuit: its partitions found the provers the preload built
+        if [ -n "${PRELOAD:-}" ] && [ "${PRELOAD#porep-}" != "$PRELOAD" ]; then
+            [ "$(grep -c "constraints built in" "$tmp/cuzk.log")" = "$nbuilt" ] ||
+                { echo "the PoRep after PRELOAD=$PRELOAD built a prover"; rc=1; }
+        fi
     fi
     t0=$(date +%s%N)
     if [ "$count" -gt 0 ]; then

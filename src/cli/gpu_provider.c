@@ -48,12 +48,12 @@ static int p_start_compact(cz_backend *b, int device, const cz_groth16_params *p
 }
 
 static int p_prepare(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
-                     const cz_wcompact *caux) {
+                     const cz_wcompact *caux, uint64_t dense_hint) {
     if (device < 0 || device >= b->ndevices)
         return cz_error(CZ_EINVAL, "gpu backend: no engine device %d (%d in use)", device, b->ndevices);
     inner.nthreads = b->nthreads;
     maybe_break(ords[device]);
-    return inner.prepare(&inner, ords[device], p, r, aux, caux);
+    return inner.prepare(&inner, ords[device], p, r, aux, caux, dense_hint);
 }
 
 static void p_abort_builds(cz_backend *b) {

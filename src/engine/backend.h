@@ -90,9 +90,12 @@ typedef struct cz_backend {
      * before it waits for the turn. 0: ready (start() may still build, if the prover was evicted since);
      * CZ_EBUILDING, at once: another thread is building a prover on the device (the engine waits and asks again,
      * giving its place to a partition that outranks this one); another error: start() is called all the same and
-     * reports its own. NULL: start() does everything. */
+     * reports its own. NULL: start() does everything. With aux and caux both NULL (PreloadSRS: the engine builds
+     * the devices' provers ahead of any job, engine.c warm_main), dense_hint is the count of aux values outside
+     * {0, 1} a witness of the circuit is expected to have (UINT64_MAX: unknown), which the build plans for as it
+     * would for a witness's; ignored otherwise. */
     int (*prepare)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
-                   const cz_wcompact *caux);
+                   const cz_wcompact *caux, uint64_t dense_hint);
     /* Optional: the engine is shutting down and cancels its work (cz_engine_shutdown with cancel_running). A build
      * under way in prepare() or start() stops at its next step and fails with CZ_ECANCELED, having freed what it
      * allocated, and none begins afterwards (those calls answer CZ_ECANCELED where they would build), so the

@@ -116,6 +116,10 @@ struct cz_engine {
      * them), and the SRS bases released / restored so far (status, tests) */
     int turn_claims;
     uint64_t bases_released, bases_restored;
+    /* PreloadSRS's GPU prover builds (warm_main: a thread a device, joined once done or at the stop), and how many
+     * ended ready / not ready (status) */
+    struct warm *warms;
+    uint64_t warm_ready, warm_failed;
     char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
     void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
     void *all_lost_arg;
@@ -939,7 +943,7 @@ static void *gpu_main(void *arg) {
             bool waited = false;
             int prc;
             while ((prc = e->be.prepare(&e->be, dev, &s->params, &s->r1cs, w->compact ? NULL : w->aux,
-                                        w->compact ? &w->caux : NULL)) == CZ_EBUILDING) {
+                                        w->compact ? &w->caux : NULL, UINT64_MAX)) == CZ_EBUILDING) {
                 pthread_mutex_lock(&e->mu);
                 if (outranked(e, dev, j->prio)) {
                     yield = true; /* e->mu stays held for the requeue below */
@@ -1276,6 +1280,87 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     return 0;
 }
 
+/* A device's prover of a preloaded SRS, built ahead of any job (cz_engine_preload). */
+typedef struct warm {
+    cz_engine *e;
+    cz_srs_entry *s; /* referenced until the build ends (cz_srs_release) */
+    int dev;
+    uint64_t hint; /* cz_backend.prepare's dense_hint */
+    bool done;     /* under e->mu: the thread has ended (joined by reap_warms) */
+    pthread_t th;
+    struct warm *next;
+} warm;
+
+/* The aux values outside {0, 1} a witness of c is expected to have, for a build without one: a PoSt witness's are
+ * ~99.1 % of its aux (docs/perf.md, the 32 GiB Window PoSt mix: 0.5 % zeros, 0.4 % ones); otherwise unknown (the
+ * GPU prover plans its default share, 3.2 %, and grows at a first start whose witness has more: a PoRep's has
+ * 1.3-3.3 %). */
+static uint64_t dense_hint_of(const cz_circuit *c, const cz_r1cs *r) {
+    if (c->kind == CZ_KIND_WPOST || c->kind == CZ_KIND_WINNING) return r->num_aux / 1000 * 991 + r->num_aux % 1000 * 991 / 1000;
+    return UINT64_MAX;
+}
+
+/* The build of one device's prover for a preloaded SRS, outside the device's turn as a partition's is (gpu_main): a
+ * PoRep's first partition after a daemon restart then finds its prover resident (~23 s at 32 GiB with the Lagrange
+ * cache file, 8.3 min without it, no longer paid by a job). While another build runs on the device it asks again
+ * every 50 ms; it gives up when the daemon shuts down (a shutdown that cancels work aborts the build itself) or the
+ * device is lost. Once built, the SRS's host bases may be released (srs.release_resident_bases) as after a start. */
+static void *warm_main(void *arg) {
+    warm *w = arg;
+    cz_engine *e = w->e;
+    const uint64_t t0 = cz_now_ms();
+    int rc = 0;
+    bool asked = false; /* a prepare ran: the error, if any, is the backend's */
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        const bool lost = dev_lost(e, w->dev), quit = lost || e->shutting || e->stop;
+        pthread_mutex_unlock(&e->mu);
+        if (quit) {
+            rc = cz_error(CZ_ECANCELED, "%s", lost ? "the device was lost" : "the daemon is shutting down");
+            break;
+        }
+        rc = e->be.prepare(&e->be, w->dev, &w->s->params, &w->s->r1cs, NULL, NULL, w->hint);
+        asked = true;
+        if (rc != CZ_EBUILDING) break;
+        pthread_mutex_lock(&e->mu); /* another build on the device (a job's, or another preload's): asked again */
+        if (!e->shutting && !e->stop) cv_wait_ms(&e->cv_turn, &e->mu, 50);
+        pthread_mutex_unlock(&e->mu);
+    }
+    const uint64_t ms = cz_now_ms() - t0;
+    if (!rc) {
+        cz_log(CZ_LOG_INFO, T, "PreloadSRS circuit_id=%s: GPU device %d's prover ready in %llu ms (built ahead of any "
+               "job)", w->s->circuit->id, w->dev, (unsigned long long)ms);
+        maybe_release_bases(e, w->s);
+    } else {
+        cz_log(CZ_LOG_WARN, T, "PreloadSRS circuit_id=%s: GPU device %d's prover not built after %llu ms (%s): %s; its "
+               "first partition builds it", w->s->circuit->id, w->dev, (unsigned long long)ms,
+               asked ? "backend" : "not asked", cz_error_message());
+    }
+    cz_srs_release(&e->srs, w->s);
+    pthread_mutex_lock(&e->mu);
+    w->done = true;
+    if (rc) e->warm_failed++;
+    else e->warm_ready++;
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* With e->mu held: joins and frees the ended builds (all = every build: the engine's stop, waiting for them). */
+static void reap_warms(cz_engine *e, bool all) {
+    for (warm **pw = &e->warms; *pw;) {
+        warm *w = *pw;
+        if (!w->done && !all) {
+            pw = &w->next;
+            continue;
+        }
+        while (!w->done) pthread_cond_wait(&e->cv_done, &e->mu);
+        *pw = w->next;
+        pthread_join(w->th, NULL); /* it has ended: done is its last step */
+        free(w);
+    }
+}
+
 static uint32_t unfinished(cz_engine *e) {
     uint32_t n = 0;
     for (job *j = e->jobs; j; j = j->next) n += j->state != JF;
@@ -1311,6 +1396,7 @@ void cz_engine_shutdown(cz_engine *e, bool cancel_running) {
         pthread_cond_broadcast(&e->cv_gpu);
         pthread_cond_broadcast(&e->cv_space);
         pthread_cond_broadcast(&e->cv_fin);
+        reap_warms(e, true); /* PreloadSRS's builds (aborted with cancel_running, else run to their end) */
         pthread_mutex_unlock(&e->mu);
         pthread_join(e->dispatcher, NULL);
         for (int i = 0; i < e->n_synth; i++) pthread_join(e->synth[i], NULL);
@@ -1653,11 +1739,47 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
         cz_log(CZ_LOG_INFO, T, "%s", cz_error_message());
         return rc;
     }
-    rc = cz_srs_preload(&e->srs, c, already, ms);
+    /* a GPU backend's devices in service (not lost) each build their prover for it, in the background: one
+     * reference to the SRS each, taken with the load */
+    const int nd = e->be.prepare && e->be.ndevices > 0 ? e->be.ndevices : 0;
+    bool want[CZ_CONFIG_MAX_DEVICES] = {false};
+    uint32_t nwant = 0;
+    pthread_mutex_lock(&e->mu);
+    for (int d = 0; d < nd && d < CZ_CONFIG_MAX_DEVICES && !e->shutting; d++) {
+        want[d] = !dev_lost(e, d);
+        for (const warm *w = e->warms; w && want[d]; w = w->next) want[d] = !(w->dev == d && w->s->circuit == c && !w->done);
+        nwant += want[d];
+    }
+    pthread_mutex_unlock(&e->mu);
+    cz_srs_entry *s = NULL;
+    rc = cz_srs_preload_ref(&e->srs, c, already, ms, &s, nwant);
     pthread_mutex_lock(&e->mu);
     note_peak(e);
     pthread_cond_broadcast(&e->cv_work); /* a failed load gave its reservation back */
+    reap_warms(e, false);
+    uint32_t started = 0;
+    for (int d = 0; !rc && d < nd && d < CZ_CONFIG_MAX_DEVICES; d++) {
+        if (!want[d]) continue;
+        if (e->shutting) { /* since the count: no build that the stop would not join */
+            cz_srs_release(&e->srs, s);
+            continue;
+        }
+        warm *w = calloc(1, sizeof *w);
+        if (w) *w = (warm){e, s, d, dense_hint_of(c, &s->r1cs), false, 0, e->warms};
+        if (!w || pthread_create(&w->th, NULL, warm_main, w)) {
+            free(w);
+            cz_srs_release(&e->srs, s);
+            cz_log(CZ_LOG_WARN, T, "PreloadSRS circuit_id=%s: GPU device %d's prover not built ahead (no thread); its "
+                   "first partition builds it", c->id, d);
+            continue;
+        }
+        e->warms = w;
+        started++;
+    }
     pthread_mutex_unlock(&e->mu);
+    if (started)
+        cz_log(CZ_LOG_INFO, T, "PreloadSRS circuit_id=%s: building its GPU prover on %u device(s) in the background",
+               c->id, started);
     return rc;
 }
 

@@ -574,13 +574,20 @@ void cz_srs_release(cz_srs_mgr *m, cz_srs_entry *e) {
     pthread_mutex_unlock(&m->mu);
 }
 
-int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms) {
+int cz_srs_preload_ref(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms, cz_srs_entry **ref,
+                       uint32_t nrefs) {
     pthread_mutex_lock(&m->mu);
     cz_srs_entry *e = entry(m, c);
     int rc = e ? ensure(m, e, load_ms, already) : cz_error(CZ_ENOMEM, "out of memory");
     if (!rc) e->last_used_ms = cz_now_ms();
+    if (ref) *ref = rc ? NULL : e;
+    if (!rc && ref) e->refs += nrefs;
     pthread_mutex_unlock(&m->mu);
     return rc;
+}
+
+int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms) {
+    return cz_srs_preload_ref(m, c, already, load_ms, NULL, 0);
 }
 
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed) {
@@ -592,7 +599,8 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
         while (e->state == CZ_SRS_LOADING) pthread_cond_wait(&m->cv, &m->mu);
         if (e->state == CZ_SRS_HOT) {
             if (e->refs) {
-                rc = cz_error(CZ_EBUSY, "SRS %s is in use by %u job(s)", c->id, e->refs);
+                rc = cz_error(CZ_EBUSY, "SRS %s is in use (%u reference(s): jobs, or a GPU prover's build after a PreloadSRS)", c->id,
+                              e->refs);
                 break;
             }
             *was_loaded = true;

@@ -93,6 +93,10 @@ int cz_srs_check(cz_srs_mgr *m, const cz_circuit *c);
 int cz_srs_acquire(cz_srs_mgr *m, const cz_circuit *c, cz_srs_entry **out, uint64_t *load_ms);
 void cz_srs_release(cz_srs_mgr *m, cz_srs_entry *e);
 int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms);
+/* cz_srs_preload that, on success, also takes nrefs references (each given back with cz_srs_release) and sets *ref
+ * to the entry (NULL on failure): the engine's device prover builds after a PreloadSRS read it meanwhile. */
+int cz_srs_preload_ref(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms, cz_srs_entry **ref,
+                       uint32_t nrefs);
 /* One tier down: HOT -> WARM (COLD when there is no file), WARM -> COLD. *was_loaded: it was HOT;
  * *freed: decoded bytes released. CZ_EBUSY while referenced. */
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);

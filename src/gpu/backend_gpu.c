@@ -117,9 +117,11 @@ static void drop(int dev, slot *sl, const char *why) {
 }
 
 /* The aux values outside {0, 1} of the witness at hand (a compact one's count, else counted on all threads),
- * for a prover created for it (cz_gpu_prover_create_hint: a PoSt witness is ~99 % of them, a PoRep one ~1.3 %). */
-static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompact *caux) {
+ * for a prover created for it (cz_gpu_prover_create_hint: a PoSt witness is ~99 % of them, a PoRep one ~1.3 %);
+ * without one (a PreloadSRS build), the engine's hint. */
+static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompact *caux, uint64_t hint) {
     if (caux) return caux->n_dense;
+    if (!aux) return hint;
     uint64_t n = 0;
     const int64_t na = (int64_t)r->num_aux;
 #pragma omp parallel for reduction(+ : n) schedule(static)
@@ -136,7 +138,7 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
  * other circuits' resident provers are found meanwhile) and with the device lock, which the long parts give up in
  * turns (cz_gpu_lock_yield_). */
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
-                   const cz_wcompact *caux, bool nowait) {
+                   const cz_wcompact *caux, uint64_t hint, bool nowait) {
     int rc = 0;
     *out = NULL;
     fingerprint fp;
@@ -243,7 +245,7 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             free_slot->small = small;
             free_slot->p = p, free_slot->r = r, free_slot->fp = fp;
             pthread_mutex_unlock(&g_dev[dev].mu);
-            const uint64_t dense = dense_count(r, aux, caux);
+            const uint64_t dense = dense_count(r, aux, caux, hint);
             cz_gpu_prover *built = NULL;
             cz_gpu_lock(dev);
             cz_gpu_lock_whole_(building > 0); /* beside a big build: in one go, not a piece of the big one's a step */
@@ -386,7 +388,7 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
     cz_gpu_prove_stats st;
     memset(&st, 0, sizeof st);
     const double t0 = cz_gpu_now_ms_();
-    int rc = acquire(&pr, device, p, r, aux, caux, false);
+    int rc = acquire(&pr, device, p, r, aux, caux, UINT64_MAX, false);
     const double t1 = cz_gpu_now_ms_();
     if (!rc) {
         rc = caux ? cz_gpu_prover_start_compact(pd, pr, inputs, caux, b->nthreads, &st)
@@ -419,12 +421,12 @@ static int start_either(cz_backend *b, int device, const cz_groth16_params *p, c
 /* cz_backend.prepare: the device's prover of (p, r) built (or found), outside the engine's turn; CZ_EBUILDING at once
  * while another thread builds one on the device */
 static int gpu_prepare(cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
-                       const cz_wcompact *caux) {
+                       const cz_wcompact *caux, uint64_t dense_hint) {
     if (device < 0 || device >= b->ndevices || device >= MAX_DEV)
         return cz_error(CZ_EINVAL, "gpu backend: no device %d (%d found)", device, b->ndevices);
     pthread_once(&g_once, init_once);
     cz_gpu_prover *pr;
-    const int rc = acquire(&pr, device, p, r, aux, caux, true);
+    const int rc = acquire(&pr, device, p, r, aux, caux, dense_hint, true);
     if (!rc) release(device, pr);
     return rc;
 }

@@ -8,7 +8,8 @@
  *    W's start() waited for all of it);
  *  - S, a small circuit with no prover yet (a first Winning PoSt's during a PoRep's build), gets its prover built
  *    beside L's build (prepare answers 0, not CZ_EBUILDING, while L's still runs; CZ_GPU_SMALL_BUILD_KB makes S
- *    small and L big at these sizes) and its proof verifies;
+ *    small and L big at these sizes) and its proof verifies; S's prepare passes no witness (a PreloadSRS's build,
+ *    engine.c warm_main: no density hint either);
  *  - the build ends with a prover that proves L (the proof verifies, a changed input does not), found resident
  *    afterwards (one created for each circuit, none dropped);
  *  - before that, the same build aborted (cz_backend.abort_builds, a daemon's shutdown) while under way: it fails
@@ -54,7 +55,7 @@ typedef struct {
 static void *builder(void *arg) {
     build_job *j = arg;
     const double t0 = cz_gpu_now_ms_();
-    j->rc = be.prepare(&be, 0, &j->k->p, &j->k->c.r, j->k->c.aux, NULL);
+    j->rc = be.prepare(&be, 0, &j->k->p, &j->k->c.r, j->k->c.aux, NULL, UINT64_MAX);
     j->ms = cz_gpu_now_ms_() - t0;
     snprintf(j->msg, sizeof j->msg, "%s", j->rc ? cz_error_message() : "");
     __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
@@ -114,7 +115,7 @@ int main(void) {
     const double leak_mib = ((double)free0 - (double)free1) / 1048576.0;
     CHECK_MSG(leak_mib < 16, "%.1f MiB less free after the aborted build", leak_mib);
     const double t_refused = cz_gpu_now_ms_();
-    const int refused = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
+    const int refused = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL, UINT64_MAX);
     CHECK_MSG(refused == CZ_ECANCELED && cz_gpu_now_ms_() - t_refused < 50 && !cz_backend_gpu_building(0),
               "prepare while builds are aborted: %d (%s) after %.0f ms", refused, cz_error_message(),
               cz_gpu_now_ms_() - t_refused);
@@ -125,12 +126,12 @@ int main(void) {
     /* the build under way (or it already ended: then nothing to measure); prepare for L answers CZ_EBUILDING */
     int busy = start_build(&bj, &th);
     CHECK_MSG(busy, "no build seen on the device");
-    const int again = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL);
+    const int again = be.prepare(&be, 0, &l.p, &l.c.r, l.c.aux, NULL, UINT64_MAX);
     CHECK_MSG(!busy || again == CZ_EBUILDING || !cz_backend_gpu_building(0),
               "prepare for L during its build: %d (%s), not CZ_EBUILDING", again, cz_error_message());
     /* S's prover built beside L's build */
     const double t_s = cz_gpu_now_ms_();
-    const int s_rc = busy ? be.prepare(&be, 0, &sm.p, &sm.c.r, sm.c.aux, NULL) : -1;
+    const int s_rc = busy ? be.prepare(&be, 0, &sm.p, &sm.c.r, NULL, NULL, UINT64_MAX) : -1;
     const double s_ms = cz_gpu_now_ms_() - t_s;
     const int l_still = cz_backend_gpu_building(0);
     CHECK_MSG(s_rc == 0, "S's prepare during L's build: %d (%s), not built beside it", s_rc, cz_error_message());

@@ -16,7 +16,12 @@
  *  5. A job cancelled during a build that runs to its end (cz_engine_cancel stops no build): the worker waiting for
  *     the other's build (CZ_EBUILDING) lets its partition go at once (while the build still runs); the partition
  *     made ready by the build is dropped without a start() once the build ends, the job CANCELLED then, not after
- *     the partition's device work (before: start() ran both after the cancellation, ~2.7 s at 32 GiB on an H100). */
+ *     the partition's device work (before: start() ran both after the cancellation, ~2.7 s at 32 GiB on an H100).
+ *  6. PreloadSRS builds the device's prover in the background (prepare() without a witness; a PoRep's dense hint
+ *     unknown): the call returns long before the build ends, the SRS cannot be evicted while the build reads it and
+ *     can once it ended, and a job submitted during the build completes after that one build (no second, no start
+ *     before it ended). Without it the job's own partition would build: two builds counted and the test fails.
+ *  7. A shutdown during a PreloadSRS's build stops it (the build's thread joined, none left behind) at once. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +45,8 @@ static uint64_t g_build_end;     /* cz_now_ms() when the build ended */
 static int g_fail_prepare;       /* part 3: prepare fails with CZ_EIO */
 static int g_abort, g_aborted;   /* part 4: builds aborted (cz_backend.abort_builds), builds that stopped early */
 static int g_starts;             /* start() calls for the circuit that needs a build */
+static int g_preload_prepares;   /* part 6: prepare() calls without a witness (a PreloadSRS's builds) */
+static uint64_t g_hint;          /* the last one's dense_hint */
 
 static bool resident_circuit(const cz_fr *aux, const cz_r1cs *r) {
     for (uint64_t i = 0; i < r->num_aux; i++)
@@ -73,15 +80,16 @@ static void fake_abort(cz_backend *b) {
 }
 
 static int fake_prepare(cz_backend *b, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
-                        const cz_wcompact *caux) {
+                        const cz_wcompact *caux, uint64_t dense_hint) {
     (void)b, (void)dev, (void)p, (void)caux;
     pthread_mutex_lock(&g_mu);
     g_prepares++;
+    if (!aux && !caux) g_preload_prepares++, g_hint = dense_hint; /* a PreloadSRS's: the circuit that needs a build */
     if (g_fail_prepare) {
         pthread_mutex_unlock(&g_mu);
         return cz_error(CZ_EIO, "fake prepare: refused");
     }
-    if (!aux || resident_circuit(aux, r) || g_built) {
+    if ((aux && resident_circuit(aux, r)) || g_built) {
         pthread_mutex_unlock(&g_mu);
         return 0;
     }
@@ -296,6 +304,63 @@ int main(void) {
                builds ? (long long)(t_done - end) : -1LL, starts);
         cz_result_free(&r5);
         cz_engine_free(e);
+    }
+
+    /* 6: PreloadSRS builds the prover ahead of the job */
+    g_built = 0, g_builds = 0, g_abort = 0, g_aborted = 0, g_starts = 0, g_early_starts = 0, g_busy_answers = 0;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (e) {
+        bool already = false, was = false;
+        uint64_t load_ms = 0, freed = 0;
+        const uint64_t t_pre = cz_now_ms();
+        CHECK_MSG(cz_engine_preload(e, "porep-2k-test", &already, &load_ms) == 0, "preload: %s", cz_error_message());
+        const uint64_t pre_ms = cz_now_ms() - t_pre;
+        CHECK_MSG(pre_ms < BUILD_MS / 3, "PreloadSRS took %llu ms: it waited for the %d ms build", (unsigned long long)pre_ms,
+                  BUILD_MS);
+        CHECK_MSG(into_build(), "PreloadSRS began no build");
+        pthread_mutex_lock(&g_mu);
+        const int pp = g_preload_prepares;
+        const uint64_t hint = g_hint;
+        pthread_mutex_unlock(&g_mu);
+        CHECK_MSG(pp == 1 && hint == UINT64_MAX, "%d prepare() calls without a witness (want 1), hint %llu (want unknown)",
+                  pp, (unsigned long long)hint);
+        CHECK_MSG(cz_engine_evict(e, "porep-2k-test", &was, &freed) == CZ_EBUSY,
+                  "the SRS could be evicted while the preload's build reads it");
+        char id[CZ_JOB_ID_MAX];
+        CHECK(submit(e, "after-preload", CZ_PRIO_NORMAL, id) == 0);
+        cz_result r6;
+        CHECK(cz_engine_await(e, id, 60000, &r6) == 0 && r6.status == CZ_JOB_COMPLETED);
+        cz_result_free(&r6);
+        pthread_mutex_lock(&g_mu);
+        const int builds = g_builds, early = g_early_starts;
+        pthread_mutex_unlock(&g_mu);
+        CHECK_MSG(builds == 1 && early == 0, "%d builds (want 1: the preload's), %d starts while it ran", builds, early);
+        int erc = CZ_EBUSY;
+        for (int t = 0; t < 2000 && erc == CZ_EBUSY; t++) /* the build's reference goes as its thread ends */
+            if ((erc = cz_engine_evict(e, "porep-2k-test", &was, &freed)) == CZ_EBUSY) usleep(1000);
+        CHECK_MSG(erc == 0, "the SRS still could not be evicted 2 s after the preload's build (%d: %s)", erc,
+                  cz_error_message());
+        printf("PreloadSRS with a %d ms device build: returned after %llu ms; a job submitted during the build "
+               "completed after %d build(s)\n", BUILD_MS, (unsigned long long)pre_ms, builds);
+        cz_engine_free(e);
+    }
+
+    /* 7: a shutdown during a PreloadSRS's build */
+    g_built = 0, g_builds = 0, g_abort = 0, g_aborted = 0;
+    CHECK(cz_engine_new(&e, &cfg) == 0 && e);
+    if (e) {
+        bool already = false;
+        uint64_t load_ms = 0;
+        CHECK(cz_engine_preload(e, "porep-2k-test", &already, &load_ms) == 0);
+        CHECK_MSG(into_build(), "PreloadSRS began no build");
+        const uint64_t t_stop = cz_now_ms();
+        cz_engine_free(e);
+        const uint64_t stop_ms = cz_now_ms() - t_stop;
+        pthread_mutex_lock(&g_mu);
+        const int aborted = g_aborted, building = g_building;
+        pthread_mutex_unlock(&g_mu);
+        CHECK_MSG(stop_ms < BUILD_MS / 3 && aborted == 1 && !building, "shutdown during a preload's build: %llu ms, "
+                  "%d builds stopped, one %s", (unsigned long long)stop_ms, aborted, building ? "still running" : "not");
     }
     cz_backend_set_gpu_provider(NULL);
     return cz_test_finish();
