@@ -1812,6 +1812,8 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->partition_retries = e->retries;
     st->partition_yields = e->yields;
     st->srs_bases_released = e->bases_released, st->srs_bases_restored = e->bases_restored;
+    for (const warm *w = e->warms; w; w = w->next) st->preload_builds_running += !w->done;
+    st->preload_builds_ready = e->warm_ready, st->preload_builds_failed = e->warm_failed;
     st->backend = e->be.name;
     size_t nrun = 0;
     for (job *j = e->jobs; j; j = j->next) {
@@ -1993,6 +1995,15 @@ char *cz_engine_metrics(cz_engine *e) {
         fprintf(f, "# HELP cuzk_srs_bases_restored_total Released SRS bases decoded again for a GPU that builds its "
                    "prover again.\n# TYPE cuzk_srs_bases_restored_total counter\n");
         fprintf(f, "cuzk_srs_bases_restored_total %llu\n", (unsigned long long)st.srs_bases_restored);
+        fprintf(f, "# HELP cuzk_preload_prover_builds GPU prover builds a PreloadSRS started (one a device) that are "
+                   "under way.\n# TYPE cuzk_preload_prover_builds gauge\ncuzk_preload_prover_builds %llu\n",
+                (unsigned long long)st.preload_builds_running);
+        fprintf(f, "# HELP cuzk_preload_prover_builds_total PreloadSRS's GPU prover builds ended, by result (ready: the "
+                   "prover resident; failed: its first partition builds it).\n"
+                   "# TYPE cuzk_preload_prover_builds_total counter\n"
+                   "cuzk_preload_prover_builds_total{result=\"ready\"} %llu\n"
+                   "cuzk_preload_prover_builds_total{result=\"failed\"} %llu\n",
+                (unsigned long long)st.preload_builds_ready, (unsigned long long)st.preload_builds_failed);
     }
     fprintf(f, "# HELP cuzk_memory_budget_bytes Memory budget.\n# TYPE cuzk_memory_budget_bytes gauge\n");
     fprintf(f, "cuzk_memory_budget_bytes %llu\n", (unsigned long long)st.budget_total);

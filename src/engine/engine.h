@@ -133,6 +133,8 @@ typedef struct {
     /* srs.release_resident_bases: SRS bases whose host copy was freed (every GPU held them) and decoded again
      * (a GPU had to build its prover again) */
     uint64_t srs_bases_released, srs_bases_restored;
+    /* PreloadSRS's GPU prover builds (one a device): under way, and ended with the prover ready or without it */
+    uint64_t preload_builds_running, preload_builds_ready, preload_builds_failed;
     const char *backend;
     size_t n_srs, n_pipelines, n_workers, n_gpus;
     cz_gpu_status *gpus; /* the backend's devices (none for the CPU backend) */

@@ -318,6 +318,11 @@ int main(void) {
         CHECK_MSG(pre_ms < BUILD_MS / 3, "PreloadSRS took %llu ms: it waited for the %d ms build", (unsigned long long)pre_ms,
                   BUILD_MS);
         CHECK_MSG(into_build(), "PreloadSRS began no build");
+        cz_engine_status st0;
+        CHECK(cz_engine_status_get(e, &st0) == 0);
+        CHECK_MSG(st0.preload_builds_running == 1, "status: %llu preload builds running during one",
+                  (unsigned long long)st0.preload_builds_running);
+        cz_engine_status_free(&st0);
         pthread_mutex_lock(&g_mu);
         const int pp = g_preload_prepares;
         const uint64_t hint = g_hint;
@@ -340,6 +345,18 @@ int main(void) {
             if ((erc = cz_engine_evict(e, "porep-2k-test", &was, &freed)) == CZ_EBUSY) usleep(1000);
         CHECK_MSG(erc == 0, "the SRS still could not be evicted 2 s after the preload's build (%d: %s)", erc,
                   cz_error_message());
+        cz_engine_status st;
+        CHECK(cz_engine_status_get(e, &st) == 0);
+        CHECK_MSG(st.preload_builds_running == 0 && st.preload_builds_ready == 1 && st.preload_builds_failed == 0,
+                  "status: %llu preload builds running, %llu ready, %llu failed (want 0, 1, 0)",
+                  (unsigned long long)st.preload_builds_running, (unsigned long long)st.preload_builds_ready,
+                  (unsigned long long)st.preload_builds_failed);
+        cz_engine_status_free(&st);
+        char *m = cz_engine_metrics(e);
+        CHECK_MSG(m && strstr(m, "cuzk_preload_prover_builds_total{result=\"ready\"} 1\n") &&
+                      strstr(m, "cuzk_preload_prover_builds 0\n"),
+                  "metrics lack the preload build counts");
+        free(m);
         printf("PreloadSRS with a %d ms device build: returned after %llu ms; a job submitted during the build "
                "completed after %d build(s)\n", BUILD_MS, (unsigned long long)pre_ms, builds);
         cz_engine_free(e);
