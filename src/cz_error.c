@@ -31,6 +31,7 @@ const char *cz_error_name(int code) {
     case CZ_ECANCELED: return "CZ_ECANCELED";
     case CZ_ENOBASES: return "CZ_ENOBASES";
     case CZ_EBUILDING: return "CZ_EBUILDING";
+    case CZ_ENOROOM: return "CZ_ENOROOM";
     default: return "CZ_E?";
     }
 }

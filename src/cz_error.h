@@ -19,6 +19,7 @@ enum {
     CZ_ECANCELED = -11,
     CZ_ENOBASES = -12, /* the host copy of an SRS's bases was released (srs.release_resident_bases) and is needed */
     CZ_EBUILDING = -13, /* not now: another thread is building what the call needs (a GPU prover); try again */
+    CZ_ENOROOM = -14,   /* it would fit only by evicting what is resident, which the call may not do (a preload) */
 };
 
 /* Records a printf-style message for the calling thread and returns code (so callers can write

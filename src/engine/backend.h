@@ -93,7 +93,8 @@ typedef struct cz_backend {
      * reports its own. NULL: start() does everything. With aux and caux both NULL (PreloadSRS: the engine builds
      * the devices' provers ahead of any job, engine.c warm_main), dense_hint is the count of aux values outside
      * {0, 1} a witness of the circuit is expected to have (UINT64_MAX: unknown), which the build plans for as it
-     * would for a witness's; ignored otherwise. */
+     * would for a witness's; ignored otherwise. Such a build is a hint: it evicts no resident prover (CZ_ENOROOM
+     * where it would have to; a job's partition then builds it, evicting the least recently used idle one). */
     int (*prepare)(struct cz_backend *b, int device, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
                    const cz_wcompact *caux, uint64_t dense_hint);
     /* Optional: the engine is shutting down and cancels its work (cz_engine_shutdown with cancel_running). A build

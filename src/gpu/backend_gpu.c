@@ -133,10 +133,11 @@ static uint64_t dense_count(const cz_r1cs *r, const cz_fr *aux, const cz_wcompac
 }
 
 /* The device's prover of (p, r), found or built (then *out is in use: release it). With nowait (prepare), returns
- * CZ_EBUILDING at once instead of waiting while another thread builds a prover on the device. A build runs without
- * the device's mutex (its slot marked building: one build a device at a time, or a small one beside a big one;
- * other circuits' resident provers are found meanwhile) and with the device lock, which the long parts give up in
- * turns (cz_gpu_lock_yield_). */
+ * CZ_EBUILDING at once instead of waiting while another thread builds a prover on the device. Without a witness (aux
+ * and caux NULL: a PreloadSRS's build, with hint), CZ_ENOROOM where a build would first evict a resident prover. A
+ * build runs without the device's mutex (its slot marked building: one build a device at a time, or a small one
+ * beside a big one; other circuits' resident provers are found meanwhile) and with the device lock, which the long
+ * parts give up in turns (cz_gpu_lock_yield_). */
 static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, const cz_r1cs *r, const cz_fr *aux,
                    const cz_wcompact *caux, uint64_t hint, bool nowait) {
     int rc = 0;
@@ -293,6 +294,12 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
             }
         }
     make_room:
+        if (!aux && !caux) { /* a PreloadSRS's build (no witness): a hint, which evicts no resident prover */
+            rc = cz_error(CZ_ENOROOM, "device %d: a prover of %llu rows does not fit beside the %d resident one(s)%s; a "
+                          "PreloadSRS evicts none", dev, (unsigned long long)fp.rows, resident,
+                          resident >= g_max_res ? " (gpus.max_resident_circuits)" : " in the device's memory");
+            break;
+        }
         if (lru) { /* room (memory or a slot): the least recently used idle prover goes */
             drop(dev, lru, resident >= g_max_res ? "least recently used: gpus.max_resident_circuits reached"
                                                   : "least recently used: room for another circuit's prover");

@@ -15,7 +15,9 @@
  *    A instead of failing with CZ_ENOMEM, then A proves again (beside C or evicting it) (not under
  *    CZ_TEST_GPU_MAX_N < 2^16: memcheck); A beside a resident C whose scratch has grown stays resident with
  *    room for A and the part of C's reserve not grown (C's whole reserve counted again dropped C); with room
- *    for less than C's bases beside A, A is dropped before any creation of C is tried (no failed create).
+ *    for less than C's bases beside A, A is dropped before any creation of C is tried (no failed create);
+ *  - a PreloadSRS's build (cz_backend.prepare without a witness) evicts no resident prover: with room for one of A
+ *    and C (and with one resident allowed, for B), it answers CZ_ENOROOM and A stays; a job's C then evicts A.
  * Exits 77 (skipped) without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
@@ -192,6 +194,11 @@ int main(void) {
     cz_backend_gpu_set_max_resident(1);
     for (const char *o = "ABA"; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "ABA %c: %s", *o, cz_error_message());
     expect("A B A, one resident", 1, 3, 2);
+    /* a PreloadSRS's build (no witness) evicts no resident prover: CZ_ENOROOM, A kept */
+    const int pre_b = be.prepare(&be, 0, &b.p, &b.c.r, NULL, NULL, UINT64_MAX);
+    CHECK_MSG(pre_b == CZ_ENOROOM, "B's preload build with A resident and one allowed: %d (%s), not CZ_ENOROOM", pre_b,
+              pre_b ? cz_error_message() : "built");
+    expect("B's preload build beside A, one resident", 1, 3, 2);
     printf("one resident: ok\n");
 
     pthread_t th[4];
@@ -241,6 +248,10 @@ int main(void) {
     void *ballast = NULL;
     const size_t want = need_c + margin - gap / 2;
     if (fr1 > want) CHECK(cz_gpu_malloc(&ballast, fr1 - want) == 0);
+    const int pre_c = be.prepare(&be, 0, &c.p, &c.c.r, NULL, NULL, UINT64_MAX); /* a PreloadSRS's: evicts nothing */
+    CHECK_MSG(pre_c == CZ_ENOROOM, "C's preload build with A resident and memory short: %d (%s), not CZ_ENOROOM", pre_c,
+              pre_c ? cz_error_message() : "built");
+    expect("C's preload build, memory short", 1, 1, 0);
     CHECK_MSG(prove(&c) == 0, "C with A resident and memory short: %s", cz_error_message());
     expect("C evicts A", 1, 2, 1);
     CHECK_MSG(prove(&a) == 0, "A again: %s", cz_error_message());
