@@ -1296,8 +1296,9 @@ typedef struct warm {
  * GPU prover plans its default share, 3.2 %, and grows at a first start whose witness has more: a PoRep's has
  * 1.3-3.3 %). */
 static uint64_t dense_hint_of(const cz_circuit *c, const cz_r1cs *r) {
-    if (c->kind == CZ_KIND_WPOST || c->kind == CZ_KIND_WINNING) return r->num_aux / 1000 * 991 + r->num_aux % 1000 * 991 / 1000;
-    return UINT64_MAX;
+    const uint64_t na = r->num_aux;
+    const bool post = c->kind == CZ_KIND_WPOST || c->kind == CZ_KIND_WINNING;
+    return post ? na / 1000 * 991 + na % 1000 * 991 / 1000 : UINT64_MAX;
 }
 
 /* The build of one device's prover for a preloaded SRS, outside the device's turn as a partition's is (gpu_main): a
@@ -1310,7 +1311,6 @@ static void *warm_main(void *arg) {
     cz_engine *e = w->e;
     const uint64_t t0 = cz_now_ms();
     int rc = 0;
-    bool asked = false; /* a prepare ran: the error, if any, is the backend's */
     for (;;) {
         pthread_mutex_lock(&e->mu);
         const bool lost = dev_lost(e, w->dev), quit = lost || e->shutting || e->stop;
@@ -1320,7 +1320,6 @@ static void *warm_main(void *arg) {
             break;
         }
         rc = e->be.prepare(&e->be, w->dev, &w->s->params, &w->s->r1cs, NULL, NULL, w->hint);
-        asked = true;
         if (rc != CZ_EBUILDING) break;
         pthread_mutex_lock(&e->mu); /* another build on the device (a job's, or another preload's): asked again */
         if (!e->shutting && !e->stop) cv_wait_ms(&e->cv_turn, &e->mu, 50);
@@ -1332,9 +1331,8 @@ static void *warm_main(void *arg) {
                "job)", w->s->circuit->id, w->dev, (unsigned long long)ms);
         maybe_release_bases(e, w->s);
     } else {
-        cz_log(CZ_LOG_WARN, T, "PreloadSRS circuit_id=%s: GPU device %d's prover not built after %llu ms (%s): %s; its "
-               "first partition builds it", w->s->circuit->id, w->dev, (unsigned long long)ms,
-               asked ? "backend" : "not asked", cz_error_message());
+        cz_log(CZ_LOG_WARN, T, "PreloadSRS circuit_id=%s: GPU device %d's prover not built after %llu ms: %s; its "
+               "first partition builds it", w->s->circuit->id, w->dev, (unsigned long long)ms, cz_error_message());
     }
     cz_srs_release(&e->srs, w->s);
     pthread_mutex_lock(&e->mu);
@@ -1747,7 +1745,8 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
     pthread_mutex_lock(&e->mu);
     for (int d = 0; d < nd && d < CZ_CONFIG_MAX_DEVICES && !e->shutting; d++) {
         want[d] = !dev_lost(e, d);
-        for (const warm *w = e->warms; w && want[d]; w = w->next) want[d] = !(w->dev == d && w->s->circuit == c && !w->done);
+        for (const warm *w = e->warms; w && want[d]; w = w->next) /* one under way for it already */
+            want[d] = !(w->dev == d && w->s->circuit == c && !w->done);
         nwant += want[d];
     }
     pthread_mutex_unlock(&e->mu);
@@ -1998,8 +1997,8 @@ char *cz_engine_metrics(cz_engine *e) {
         fprintf(f, "# HELP cuzk_preload_prover_builds GPU prover builds a PreloadSRS started (one a device) that are "
                    "under way.\n# TYPE cuzk_preload_prover_builds gauge\ncuzk_preload_prover_builds %llu\n",
                 (unsigned long long)st.preload_builds_running);
-        fprintf(f, "# HELP cuzk_preload_prover_builds_total PreloadSRS's GPU prover builds ended, by result (ready: the "
-                   "prover resident; failed: its first partition builds it).\n"
+        fprintf(f, "# HELP cuzk_preload_prover_builds_total PreloadSRS's GPU prover builds ended, by result "
+                   "(ready: the prover resident; failed: its first partition builds it).\n"
                    "# TYPE cuzk_preload_prover_builds_total counter\n"
                    "cuzk_preload_prover_builds_total{result=\"ready\"} %llu\n"
                    "cuzk_preload_prover_builds_total{result=\"failed\"} %llu\n",

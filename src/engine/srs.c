@@ -599,8 +599,8 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
         while (e->state == CZ_SRS_LOADING) pthread_cond_wait(&m->cv, &m->mu);
         if (e->state == CZ_SRS_HOT) {
             if (e->refs) {
-                rc = cz_error(CZ_EBUSY, "SRS %s is in use (%u reference(s): jobs, or a GPU prover's build after a PreloadSRS)", c->id,
-                              e->refs);
+                rc = cz_error(CZ_EBUSY, "SRS %s is in use (%u reference(s): jobs, or a GPU prover's build after "
+                              "a PreloadSRS)", c->id, e->refs);
                 break;
             }
             *was_loaded = true;

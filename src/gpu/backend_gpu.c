@@ -295,8 +295,8 @@ static int acquire(cz_gpu_prover **out, int dev, const cz_groth16_params *p, con
         }
     make_room:
         if (!aux && !caux) { /* a PreloadSRS's build (no witness): a hint, which evicts no resident prover */
-            rc = cz_error(CZ_ENOROOM, "device %d: a prover of %llu rows does not fit beside the %d resident one(s)%s; a "
-                          "PreloadSRS evicts none", dev, (unsigned long long)fp.rows, resident,
+            rc = cz_error(CZ_ENOROOM, "device %d: a prover of %llu rows does not fit beside the %d resident "
+                          "one(s)%s; a PreloadSRS evicts none", dev, (unsigned long long)fp.rows, resident,
                           resident >= g_max_res ? " (gpus.max_resident_circuits)" : " in the device's memory");
             break;
         }

@@ -196,8 +196,8 @@ int main(void) {
     expect("A B A, one resident", 1, 3, 2);
     /* a PreloadSRS's build (no witness) evicts no resident prover: CZ_ENOROOM, A kept */
     const int pre_b = be.prepare(&be, 0, &b.p, &b.c.r, NULL, NULL, UINT64_MAX);
-    CHECK_MSG(pre_b == CZ_ENOROOM, "B's preload build with A resident and one allowed: %d (%s), not CZ_ENOROOM", pre_b,
-              pre_b ? cz_error_message() : "built");
+    CHECK_MSG(pre_b == CZ_ENOROOM, "B's preload build with A resident and one allowed: %d (%s), not CZ_ENOROOM",
+              pre_b, pre_b ? cz_error_message() : "built");
     expect("B's preload build beside A, one resident", 1, 3, 2);
     printf("one resident: ok\n");
 
@@ -249,8 +249,8 @@ int main(void) {
     const size_t want = need_c + margin - gap / 2;
     if (fr1 > want) CHECK(cz_gpu_malloc(&ballast, fr1 - want) == 0);
     const int pre_c = be.prepare(&be, 0, &c.p, &c.c.r, NULL, NULL, UINT64_MAX); /* a PreloadSRS's: evicts nothing */
-    CHECK_MSG(pre_c == CZ_ENOROOM, "C's preload build with A resident and memory short: %d (%s), not CZ_ENOROOM", pre_c,
-              pre_c ? cz_error_message() : "built");
+    CHECK_MSG(pre_c == CZ_ENOROOM, "C's preload build with A resident and memory short: %d (%s), not CZ_ENOROOM",
+              pre_c, pre_c ? cz_error_message() : "built");
     expect("C's preload build, memory short", 1, 1, 0);
     CHECK_MSG(prove(&c) == 0, "C with A resident and memory short: %s", cz_error_message());
     expect("C evicts A", 1, 2, 1);

@@ -313,7 +313,8 @@ int main(void) {
         bool already = false, was = false;
         uint64_t load_ms = 0, freed = 0;
         const uint64_t t_pre = cz_now_ms();
-        CHECK_MSG(cz_engine_preload(e, "porep-2k-test", &already, &load_ms) == 0, "preload: %s", cz_error_message());
+        CHECK_MSG(cz_engine_preload(e, "porep-2k-test", &already, &load_ms) == 0, "preload: %s",
+                  cz_error_message());
         const uint64_t pre_ms = cz_now_ms() - t_pre;
         pthread_mutex_lock(&g_mu);
         const int built_at_return = g_built;
@@ -330,8 +331,8 @@ int main(void) {
         const int pp = g_preload_prepares;
         const uint64_t hint = g_hint;
         pthread_mutex_unlock(&g_mu);
-        CHECK_MSG(pp == 1 && hint == UINT64_MAX, "%d prepare() calls without a witness (want 1), hint %llu (want unknown)",
-                  pp, (unsigned long long)hint);
+        CHECK_MSG(pp == 1 && hint == UINT64_MAX, "%d prepare() calls without a witness (want 1), hint %llu (want "
+                  "unknown)", pp, (unsigned long long)hint);
         CHECK_MSG(cz_engine_evict(e, "porep-2k-test", &was, &freed) == CZ_EBUSY,
                   "the SRS could be evicted while the preload's build reads it");
         char id[CZ_JOB_ID_MAX];
@@ -342,7 +343,8 @@ int main(void) {
         pthread_mutex_lock(&g_mu);
         const int builds = g_builds, early = g_early_starts;
         pthread_mutex_unlock(&g_mu);
-        CHECK_MSG(builds == 1 && early == 0, "%d builds (want 1: the preload's), %d starts while it ran", builds, early);
+        CHECK_MSG(builds == 1 && early == 0, "%d builds (want 1: the preload's), %d starts while it ran", builds,
+                  early);
         int erc = CZ_EBUSY;
         for (int t = 0; t < 2000 && erc == CZ_EBUSY; t++) /* the build's reference goes as its thread ends */
             if ((erc = cz_engine_evict(e, "porep-2k-test", &was, &freed)) == CZ_EBUSY) usleep(1000);
@@ -380,7 +382,8 @@ int main(void) {
         const int aborted = g_aborted, building = g_building;
         pthread_mutex_unlock(&g_mu);
         CHECK_MSG(stop_ms < BUILD_MS / 3 && aborted == 1 && !building, "shutdown during a preload's build: %llu ms, "
-                  "%d builds stopped, one %s", (unsigned long long)stop_ms, aborted, building ? "still running" : "not");
+                  "%d builds stopped, one %s", (unsigned long long)stop_ms, aborted,
+                  building ? "still running" : "not");
     }
     cz_backend_set_gpu_provider(NULL);
     return cz_test_finish();
