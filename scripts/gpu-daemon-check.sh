@@ -34,8 +34,9 @@
 # build without its cache, 8.3 minutes at 32 GiB, does not fit one device call); it must exit within 60 s (the
 # shutdown stops the build under way) and the time it took is printed.
 # PRE_KINDS: kinds proved before the PoRep (same sector size KSIZE), e.g. PRE_KINDS=winning MIX=1 KINDS=winning LAGRANGE=1.
-# PRELOAD=ID (a circuit id, e.g. porep-2k, porep-32g): `cuzk-bench preload -c ID` before the PoRep, then wait (up to
-# PRELOAD_WAIT s, 900) until every GPU's prover for it is built in the background (the daemon logs "prover ready");
+# PRELOAD=ID (a circuit id, e.g. porep-2k, porep-32g): `cuzk-bench preload -c ID --wait` before the PoRep (it returns
+# once every GPU's prover for it is built in the background; then the log must say "prover ready" for each, within
+# PRELOAD_WAIT s, 900);
 # with the PoRep of that circuit (not MIX), the check then fails when the PoRep's first proof built a prover.
 # MIX=1: the KINDS are sent while the PoRep proves (once a GPU worker took its first partition: with LAGRANGE=1 and
 # no cache file, while its prover is built), not after it; with
@@ -127,8 +128,11 @@ else
     [ -n "${PRE_KINDS:-}" ] && prove_kinds "$PRE_KINDS"
     if [ -n "${PRELOAD:-}" ]; then
         t0=$(date +%s%N)
-        "$d/bin/cuzk-bench" -a "$a" preload -c "$PRELOAD" || rc=1
-        echo "== preload -c $PRELOAD answered in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+        # --wait: the client polls /metrics until the background builds end, and prints how many were built
+        "$d/bin/cuzk-bench" -a "$a" preload -c "$PRELOAD" --wait > "$tmp/preload.out" 2>&1 || rc=1
+        cat "$tmp/preload.out"
+        grep -qE "GPU provers built [1-9][0-9]*, not built 0" "$tmp/preload.out" || { echo "preload --wait: not every prover built"; rc=1; }
+        echo "== preload -c $PRELOAD --wait returned in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
         ndev=$(grep -m1 -oE "building its GPU prover on [0-9]+ device" "$tmp/cuzk.log" | grep -oE "[0-9]+ device" | grep -oE "[0-9]+")
         [ -n "$ndev" ] || { echo "the daemon logged no background prover build for $PRELOAD"; rc=1; ndev=0; }
         for _ in $(seq $(( ${PRELOAD_WAIT:-900} * 10 ))); do

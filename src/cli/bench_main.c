@@ -34,7 +34,7 @@ typedef struct {
     const char *addr, *type, *c1, *vanilla, *circuit, *job, *out;
     uint64_t registered_proof, sector_num, miner_id, sector_size;
     uint32_t partition;
-    int count, concurrency, count_set, iterations, dense, partition_set;
+    int count, concurrency, count_set, iterations, dense, partition_set, wait;
     /* 32-byte values given as hex: randomness, comm_r_old, comm_r_new, comm_d_new */
     uint8_t val[4][32];
     int has[4];
@@ -391,6 +391,56 @@ static int cmd_status(cz_client *c) {
     return 0;
 }
 
+/* The daemon's /metrics text (GetMetrics), malloc'ed; NULL with the error printed. */
+static char *metrics_text(cz_client *c) {
+    uint8_t *resp;
+    size_t rlen;
+    if (call(c, M("GetMetrics"), (const uint8_t *)"", 0, 5000, &resp, &rlen)) return NULL;
+    Cuzk__V1__GetMetricsResponse *r = cuzk__v1__get_metrics_response__unpack(NULL, rlen, resp);
+    free(resp);
+    if (!r) {
+        die("%s", "malformed GetMetricsResponse");
+        return NULL;
+    }
+    char *t = strdup(r->prometheus_text ? r->prometheus_text : "");
+    cuzk__v1__get_metrics_response__free_unpacked(r, NULL);
+    return t;
+}
+
+/* A sample's value in a metrics text (name with its labels, as written); -1 when absent. */
+static double metric(const char *text, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, name, n) && p[n] == ' ') return strtod(p + n + 1, NULL);
+    return -1;
+}
+
+/* preload --wait: polls the daemon's preload build counts until none is under way; prints what this call's builds
+ * came to (the counts' change: builds another caller started meanwhile count too). 0 when all were built. */
+static int wait_builds(cz_client *c, const char *circuit, double ready0, double failed0) {
+    static const char *RUN = "cuzk_preload_prover_builds", *OK = "cuzk_preload_prover_builds_total{result=\"ready\"}",
+                      *BAD = "cuzk_preload_prover_builds_total{result=\"failed\"}";
+    const double t0 = now_s();
+    for (;;) {
+        char *t = metrics_text(c);
+        if (!t) return 1;
+        const double run = metric(t, RUN), ok = metric(t, OK), bad = metric(t, BAD);
+        free(t);
+        if (run < 0) { /* no GPU backend: nothing is built ahead */
+            printf("%s: no GPU prover to build (the daemon proves on the CPU)\n", circuit);
+            return 0;
+        }
+        if (run == 0) {
+            const double r = ok - (ready0 > 0 ? ready0 : 0), f = bad - (failed0 > 0 ? failed0 : 0);
+            printf("%s: GPU provers built %.0f, not built %.0f (%.1f s; the daemon's log says why)\n", circuit, r, f,
+                   now_s() - t0);
+            return f > 0 ? 1 : 0;
+        }
+        struct timespec ts = {0, 500 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int cmd_srs(cz_client *c, const opts *o, int evict) {
     if (!o->circuit) return die("%s", "-c/--circuit-id is needed");
     uint8_t *resp, buf[512];
@@ -408,6 +458,14 @@ static int cmd_srs(cz_client *c, const opts *o, int evict) {
         cuzk__v1__evict_srs_response__free_unpacked(r, NULL);
         return 0;
     }
+    double ready0 = -1, failed0 = -1; /* --wait: the build counts before the call */
+    if (o->wait) {
+        char *t = metrics_text(c);
+        if (!t) return 1;
+        ready0 = metric(t, "cuzk_preload_prover_builds_total{result=\"ready\"}");
+        failed0 = metric(t, "cuzk_preload_prover_builds_total{result=\"failed\"}");
+        free(t);
+    }
     Cuzk__V1__PreloadSrsRequest rq = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
     rq.circuit_id = (char *)o->circuit;
     n = cuzk__v1__preload_srs_request__pack(&rq, buf);
@@ -418,18 +476,15 @@ static int cmd_srs(cz_client *c, const opts *o, int evict) {
     if (r->already_loaded) printf("%s already loaded\n", o->circuit);
     else printf("%s loaded in %llu ms\n", o->circuit, (unsigned long long)r->load_time_ms);
     cuzk__v1__preload_srs_response__free_unpacked(r, NULL);
-    return 0;
+    fflush(stdout);
+    return o->wait ? wait_builds(c, o->circuit, ready0, failed0) : 0;
 }
 
 static int cmd_metrics(cz_client *c) {
-    uint8_t *resp;
-    size_t rlen;
-    if (call(c, M("GetMetrics"), (const uint8_t *)"", 0, 5000, &resp, &rlen)) return 1;
-    Cuzk__V1__GetMetricsResponse *r = cuzk__v1__get_metrics_response__unpack(NULL, rlen, resp);
-    free(resp);
-    if (!r) return die("%s", "malformed GetMetricsResponse");
-    fputs(r->prometheus_text, stdout);
-    cuzk__v1__get_metrics_response__free_unpacked(r, NULL);
+    char *t = metrics_text(c);
+    if (!t) return 1;
+    fputs(t, stdout);
+    free(t);
     return 0;
 }
 
@@ -624,7 +679,8 @@ static void usage(FILE *f) {
                "          [--sector-num N] [--miner-id N] [--partition N] [--sector-size BYTES] [--randomness HEX]\n"
                "          [--comm-r-old HEX] [--comm-r-new HEX] [--comm-d-new HEX]\n"
                "  batch   (single's flags) -c/--count N (3) -j/--concurrency N (1)\n"
-               "  status | metrics | preload -c ID | evict -c ID | cancel --job-id ID\n"
+               "  status | metrics | preload -c ID [--wait] | evict -c ID | cancel --job-id ID\n"
+               "          (--wait: until the GPU provers the preload builds in the background are ready)\n"
                "  synth-only (single's flags) [-i/--iterations N (1)] [--dense]   (synthesis in this process, no daemon)\n"
                "  gen-vanilla porep [--sector-size 2048] [--sector-number N] [-o c1.json]   (synthetic C1 wrapper)\n"
                "  gen-vanilla window-post|winning-post [--sector-size 2048] [--registered-proof N] [--randomness HEX]\n"
@@ -661,6 +717,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); o.partition_set = 1; }
         else if (OPT("-i", "--iterations")) { NEED(); o.iterations = atoi(v); }
         else if (!strcmp(a, "--dense")) o.dense = 1;
+        else if (!strcmp(a, "--wait")) o.wait = 1;
         else if (!strcmp(a, "--sector-size")) { NEED(); o.sector_size = strtoull(v, NULL, 0); }
         else if (!strcmp(a, "--randomness") || !strcmp(a, "--comm-r-old") || !strcmp(a, "--comm-r-new") ||
                  !strcmp(a, "--comm-d-new")) {

@@ -28,6 +28,9 @@ try:
     U, T = ["-a", d.unix], ["-a", "http://" + d.tcp]
     rc, out, _ = bench(*U, "preload", "-c", "porep-2k-test")
     check(rc == 0 and ("loaded in" in out or "already loaded" in out), "preload: " + out.strip())
+    # --wait on the CPU backend: nothing is built ahead, it says so and returns at once
+    rc, out, _ = bench(*U, "preload", "-c", "porep-2k-test", "--wait")
+    check(rc == 0 and "already loaded" in out and "no GPU prover to build" in out, "preload --wait: " + out.strip())
     rc, out, err = bench(*U, "preload", "--circuit-id", "nope")
     check(rc == 1 and "status 5" in err, "preload of an unknown id fails with NOT_FOUND (5)")
     rc, out, _ = bench(*T, "single", "-t", "porep")
