@@ -432,8 +432,8 @@ static int wait_builds(cz_client *c, const char *circuit, double ready0, double 
         }
         if (run == 0) {
             const double r = ok - (ready0 > 0 ? ready0 : 0), f = bad - (failed0 > 0 ? failed0 : 0);
-            printf("%s: GPU provers built %.0f, not built %.0f (%.1f s; the daemon's log says why)\n", circuit, r, f,
-                   now_s() - t0);
+            printf("%s: GPU provers built %.0f, not built %.0f (%.1f s%s)\n", circuit, r, f, now_s() - t0,
+                   f > 0 ? "; the daemon's log says why" : "");
             return f > 0 ? 1 : 0;
         }
         struct timespec ts = {0, 500 * 1000 * 1000};
