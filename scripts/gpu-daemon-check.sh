@@ -35,8 +35,7 @@
 # shutdown stops the build under way) and the time it took is printed.
 # PRE_KINDS: kinds proved before the PoRep (same sector size KSIZE), e.g. PRE_KINDS=winning MIX=1 KINDS=winning LAGRANGE=1.
 # PRELOAD=ID (a circuit id, e.g. porep-2k, porep-32g): `cuzk-bench preload -c ID --wait` before the PoRep (it returns
-# once every GPU's prover for it is built in the background; then the log must say "prover ready" for each, within
-# PRELOAD_WAIT s, 900);
+# once every GPU's prover for it is built in the background; the log must then say "prover ready" for each);
 # with the PoRep of that circuit (not MIX), the check then fails when the PoRep's first proof built a prover.
 # MIX=1: the KINDS are sent while the PoRep proves (once a GPU worker took its first partition: with LAGRANGE=1 and
 # no cache file, while its prover is built), not after it; with
@@ -135,14 +134,9 @@ else
         echo "== preload -c $PRELOAD --wait returned in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
         ndev=$(grep -m1 -oE "building its GPU prover on [0-9]+ device" "$tmp/cuzk.log" | grep -oE "[0-9]+ device" | grep -oE "[0-9]+")
         [ -n "$ndev" ] || { echo "the daemon logged no background prover build for $PRELOAD"; rc=1; ndev=0; }
-        for _ in $(seq $(( ${PRELOAD_WAIT:-900} * 10 ))); do
-            [ "$(grep -cE "PreloadSRS circuit_id=$PRELOAD: GPU device [0-9]+'s prover (ready|not built)" "$tmp/cuzk.log")" -ge "$ndev" ] && break
-            sleep 0.1
-        done
         grep -E "PreloadSRS circuit_id=$PRELOAD: GPU device" "$tmp/cuzk.log" | sed 's/^.*PreloadSRS/PreloadSRS/' | cut -c1-300
         nready=$(grep -cE "PreloadSRS circuit_id=$PRELOAD: GPU device [0-9]+'s prover ready" "$tmp/cuzk.log")
         [ "$nready" -ge 1 ] && [ "$nready" = "$ndev" ] || { echo "$nready of $ndev device provers ready after the preload"; rc=1; }
-        echo "== preload's device provers ready $(( ($(date +%s%N) - t0) / 1000000 )) ms after the call"
         nbuilt=$(grep -c "constraints built in" "$tmp/cuzk.log")
     fi
     t0=$(date +%s%N)

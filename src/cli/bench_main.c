@@ -415,16 +415,19 @@ static double metric(const char *text, const char *name) {
     return -1;
 }
 
+/* the daemon's PreloadSRS build counts (engine.c cz_engine_metrics) */
+#define M_BUILDS "cuzk_preload_prover_builds"
+#define M_READY "cuzk_preload_prover_builds_total{result=\"ready\"}"
+#define M_FAILED "cuzk_preload_prover_builds_total{result=\"failed\"}"
+
 /* preload --wait: polls the daemon's preload build counts until none is under way; prints what this call's builds
  * came to (the counts' change: builds another caller started meanwhile count too). 0 when all were built. */
 static int wait_builds(cz_client *c, const char *circuit, double ready0, double failed0) {
-    static const char *RUN = "cuzk_preload_prover_builds", *OK = "cuzk_preload_prover_builds_total{result=\"ready\"}",
-                      *BAD = "cuzk_preload_prover_builds_total{result=\"failed\"}";
     const double t0 = now_s();
     for (;;) {
         char *t = metrics_text(c);
         if (!t) return 1;
-        const double run = metric(t, RUN), ok = metric(t, OK), bad = metric(t, BAD);
+        const double run = metric(t, M_BUILDS), ok = metric(t, M_READY), bad = metric(t, M_FAILED);
         free(t);
         if (run < 0) { /* no GPU backend: nothing is built ahead */
             printf("%s: no GPU prover to build (the daemon proves on the CPU)\n", circuit);
@@ -462,8 +465,7 @@ static int cmd_srs(cz_client *c, const opts *o, int evict) {
     if (o->wait) {
         char *t = metrics_text(c);
         if (!t) return 1;
-        ready0 = metric(t, "cuzk_preload_prover_builds_total{result=\"ready\"}");
-        failed0 = metric(t, "cuzk_preload_prover_builds_total{result=\"failed\"}");
+        ready0 = metric(t, M_READY), failed0 = metric(t, M_FAILED);
         free(t);
     }
     Cuzk__V1__PreloadSrsRequest rq = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
