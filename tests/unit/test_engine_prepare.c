@@ -21,6 +21,8 @@
  *     unknown): the call returns long before the build ends, the SRS cannot be evicted while the build reads it and
  *     can once it ended, and a job submitted during the build completes after that one build (no second, no start
  *     before it ended). Without it the job's own partition would build: two builds counted and the test fails.
+ *     The build's "prover ready" line is at INFO; a repeated PreloadSRS, which finds the prover built, counts it
+ *     ready without a line at INFO.
  *  7. A shutdown during a PreloadSRS's build stops it (the build's thread joined, none left behind) at once. */
 #include <pthread.h>
 #include <stdio.h>
@@ -163,6 +165,33 @@ static bool into_build(void) {
     }
     if (on) usleep(200 * 1000);
     return on;
+}
+
+/* The daemon's log (stderr) at INFO into a file between cap_begin and cap_end, which returns it (malloc'd) and
+ * writes it back to stderr when a check failed meanwhile (their messages go there too). */
+static int g_cap_fd = -1;
+static FILE *g_cap;
+static unsigned long g_cap_failed;
+static void cap_begin(void) {
+    fflush(stderr);
+    g_cap = tmpfile();
+    g_cap_fd = dup(2);
+    if (g_cap) dup2(fileno(g_cap), 2);
+    g_cap_failed = cz_test_failed;
+    cz_log_set_level("info");
+}
+static char *cap_end(void) {
+    cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
+    fflush(stderr);
+    if (g_cap_fd >= 0) dup2(g_cap_fd, 2), close(g_cap_fd), g_cap_fd = -1;
+    if (!g_cap) return NULL;
+    const long n = ftell(g_cap);
+    char *t = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    rewind(g_cap);
+    if (t) t[fread(t, 1, (size_t)n, g_cap)] = 0;
+    fclose(g_cap), g_cap = NULL;
+    if (t && cz_test_failed != g_cap_failed) fputs(t, stderr);
+    return t;
 }
 
 int main(void) {
@@ -312,6 +341,7 @@ int main(void) {
     if (e) {
         bool already = false, was = false;
         uint64_t load_ms = 0, freed = 0;
+        cap_begin();
         const uint64_t t_pre = cz_now_ms();
         CHECK_MSG(cz_engine_preload(e, "porep-2k-test", &already, &load_ms) == 0, "preload: %s",
                   cz_error_message());
@@ -350,6 +380,10 @@ int main(void) {
             if ((erc = cz_engine_evict(e, "porep-2k-test", &was, &freed)) == CZ_EBUSY) usleep(1000);
         CHECK_MSG(erc == 0, "the SRS still could not be evicted 2 s after the preload's build (%d: %s)", erc,
                   cz_error_message());
+        char *log1 = cap_end();
+        CHECK_MSG(log1 && strstr(log1, "INFO") && strstr(log1, "device 0's prover ready in"),
+                  "the preload's build was not logged at INFO");
+        free(log1);
         cz_engine_status st;
         CHECK(cz_engine_status_get(e, &st) == 0);
         CHECK_MSG(st.preload_builds_running == 0 && st.preload_builds_ready == 1 && st.preload_builds_failed == 0,
@@ -364,6 +398,24 @@ int main(void) {
         free(m);
         printf("PreloadSRS with a %d ms device build: returned after %llu ms; a job submitted during the build "
                "completed after %d build(s)\n", BUILD_MS, (unsigned long long)pre_ms, builds);
+        /* a repeated PreloadSRS finds the prover built: ready at once, counted, not logged at INFO */
+        cap_begin();
+        CHECK(cz_engine_preload(e, "porep-2k-test", &already, &load_ms) == 0);
+        uint64_t ready = 0;
+        for (int t = 0; t < 5000 && ready < 2; t++) {
+            CHECK(cz_engine_status_get(e, &st) == 0);
+            ready = st.preload_builds_ready;
+            cz_engine_status_free(&st);
+            if (ready < 2) usleep(1000);
+        }
+        char *log2 = cap_end();
+        pthread_mutex_lock(&g_mu);
+        const int builds2 = g_builds;
+        pthread_mutex_unlock(&g_mu);
+        CHECK_MSG(ready == 2 && builds2 == 1, "repeated preload: %llu ready (want 2), %d builds (want 1)",
+                  (unsigned long long)ready, builds2);
+        CHECK_MSG(log2 && !strstr(log2, "prover ready"), "a repeated preload logged at INFO: %s", log2 ? log2 : "");
+        free(log2);
         cz_engine_free(e);
     }
 
