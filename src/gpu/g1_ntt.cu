@@ -237,3 +237,79 @@ extern "C" int cz_gpu_lf_sums_(void *d_x, const void *d_t, const uint64_t *d_ptr
     CZ_CUDA_LAUNCHED();
     return 0;
 }
+
+/* The scalars of the Lagrange bases' random linear check (g1_ntt_host.c cz_gpu_h_lagrange_check), made on the
+ * device (gpu_internal.h cz_gpu_lc_scalars_). Element i goes to thread i mod T, which runs its elements i = t,
+ * t + T, ... from its own start power, stepping by the powers the host gives (f^T, g^T), so that a warp's loads and
+ * stores are of consecutive elements. */
+typedef cz_dfield<cz_fr_cfg> lc_fr;
+
+static CZ_DEV lc_fr lc_ld(const uint64_t *a) {
+    lc_fr r;
+#pragma unroll
+    for (int i = 0; i < 4; i++) r.v[2 * i] = (uint32_t)a[i], r.v[2 * i + 1] = (uint32_t)(a[i] >> 32);
+    return r;
+}
+
+/* x^e, e given as nw 64-bit words (little-endian), square and multiply from the top bit */
+static CZ_DEV lc_fr lc_pow(const lc_fr &x, const uint64_t *e, int nw) {
+    lc_fr r = lc_fr::one();
+    for (int b = 64 * nw - 1; b >= 0; b--) {
+        r = r.sqr();
+        if ((e[b >> 6] >> (b & 63)) & 1) r = r * x;
+    }
+    return r;
+}
+
+/* out[i] = a0 f^i for i < m (c: a0 in rho, f, fT) */
+static __global__ void lc_powers(cz_fr *out, size_t m, size_t T, const cz_gpu_lc_consts c) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    const uint64_t e = t;
+    const lc_fr step = lc_ld(c.fT.l);
+    lc_fr x = lc_ld(c.rho.l) * lc_pow(lc_ld(c.f.l), &e, 1);
+    for (size_t i = t; i < m; i += T) {
+        cz_st((lc_fr *)&out[i], x);
+        x = x * step;
+    }
+}
+
+/* out[i] = k / (rho f^i - 1) (a + b g^i) for i < m (rho f^i != 1 for every i). Montgomery's trick over the thread's
+ * elements: the forward pass stores the product of the denominators before each, one inversion (Fermat: nothing
+ * here is secret), then the backward pass from the thread's last element. */
+static __global__ void lc_weights(cz_fr *out, size_t m, size_t T, const cz_gpu_lc_consts c) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    const uint64_t e = t;
+    const lc_fr one = lc_fr::one(), sf = lc_ld(c.fT.l), sg = lc_ld(c.gT.l);
+    lc_fr x = lc_ld(c.rho.l) * lc_pow(lc_ld(c.f.l), &e, 1), y = lc_pow(lc_ld(c.g.l), &e, 1), acc = one;
+    size_t last = t;
+    for (size_t i = t; i < m; i += T) {
+        cz_st((lc_fr *)&out[i], acc);
+        acc = acc * (x - one);
+        x = x * sf, y = y * sg, last = i;
+    }
+    constexpr uint64_t P[4] = CZ_FR_MODULUS;
+    const uint64_t pm2[4] = {P[0] - 2, P[1], P[2], P[3]}; /* P[0] ends in 1: no borrow */
+    lc_fr inv = lc_pow(acc, pm2, 4) * lc_ld(c.k.l);
+    const lc_fr bf = lc_ld(c.fTi.l), bg = lc_ld(c.gTi.l), ca = lc_ld(c.a.l), cb = lc_ld(c.b.l);
+    x = x * bf, y = y * bg; /* at `last` */
+    for (size_t i = last;; i -= T) {
+        lc_fr *o = (lc_fr *)&out[i];
+        const lc_fr den = x - one;
+        cz_st(o, cz_ld(o) * inv * (ca + cb * y));
+        inv = inv * den;
+        if (i < t + T) break;
+        x = x * bf, y = y * bg;
+    }
+}
+
+extern "C" int cz_gpu_lc_scalars_(cz_fr *d_out, size_t m, size_t T, int weights, const cz_gpu_lc_consts *c,
+                                  void *stream) {
+    if (!m) return 0;
+    const unsigned blocks = (unsigned)((T + 127) / 128);
+    if (weights) lc_weights<<<blocks, 128, 0, (cudaStream_t)stream>>>(d_out, m, T, *c);
+    else lc_powers<<<blocks, 128, 0, (cudaStream_t)stream>>>(d_out, m, T, *c);
+    CZ_CUDA_LAUNCHED();
+    return 0;
+}

@@ -76,58 +76,36 @@ static int lag_scale(cz_fr *s, const cz_domain *d) {
     return rc;
 }
 
-/* out[i] = a0 f^i for i < m; with mul, out[i] *= a0 f^i instead */
-static void powers(cz_fr *out, const cz_fr *a0, const cz_fr *f, size_t m, int mul) {
-#pragma omp parallel
-    {
-        size_t lo, hi;
-        cz_fr x;
-        share(m, &lo, &hi, &x, a0, f);
-        for (size_t i = lo; i < hi; i++) {
-            if (mul) cz_fr_mul(&out[i], &out[i], &x);
-            else out[i] = x;
-            cz_fr_mul(&x, &x, f);
-        }
-    }
+int cz_gpu_lc_run_(cz_fr *d_out, size_t m, int weights, cz_gpu_lc_consts *c, size_t T, void *stream) {
+    if (!m) return 0;
+    if (!T || T > m) T = m < CZ_GPU_LC_THREADS ? m : CZ_GPU_LC_THREADS;
+    const uint64_t e = T;
+    cz_fr_pow(&c->fT, &c->f, &e, 1);
+    cz_fr_pow(&c->gT, &c->g, &e, 1);
+    int rc = cz_fr_inv(&c->fTi, &c->fT);
+    if (!rc) rc = cz_fr_inv(&c->gTi, &c->gT);
+    if (rc) return cz_error(CZ_EINVAL, "Lagrange H check: a step power is 0");
+    return cz_gpu_lc_scalars_(d_out, m, T, weights, c, stream);
 }
 
-/* out[i] = k / (rho w^-i - 1) for i < m (rho w^-i != 1): per thread one inversion (Montgomery's batch trick) */
-static void check_weights(cz_fr *out, const cz_fr *k, const cz_fr *rho, const cz_domain *d, size_t m) {
-#pragma omp parallel
-    {
-        size_t lo, hi;
-        cz_fr x, acc = CZ_FR_ONE_V, den, inv;
-        share(m, &lo, &hi, &x, rho, &d->omega_inv);
-        if (lo < hi) {
-            const uint64_t e2 = hi - 1;
-            for (size_t i = lo; i < hi; i++) { /* out[i] = the product of the denominators before i */
-                out[i] = acc;
-                cz_fr_sub(&den, &x, &CZ_FR_ONE_V);
-                cz_fr_mul(&acc, &acc, &den);
-                cz_fr_mul(&x, &x, &d->omega_inv);
-            }
-            cz_fr_inv(&inv, &acc);
-            cz_fr_mul(&inv, &inv, k);
-            cz_fr_pow(&x, &d->omega_inv, &e2, 1);
-            cz_fr_mul(&x, &x, rho);
-            for (size_t i = hi; i-- > lo;) {
-                cz_fr_sub(&den, &x, &CZ_FR_ONE_V);
-                cz_fr_mul(&out[i], &out[i], &inv);
-                cz_fr_mul(&inv, &inv, &den);
-                cz_fr_mul(&x, &x, &d->omega);
-            }
-        }
-    }
+static int yield(void *stream) {
+    const int rc = cz_gpu_lock_yield_(stream);
+    return rc < 0 ? rc : 0;
 }
 
+/* sum_j rho^j L[j] = sum_{i < n-1} s (rho^n - 1) / (rho w^-i - 1) f^-i H_i for L = Lh (f = 1) and Lc (f = g), the
+ * bases' definition summed in closed form. One side's MSMs over Lh and Lc with the powers of rho, the other's over H
+ * with both sides' weights in one, Lc's taken t times for a random t: three MSMs of n points, their scalars made on
+ * the device (none crosses PCIe). */
 int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, const cz_g1_affine *d_h,
                             unsigned log_n, uint64_t seed, void *stream) {
     if (log_n < 1 || log_n > CZ_NTT_MAX_LOG) return cz_error(CZ_ERANGE, "Lagrange H check of 2^%u points", log_n);
+    if (!d_lc && !d_lh) return 0;
     cz_domain d;
     int rc = cz_domain_init(&d, log_n);
     if (rc) return rc;
     const size_t n = d.n;
-    cz_fr s, rho, rn, k;
+    cz_fr s, rho, rn, k, t;
     rc = lag_scale(&s, &d);
     if (rc) return rc;
     cz_rng rng;
@@ -138,42 +116,35 @@ int cz_gpu_h_lagrange_check(const cz_g1_affine *d_lc, const cz_g1_affine *d_lh, 
         for (unsigned i = 0; i < log_n; i++) cz_fr_sqr(&rn, &rn);
         if (!cz_fr_equal(&rn, &CZ_FR_ONE_V)) break;
     }
+    do cz_fr_random(&t, &rng);
+    while (cz_fr_is_zero(&t));
     cz_fr_sub(&k, &rn, &CZ_FR_ONE_V);
     cz_fr_mul(&k, &k, &s); /* s (rho^n - 1) */
-    cz_fr *w = malloc(n * sizeof *w);
-    if (!w) return cz_error(CZ_ENOMEM, "Lagrange H check of 2^%u: scalars", log_n);
-    void *d_w = NULL;
-    rc = cz_gpu_malloc(&d_w, n * sizeof *w);
-    cz_g1_jac pl[2], ph;
-    const cz_g1_affine *lb[2] = {d_lc, d_lh};
-    const cz_fr one = CZ_FR_ONE_V;
-    /* the host's scalars without the device lock, each MSM with it (they share the device's MSM scratch): a
-     * creation that holds it lets other provers' partitions through in between */
-    int held = cz_gpu_lock_drop_();
-    powers(w, &one, &rho, n, 0); /* sum_j rho^j L[j] */
-    cz_gpu_lock_retake_(held);
-    if (!rc) rc = cz_gpu_memcpy_htod(d_w, w, n * sizeof *w);
-    for (int b = 0; b < 2 && !rc; b++)
-        if (lb[b]) rc = cz_gpu_g1_msm(&pl[b], lb[b], d_w, n, stream);
-    /* = sum_{i < n-1} s (rho^n - 1) / (rho w^-i - 1) f^-i H_i, f = 1 for Lh, g for Lc */
-    held = cz_gpu_lock_drop_();
-    if (!rc) check_weights(w, &k, &rho, &d, n - 1);
-    cz_gpu_lock_retake_(held);
-    for (int b = 1; b >= 0 && !rc; b--) {
-        if (!lb[b]) continue;
-        if (b == 0) { /* times g^-i (Lc comes last) */
-            held = cz_gpu_lock_drop_();
-            powers(w, &one, &d.g_inv, n - 1, 1);
-            cz_gpu_lock_retake_(held);
-        }
-        rc = cz_gpu_memcpy_htod(d_w, w, (n - 1) * sizeof *w);
-        if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
-        if (!rc && !cz_g1_jac_equal(&ph, &pl[b]))
-            rc = cz_error(CZ_EVERIFY, "Lagrange H bases of 2^%u: %s does not match H (random linear check)", log_n,
-                          b ? "Lh" : "Lc");
+    const cz_fr one = CZ_FR_ONE_V, zero = {{0}};
+    cz_gpu_lc_consts c = {.rho = one, .f = rho, .g = one}; /* rho^j */
+    cz_fr *d_w = NULL;
+    rc = cz_gpu_malloc((void **)&d_w, n * sizeof *d_w);
+    if (!rc) rc = cz_gpu_lc_run_(d_w, n, 0, &c, 0, stream);
+    cz_g1_jac pl, pc, ph;
+    cz_g1_jac_set_infinity(&pl);
+    /* after each MSM (~0.55 s at 2^27) a creation holding the device lets those waiting for it through */
+    if (!rc && d_lh) rc = cz_gpu_g1_msm(&pl, d_lh, d_w, n, stream);
+    if (!rc && d_lh) rc = yield(stream);
+    if (!rc && d_lc) rc = cz_gpu_g1_msm(&pc, d_lc, d_w, n, stream);
+    if (!rc && d_lc) rc = yield(stream);
+    if (!rc && d_lc) { /* pl = Lh's + t Lc's, or Lc's alone */
+        if (d_lh) cz_g1_mul(&pc, &pc, &t);
+        cz_g1_jac_add(&pl, &pl, &pc);
     }
+    /* k / (rho w^-i - 1) (a + b g^-i): a = 1 with Lh, b = t (1 alone, 0 without) with Lc */
+    c = (cz_gpu_lc_consts){.rho = rho, .f = d.omega_inv, .k = k, .a = d_lh ? one : zero,
+                           .b = !d_lc ? zero : d_lh ? t : one, .g = d.g_inv};
+    if (!rc) rc = cz_gpu_lc_run_(d_w, n - 1, 1, &c, 0, stream);
+    if (!rc) rc = cz_gpu_g1_msm(&ph, d_h, d_w, n - 1, stream);
+    if (!rc && !cz_g1_jac_equal(&ph, &pl))
+        rc = cz_error(CZ_EVERIFY, "Lagrange H bases of 2^%u: %s H (random linear check)", log_n,
+                      !d_lc ? "Lh does not match" : !d_lh ? "Lc does not match" : "Lc or Lh does not match");
     cz_gpu_free(d_w);
-    free(w);
     return rc;
 }
 

@@ -28,6 +28,17 @@ int cz_gpu_hl_affine_(void *d_out, const void *d_x, size_t n, void *stream);
 int cz_gpu_lf_terms_(void *d_t, const uint32_t *d_rec, size_t m, const void *d_lh, const void *beta_mont,
                      void *stream);
 int cz_gpu_lf_sums_(void *d_x, const void *d_t, const uint64_t *d_ptr, size_t cols, const void *d_l, void *stream);
+/* The scalars of the Lagrange bases' random linear check (g1_ntt.cu; g1_ntt_host.c cz_gpu_h_lagrange_check), over m
+ * elements in T threads (T <= m; CZ_GPU_LC_THREADS at most), thread t taking elements t, t + T, ...; fT = f^T,
+ * fTi = f^-T, gT = g^T, gTi = g^-T. weights 0: d_out[i] = rho f^i; 1: d_out[i] = k / (rho f^i - 1) (a + b g^i), every
+ * rho f^i != 1. Queued on stream. */
+#define CZ_GPU_LC_THREADS ((size_t)1 << 18)
+typedef struct {
+    cz_fr rho, f, fT, fTi, k, a, b, g, gT, gTi;
+} cz_gpu_lc_consts;
+int cz_gpu_lc_scalars_(cz_fr *d_out, size_t m, size_t T, int weights, const cz_gpu_lc_consts *c, void *stream);
+/* The same from c's rho, f, k, a, b and g (g1_ntt_host.c: the step powers filled in; T 0: min(m, CZ_GPU_LC_THREADS)). */
+int cz_gpu_lc_run_(cz_fr *d_out, size_t m, int weights, cz_gpu_lc_consts *c, size_t T, void *stream);
 
 /* Twiddle exponents up to 2^28 are split as lo (14 bits) + hi (14 bits): omega^e = lo[e & M] * hi[e >> 14]. */
 #define CZ_GPU_TW_BITS 14

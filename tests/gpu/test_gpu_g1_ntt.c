@@ -3,9 +3,11 @@
  * on fresh random points at 2^1..2^10 (CZ_TEST_GPU_MAX_N caps it), with infinities and repeated points among them,
  * the readback poisoned first; a size past 2^28 is refused. Then the Lagrange-form H bases built on the device
  * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8, and their random linear check against H
- * (cz_gpu_h_lagrange_check): it passes, and fails with a point of Lc or Lh replaced. First the twiddle product
+ * (cz_gpu_h_lagrange_check): it passes, of both bases and of each alone, and fails with a point of Lc or Lh replaced
+ * (checked alone and with the other) and with the two swapped. First the twiddle product
  * that both use: k0 P + k1 [x^2]P on the device (cz_gpu_hl_prescale_) against the CPU's for edge halves (0, 1, all ones,
- * powers of two, bit patterns) and random ones, with infinities among the points. Then some sizes again with the
+ * powers of two, bit patterns) and random ones, with infinities among the points; and the check's scalars, made on
+ * the device, against the host's definition. Then some sizes again with the
  * transform and the scaling in pieces of 7 (CZ_GPU_G1NTT_PIECE; a prover's build yields the device between pieces).
  * Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
@@ -112,16 +114,73 @@ static void check_bases(unsigned log_n) {
     const uint64_t seed = cz_rng_next(&rng);
     rc = cz_gpu_h_lagrange_check(d_l, (cz_g1_affine *)d_l + n, d_h, log_n, seed, NULL);
     CHECK_MSG(rc == 0, "Lagrange check 2^%u: %s", log_n, cz_error_message());
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2; k++) { /* each basis alone (it passes), then with a point replaced, alone and with both */
+        cz_g1_affine *lc = k ? NULL : d_l, *lh = k ? (cz_g1_affine *)d_l + n : NULL;
+        rc = cz_gpu_h_lagrange_check(lc, lh, d_h, log_n, seed + 2, NULL);
+        CHECK_MSG(rc == 0, "Lagrange check 2^%u of %s alone: %s", log_n, k ? "Lh" : "Lc", cz_error_message());
         const size_t j = cz_rng_next(&rng) % n, o = k * n + j, src = (1 - k) * n + (j + 1) % n;
         if (!memcmp(&want[o], &want[src], sizeof *want)) continue;
         CHECK(cz_gpu_memcpy_htod((cz_g1_affine *)d_l + o, &want[src], sizeof *want) == 0);
-        rc = cz_gpu_h_lagrange_check(k ? NULL : d_l, k ? (cz_g1_affine *)d_l + n : NULL, d_h, log_n, seed + 1, NULL);
+        rc = cz_gpu_h_lagrange_check(lc, lh, d_h, log_n, seed + 1, NULL);
         CHECK_MSG(rc == CZ_EVERIFY, "Lagrange check 2^%u: %s[%zu] replaced, got %d", log_n, k ? "Lh" : "Lc", j, rc);
+        rc = cz_gpu_h_lagrange_check(d_l, (cz_g1_affine *)d_l + n, d_h, log_n, seed + 3, NULL);
+        CHECK_MSG(rc == CZ_EVERIFY, "Lagrange check 2^%u of both: %s[%zu] replaced, got %d", log_n, k ? "Lh" : "Lc",
+                  j, rc);
         CHECK(cz_gpu_memcpy_htod((cz_g1_affine *)d_l + o, &want[o], sizeof *want) == 0);
     }
+    /* Lc and Lh swapped: the check of both fails */
+    rc = cz_gpu_h_lagrange_check((cz_g1_affine *)d_l + n, d_l, d_h, log_n, seed + 4, NULL);
+    CHECK_MSG(rc == CZ_EVERIFY, "Lagrange check 2^%u: Lc and Lh swapped, got %d", log_n, rc);
     cz_gpu_free(d_h), cz_gpu_free(d_l);
     free(h), free(want), free(got);
+}
+
+/* The check's scalars (cz_gpu_lc_run_) against the host's definition, every element, the output poisoned first: the
+ * powers rho f^i and the weights k / (rho f^i - 1) (a + b g^i), random constants (a or b 0 too), m elements over
+ * T threads: the default (m here), 1, 3, m / 2 + 1 (threads of one and two elements) and m */
+static void check_scalars(size_t m) {
+    const size_t ts[] = {0, 1, 3, m / 2 + 1, m};
+    cz_fr *got = malloc(m * sizeof *got), *want = malloc(m * sizeof *want);
+    cz_fr *d = NULL;
+    CHECK(cz_gpu_malloc((void **)&d, m * sizeof *d) == 0);
+    for (int w = 0; w < 2; w++)
+        for (unsigned ti = 0; ti < 5; ti++) {
+            cz_gpu_lc_consts c;
+            memset(&c, 0, sizeof c);
+            cz_fr_random(&c.rho, &rng), cz_fr_random(&c.f, &rng), cz_fr_random(&c.g, &rng);
+            cz_fr_random(&c.k, &rng), cz_fr_random(&c.a, &rng), cz_fr_random(&c.b, &rng);
+            if (ti == 1) memset(&c.a, 0, sizeof c.a);
+            if (ti == 2) memset(&c.b, 0, sizeof c.b);
+            cz_fr x = c.rho, y = CZ_FR_ONE_V, t;
+            for (size_t i = 0; i < m; i++) {
+                if (!w) want[i] = x;
+                else { /* k / (x - 1) (a + b y) */
+                    cz_fr_sub(&t, &x, &CZ_FR_ONE_V);
+                    CHECK(cz_fr_inv(&t, &t) == 0);
+                    cz_fr_mul(&want[i], &t, &c.k);
+                    cz_fr_mul(&t, &c.b, &y);
+                    cz_fr_add(&t, &t, &c.a);
+                    cz_fr_mul(&want[i], &want[i], &t);
+                }
+                cz_fr_mul(&x, &x, &c.f), cz_fr_mul(&y, &y, &c.g);
+            }
+            int rc = cz_gpu_memset(d, 0x5a, m * sizeof *d);
+            if (!rc) rc = cz_gpu_lc_run_(d, m, w, &c, ts[ti], NULL);
+            if (!rc) rc = cz_gpu_sync();
+            memset(got, 0xa5, m * sizeof *got);
+            if (!rc) rc = cz_gpu_memcpy_dtoh(got, d, m * sizeof *got);
+            CHECK_MSG(rc == 0, "check scalars m %zu: %s", m, cz_error_message());
+            size_t bad = 0, first = m;
+            for (size_t i = 0; !rc && i < m; i++)
+                if (memcmp(&got[i], &want[i], sizeof *got)) {
+                    if (!bad) first = i;
+                    bad++;
+                }
+            CHECK_MSG(bad == 0, "check %s, m %zu, T %zu: %zu differ from the host's, first at %zu",
+                      w ? "weights" : "powers", m, ts[ti], bad, first);
+        }
+    cz_gpu_free(d);
+    free(got), free(want);
 }
 
 /* one 128-bit half: edge values by kind, else random */
@@ -210,6 +269,11 @@ int main(void) {
     const size_t cap = cz_test_gpu_max_n((size_t)1 << 10);
     check_products();
     printf("twiddle products checked\n");
+    /* up to 2^16 + 5 unless CZ_TEST_GPU_MAX_N is set lower */
+    const size_t ms[] = {1, 2, 3, 7, 64, 1000, 4097, ((size_t)1 << 16) + 5};
+    const size_t scap = cz_test_gpu_max_n(ms[7]);
+    for (unsigned i = 0; i < sizeof ms / sizeof ms[0] && ms[i] <= scap; i++) check_scalars(ms[i]);
+    printf("the Lagrange check's scalars checked\n");
     for (unsigned log_n = 1; log_n <= 10 && ((size_t)1 << log_n) <= cap; log_n++) {
         one_size(log_n);
         printf("2^%u checked\n", log_n);

@@ -6,6 +6,9 @@
  * multiplications of infinity nearly free. The result is checked against the CPU's transform at the first size.
  * Then the prover's whole bases from n - 1 such points as H (cz_gpu_h_lagrange_bases: Lc and Lh, prescale,
  * transform, affine) and their random linear check against H (cz_gpu_h_lagrange_check, which must pass).
+ * With CZ_BENCH_G1NTT_CHECK_ONLY=1, only the check's time at each size, against bases that are not H's (n points as
+ * Lc, the same as Lh, n - 1 as H: k_i G for random k_i), so that 2^27 takes seconds instead of the ~8-minute build:
+ * the check must fail (CZ_EVERIFY), having made every scalar and run every MSM as a passing one does.
  * usage: cz_bench_g1ntt [log2 sizes (default "12 16 18")] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,42 @@
 #include "util/rng.h"
 
 #include "groth16/fixed_base.h"
+
+/* CZ_BENCH_G1NTT_CHECK_ONLY: the check's wall time on bases that are not H's (it must fail, with every MSM run) */
+static int check_only(const unsigned *logs, unsigned nl, const cz_g1_affine *tab, cz_rng *rng) {
+    printf("| log n | Lagrange check, s (bases not H's: must fail) |\n|---|---:|\n");
+    for (unsigned li = 0; li < nl; li++) {
+        const unsigned log_n = logs[li];
+        const size_t n = (size_t)1 << log_n;
+        cz_g1_affine *a = malloc(n * sizeof *a);
+        cz_fr *ks = malloc(n * sizeof *ks);
+        if (!a || !ks) {
+            fprintf(stderr, "2^%u: out of memory\n", log_n);
+            return 1;
+        }
+        for (size_t i = 0; i < n; i++) cz_fr_random(&ks[i], rng);
+        int rc = cz_gpu_fb_mul_many(0, a, tab, CZ_FB_C, CZ_FB_WINDOWS, ks, n);
+        free(ks);
+        void *dh = NULL, *dl = NULL;
+        if (!rc) rc = cz_gpu_malloc(&dh, n * sizeof *a);
+        if (!rc) rc = cz_gpu_malloc(&dl, n * sizeof *a);
+        if (!rc) rc = cz_gpu_memcpy_htod(dh, a, n * sizeof *a);
+        if (!rc) rc = cz_gpu_memcpy_htod(dl, a, n * sizeof *a);
+        free(a);
+        const double t0 = now_ms();
+        /* H from point 1 on: no basis point is its H point */
+        if (!rc) rc = cz_gpu_h_lagrange_check(dl, dl, (const cz_g1_affine *)dh + 1, log_n, cz_rng_next(rng), NULL);
+        const double ms = now_ms() - t0;
+        cz_gpu_free(dh), cz_gpu_free(dl);
+        if (rc != CZ_EVERIFY) {
+            fprintf(stderr, "2^%u: the check answered %d, not CZ_EVERIFY: %s\n", log_n, rc, rc ? cz_error_message() : "");
+            return 1;
+        }
+        printf("| %u | %.2f |\n", log_n, ms / 1e3);
+        fflush(stdout);
+    }
+    return 0;
+}
 
 int main(int argc, char **argv) {
     unsigned logs[8] = {12, 16, 18}, nl = 3;
@@ -38,6 +77,12 @@ int main(int argc, char **argv) {
     if (!tab) {
         fprintf(stderr, "fixed-base table: out of memory\n");
         return 1;
+    }
+    const char *co = getenv("CZ_BENCH_G1NTT_CHECK_ONLY");
+    if (co && *co == '1') {
+        int rc = check_only(logs, nl, tab, &rng);
+        free(tab);
+        return rc;
     }
     printf("| log n | transform ms | scalar multiplications | ns each (wall / products) | 2^27 at this rate, s | "
            "Lc + Lh built, s | their check, s |\n|---|---:|---:|---:|---:|---:|---:|\n");
