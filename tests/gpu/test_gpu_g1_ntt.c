@@ -128,9 +128,11 @@ static void check_bases(unsigned log_n) {
                   j, rc);
         CHECK(cz_gpu_memcpy_htod((cz_g1_affine *)d_l + o, &want[o], sizeof *want) == 0);
     }
-    /* Lc and Lh swapped: the check of both fails */
-    rc = cz_gpu_h_lagrange_check((cz_g1_affine *)d_l + n, d_l, d_h, log_n, seed + 4, NULL);
-    CHECK_MSG(rc == CZ_EVERIFY, "Lagrange check 2^%u: Lc and Lh swapped, got %d", log_n, rc);
+    /* Lc and Lh swapped: the check of both fails (at n = 2 they are the same points: s H_0 twice) */
+    if (memcmp(want, want + n, n * sizeof *want)) {
+        rc = cz_gpu_h_lagrange_check((cz_g1_affine *)d_l + n, d_l, d_h, log_n, seed + 4, NULL);
+        CHECK_MSG(rc == CZ_EVERIFY, "Lagrange check 2^%u: Lc and Lh swapped, got %d", log_n, rc);
+    }
     cz_gpu_free(d_h), cz_gpu_free(d_l);
     free(h), free(want), free(got);
 }

@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
         double muls = 0;
         for (unsigned s = 0; s < log_n; s++) muls += (double)(n / 2) - (double)(n >> (s + 1));
         const double each = muls ? ms * 1e6 / muls : 0, m27 = 27.0 * (double)((size_t)1 << 26) - (double)(((size_t)1 << 27) - 1);
-        printf("| %u | %.1f | %.0f | %.1f | %.0f | %.1f | %.1f |\n", log_n, ms, muls, each, each * m27 / 1e9, bms / 1e3,
+        printf("| %u | %.1f | %.0f | %.1f | %.0f | %.1f | %.2f |\n", log_n, ms, muls, each, each * m27 / 1e9, bms / 1e3,
                cms / 1e3);
     }
     free(tab);
