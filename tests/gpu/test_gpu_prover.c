@@ -536,8 +536,9 @@ static void test_fold_corrupt(const circuit *tc, const cz_groth16_params *p, con
 }
 
 /* The bases' cache (CZ_GPU_PROVER_LAGRANGE_CACHE, prover_lag.c): the first creation builds and saves them, the
- * second loads them; a file with a point changed, then one cut short, is refused and rebuilt (and saved again);
- * every prover's proofs equal the CPU's. */
+ * second loads them; a file with a point changed, then one cut short, is refused and rebuilt (and saved again), and
+ * the last loads it in chunks of 1,000 bytes (CZ_GPU_LAG_CHUNK: the load's threads each take hundreds, none at a
+ * point's edge); every prover's proofs equal the CPU's. */
 static void test_lagrange_cache(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk) {
     char dir[] = "/tmp/cz_lagcache_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -564,9 +565,11 @@ static void test_lagrange_cache(const circuit *tc, const cz_groth16_params *p, c
             }
         }
         setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
+        if (round == 4) setenv("CZ_GPU_LAG_CHUNK", "1000", 1); /* hundreds of chunks over the load's threads */
         cz_gpu_prover *gp = NULL;
         int rc = cz_gpu_prover_create(&gp, 0, p, &tc->r, 0);
         unsetenv("CZ_GPU_PROVER_LAGRANGE");
+        unsetenv("CZ_GPU_LAG_CHUNK");
         CHECK_MSG(rc == 0, "Lagrange cache round %d: %s", round, cz_error_message());
         if (rc) break;
         char rep[1200];
