@@ -1326,7 +1326,7 @@ static void *warm_main(void *arg) {
         pthread_mutex_unlock(&e->mu);
     }
     const uint64_t ms = cz_now_ms() - t0;
-    if (!rc) { /* at once (a prover already on the device: a repeated PreloadSRS) only at DEBUG; a build takes 100+ ms */
+    if (!rc) { /* at once (the prover already on the device: a repeated PreloadSRS) at DEBUG; a build takes 100+ ms */
         cz_log(ms >= 50 ? CZ_LOG_INFO : CZ_LOG_DEBUG, T, "PreloadSRS circuit_id=%s: GPU device %d's prover ready in "
                "%llu ms (built ahead of any job)", w->s->circuit->id, w->dev, (unsigned long long)ms);
         maybe_release_bases(e, w->s);

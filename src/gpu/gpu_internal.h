@@ -37,7 +37,8 @@ typedef struct {
     cz_fr rho, f, fT, fTi, k, a, b, g, gT, gTi;
 } cz_gpu_lc_consts;
 int cz_gpu_lc_scalars_(cz_fr *d_out, size_t m, size_t T, int weights, const cz_gpu_lc_consts *c, void *stream);
-/* The same from c's rho, f, k, a, b and g (g1_ntt_host.c: the step powers filled in; T 0: min(m, CZ_GPU_LC_THREADS)). */
+/* The same from c's rho, f, k, a, b and g (g1_ntt_host.c: the step powers filled in; T 0: min(m,
+ * CZ_GPU_LC_THREADS)). */
 int cz_gpu_lc_run_(cz_fr *d_out, size_t m, int weights, cz_gpu_lc_consts *c, size_t T, void *stream);
 
 /* Twiddle exponents up to 2^28 are split as lo (14 bits) + hi (14 bits): omega^e = lo[e & M] * hi[e >> 14]. */

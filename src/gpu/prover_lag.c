@@ -6,8 +6,8 @@
  * header (magic, log_n, H's length, the fingerprint, the bytes after the header), then Lc and Lh (n affine points
  * each, the device's bytes). The fingerprint (FNV-1a over H's length and 65,536 of its points spread over it)
  * only names the file: what is loaded passes cz_gpu_h_lagrange_check (a random linear combination of every
- * point against H, two MSMs a basis) or is built again and the file rewritten, so a stale, truncated or corrupted
- * file costs a rebuild, never a wrong proof. Writes go to a temporary name, renamed when complete. */
+ * point against H: an MSM a basis and one over H) or is built again and the file rewritten, so a stale, truncated
+ * or corrupted file costs a rebuild, never a wrong proof. Writes go to a temporary name, renamed when complete. */
 #include <errno.h>
 #include <omp.h>
 #include <stdatomic.h>
@@ -100,7 +100,8 @@ static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
         const int t = omp_get_thread_num(), tn = omp_get_num_threads();
         int trc = cz_gpu_set_device(pr->device);
         for (size_t k = (size_t)t; !trc && k < 2 * per && !atomic_load(&failed); k += (size_t)tn) {
-            const size_t off = (k % per) * chunk, m = half - off < chunk ? half - off : chunk, pos = k / per * half + off;
+            const size_t off = (k % per) * chunk, m = half - off < chunk ? half - off : chunk;
+            const size_t pos = k / per * half + off; /* in the file, after the header */
             size_t got = 0;
             while (!trc && got < m) {
                 const ssize_t r = pread(fd, (uint8_t *)bufs[t] + got, m - got, (off_t)(sizeof hd + pos + got));
@@ -109,7 +110,8 @@ static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
                 else trc = cz_error(r < 0 ? CZ_EIO : CZ_EFORMAT, "Lagrange H cache: read at byte %llu: %s",
                                     (unsigned long long)(pos + got), r < 0 ? strerror(errno) : "truncated");
             }
-            if (!trc) trc = cz_gpu_memcpy_htod((uint8_t *)(k / per ? (void *)pr->d_lh : (void *)pr->d_h) + off, bufs[t], m);
+            uint8_t *dst = (uint8_t *)(k / per ? (void *)pr->d_lh : (void *)pr->d_h) + off;
+            if (!trc) trc = cz_gpu_memcpy_htod(dst, bufs[t], m);
         }
         if (trc) {
 #pragma omp critical(lag_load)

@@ -4,12 +4,11 @@
  * the readback poisoned first; a size past 2^28 is refused. Then the Lagrange-form H bases built on the device
  * (cz_gpu_h_lagrange_bases) against the CPU's at 2^1..2^8, and their random linear check against H
  * (cz_gpu_h_lagrange_check): it passes, of both bases and of each alone, and fails with a point of Lc or Lh replaced
- * (checked alone and with the other) and with the two swapped. First the twiddle product
- * that both use: k0 P + k1 [x^2]P on the device (cz_gpu_hl_prescale_) against the CPU's for edge halves (0, 1, all ones,
- * powers of two, bit patterns) and random ones, with infinities among the points; and the check's scalars, made on
- * the device, against the host's definition. Then some sizes again with the
- * transform and the scaling in pieces of 7 (CZ_GPU_G1NTT_PIECE; a prover's build yields the device between pieces).
- * Exits 77 (skipped) without a GPU. */
+ * (checked alone and with the other) and with the two swapped. First the twiddle product that both use: k0 P + k1
+ * [x^2]P on the device (cz_gpu_hl_prescale_) against the CPU's for edge halves (0, 1, all ones, powers of two, bit
+ * patterns) and random ones, with infinities among the points; and the check's scalars, made on the device, against
+ * the host's definition. Then some sizes again with the transform and the scaling in pieces of 7
+ * (CZ_GPU_G1NTT_PIECE; a prover's build yields the device between pieces). Exits 77 (skipped) without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

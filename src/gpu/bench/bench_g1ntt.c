@@ -49,7 +49,8 @@ static int check_only(const unsigned *logs, unsigned nl, const cz_g1_affine *tab
         const double ms = now_ms() - t0;
         cz_gpu_free(dh), cz_gpu_free(dl);
         if (rc != CZ_EVERIFY) {
-            fprintf(stderr, "2^%u: the check answered %d, not CZ_EVERIFY: %s\n", log_n, rc, rc ? cz_error_message() : "");
+            fprintf(stderr, "2^%u: the check answered %d, not CZ_EVERIFY: %s\n", log_n, rc,
+                    rc ? cz_error_message() : "");
             return 1;
         }
         printf("| %u | %.2f |\n", log_n, ms / 1e3);
