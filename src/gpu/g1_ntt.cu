@@ -241,19 +241,16 @@ extern "C" int cz_gpu_lf_sums_(void *d_x, const void *d_t, const uint64_t *d_ptr
 /* The scalars of the Lagrange bases' random linear check (g1_ntt_host.c cz_gpu_h_lagrange_check), made on the
  * device (gpu_internal.h cz_gpu_lc_scalars_). Element i goes to thread i mod T, which runs its elements i = t,
  * t + T, ... from its own start power, stepping by the powers the host gives (f^T, g^T), so that a warp's loads and
- * stores are of consecutive elements. */
-typedef cz_dfield<cz_fr_cfg> lc_fr;
-
-static CZ_DEV lc_fr lc_ld(const uint64_t *a) {
-    lc_fr r;
-#pragma unroll
-    for (int i = 0; i < 4; i++) r.v[2 * i] = (uint32_t)a[i], r.v[2 * i + 1] = (uint32_t)(a[i] >> 32);
-    return r;
-}
+ * stores are of consecutive elements. The constants are cz_gpu_lc_consts's as device values (the host's 4x64-bit
+ * limbs are the device's 8x32 words, field.cuh). */
+struct lc_dconsts {
+    cz_dfr rho, f, fT, fTi, k, a, b, g, gT, gTi;
+};
+static_assert(sizeof(lc_dconsts) == sizeof(cz_gpu_lc_consts), "lc_dconsts mirrors cz_gpu_lc_consts");
 
 /* x^e, e given as nw 64-bit words (little-endian), square and multiply from the top bit */
-static CZ_DEV lc_fr lc_pow(const lc_fr &x, const uint64_t *e, int nw) {
-    lc_fr r = lc_fr::one();
+static CZ_DEV cz_dfr lc_pow(const cz_dfr &x, const uint64_t *e, int nw) {
+    cz_dfr r = cz_dfr::one();
     for (int b = 64 * nw - 1; b >= 0; b--) {
         r = r.sqr();
         if ((e[b >> 6] >> (b & 63)) & 1) r = r * x;
@@ -262,54 +259,54 @@ static CZ_DEV lc_fr lc_pow(const lc_fr &x, const uint64_t *e, int nw) {
 }
 
 /* out[i] = a0 f^i for i < m (c: a0 in rho, f, fT) */
-static __global__ void lc_powers(cz_fr *out, size_t m, size_t T, const cz_gpu_lc_consts c) {
+static __global__ void lc_powers(cz_fr *out, size_t m, size_t T, const lc_dconsts c) {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= T) return;
     const uint64_t e = t;
-    const lc_fr step = lc_ld(c.fT.l);
-    lc_fr x = lc_ld(c.rho.l) * lc_pow(lc_ld(c.f.l), &e, 1);
+    cz_dfr x = c.rho * lc_pow(c.f, &e, 1);
     for (size_t i = t; i < m; i += T) {
-        cz_st((lc_fr *)&out[i], x);
-        x = x * step;
+        cz_st((cz_dfr *)&out[i], x);
+        x = x * c.fT;
     }
 }
 
 /* out[i] = k / (rho f^i - 1) (a + b g^i) for i < m (rho f^i != 1 for every i). Montgomery's trick over the thread's
  * elements: the forward pass stores the product of the denominators before each, one inversion (Fermat: nothing
  * here is secret), then the backward pass from the thread's last element. */
-static __global__ void lc_weights(cz_fr *out, size_t m, size_t T, const cz_gpu_lc_consts c) {
+static __global__ void lc_weights(cz_fr *out, size_t m, size_t T, const lc_dconsts c) {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= T) return;
     const uint64_t e = t;
-    const lc_fr one = lc_fr::one(), sf = lc_ld(c.fT.l), sg = lc_ld(c.gT.l);
-    lc_fr x = lc_ld(c.rho.l) * lc_pow(lc_ld(c.f.l), &e, 1), y = lc_pow(lc_ld(c.g.l), &e, 1), acc = one;
+    const cz_dfr one = cz_dfr::one();
+    cz_dfr x = c.rho * lc_pow(c.f, &e, 1), y = lc_pow(c.g, &e, 1), acc = one;
     size_t last = t;
     for (size_t i = t; i < m; i += T) {
-        cz_st((lc_fr *)&out[i], acc);
+        cz_st((cz_dfr *)&out[i], acc);
         acc = acc * (x - one);
-        x = x * sf, y = y * sg, last = i;
+        x = x * c.fT, y = y * c.gT, last = i;
     }
     constexpr uint64_t P[4] = CZ_FR_MODULUS;
     const uint64_t pm2[4] = {P[0] - 2, P[1], P[2], P[3]}; /* P[0] ends in 1: no borrow */
-    lc_fr inv = lc_pow(acc, pm2, 4) * lc_ld(c.k.l);
-    const lc_fr bf = lc_ld(c.fTi.l), bg = lc_ld(c.gTi.l), ca = lc_ld(c.a.l), cb = lc_ld(c.b.l);
-    x = x * bf, y = y * bg; /* at `last` */
+    cz_dfr inv = lc_pow(acc, pm2, 4) * c.k;
+    x = x * c.fTi, y = y * c.gTi; /* at `last` */
     for (size_t i = last;; i -= T) {
-        lc_fr *o = (lc_fr *)&out[i];
-        const lc_fr den = x - one;
-        cz_st(o, cz_ld(o) * inv * (ca + cb * y));
+        cz_dfr *o = (cz_dfr *)&out[i];
+        const cz_dfr den = x - one;
+        cz_st(o, cz_ld(o) * inv * (c.a + c.b * y));
         inv = inv * den;
         if (i < t + T) break;
-        x = x * bf, y = y * bg;
+        x = x * c.fTi, y = y * c.gTi;
     }
 }
 
 extern "C" int cz_gpu_lc_scalars_(cz_fr *d_out, size_t m, size_t T, int weights, const cz_gpu_lc_consts *c,
                                   void *stream) {
     if (!m) return 0;
+    lc_dconsts dc;
+    memcpy(&dc, c, sizeof dc);
     const unsigned blocks = (unsigned)((T + 127) / 128);
-    if (weights) lc_weights<<<blocks, 128, 0, (cudaStream_t)stream>>>(d_out, m, T, *c);
-    else lc_powers<<<blocks, 128, 0, (cudaStream_t)stream>>>(d_out, m, T, *c);
+    if (weights) lc_weights<<<blocks, 128, 0, (cudaStream_t)stream>>>(d_out, m, T, dc);
+    else lc_powers<<<blocks, 128, 0, (cudaStream_t)stream>>>(d_out, m, T, dc);
     CZ_CUDA_LAUNCHED();
     return 0;
 }
