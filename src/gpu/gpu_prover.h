@@ -184,7 +184,8 @@ int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr);
  * 8 MiB upload chunks. The daemon counts them in its memory budget (cz_backend.host_bytes). */
 size_t cz_gpu_prover_host_bytes(const cz_gpu_prover *pr);
 /* Host bytes the creations under way hold for the while (all provers together): a Lagrange-form prover's fold of
- * C into L (C by column, its term records and the check's chunk: ~3.5 GB for a 32 GiB PoRep), from before it
+ * C into L (C by column, its term records and the check's chunk: ~3.5 GB for a 32 GiB PoRep) and the pinned chunks
+ * its bases' cache file is read or written through (64 MiB, up to four while a file loads), from before it
  * allocates them until it has freed them. The daemon counts them in its memory budget beside
  * cz_gpu_prover_host_bytes. */
 uint64_t cz_gpu_prover_transient_host_bytes(void);

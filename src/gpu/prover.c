@@ -1105,6 +1105,21 @@ int cz_gpu_prover_lagrange(const cz_gpu_prover *pr) { return pr->lag; }
 int cz_gpu_prover_witness_in_c(const cz_gpu_prover *pr) { return pr->w_alias; }
 int cz_gpu_prover_two_vectors(const cz_gpu_prover *pr) { return pr->two_vec; }
 int cz_gpu_prover_host_matrices(const cz_gpu_prover *pr) { return pr->host_mat; }
+/* Host bytes the creations under way hold for the while (cz_gpu_prover_transient_host_bytes): C's folds (prover_fold.c)
+ * and the Lagrange bases' pinned chunks (prover_lag.c); the peak is for the tests */
+static _Atomic uint64_t g_transient, g_transient_peak;
+
+void cz_gpu_prover_transient_add_(uint64_t bytes) {
+    const uint64_t now = atomic_fetch_add(&g_transient, bytes) + bytes;
+    uint64_t peak = atomic_load(&g_transient_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&g_transient_peak, &peak, now)) {}
+}
+void cz_gpu_prover_transient_sub_(uint64_t bytes) { atomic_fetch_sub(&g_transient, bytes); }
+uint64_t cz_gpu_prover_transient_host_bytes(void) { return atomic_load(&g_transient); }
+uint64_t cz_gpu_prover_transient_peak_(void) {
+    return atomic_exchange(&g_transient_peak, atomic_load(&g_transient));
+}
+
 size_t cz_gpu_prover_host_bytes(const cz_gpu_prover *pr) {
     size_t b = 0;
     for (int k = 0; k < 3; k++)

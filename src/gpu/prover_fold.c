@@ -24,7 +24,6 @@
  * CZ_GPU_LAG_FOLD_CHUNK=terms caps a chunk below its 2^22 (raised to the longest column), so that a test's C takes
  * several chunks and the host prepares one while the device folds another. */
 #include <omp.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,12 +270,6 @@ static int check_msm(cz_g1_jac *r, const void *d_bases, void *d_s, cz_fr *buf, u
     return rc ? rc : cz_gpu_g1_msm(r, d_bases, d_s, n, st);
 }
 
-/* Host bytes the folds under way hold (C by column, the term records, the check's chunk), for the daemon's memory
- * budget (cz_gpu_prover_transient_host_bytes) */
-static _Atomic uint64_t g_fold_host;
-
-uint64_t cz_gpu_prover_transient_host_bytes(void) { return atomic_load(&g_fold_host); }
-
 int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const cz_r1cs *r) {
     const double t0 = cz_gpu_now_ms_();
     const uint64_t ni = pr->ni, na = pr->na, ncols = ni + na, rows = r->c.rows;
@@ -287,13 +280,13 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
                         (unsigned long long)rows, (unsigned long long)r->num_inputs, (unsigned long long)r->num_aux);
     const uint64_t nnz = cz_r1cs_nnz(&r->c), most = nnz > ncols ? nnz : ncols;
     uint64_t held = (ncols + 1) * 4 + nnz * 8; /* C by column; the chunks' bytes are added below */
-    atomic_fetch_add(&g_fold_host, held);
+    cz_gpu_prover_transient_add_(held);
     csc t;
     const int dev_held = cz_gpu_lock_drop_(); /* host work */
     int rc = transpose(&t, &r->c, ncols);
     cz_gpu_lock_retake_(dev_held);
     if (rc) {
-        atomic_fetch_sub(&g_fold_host, held);
+        cz_gpu_prover_transient_sub_(held);
         return rc;
     }
     const double tt = cz_gpu_now_ms_();
@@ -310,7 +303,7 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     cz_fp px, py;
     cz_msm_endo_consts_(&x.beta, &px, &py);
     const uint64_t chunks = x.cap * (48 * 3 + 1 + 16) + 16 + FOLD_CHUNK * sizeof(cz_fr);
-    atomic_fetch_add(&g_fold_host, chunks);
+    cz_gpu_prover_transient_add_(chunks);
     held += chunks;
     x.nt = omp_get_max_threads();
     x.tmp = malloc(x.cap * 48), x.len = malloc(x.cap), x.hist = malloc((size_t)x.nt * sizeof *x.hist);
@@ -374,7 +367,7 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
     else free(buf);
     cz_gpu_free(x.d_rec), cz_gpu_free(x.d_t), cz_gpu_free(x.d_x), cz_gpu_free(x.d_ptr), cz_gpu_free(d_s);
     csc_free(&t);
-    atomic_fetch_sub(&g_fold_host, held);
+    cz_gpu_prover_transient_sub_(held);
     const size_t l0 = strlen(pr->lag_note);
     if (!rc && !bad) {
         snprintf(pr->lag_note + l0, sizeof pr->lag_note - l0,

@@ -91,7 +91,13 @@ static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
                         (unsigned long long)(2 * half));
     void *bufs[LAG_LOAD_THREADS] = {buf};
     int nt = 1;
-    while (nt < LAG_LOAD_THREADS && (size_t)nt < 2 * per && !cz_gpu_host_alloc(&bufs[nt], chunk)) nt++;
+    for (; nt < LAG_LOAD_THREADS && (size_t)nt < 2 * per; nt++) { /* counted in the budget before allocated */
+        cz_gpu_prover_transient_add_(chunk);
+        if (cz_gpu_host_alloc(&bufs[nt], chunk)) {
+            cz_gpu_prover_transient_sub_(chunk);
+            break;
+        }
+    }
     _Atomic int failed = 0;
     int rc = 0;
     char why[256] = "";
@@ -119,7 +125,7 @@ static int load(cz_gpu_prover *pr, FILE *f, const lag_header *want, void *buf) {
             atomic_store(&failed, 1);
         }
     }
-    for (int t = 1; t < nt; t++) cz_gpu_host_free(bufs[t]);
+    for (int t = 1; t < nt; t++) cz_gpu_host_free(bufs[t]), cz_gpu_prover_transient_sub_(chunk);
     return rc ? cz_error(rc, "%s", why) : 0;
 }
 
@@ -182,6 +188,7 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
     if (dir)
         snprintf(path, sizeof path, "%.4000s/cuzk-lagrange-h-2^%u-%016llx.bin", dir, pr->log_n, (unsigned long long)hd.fp);
     const uint64_t seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)pr;
+    if (dir) cz_gpu_prover_transient_add_(LAG_CHUNK);
     if (dir && (rc = cz_gpu_host_alloc(&buf, LAG_CHUNK))) buf = NULL, rc = 0; /* no pinned chunk: no cache */
     FILE *f = buf ? fopen(path, "rb") : NULL;
     if (f) {
@@ -216,6 +223,7 @@ int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
     }
     cz_gpu_free(d_src);
     cz_gpu_host_free(buf);
+    if (dir) cz_gpu_prover_transient_sub_(LAG_CHUNK);
     pr->lag_ms = cz_gpu_now_ms_() - t0;
     return rc;
 }

@@ -282,6 +282,12 @@ int cz_gpu_prover_lag_fold_(cz_gpu_prover *pr, const cz_groth16_params *p, const
  * chunks: 12.9 GB at 2^27). */
 int cz_gpu_prover_lagrange_bases_(cz_gpu_prover *pr, const cz_groth16_params *p,
                                   int (*htod)(void *ctx, void *dst, const void *src, size_t bytes), void *ctx);
+/* Host bytes held while a prover is created (C's fold, the Lagrange bases' pinned chunks), in
+ * cz_gpu_prover_transient_host_bytes from before they are allocated until they are freed. _peak_ returns the most
+ * held at once since its last call (for the tests) and starts again from what is held now. */
+void cz_gpu_prover_transient_add_(uint64_t bytes);
+void cz_gpu_prover_transient_sub_(uint64_t bytes);
+uint64_t cz_gpu_prover_transient_peak_(void);
 /* 1 when CZ_GPU_PROVER_PAIRS=1: resident provers keep pair sums beside the 0/1 queries' bases (prover_priv.h pairs) */
 int cz_gpu_prover_pairs_knob_(void);
 #define CZ_GPU_PAIRS_B2 3 /* the bit of B_G2 in pairs (after Q_L, Q_A, Q_B) */

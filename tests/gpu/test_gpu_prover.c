@@ -565,11 +565,22 @@ static void test_lagrange_cache(const circuit *tc, const cz_groth16_params *p, c
             }
         }
         setenv("CZ_GPU_PROVER_LAGRANGE", "1", 1);
-        if (round == 4) setenv("CZ_GPU_LAG_CHUNK", "1000", 1); /* hundreds of chunks over the load's threads */
+        /* hundreds of chunks over the load's threads; no fold, so that the bytes counted for the creation are the
+         * load's only: the file's pinned chunk (prover_lag.c LAG_CHUNK, 64 MiB) and the three other threads' */
+        if (round == 4) setenv("CZ_GPU_LAG_CHUNK", "1000", 1), setenv("CZ_GPU_PROVER_LAG_FOLD", "0", 1);
+        cz_gpu_prover_transient_peak_();
         cz_gpu_prover *gp = NULL;
         int rc = cz_gpu_prover_create(&gp, 0, p, &tc->r, 0);
+        const uint64_t peak = cz_gpu_prover_transient_peak_();
         unsetenv("CZ_GPU_PROVER_LAGRANGE");
         unsetenv("CZ_GPU_LAG_CHUNK");
+        unsetenv("CZ_GPU_PROVER_LAG_FOLD");
+        CHECK_MSG(cz_gpu_prover_transient_host_bytes() == 0, "Lagrange cache round %d: %llu host bytes still counted",
+                  round, (unsigned long long)cz_gpu_prover_transient_host_bytes());
+        CHECK_MSG(round != 4 || peak == (64u << 20) + 3 * 1000, "Lagrange cache round 4: at most %llu host bytes "
+                  "counted during the load (want 64 MiB + 3 x 1,000)", (unsigned long long)peak);
+        CHECK_MSG(peak >= (64u << 20), "Lagrange cache round %d: the file's pinned chunk not counted (%llu bytes)",
+                  round, (unsigned long long)peak);
         CHECK_MSG(rc == 0, "Lagrange cache round %d: %s", round, cz_error_message());
         if (rc) break;
         char rep[1200];
