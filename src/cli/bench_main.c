@@ -26,6 +26,8 @@
 #include "engine/engine.h"
 #include "r1cs/wcompact.h"
 #include "server/client.h"
+#include "server/rpc.h"
+#include "util/file.h"
 #include "util/json.h"
 
 #define M(x) "/cuzk.v1.ProvingEngine/" x
@@ -54,16 +56,11 @@ static int die(const char *fmt, const char *a) {
     return 1;
 }
 
+/* --c1 / --vanilla: a file or a stream (bash's <(...)), refused above the daemon's message limit, which a request
+ * holding it could not pass anyway */
 static uint8_t *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    *len = b ? fread(b, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return b;
+    char *b;
+    return cz_file_read(path, CZ_RPC_MAX_MESSAGE, &b, len) ? NULL : (uint8_t *)b;
 }
 
 /* c1_json.c: the Commit2In wrapper of a synthetic C1 (a consistent StackedDrg vanilla proof, not a
@@ -219,7 +216,7 @@ static int build_submit(const opts *o, submit_buf *b) {
     size_t vlen = 0;
     if (kind == CZ_KIND_POREP) {
         if (o->c1) {
-            if (!(b->file = read_file(o->c1, &vlen))) return die("cannot read --c1 %s", o->c1);
+            if (!(b->file = read_file(o->c1, &vlen))) return die("--c1: %s", cz_error_message());
             json_t *j = json_loadb((const char *)b->file, vlen, 0, NULL);
             if (!ss && j && json_is_integer(json_object_get(j, "SectorSize")))
                 ss = (uint64_t)json_integer_value(json_object_get(j, "SectorSize"));
@@ -234,7 +231,7 @@ static int build_submit(const opts *o, submit_buf *b) {
         s->vanilla_proof.len = vlen;
     } else {
         if (!o->vanilla) return die("--vanilla PATH is needed for --type %s", o->type);
-        if (!(b->file = read_file(o->vanilla, &vlen))) return die("cannot read --vanilla %s", o->vanilla);
+        if (!(b->file = read_file(o->vanilla, &vlen))) return die("--vanilla: %s", cz_error_message());
         if (vanilla_entries(b, vlen, o->vanilla)) return 1;
         if (!ss) ss = 32ull << 30;
     }

@@ -9,6 +9,7 @@
 #include "cz_error.h"
 #include "engine/log.h"
 #include "engine/toml.h"
+#include "util/file.h"
 
 #define GiB (1ull << 30)
 
@@ -239,25 +240,11 @@ int cz_config_load_text(cz_config *c, const char *text, const char *name) {
 }
 
 int cz_config_load_file(cz_config *c, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error(CZ_EIO, "%s: cannot open config file", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (n < 0 || n > (1 << 24)) {
-        fclose(f);
-        return cz_error(CZ_EIO, "%s: unreadable or larger than 16 MiB", path);
-    }
-    char *buf = malloc((size_t)n + 1);
-    if (!buf) {
-        fclose(f);
-        return cz_error(CZ_ENOMEM, "out of memory");
-    }
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0;
-    int rc = strlen(buf) != got ? cz_error(CZ_EFORMAT, "%s: contains a NUL byte", path)
-                                : cz_config_load_text(c, buf, path);
+    char *buf;
+    size_t got;
+    int rc = cz_file_read(path, 16 << 20, &buf, &got);
+    if (rc) return rc;
+    rc = strlen(buf) != got ? cz_error(CZ_EFORMAT, "%s: contains a NUL byte", path) : cz_config_load_text(c, buf, path);
     free(buf);
     return rc;
 }

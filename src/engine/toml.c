@@ -371,33 +371,6 @@ int cz_toml_parse(cz_toml_doc *doc, const char *text, const char *name) {
     return rc;
 }
 
-int cz_toml_parse_file(cz_toml_doc *doc, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error(CZ_EIO, "%s: cannot open: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (n < 0 || n > (1 << 24)) {
-        fclose(f);
-        return cz_error(CZ_EIO, "%s: unreadable or larger than 16 MiB", path);
-    }
-    char *buf = malloc((size_t)n + 1);
-    if (!buf) {
-        fclose(f);
-        return cz_error(CZ_ENOMEM, "out of memory");
-    }
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0;
-    if (strlen(buf) != got) {
-        free(buf);
-        return cz_error(CZ_EFORMAT, "%s: contains a NUL byte", path);
-    }
-    int rc = cz_toml_parse(doc, buf, path);
-    free(buf);
-    return rc;
-}
-
 void cz_toml_free(cz_toml_doc *doc) {
     for (size_t i = 0; i < doc->n; i++) {
         free(doc->e[i].table);

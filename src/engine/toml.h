@@ -32,7 +32,6 @@ typedef struct {
 
 /* Parses text (NUL-terminated). CZ_EFORMAT with "<name>:<line>: ..." on the first error. */
 int cz_toml_parse(cz_toml_doc *doc, const char *text, const char *name);
-int cz_toml_parse_file(cz_toml_doc *doc, const char *path);
 void cz_toml_free(cz_toml_doc *doc);
 const char *cz_toml_type_name(cz_toml_type t);
 

@@ -8,6 +8,7 @@
 
 #include "cz_error.h"
 #include "filecoin/porep_inputs.h"
+#include "util/file.h"
 #include "util/json.h"
 
 static const char *const SIZE_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
@@ -290,31 +291,12 @@ int cz_c1_parse(cz_c1 *c1, const char *text, size_t len) {
 
 int cz_c1_load(cz_c1 *c1, const char *path) {
     memset(c1, 0, sizeof *c1);
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error(CZ_EIO, "c1: cannot open %s", path);
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf), fclose(f);
-                return cz_error(CZ_ENOMEM, "c1: out of memory reading %s", path);
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (r == 0) break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return cz_error(CZ_EIO, "c1: read error on %s", path);
-    }
-    int rc = cz_c1_parse(c1, buf, len);
+    char *buf;
+    size_t len; /* up to 1 GiB: a 32 GiB PoRep's C1 is 51.5 MB (cuzk-bench gen-vanilla), NI-PoRep's 126 partitions
+                 * ~13 times that */
+    int rc = cz_file_read(path, (size_t)1 << 30, &buf, &len);
+    if (rc) return rc;
+    rc = cz_c1_parse(c1, buf, len);
     free(buf);
     return rc;
 }

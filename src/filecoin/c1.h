@@ -25,7 +25,7 @@ typedef struct {
  * proof's partitions (1 / 10; NI-PoRep 13 / 126). 0, CZ_EFORMAT, CZ_EINVAL (unknown proof),
  * CZ_ERANGE (a value >= r) or CZ_ENOMEM; on error *c1 holds nothing. */
 int cz_c1_parse(cz_c1 *c1, const char *text, size_t len);
-/* Reads and parses a file. */
+/* Reads (util/file.h: a file or a stream such as a pipe, up to 1 GiB) and parses a C1 file. */
 int cz_c1_load(cz_c1 *c1, const char *path);
 void cz_c1_free(cz_c1 *c1);
 /* The raw C1 JSON (serde_json compact form, upstream's field order) of c1, e.g. of a generated C1

@@ -8,6 +8,7 @@
 
 #include "cz_error.h"
 #include "groth16/snarkjs.h"
+#include "util/file.h"
 #include "util/json.h"
 
 /* ---- big integers as little-endian limbs <-> decimal ---- */
@@ -146,19 +147,10 @@ typedef struct {
 static int load_json(jdoc *d, const char *path) {
     memset(d, 0, sizeof *d);
     d->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error(CZ_EIO, "%s: cannot open", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    d->text = n >= 0 && n < (1L << 30) ? malloc((size_t)n + 1) : NULL;
-    if (!d->text || fread(d->text, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(d->text);
-        return cz_error(CZ_EIO, "%s: cannot read", path);
-    }
-    fclose(f);
-    int rc = cz_json_parse(&d->j, d->text, (size_t)n);
+    size_t n;
+    int rc = cz_file_read(path, (size_t)1 << 30, &d->text, &n);
+    if (rc) return rc;
+    rc = cz_json_parse(&d->j, d->text, n);
     if (rc) {
         free(d->text);
         char msg[256]; /* copied: cz_error writes the buffer the message lives in */

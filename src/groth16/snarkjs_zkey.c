@@ -12,6 +12,7 @@
 #include "cz_error.h"
 #include "ec/msm.h" /* cz_msm_big_alloc: the point arrays are tens of MB */
 #include "groth16/snarkjs.h"
+#include "util/file.h"
 
 static const uint64_t FP_P[6] = CZ_FP_MODULUS;
 static const uint64_t FR_P[4] = CZ_FR_MODULUS;
@@ -256,19 +257,11 @@ int cz_snarkjs_zkey_read(cz_snarkjs_zkey *z, const char *path, unsigned flags) {
     } else if (fd >= 0) {
         close(fd);
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error(CZ_EIO, "%s: cannot open", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (n <= 0 || !b || fread(b, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(b);
-        return cz_error(n > 0 && !b ? CZ_ENOMEM : CZ_EIO, "%s: cannot read (%ld bytes)", path, n);
-    }
-    fclose(f);
-    int rc = cz_snarkjs_zkey_parse(z, b, (size_t)n, path, flags);
+    char *b;
+    size_t n;
+    int rc = cz_file_read(path, SIZE_MAX, &b, &n);
+    if (rc) return rc;
+    rc = cz_snarkjs_zkey_parse(z, (const uint8_t *)b, n, path, flags);
     free(b);
     return rc;
 }

@@ -55,12 +55,27 @@ try:
     rc, out, _ = bench(*U, "batch", "--c1", c1, "-c", "3", "-j", "2")
     check(rc == 0 and out.count("COMPLETED —") == 3 and "completed: 3, failed: 0" in out
           and re.search(r"throughput: [\d.]+ proofs/min \([\d.]+s/proof\)", out), "batch -c 3 -j 2 over unix: 3 COMPLETED")
+    # --c1 from a pipe (bash's <(...)): read as a stream (the reader once sized its buffer from ftell's -1 and wrote
+    # the file past a 1-byte block); a directory and a file over the daemon's 256 MiB message limit are refused by
+    # name, nothing sent
+    r = subprocess.run(["bash", "-c", f'"{B}" -a "{d.unix}" single -t porep --c1 <(cat "{c1}")'], capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == 0 and "status: COMPLETED" in r.stdout,
+          "single --c1 <(cat c1.json): COMPLETED " + r.stderr[:200])
+    rc, out, err = bench(*U, "single", "-t", "porep", "--c1", TMP)
+    check(rc == 1 and "--c1: " in err and "is a directory" in err, "single --c1 DIR: refused by name: " + err.strip())
+    huge = os.path.join(TMP, "huge.json")
+    with open(huge, "wb") as f:
+        f.truncate((256 << 20) + 1)  # sparse: one byte over the limit
+    rc, out, err = bench(*U, "single", "-t", "porep", "--c1", huge)
+    check(rc == 1 and "larger than 268435456 bytes" in err, "single --c1 of 256 MiB + 1 byte: refused: " + err.strip())
+    os.remove(huge)
     rc, out, _ = bench(*U, "single", "-t", "winning", "--vanilla", c1)
     check(rc == 1, "single -t winning fails (no circuit yet) with a non-zero exit")
     rc, out, _ = bench(*U, "status")
-    check(rc == 0 and "proofs: 4 completed, 0 failed" in out and "porep-2k-test" in out and "hot" in out, "status shows counts and SRS")
+    check(rc == 0 and "proofs: 5 completed, 0 failed" in out and "porep-2k-test" in out and "hot" in out, "status shows counts and SRS")
     rc, out, _ = bench(*U, "metrics")
-    check(rc == 0 and prom_check(out)[0] and "cuzk_proofs_completed_total 4" in out, "metrics prints Prometheus text")
+    check(rc == 0 and prom_check(out)[0] and "cuzk_proofs_completed_total 5" in out, "metrics prints Prometheus text")
     rc, out, _ = bench(*U, "cancel", "--job-id", "nope")
     check(rc == 1, "cancel of an unknown job fails")
     rc, out, _ = bench(*U, "evict", "-c", "porep-2k-test")
