@@ -248,9 +248,10 @@ static int parse_value(cur *c, cz_toml_value *v, int depth) {
                 if (!ni) return cz_error(CZ_ENOMEM, "out of memory");
                 v->items = ni;
             }
-            int rc = parse_value(c, &v->items[v->n], depth + 1);
+            /* counted even when it fails half-way (a nested array's items so far): the caller's value_free then
+             * frees them too */
+            const int rc = parse_value(c, &v->items[v->n++], depth + 1);
             if (rc) return rc;
-            v->n++;
             skip_ws_nl(c);
             if (*c->p == ',') {
                 c->p++;

@@ -126,6 +126,9 @@ static void edge_cases(void) {
         {"a = [1, 2\n", 2},               {"a = 1 2\n", 1},           {"a = \"\\q\"\n", 1},
         {"a = \"\"\"x\"\"\"\n", 1},       {"\n[x\n", 2},              {"a = -0x10\n", 1},
         {"a = \"\\ud800\"\n", 1},         {"a = 1.\n", 1},
+        /* a nested array that fails half-way (its items so far were leaked until the ASan build's
+         * test_parse_mutations found it) */
+        {"a = [[1, 2], [3, x]]\n", 1},  {"a = [[\"s\", \"t\"], [\"u\"\n", 2}, {"a = [[[1], [2, [3, x]]]]\n", 1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         rc = cz_toml_parse(&d, bad[i].text, "bad.toml");
