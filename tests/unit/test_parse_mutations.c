@@ -9,7 +9,7 @@
  * - on error leave nothing behind (a C1 all zeros, as c1.h promises);
  * - on success hold a value that survives its writer: a bincode proof re-encodes to exactly the input bytes (its
  *   fields have one encoding each, and a value >= r is refused), a C1 writes JSON that parses and writes the
- *   same JSON again.
+ *   same JSON again, a verifying key (random points, 3 IC) re-encodes to the bytes it consumed.
  * The undamaged inputs are checked the same way first, so a parser that refused everything would fail. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +27,7 @@
 #include "filecoin/snap_circuit.h"
 #include "filecoin/snap_vanilla.h"
 #include "filecoin/synth.h"
+#include "groth16/params.h"
 #include "util/json.h"
 
 #define ROUNDS 600 /* damaged copies of each input */
@@ -171,6 +172,26 @@ static int snap_case(const char *what, const uint8_t *t, size_t m, const cz_snap
     return 1;
 }
 
+static int vk_case(const char *what, const uint8_t *t, size_t m) {
+    cz_groth16_vk a_vk, b_vk;
+    size_t used = SIZE_MAX, used2 = 0;
+    outcome a, b;
+    note(&a, cz_groth16_vk_decode(&a_vk, t, m, "damaged.vk", &used));
+    note(&b, cz_groth16_vk_decode(&b_vk, t, m, "damaged.vk", &used2));
+    if (a.rc == CZ_ECURVE || a.rc == CZ_ESUBGROUP) a.rc = CZ_EFORMAT; /* points off the curve: input errors too */
+    if (b.rc == CZ_ECURVE || b.rc == CZ_ESUBGROUP) b.rc = CZ_EFORMAT;
+    same_twice(what, &a, &b);
+    if (!b.rc) cz_groth16_vk_free(&b_vk);
+    if (a.rc) return 0;
+    uint8_t *e = malloc(cz_groth16_vk_size(&a_vk));
+    cz_groth16_vk_encode(e, &a_vk);
+    CHECK_MSG(used <= m && used == cz_groth16_vk_size(&a_vk) && !memcmp(e, t, used),
+              "%s: decoded vk re-encodes to other bytes (%zu consumed of %zu)", what, used, m);
+    free(e);
+    cz_groth16_vk_free(&a_vk);
+    return 1;
+}
+
 /* The --vanilla list: parsed twice alike; every entry inside the text's decoded bounds */
 static int list_case(const char *what, const uint8_t *t, size_t m) {
     cz_vanilla_blob *x = NULL, *y = NULL;
@@ -223,6 +244,7 @@ static int c1_fn(const char *w, const uint8_t *t, size_t m, const void *p) { ret
 static int post_fn(const char *w, const uint8_t *t, size_t m, const void *p) { return post_case(w, t, m, p); }
 static int snap_fn(const char *w, const uint8_t *t, size_t m, const void *p) { return snap_case(w, t, m, p); }
 static int list_fn(const char *w, const uint8_t *t, size_t m, const void *p) { return (void)p, list_case(w, t, m); }
+static int vk_fn(const char *w, const uint8_t *t, size_t m, const void *p) { return (void)p, vk_case(w, t, m); }
 static int toml_fn(const char *w, const uint8_t *t, size_t m, const void *p) { return (void)p, toml_case(w, t, m); }
 
 /* the undamaged input must parse; then ROUNDS damaged copies */
@@ -296,6 +318,17 @@ int main(void) {
         free(buf);
         cz_snap_sector_free(&sec);
     }
+    cz_groth16_vk vk;
+    memset(&vk, 0, sizeof vk);
+    cz_g1_random(&vk.alpha_g1, &rng), cz_g1_random(&vk.beta_g1, &rng), cz_g1_random(&vk.delta_g1, &rng);
+    cz_g2_random(&vk.beta_g2, &rng), cz_g2_random(&vk.gamma_g2, &rng), cz_g2_random(&vk.delta_g2, &rng);
+    cz_g1_affine ic[3];
+    for (int i = 0; i < 3; i++) cz_g1_random(&ic[i], &rng);
+    vk.ic = ic, vk.ic_len = 3;
+    uint8_t *vkb = malloc(cz_groth16_vk_size(&vk));
+    cz_groth16_vk_encode(vkb, &vk);
+    run("verifying key", vk_fn, vkb, cz_groth16_vk_size(&vk), NULL);
+    free(vkb);
     run("config TOML", toml_fn, (const uint8_t *)CONFIG, strlen(CONFIG), NULL);
     return cz_test_finish();
 }
