@@ -232,7 +232,8 @@ static int toml_case(const char *what, const uint8_t *t, size_t m) {
     return !a.rc;
 }
 
-static const char CONFIG[] = "# every table\n[daemon]\nlisten = \"unix:///run/cuzk.sock\"\nstatus_listen = \"0.0.0.0:9821\"\n"
+static const char CONFIG[] = "# every table\n[daemon]\nlisten = \"unix:///run/cuzk.sock\"\n"
+                             "status_listen = \"0.0.0.0:9821\"\n"
                              "[srs]\nparam_cache = \"/var/tmp/filecoin-proof-parameters\"\n"
                              "[memory]\ntotal_budget = \"auto\"\nsafety_margin = \"5GiB\"\n"
                              "[gpus]\nbackend = \"gpu\"\ngpu_workers_per_device = 2\nh_lagrange = true\n"
