@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/file.h"
+
 unsigned long cz_test_passed, cz_test_failed;
 
 uint64_t cz_test_seed(void) {
@@ -65,21 +67,8 @@ char *cz_test_read_fixture(const char *rel, char *path, size_t cap, size_t *len)
 }
 
 char *cz_test_read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *b = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (!b) return NULL;
-    b[n] = 0;
-    if (len) *len = (size_t)n;
-    return b;
+    char *b;
+    return cz_file_read(path, SIZE_MAX, &b, len) ? NULL : b;
 }
 
 void cz_hex_encode(char *out, const uint8_t *in, size_t n) {

@@ -7,7 +7,6 @@
  *   writer is left with bytes unread; a directory ("is a directory") and a missing file ("cannot open") are CZ_EIO,
  *   and every refusal leaves *out NULL;
  * - cz_config_load_file through a pipe (a config from <(...)), a directory, and a NUL byte (CZ_EFORMAT). */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

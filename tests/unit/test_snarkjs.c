@@ -67,18 +67,6 @@ static void g2_of(cz_g2_affine *out, const cz_fr *k) {
     cz_g2_to_affine(out, &r);
 }
 
-static int file_bytes(const char *path, uint8_t **buf, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *buf = malloc(*len);
-    size_t got = fread(*buf, 1, *len, f);
-    fclose(f);
-    return got == *len ? 0 : -1;
-}
-
 static void test_prove(cz_rng *rng, size_t pub, size_t nfree, size_t nc, const char *dir) {
     cz_test_circuit tc;
     CHECK(tc_build(&tc, pub, nfree, nc, cz_rng_next(rng), rng) == 0);
@@ -186,9 +174,9 @@ static void test_prove(cz_rng *rng, size_t pub, size_t nfree, size_t nc, const c
         CHECK(z2.coef[i].matrix == z.coef[i].matrix && z2.coef[i].row == z.coef[i].row &&
               z2.coef[i].signal == z.coef[i].signal && cz_fr_equal(&z2.coef[i].value, &z.coef[i].value));
     cz_snarkjs_zkey_free(&z2);
-    uint8_t *buf = NULL;
     size_t len = 0;
-    CHECK(file_bytes(path, &buf, &len) == 0);
+    uint8_t *buf = (uint8_t *)cz_test_read_file(path, &len);
+    CHECK(buf != NULL);
     CHECK(cz_snarkjs_zkey_parse(&z2, buf, len - 1, "cut", 0) == CZ_EFORMAT);
     CHECK(strstr(cz_error_message(), "cut") != NULL);
     const size_t sec5 = 12 + 16 + 976 + 12 + (pub + 1) * 96 + 12 + 4 + z.n_coef * 44 + 12; /* A bases */
