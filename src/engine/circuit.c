@@ -13,6 +13,8 @@
 
 #include "cz_error.h"
 #include "engine/engine.h"
+#include "filecoin/post_inputs.h"
+#include "filecoin/snap_vanilla.h"
 #include "r1cs/cs.h"
 
 /* FNV-1a over the payload then splitmix64 rounds: deterministic, not cryptographic (the test circuit
@@ -207,6 +209,33 @@ const cz_circuit *cz_circuit_find(const char *id) {
     for (size_t i = 0; i < NCIRC; i++)
         if (!strcmp(circuits[i].id, id)) return &circuits[i];
     return NULL;
+}
+
+int cz_request_sector_size(const cz_submit *s, uint64_t *size) {
+    static const uint64_t by_five[] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+    const uint64_t rp = s->registered_proof;
+    if ((*size = s->sector_size)) return 0;
+    cz_post_kind pk;
+    bool v12;
+    switch (s->kind) {
+    case CZ_KIND_POREP: /* abi.RegisteredSealProof: V1, V1_1, Synthetic, NI, five sizes each */
+        if (rp <= 19) return *size = by_five[rp % 5], 0;
+        break;
+    case CZ_KIND_SNAP:
+        if (rp <= 0xffffffffu && !cz_snap_registered((unsigned)rp, size)) return 0;
+        break;
+    case CZ_KIND_WPOST:
+    case CZ_KIND_WINNING:
+        if (rp <= 0xffffffffu && !cz_post_registered((unsigned)rp, &pk, size, &v12) &&
+            (pk == CZ_POST_WINNING) == (s->kind == CZ_KIND_WINNING))
+            return 0;
+        break;
+    default:
+        return cz_error(CZ_EINVAL, "invalid proof_kind: %d", s->kind);
+    }
+    *size = 0;
+    return cz_error(CZ_EINVAL, "sector_size is 0 and registered_proof %llu names no %s sector size",
+                    (unsigned long long)rp, cz_kind_name(s->kind));
 }
 
 int cz_circuit_for_request(int kind, uint64_t sector_size, bool use_test, const cz_circuit **out) {

@@ -69,6 +69,10 @@ const cz_circuit *cz_circuit_find(const char *id);
  * CZ_EUNSUPPORTED (a valid request whose circuit is not available yet). use_test: 2 KiB PoRep goes to
  * the built-in test circuit. */
 int cz_circuit_for_request(int kind, uint64_t sector_size, bool use_test, const cz_circuit **out);
+/* The request's sector size: its sector_size, or, when that is 0, the size its registered_proof names for its
+ * kind (Curio's proof-share Snap requests leave sector_size unset; cuzk-spec §1). CZ_EINVAL when sector_size is 0
+ * and registered_proof names no size for the kind. */
+int cz_request_sector_size(const cz_submit *s, uint64_t *size);
 size_t cz_circuit_count(void);
 const cz_circuit *cz_circuit_at(size_t i);
 

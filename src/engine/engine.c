@@ -1468,13 +1468,16 @@ static void srs_estimate_ahead(cz_engine *e, const cz_circuit *c) {
     (void)cz_srs_needs_load(&e->srs, c, &bytes);
 }
 
-int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
+int cz_engine_submit(cz_engine *e, const cz_submit *req, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
     const cz_circuit *c = NULL;
+    cz_submit sized = *req, *s = &sized; /* sector_size 0: the one registered_proof names */
+    int rc = 0;
     pthread_mutex_lock(&e->mu);
     if (s->kind >= CZ_KIND_POREP && s->kind <= CZ_KIND_WINNING) c = e->circ_for_test[s->kind];
     pthread_mutex_unlock(&e->mu);
-    int rc = c ? 0 : cz_circuit_for_request(s->kind, s->sector_size, e->cfg.test_circuit, &c);
-    if (rc) return rc;
+    if (!c && ((rc = cz_request_sector_size(req, &sized.sector_size)) ||
+               (rc = cz_circuit_for_request(s->kind, s->sector_size, e->cfg.test_circuit, &c))))
+        return rc;
     if (s->request_id && strlen(s->request_id) >= CZ_JOB_ID_MAX)
         return cz_error(CZ_EINVAL, "request_id longer than %d bytes", CZ_JOB_ID_MAX - 1);
     /* Fail fast, before any parsing: no parameters means no proof. */

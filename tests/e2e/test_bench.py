@@ -3,11 +3,12 @@ over TCP and the unix socket. The PoSt and Snap inputs: gen-vanilla window-post 
 sector proofs as a JSON array of base64 entries and print the `single` command with the randomness; real 2 KiB
 Window (2 sectors) and Winning PoSt proofs complete through it (a seeded setup of seconds); gen-vanilla
 snap-prove's file and commitments are accepted at submit (a wrong comm_r_new is INVALID_ARGUMENT naming the
-partition; the 2 KiB Snap proof itself, a setup of ~30 s on 2 cores, is in slow_bench_snap.py). An 8 MiB Window
+partition, with sector_size unset as Curio's proof-share requests send it too; the 2 KiB Snap proof itself, a setup
+of ~30 s on 2 cores, is in slow_bench_snap.py). An 8 MiB Window
 PoSt has no official parameters here: FAILED_PRECONDITION naming the file, and under [testing] seeded_setup_any
 (seeded_setup_cache = false) a seeded setup, nothing written, and a real proof COMPLETED."""
 import base64, json, os, re, subprocess
-from cuzk_e2e import BUILD, PARAMS, TMP, Daemon, check, finish, prom_check, c1_unwrap
+from cuzk_e2e import BUILD, PARAMS, TMP, Daemon, check, finish, prom_check, c1_unwrap, pb, grpc
 
 CONFIG = """
 [daemon]
@@ -146,6 +147,22 @@ try:
     rc, out, err = bench(*U, *wrong)
     check(rc == 1 and "status 3" in err and "vanilla_proofs[0] (partition 0) does not verify" in err,
           "snap with a wrong --comm-r-new: INVALID_ARGUMENT naming the partition: " + err.strip()[:160])
+    # Curio's proof-share Snap requests leave sector_size unset (cuzk-spec §1): the size comes from registered_proof.
+    # The wrong comm_r_new makes the request stop at the vanilla check, so it reached the snap-2k circuit.
+    S, ch = d.stub()
+    arg = lambda k: bytes.fromhex(cmd[cmd.index(k) + 1])
+    ps = dict(request_id="ps-snap-1000-1-7", proof_kind=2, registered_proof=0,
+              vanilla_proofs=[base64.b64decode(e) for e in json.load(open(snap))], sector_number=1, miner_id=1000,
+              comm_r_old=arg("--comm-r-old"), comm_r_new=bytes.fromhex(wrong[i]), comm_d_new=arg("--comm-d-new"))
+    for rp, want in ((0, "vanilla_proofs[0] (partition 0) does not verify"), (5, "names no snap-update sector size")):
+        try:
+            S.SubmitProof(pb.SubmitProofRequest(**dict(ps, registered_proof=rp)), timeout=60)
+            code, msg = "OK", ""
+        except grpc.RpcError as e:
+            code, msg = e.code().name, e.details()
+        check(code == "INVALID_ARGUMENT" and want in msg,
+              f"snap without sector_size, registered_proof {rp}: INVALID_ARGUMENT, {want} ({code}: {msg[:140]})")
+    ch.close()
     rc, out, err = bench("gen-vanilla", "snap-prove", "--sector-size", str(512 << 20), "-o", snap)
     check(rc == 1 and "2 KiB and 8 MiB" in err, "gen-vanilla snap-prove at 512 MiB is refused: " + err.strip())
 

@@ -2,9 +2,10 @@
 = RegisteredPoStProof, vanilla_proofs = bincode FallbackPoStSectorProof each, randomness with byte 31 masked,
 partition_index). Vanilla proofs come from cz_tool_post_gen (synthetic sectors answering the real challenges
 of a fresh random randomness). A real 2 KiB WindowPoSt proof (2-sector circuit; seeded local setup, seconds)
-completes with 192 bytes verified by the daemon before COMPLETED, with the default HIGH priority; rejected at
+completes with 192 bytes verified by the daemon before COMPLETED, with the default HIGH priority, and again with
+sector_size unset (the size registered_proof names, as for Curio's proof-share requests); rejected at
 submit with INVALID_ARGUMENT: another randomness, another partition_index (V1), a Winning registered_proof on a
-Window request, randomness not masked, a truncated proof; WinningPoSt with 2 proofs. 32 GiB WindowPoSt
+Window request (with and without sector_size), randomness not masked, a truncated proof; WinningPoSt with 2 proofs. 32 GiB WindowPoSt
 without its parameter file is FAILED_PRECONDITION naming the official file.
 Usage: test_post.py BUILD_DIR SOURCE_DIR."""
 import os, random, subprocess
@@ -63,6 +64,8 @@ try:
         ("randomness byte 31 not masked", req("r4", 3, 10, w, R[:31] + bytes([R[31] | 0x80]), k), IA, "field element"),
         ("truncated sector proof", req("r5", 3, 10, [w[0], w[1][:-5]], R, k), IA, "vanilla_proofs[1]"),
         ("WinningPoSt with 2 proofs", req("r6", 4, 0, win2, R), IA, "exactly 1"),
+        ("no sector_size and a Winning registered_proof on a Window request", req("r8", 3, 0, w, R, k, 0), IA,
+         "names no window-post sector size"),
         ("32 GiB WindowPoSt without its file", req("r7", 3, 13, w, R, k, 32 << 30), FP,
          "0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params"),
     ]
@@ -75,8 +78,12 @@ try:
           f"{r.gpu_compute_ms} ms) {r.error_message}")
     log = d.logtext()
     check("circuit=wpost-2k" in log and "priority=3" in log, "circuit wpost-2k, default priority HIGH")
+    # sector_size unset, as Curio's proof-share requests send Snap: the size registered_proof 10 names (2 KiB)
+    r = S.Prove(pb.ProveRequest(submit=req("wpost-nosize", 3, 10, w, R, k, 0)), timeout=280).result
+    check(r.status == C.COMPLETED and len(r.proof) == 192,
+          f"2 KiB WindowPoSt without sector_size: COMPLETED, 192 B {r.error_message}")
     st = S.GetStatus(pb.GetStatusRequest())
-    check(st.total_proofs_completed == 1 and st.total_proofs_failed == 0, "1 completed, nothing failed")
+    check(st.total_proofs_completed == 2 and st.total_proofs_failed == 0, "2 completed, nothing failed")
 finally:
     check(d.stop() == 0, "daemon exits 0")
 finish()

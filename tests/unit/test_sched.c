@@ -107,6 +107,39 @@ static void priorities_and_registry(void) {
           strstr(c->params_file, "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820"));
     CHECK(cz_circuit_for_request(1, 2048, true, &c) == 0 && c && !strcmp(c->id, "porep-2k-test") && c->is_test);
     CHECK(cz_circuit_find("porep-32g") && cz_circuit_find("porep-32g")->available && !cz_circuit_find("x"));
+    /* sector_size 0 (Curio's proof-share Snap requests): the size the kind's registered_proof names; a size that
+     * is set is kept as it is (the circuits' prepare checks it against registered_proof). */
+    for (int i = 0; i < 5; i++) {
+        uint64_t got = 1;
+        cz_submit q = {.kind = CZ_KIND_SNAP, .registered_proof = (uint64_t)i};
+        CHECK_MSG(cz_request_sector_size(&q, &got) == 0 && got == sizes[i], "snap id %d: %llu", i,
+                  (unsigned long long)got);
+        q.kind = CZ_KIND_POREP, q.registered_proof = (uint64_t)(5 * (i % 4) + i); /* V1, V1_1, Synthetic, NI */
+        CHECK(cz_request_sector_size(&q, &got) == 0 && got == sizes[i]);
+        q.kind = CZ_KIND_WINNING, q.registered_proof = (uint64_t)i;
+        CHECK(cz_request_sector_size(&q, &got) == 0 && got == sizes[i]);
+        q.kind = CZ_KIND_WPOST, q.registered_proof = (uint64_t)(5 + i); /* V1; V1_1 below */
+        CHECK(cz_request_sector_size(&q, &got) == 0 && got == sizes[i]);
+        q.registered_proof = (uint64_t)(10 + i);
+        CHECK(cz_request_sector_size(&q, &got) == 0 && got == sizes[i]);
+        q.sector_size = 4096; /* set: kept, whatever registered_proof says */
+        CHECK(cz_request_sector_size(&q, &got) == 0 && got == 4096);
+    }
+    {
+        static const struct { int kind; uint64_t rp; } bad[] = {
+            {CZ_KIND_SNAP, 5},     {CZ_KIND_SNAP, 1ull << 32}, {CZ_KIND_POREP, 20}, {CZ_KIND_WINNING, 5},
+            {CZ_KIND_WPOST, 4},    {CZ_KIND_WPOST, 15},        {0, 0},              {5, 3},
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            uint64_t got = 1;
+            cz_submit q = {.kind = bad[i].kind, .registered_proof = bad[i].rp};
+            int rc = cz_request_sector_size(&q, &got);
+            CHECK_MSG(rc == CZ_EINVAL && got == 0 &&
+                          strstr(cz_error_message(), q.kind >= 1 && q.kind <= 4 ? "names no" : "invalid proof_kind"),
+                      "kind %d registered_proof %llu, sector_size 0: rc %d %s", q.kind,
+                      (unsigned long long)q.registered_proof, rc, cz_error_message());
+        }
+    }
     CHECK(cz_circuit_find("snap-32g") && cz_circuit_find("snap-32g")->available);
     void *st1, *st2, *st3;
     cz_submit sub = {0};
