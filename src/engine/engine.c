@@ -2,7 +2,8 @@
  * verification) runs outside it. Flow of a job:
  *   submit -> scheduler heap (priority, FIFO) -> dispatcher (acquires the SRS, when synthesis needs
  *   work: pipeline.synthesis_lookahead jobs ahead; a load waits until the SRS fits in the memory budget,
- *   srs_fits, while jobs whose SRS is loaded may pass it for a while, pass_blocked) -> synthesis workers
+ *   srs_fits, while jobs whose SRS is loaded may pass it for a while, pass_blocked; the load itself runs on a
+ *   thread of its own, loader_main, while jobs whose SRS is loaded go on, next_job) -> synthesis workers
  *   take partitions of the best running job, charging the memory budget their witness -> bounded prover
  *   queue ordered (priority, job, partition) -> prover workers (one device lock per device; the CPU
  *   backend is one device) charge the rest of partition_mem and run start()
@@ -43,6 +44,14 @@
 #define T "cuzk::engine"
 
 enum { JQ = 0, JD, JR, JF }; /* queued, dispatching (SRS), running, finished */
+
+/* A thread of the engine's own beside its workers, joined by reap(): PreloadSRS's prover builds (warm) and SRS
+ * loads (loader). Each of their structs starts with one. */
+typedef struct bg_thread {
+    pthread_t th;
+    bool done; /* under e->mu: its work has ended, done being its last step */
+    struct bg_thread *next;
+} bg_thread;
 
 typedef struct job {
     char id[CZ_JOB_ID_MAX];
@@ -118,7 +127,7 @@ struct cz_engine {
     uint64_t bases_released, bases_restored;
     /* PreloadSRS's GPU prover builds (warm_main: a thread a device, joined once done or at the stop), and how many
      * ended ready / not ready (status) */
-    struct warm *warms;
+    bg_thread *warms, *loaders; /* PreloadSRS's prover builds; SRS loads (a job's, off the dispatcher) */
     uint64_t warm_ready, warm_failed;
     char nogpu[512];  /* with every device lost: why no job can prove ("no usable GPU: ..."; a job's error) */
     void (*all_lost_fn)(void *); /* cz_engine_on_all_lost */
@@ -351,14 +360,17 @@ static void lose_device(cz_engine *e, int dev, const char *why) {
 
 /* ---- dispatcher: queued job -> running (SRS acquired) ---- */
 
-/* Jobs of priority >= prio that hold the SRS or are loading it and still have partitions to admit: the
- * synthesis lookahead counts only these, so a job more urgent than all of them is dispatched (and its SRS
- * loaded) at once instead of after the last partition of a NORMAL job has gone to synthesis. */
-static uint32_t jobs_with_parts_left(cz_engine *e, int prio) {
+/* Jobs of priority >= prio that hold the SRS (or, with loading, are loading it) and still have partitions to
+ * admit: the synthesis lookahead counts only these, so a job more urgent than all of them is dispatched (and its
+ * SRS loaded) at once instead of after the last partition of a NORMAL job has gone to synthesis. A job whose SRS
+ * is loaded does not count the jobs still loading theirs (they give synthesis nothing to do yet): it goes at once,
+ * its SRS taken at once, while they load (spec bug #7); a job that would load or wait for a load counts them, so
+ * the loads under way are at most the lookahead's per priority. */
+static uint32_t jobs_with_parts_left(cz_engine *e, int prio, bool loading) {
     uint32_t n = 0;
     for (job *j = e->jobs; j; j = j->next)
-        n += j->prio >= prio &&
-             ((j->state == JD) || (j->state == JR && j->next_part < j->parts && !j->cancel && !j->failed));
+        n += j->prio >= prio && ((loading && j->state == JD) ||
+                                 (j->state == JR && j->next_part < j->parts && !j->cancel && !j->failed));
     return n;
 }
 
@@ -452,19 +464,106 @@ static job *pass_blocked(cz_engine *e, const job *head, uint64_t now) {
     return best;
 }
 
+/* With e->mu held: joins and frees the ended threads of a list (all = every one: the engine's stop, waiting for
+ * them). */
+static void reap(cz_engine *e, bg_thread **head, bool all) {
+    for (bg_thread **pb = head; *pb;) {
+        bg_thread *b = *pb;
+        if (!b->done && !all) {
+            pb = &b->next;
+            continue;
+        }
+        while (!b->done) pthread_cond_wait(&e->cv_done, &e->mu);
+        *pb = b->next;
+        pthread_join(b->th, NULL); /* it has ended: done is its last step */
+        free(b);
+    }
+}
+
+/* j's SRS acquired (rc 0: s, after ms of loading) or not (rc, why): the job runs, or ends. Engine lock held. */
+static void dispatched(cz_engine *e, job *j, int rc, const char *why, cz_srs_entry *s, uint64_t ms) {
+    note_peak(e);
+    j->t_dispatch = cz_now_ms();
+    j->srs_load_ms = ms;
+    j->state = JR;
+    if (rc == CZ_ECANCELED && e->shutting) {
+        finish_job(e, j, CZ_JOB_CANCELLED, "daemon shutting down (its SRS load stopped)");
+    } else if (rc) {
+        finish_job(e, j, CZ_JOB_FAILED, why);
+    } else {
+        j->srs = s;
+        j->srs_seeded = s->seeded;
+        if (j->circ->is_test)
+            cz_log(CZ_LOG_INFO, T, "job %s uses the built-in TEST circuit %s until the real circuit lands", j->id,
+                   j->circ->id);
+        maybe_complete(e, j); /* cancelled while the SRS loaded */
+    }
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_cond_broadcast(&e->cv_pool); /* a job above NORMAL passes the pool's gate */
+}
+
+/* j's SRS acquired, loading it when needed, outside the engine lock; returns with the lock held. */
+static void acquire_srs(cz_engine *e, job *j) {
+    cz_srs_entry *s = NULL;
+    uint64_t ms = 0;
+    int rc = cz_srs_acquire(&e->srs, j->circ, &s, &ms);
+    char why[512];
+    snprintf(why, sizeof why, "SRS load for %s failed: %s", j->circ->id, rc ? cz_error_message() : "");
+    pthread_mutex_lock(&e->mu);
+    dispatched(e, j, rc, why, s, ms);
+}
+
+typedef struct loader {
+    bg_thread bg;
+    cz_engine *e;
+    job *j; /* JD until its SRS is acquired */
+} loader;
+
+static void *loader_main(void *arg) {
+    loader *l = arg;
+    cz_engine *e = l->e;
+    acquire_srs(e, l->j);
+    l->bg.done = true;
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* Whether a queued job waits for synthesis to need work (the lookahead: jobs_with_parts_left). */
+static bool lookahead_full(cz_engine *e, const job *q, uint32_t ahead) {
+    return jobs_with_parts_left(e, q->prio, !cz_srs_hot(&e->srs, q->circ)) >= ahead;
+}
+
+/* The job to dispatch next, NULL to wait: the queue's head, unless the lookahead holds it; then the most urgent,
+ * oldest queued job whose SRS is loaded and that the lookahead lets go (the jobs loading their SRS do not count
+ * for it): while the head waits for loads under way, such a job keeps synthesis and the devices busy. */
+static job *next_job(cz_engine *e, uint32_t ahead) {
+    if (!e->queue.n) return NULL;
+    job *head = cz_sched_peek(&e->queue)->item, *best = NULL;
+    if (!lookahead_full(e, head, ahead)) return head;
+    for (size_t i = 0; i < e->queue.n; i++) {
+        job *q = e->queue.h[i].item;
+        if (q == head || (best && (q->prio < best->prio || (q->prio == best->prio && q->seq > best->seq)))) continue;
+        if (cz_srs_hot(&e->srs, q->circ) && !lookahead_full(e, q, ahead)) best = q;
+    }
+    return best;
+}
+
 static void *dispatcher_main(void *arg) {
     cz_engine *e = arg;
     uint32_t ahead = e->cfg.synthesis_lookahead ? e->cfg.synthesis_lookahead : 1;
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        while (!e->stop &&
-               (!e->queue.n || jobs_with_parts_left(e, cz_sched_peek(&e->queue)->prio) >= ahead))
-            pthread_cond_wait(&e->cv_work, &e->mu);
+        job *j = NULL;
+        while (!e->stop && !(j = next_job(e, ahead))) pthread_cond_wait(&e->cv_work, &e->mu);
         if (e->stop) break;
-        job *j = cz_sched_peek(&e->queue)->item;
         uint64_t need = 0, now = cz_now_ms();
-        if (srs_fits(e, j, &need)) {
-            cz_sched_pop(&e->queue);
+        const job *first = cz_sched_peek(&e->queue)->item;
+        if (j != first || srs_fits(e, j, &need)) {
+            if (j != first) /* its SRS loaded: nothing to wait for */
+                cz_log(CZ_LOG_DEBUG, T, "job_id=%s (circuit %s, SRS loaded) goes while job_id=%s waits for SRS "
+                       "loads", j->id, j->circ->id, first->id);
+            cz_sched_remove(&e->queue, j);
             if (j->srs_wait_since) {
                 cz_timeline("SRS_READY", j->id, "circuit=%s,waited_ms=%llu", j->circ->id,
                             (unsigned long long)(now - j->srs_wait_since));
@@ -500,33 +599,26 @@ static void *dispatcher_main(void *arg) {
         }
         j->state = JD;
         /* counted as loaded from now on, so that partitions admitted while it loads leave it room */
-        if (need) (void)cz_srs_reserve(&e->srs, j->circ, need); /* ENOMEM: the acquire below fails too */
+        if (need) (void)cz_srs_reserve(&e->srs, j->circ, need); /* ENOMEM: the acquire fails too */
         note_peak(e);
-        pthread_mutex_unlock(&e->mu);
+        reap(e, &e->loaders, false);
         cz_srs_entry *s = NULL;
-        uint64_t ms = 0;
-        int rc = cz_srs_acquire(&e->srs, j->circ, &s, &ms);
-        char msg[512];
-        snprintf(msg, sizeof msg, "SRS load for %s failed: %s", j->circ->id, rc ? cz_error_message() : "");
-        pthread_mutex_lock(&e->mu);
-        note_peak(e);
-        j->t_dispatch = cz_now_ms();
-        j->srs_load_ms = ms;
-        j->state = JR;
-        if (rc == CZ_ECANCELED && e->shutting) {
-            finish_job(e, j, CZ_JOB_CANCELLED, "daemon shutting down (its SRS load stopped)");
-        } else if (rc) {
-            finish_job(e, j, CZ_JOB_FAILED, msg);
-        } else {
-            j->srs = s;
-            j->srs_seeded = s->seeded;
-            if (j->circ->is_test)
-                cz_log(CZ_LOG_INFO, T, "job %s uses the built-in TEST circuit %s until the real circuit lands", j->id,
-                       j->circ->id);
-            maybe_complete(e, j); /* cancelled while the SRS loaded */
+        if (cz_srs_try_acquire(&e->srs, j->circ, &s)) {
+            dispatched(e, j, 0, NULL, s, 0);
+            continue;
         }
-        pthread_cond_broadcast(&e->cv_work);
-        pthread_cond_broadcast(&e->cv_pool); /* a job above NORMAL passes the pool's gate */
+        /* A load, or the wait for one under way, on a thread of its own: the dispatcher goes on meanwhile with
+         * jobs whose SRS is loaded, or more urgent ones (spec bug #7: a 32 GiB PoRep's SRS load, 20-70 s, held up
+         * every job queued behind it, a WinningPoSt among them; jobs_with_parts_left). */
+        loader *l = calloc(1, sizeof *l);
+        if (l) *l = (loader){{.next = e->loaders}, e, j};
+        if (l && !pthread_create(&l->bg.th, NULL, loader_main, l)) {
+            e->loaders = &l->bg;
+            continue;
+        }
+        free(l); /* no thread: loaded here, as before */
+        pthread_mutex_unlock(&e->mu);
+        acquire_srs(e, j);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -1282,13 +1374,11 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
 
 /* A device's prover of a preloaded SRS, built ahead of any job (cz_engine_preload). */
 typedef struct warm {
+    bg_thread bg;
     cz_engine *e;
     cz_srs_entry *s; /* referenced until the build ends (cz_srs_release) */
     int dev;
     uint64_t hint; /* cz_backend.prepare's dense_hint */
-    bool done;     /* under e->mu: the thread has ended (joined by reap_warms) */
-    pthread_t th;
-    struct warm *next;
 } warm;
 
 /* The aux values outside {0, 1} a witness of c is expected to have, for a build without one: a PoSt witness's are
@@ -1336,27 +1426,12 @@ static void *warm_main(void *arg) {
     }
     cz_srs_release(&e->srs, w->s);
     pthread_mutex_lock(&e->mu);
-    w->done = true;
+    w->bg.done = true;
     if (rc) e->warm_failed++;
     else e->warm_ready++;
     pthread_cond_broadcast(&e->cv_done);
     pthread_mutex_unlock(&e->mu);
     return NULL;
-}
-
-/* With e->mu held: joins and frees the ended builds (all = every build: the engine's stop, waiting for them). */
-static void reap_warms(cz_engine *e, bool all) {
-    for (warm **pw = &e->warms; *pw;) {
-        warm *w = *pw;
-        if (!w->done && !all) {
-            pw = &w->next;
-            continue;
-        }
-        while (!w->done) pthread_cond_wait(&e->cv_done, &e->mu);
-        *pw = w->next;
-        pthread_join(w->th, NULL); /* it has ended: done is its last step */
-        free(w);
-    }
 }
 
 static uint32_t unfinished(cz_engine *e) {
@@ -1394,7 +1469,8 @@ void cz_engine_shutdown(cz_engine *e, bool cancel_running) {
         pthread_cond_broadcast(&e->cv_gpu);
         pthread_cond_broadcast(&e->cv_space);
         pthread_cond_broadcast(&e->cv_fin);
-        reap_warms(e, true); /* PreloadSRS's builds (aborted with cancel_running, else run to their end) */
+        reap(e, &e->warms, true); /* PreloadSRS's builds (aborted with cancel_running, else run to their end) */
+        reap(e, &e->loaders, true); /* ended: their jobs are (unfinished() is 0) */
         pthread_mutex_unlock(&e->mu);
         pthread_join(e->dispatcher, NULL);
         for (int i = 0; i < e->n_synth; i++) pthread_join(e->synth[i], NULL);
@@ -1429,6 +1505,18 @@ static job *find_job(cz_engine *e, const char *id) {
     for (job *j = e->jobs; j; j = j->next) /* newest first */
         if (!strcmp(j->id, id)) return j;
     return NULL;
+}
+
+/* A submit's request_id against the newest job of that id (cuzk-spec bug #2: Curio reuses ids on retries):
+ * 1: the same request, joined (that job is live and going on, or COMPLETED the same payload); -1: refused (another
+ * payload while that job is live and going on); 0: a new job under the id (none yet, or that job FAILED, was
+ * CANCELLED, is being cancelled or failing, or COMPLETED another payload: a WindowPoSt retried with another skip
+ * set, a C1 redone). The old record stays for its waiters; find_job finds the new one. */
+static int dedup(const job *old, uint64_t vh, int kind) {
+    if (!old) return 0;
+    const bool same = old->vhash == vh && old->kind == kind;
+    if (old->state != JF && !old->cancel && !old->failed) return same ? 1 : -1;
+    return old->state == JF && old->status == CZ_JOB_COMPLETED && same;
 }
 
 /* Finished jobs are kept RETENTION_MS for AwaitProof and dedup, at most RETAIN_MAX of them. */
@@ -1503,13 +1591,12 @@ int cz_engine_submit(cz_engine *e, const cz_submit *req, char job_id[CZ_JOB_ID_M
         return rc;
     }
     prune(e);
-    job *old = find_job(e, id);
-    /* A repeated request_id returns the live or completed job; after FAILED/CANCELLED it is a retry. */
-    if (old && (old->state != JF || old->status == CZ_JOB_COMPLETED)) {
-        bool same = old->vhash == vh && old->kind == s->kind;
+    int dup = dedup(find_job(e, id), vh, s->kind);
+    if (dup) {
         pthread_mutex_unlock(&e->mu);
-        if (!same)
-            return cz_error(CZ_EEXIST, "request_id %s is already in use by a job with a different payload", id);
+        if (dup < 0)
+            return cz_error(CZ_EEXIST, "request_id %s is already in use by a running job with a different payload",
+                            id);
         cz_log(CZ_LOG_INFO, T, "duplicate request_id %s: returning the existing job", id);
         snprintf(job_id, CZ_JOB_ID_MAX, "%s", id);
         *qpos = 0;
@@ -1544,14 +1631,13 @@ int cz_engine_submit(cz_engine *e, const cz_submit *req, char job_id[CZ_JOB_ID_M
     }
     pthread_mutex_lock(&e->mu);
     /* The checks again: another submit may have taken the id or the last slot while this one parsed. */
-    old = find_job(e, id);
-    if (e->shutting || no_gpu(e) || (old && (old->state != JF || old->status == CZ_JOB_COMPLETED)) ||
-        unfinished(e) >= e->cfg.max_pending) {
-        bool same = old && old->vhash == vh && old->kind == s->kind && !e->shutting && !no_gpu(e);
+    dup = dedup(find_job(e, id), vh, s->kind);
+    if (e->shutting || no_gpu(e) || dup || unfinished(e) >= e->cfg.max_pending) {
         rc = e->shutting ? cz_error(CZ_ESHUTDOWN, "daemon is shutting down")
              : no_gpu(e) ? cz_error(CZ_EDEVICE, "%s", e->nogpu) /* every device was lost while it parsed */
-             : same      ? 0
-             : old       ? cz_error(CZ_EEXIST, "request_id %s is already in use by a job with a different payload", id)
+             : dup > 0   ? 0
+             : dup < 0   ? cz_error(CZ_EEXIST, "request_id %s is already in use by a running job with a different "
+                                    "payload", id)
                          : cz_error(CZ_EFULL, "pending work limit reached (%u jobs; scheduler.max_pending)",
                                     e->cfg.max_pending);
         pthread_mutex_unlock(&e->mu);
@@ -1748,8 +1834,10 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
     pthread_mutex_lock(&e->mu);
     for (int d = 0; d < nd && d < CZ_CONFIG_MAX_DEVICES && !e->shutting; d++) {
         want[d] = !dev_lost(e, d);
-        for (const warm *w = e->warms; w && want[d]; w = w->next) /* one under way for it already */
-            want[d] = !(w->dev == d && w->s->circuit == c && !w->done);
+        for (const bg_thread *b = e->warms; b && want[d]; b = b->next) { /* one under way for it already */
+            const warm *w = (const warm *)b;
+            want[d] = !(w->dev == d && w->s->circuit == c && !b->done);
+        }
         nwant += want[d];
     }
     pthread_mutex_unlock(&e->mu);
@@ -1758,7 +1846,7 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
     pthread_mutex_lock(&e->mu);
     note_peak(e);
     pthread_cond_broadcast(&e->cv_work); /* a failed load gave its reservation back */
-    reap_warms(e, false);
+    reap(e, &e->warms, false);
     uint32_t started = 0;
     for (int d = 0; !rc && d < nd && d < CZ_CONFIG_MAX_DEVICES; d++) {
         if (!want[d]) continue;
@@ -1767,15 +1855,15 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
             continue;
         }
         warm *w = calloc(1, sizeof *w);
-        if (w) *w = (warm){e, s, d, dense_hint_of(c, &s->r1cs), false, 0, e->warms};
-        if (!w || pthread_create(&w->th, NULL, warm_main, w)) {
+        if (w) *w = (warm){{.next = e->warms}, e, s, d, dense_hint_of(c, &s->r1cs)};
+        if (!w || pthread_create(&w->bg.th, NULL, warm_main, w)) {
             free(w);
             cz_srs_release(&e->srs, s);
             cz_log(CZ_LOG_WARN, T, "PreloadSRS circuit_id=%s: GPU device %d's prover not built ahead (no thread); its "
                    "first partition builds it", c->id, d);
             continue;
         }
-        e->warms = w;
+        e->warms = &w->bg;
         started++;
     }
     pthread_mutex_unlock(&e->mu);
@@ -1814,7 +1902,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->partition_retries = e->retries;
     st->partition_yields = e->yields;
     st->srs_bases_released = e->bases_released, st->srs_bases_restored = e->bases_restored;
-    for (const warm *w = e->warms; w; w = w->next) st->preload_builds_running += !w->done;
+    for (const bg_thread *b = e->warms; b; b = b->next) st->preload_builds_running += !b->done;
     st->preload_builds_ready = e->warm_ready, st->preload_builds_failed = e->warm_failed;
     st->backend = e->be.name;
     size_t nrun = 0;

@@ -567,6 +567,23 @@ int cz_srs_acquire(cz_srs_mgr *m, const cz_circuit *c, cz_srs_entry **out, uint6
     return rc;
 }
 
+bool cz_srs_try_acquire(cz_srs_mgr *m, const cz_circuit *c, cz_srs_entry **out) {
+    pthread_mutex_lock(&m->mu);
+    cz_srs_entry *e = find(m, c);
+    bool hot = e && e->state == CZ_SRS_HOT;
+    if (hot) e->refs++, e->last_used_ms = cz_now_ms(), *out = e;
+    pthread_mutex_unlock(&m->mu);
+    return hot;
+}
+
+bool cz_srs_hot(cz_srs_mgr *m, const cz_circuit *c) {
+    pthread_mutex_lock(&m->mu);
+    const cz_srs_entry *e = find(m, c);
+    bool hot = e && e->state == CZ_SRS_HOT;
+    pthread_mutex_unlock(&m->mu);
+    return hot;
+}
+
 void cz_srs_release(cz_srs_mgr *m, cz_srs_entry *e) {
     pthread_mutex_lock(&m->mu);
     e->refs--;
@@ -683,7 +700,7 @@ bool cz_srs_needs_load(cz_srs_mgr *m, const cz_circuit *c, uint64_t *bytes) {
     uint64_t n = 0;
     pthread_mutex_lock(&m->mu);
     const cz_srs_entry *e = find(m, c);
-    bool load = !e || (e->state != CZ_SRS_HOT && e->state != CZ_SRS_LOADING);
+    bool load = !e || (e->state != CZ_SRS_HOT && e->state != CZ_SRS_LOADING && !e->reserved);
     if (e && load) n = e->hot_bytes ? e->hot_bytes : e->file_bytes;
     bool known = load && e && e->hot_bytes;
     pthread_mutex_unlock(&m->mu);

@@ -91,6 +91,12 @@ void cz_srs_destroy(cz_srs_mgr *m);
 int cz_srs_check(cz_srs_mgr *m, const cz_circuit *c);
 /* Loads if needed (to HOT) and takes a reference. *load_ms: time this call spent loading (0 when hot). */
 int cz_srs_acquire(cz_srs_mgr *m, const cz_circuit *c, cz_srs_entry **out, uint64_t *load_ms);
+/* cz_srs_acquire of an SRS that is HOT now, without waiting: true with a reference taken, false (nothing taken)
+ * when it is not HOT (the engine then acquires it on a thread of its own, so that a load does not hold up jobs
+ * whose SRS is loaded). */
+bool cz_srs_try_acquire(cz_srs_mgr *m, const cz_circuit *c, cz_srs_entry **out);
+/* Whether c's SRS is HOT now (cz_srs_try_acquire would take it). */
+bool cz_srs_hot(cz_srs_mgr *m, const cz_circuit *c);
 void cz_srs_release(cz_srs_mgr *m, cz_srs_entry *e);
 int cz_srs_preload(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64_t *load_ms);
 /* cz_srs_preload that, on success, also takes nrefs references (each given back with cz_srs_release) and sets *ref
@@ -113,7 +119,8 @@ void cz_srs_abort(cz_srs_mgr *m);
 /* Memory pressure: demotes unreferenced HOT entries idle for at least min_idle_ms to WARM, least recently
  * used first, until need bytes are freed. Returns the bytes freed. */
 uint64_t cz_srs_evict_idle(cz_srs_mgr *m, uint64_t need, uint64_t min_idle_ms);
-/* Whether acquiring c's SRS would load it (it is neither HOT nor being loaded), and *bytes, what that load
+/* Whether acquiring c's SRS would load it (it is neither HOT, nor being loaded, nor reserved for a load about to
+ * start: cz_srs_reserve), and *bytes, what that load
  * adds to cz_srs_loaded_bytes: its size when it was last HOT, else its parameter file's size (the decoded
  * parameters are as large as the file) plus the R1CS size its last load noted in
  * <local_cache>/cuzk-r1cs-<id>.bytes, or, with no note (a circuit's first load on a host), the R1CS size

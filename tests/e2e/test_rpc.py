@@ -103,6 +103,12 @@ try:
     r = S.Prove(pb.ProveRequest(submit=submit_req("dup-1", vanilla=v))).result
     check(r.status == C.COMPLETED, "Prove with the same request_id joins the existing job")
     check(metrics()["cuzk_proofs_completed_total"] - before == 1, "dedup proved once (completed_total +1)")
+    # after COMPLETED, another payload under the id is a new job (a WindowPoSt retried with another skip set)
+    r2 = S.Prove(pb.ProveRequest(submit=submit_req("dup-1", vanilla=c1("other")))).result
+    a = S.AwaitProof(pb.AwaitProofRequest(job_id="dup-1"))
+    check(r2.status == C.COMPLETED and r2.proof != r.proof and a.proof == r2.proof
+          and metrics()["cuzk_proofs_completed_total"] - before == 2,
+          "request_id reused with another payload after COMPLETED: a new job, the id's result is its proof")
 
     # --- concurrency: N Prove calls over both transports
     before = metrics()["cuzk_proofs_completed_total"]

@@ -230,10 +230,26 @@ static void engine_in_process(void) {
     CHECK(cz_engine_status_get(e, &st) == 0 && st.completed == 5 && st.cancelled == 1 && st.n_srs == 1 &&
           st.srs[0].ref_count == 0 && st.queue_depth == 0);
     cz_engine_status_free(&st);
+    /* ... and with another payload it is a new job under that id (Curio retries a WindowPoSt with another skip set
+     * under the same id): proved (its proof differs: the test circuit's input comes from the payload), the id's
+     * result is the new one, a repeat of it joins it. */
+    uint8_t first_proof[384] = {0};
+    CHECK(cz_engine_await(e, "normal", 0, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 384);
+    if (r.proof_len == 384) memcpy(first_proof, r.proof, 384);
+    cz_result_free(&r);
+    cz_submit other = req("normal", 0, "normal, another payload");
+    CHECK_MSG(cz_engine_submit(e, &other, id, &q) == 0 && !strcmp(id, "normal"), "COMPLETED id, another payload: %s",
+              cz_error_message());
+    CHECK(cz_engine_await(e, "normal", 0, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 384 &&
+          memcmp(r.proof, first_proof, 384) != 0);
+    cz_result_free(&r);
+    CHECK(cz_engine_submit(e, &other, id, &q) == 0 && q == 0);
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.completed == 6 && st.queue_depth == 0);
+    cz_engine_status_free(&st);
     uint64_t freed;
     CHECK(cz_engine_evict(e, "porep-2k-test", &was, &freed) == 0 && was && freed > 0);
     char *m = cz_engine_metrics(e);
-    CHECK(m && strstr(m, "cuzk_proofs_completed_total 5\n") && strstr(m, "cuzk_proofs_completed{proof_kind=\"porep_c2\"} 5\n"));
+    CHECK(m && strstr(m, "cuzk_proofs_completed_total 6\n") && strstr(m, "cuzk_proofs_completed{proof_kind=\"porep_c2\"} 6\n"));
     free(m);
     cz_engine_free(e);
     cz_log_set_level("info");
