@@ -42,7 +42,8 @@ static void usage(FILE *f) {
             "usage: cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]\n"
             "  -c, --config PATH    TOML config (default " DEFAULT_CONFIG "; built-in defaults when that is absent)\n"
             "  -l, --listen ADDR    gRPC address(es): unix:///abs/path or IP:port, comma-separated\n"
-            "      --log-level LVL  error|warn|info|debug|trace (overrides logging.level)\n");
+            "      --log-level LVL  error|warn|info|debug|trace|off, or a filter such as info,cuzk_core=debug\n"
+            "                       (overrides logging.level; RUST_LOG overrides both)\n");
 }
 
 int main(int argc, char **argv) {
@@ -95,6 +96,13 @@ int main(int argc, char **argv) {
             return 2;
         }
         snprintf(cfg.log_level, sizeof cfg.log_level, "%s", level);
+    }
+    const char *rust_log = getenv("RUST_LOG"); /* wins over both, as in cuzk */
+    if (rust_log && *rust_log) {
+        if (cz_log_set_level(rust_log))
+            fprintf(stderr, "cuzk: RUST_LOG ignored: %s\n", cz_error_message()); /* whatever the level */
+        else
+            snprintf(cfg.log_level, sizeof cfg.log_level, "%.*s", (int)sizeof cfg.log_level - 1, rust_log);
     }
     if (!cfg.pipeline_enabled)
         cz_log(CZ_LOG_WARN, "cuzk", "pipeline.enabled=false (monolithic mode) is not implemented; using the pipeline");

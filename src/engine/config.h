@@ -66,7 +66,7 @@ typedef struct {
     bool pipeline_enabled;
     uint32_t synthesis_lookahead, synthesis_concurrency, max_parallel_synthesis, max_gpu_queue_depth;
     uint64_t slot_size;
-    char log_level[16], log_format[16];
+    char log_level[128], log_format[16]; /* log_level: a level, or an env_logger filter (cz_log_set_level) */
 } cz_config;
 
 void cz_config_defaults(cz_config *c);

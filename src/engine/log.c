@@ -23,13 +23,36 @@ uint64_t cz_now_ms(void) {
 
 void cz_log_epoch_reset(void) { g_epoch = cz_now_ms(); }
 
-int cz_log_set_level(const char *level) {
+/* A level's name (n bytes at s) as its number, -1 for off; -2 when unknown. */
+static int level_of(const char *s, size_t n) {
+    if (n == 3 && !strncasecmp(s, "off", 3)) return -1;
+    if (n == 7 && !strncasecmp(s, "warning", 7)) return CZ_LOG_WARN;
     for (int i = 0; i < 5; i++)
-        if (!strcasecmp(level, names[i]) || (i == 1 && !strcasecmp(level, "warning"))) {
-            g_level = i;
-            return 0;
-        }
-    return cz_error(CZ_EINVAL, "unknown log level '%s' (error, warn, info, debug, trace)", level);
+        if (n == strlen(names[i]) && !strncasecmp(s, names[i], n)) return i;
+    return -2;
+}
+
+int cz_log_set_level(const char *level) {
+    int bare = -2, ours = -2;
+    for (const char *p = level; *p;) {
+        const char *end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        const char *q = end;
+        while (q > p && (q[-1] == ' ' || q[-1] == '\t')) q--;
+        const char *eq = memchr(p, '=', (size_t)(q - p));
+        const char *name = eq ? eq + 1 : p;
+        const int v = q > p ? level_of(name, (size_t)(q - name)) : -3;
+        if (v == -2)
+            return cz_error(CZ_EINVAL, "unknown log level '%.*s' in '%s' (error, warn, info, debug, trace, off; or "
+                            "a filter such as \"info,cuzk_core=debug\")", (int)(q - name), name, level);
+        if (v != -3 && !eq) bare = v;
+        else if (v != -3 && !strncmp(p, "cuzk", 4) && v > ours) ours = v;
+        p = *end ? end + 1 : end;
+    }
+    if (bare == -2 && ours == -2) return cz_error(CZ_EINVAL, "no log level in '%s'", level);
+    g_level = bare != -2 ? bare : ours;
+    return 0;
 }
 
 int cz_log_set_format(const char *format) {

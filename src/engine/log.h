@@ -7,7 +7,10 @@
 
 enum { CZ_LOG_ERROR = 0, CZ_LOG_WARN, CZ_LOG_INFO, CZ_LOG_DEBUG, CZ_LOG_TRACE };
 
-/* level: error|warn|info|debug|trace; format: text|json. CZ_EINVAL on an unknown name. */
+/* level: error|warn|info|debug|trace|off, or an env_logger filter as cuzk takes in logging.level and RUST_LOG
+ * ("info,cuzk_core=debug": comma-separated, target=level items): the bare level sets the level; without one, the
+ * most verbose level given a cuzk* target does (the daemon's lines are all cuzk's); other targets' items are
+ * accepted and ignored. format: text|json. CZ_EINVAL on an unknown level name or an empty filter. */
 int cz_log_set_level(const char *level);
 int cz_log_set_format(const char *format);
 int cz_log_enabled(int level);

@@ -23,6 +23,7 @@ cases = [
     ("unterminated string", '[daemon]\nlisten = "unix:///x\n', [":2:", "unterminated"]),
     ("duplicate key", '[daemon]\nlisten = "a"\nlisten = "b"\n', [":3:", "listen", "twice"]),
     ("bad log level", '[logging]\nlevel = "loud"\n', ["logging.level", "loud"]),
+    ("bad log filter", '[logging]\nlevel = "info,cuzk=loud"\n', ["logging.level", "loud"]),
     ("negative integer", '[scheduler]\nmax_pending = -1\n', ["scheduler.max_pending", ":2:", "range"]),
     ("devices not ints", '[gpus]\ndevices = ["0"]\n', ["gpus.devices", ":2:"]),
 ]
@@ -57,6 +58,33 @@ check(p.returncode == 0, "daemon with unknown/deprecated keys starts and exits 0
 check("unknown key 'daemon.fancy'" in out and "unknown key 'future.x'" in out and "srs.preload' is deprecated" in out,
       "unknown and deprecated keys are named in warnings with their lines")
 check("gRPC listening on unix://" + sock in out, "--listen overrides daemon.listen; --log-level overrides logging.level")
+
+# logging.level and RUST_LOG as cuzk takes them (env_logger filters; RUST_LOG wins): a config migrated from cuzk
+# with a filter no longer stops the daemon.
+fd, path = tempfile.mkstemp(suffix=".toml", dir=TMP)
+os.write(fd, b'[logging]\nlevel = "error,cuzk_core=debug"\n')
+os.close(fd)
+
+
+def start_stop(env):
+    q = subprocess.Popen([CUZK, "-c", path, "-l", "unix://" + sock], stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **env))
+    t_end = time.time() + 20
+    while not os.path.exists(sock) and time.time() < t_end and q.poll() is None:
+        time.sleep(0.05)
+    q.terminate()
+    return q.wait(timeout=30), q.communicate(timeout=30)[1]
+
+
+for env, want_info, what in (({}, False, "logging.level filter 'error,cuzk_core=debug': error"),
+                             ({"RUST_LOG": "info"}, True, "RUST_LOG=info wins over logging.level"),
+                             ({"RUST_LOG": "h2=trace,cuzk=info"}, True, "RUST_LOG filter: cuzk's item"),
+                             ({"RUST_LOG": "loud"}, False, "RUST_LOG with no level: warned, ignored")):
+    rc, out = start_stop(env)
+    ok = rc == 0 and ("gRPC listening" in out) == want_info
+    if env.get("RUST_LOG") == "loud":
+        ok = ok and "RUST_LOG ignored" in out and "loud" in out
+    check(ok, f"{what} (exit {rc}): {out.strip()[:200]}")
 
 # The shipped example config, as it is, with the listen address overridden.
 ex = os.path.join(SRC, "cuzk.example.toml")

@@ -141,6 +141,7 @@ static void edge_cases(void) {
 }
 
 static void config_mapping(cz_rng *rng) {
+    char bufs[256];
     cz_config c;
     cz_config_defaults(&c);
     CHECK(!strcmp(c.listen, "unix:///run/curio/cuzk.sock") && c.gpu_workers_per_device == 2 && c.gpu_max_resident == 0 &&
@@ -186,6 +187,32 @@ static void config_mapping(cz_rng *rng) {
         cz_config_defaults(&c);
         rc = cz_config_load_text(&c, bad[i].text, "u");
         CHECK_MSG(rc == CZ_EFORMAT && strstr(cz_error_message(), bad[i].needle), "case %zu: '%s'", i, cz_error_message());
+    }
+    /* logging.level (and RUST_LOG) as cuzk takes them: a level, or an env_logger filter */
+    static const struct {
+        const char *filter;
+        int level; /* -1 off, -9 refused */
+    } lv[] = {
+        {"info,cuzk_core=debug", CZ_LOG_INFO}, {" warn , cuzk=trace", CZ_LOG_WARN}, {"cuzk_core=debug", CZ_LOG_DEBUG},
+        {"h2=trace,cuzk=warn,cuzk_core=debug", CZ_LOG_DEBUG}, {"TRACE", CZ_LOG_TRACE}, {"warning", CZ_LOG_WARN},
+        {"off", -1}, {"debug,", CZ_LOG_DEBUG}, {"tonic=trace", -9}, {"info,cuzk=loud", -9}, {"", -9}, {",", -9},
+        {"inf", -9}, {"infox", -9},
+    };
+    for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++) {
+        cz_log_set_level("error");
+        rc = cz_log_set_level(lv[i].filter);
+        int got = -9;
+        for (int l = CZ_LOG_TRACE; l >= CZ_LOG_ERROR && !rc && got == -9; l--)
+            if (cz_log_enabled(l)) got = l;
+        if (!rc && got == -9) got = -1; /* nothing enabled: off */
+        CHECK_MSG(lv[i].level == -9 ? rc == CZ_EINVAL && cz_log_enabled(CZ_LOG_ERROR) && !cz_log_enabled(CZ_LOG_WARN)
+                                    : rc == 0 && got == lv[i].level,
+                  "log filter '%s': rc %d, level %d, want %d", lv[i].filter, rc, got, lv[i].level);
+        cz_config_defaults(&c);
+        snprintf(bufs, sizeof bufs, "[logging]\nlevel = \"%s\"\n", lv[i].filter);
+        rc = cz_config_load_text(&c, bufs, "u");
+        CHECK_MSG(lv[i].level == -9 ? rc == CZ_EFORMAT && strstr(cz_error_message(), "logging.level") : rc == 0,
+                  "logging.level = \"%s\": rc %d %s", lv[i].filter, rc, rc ? cz_error_message() : "");
     }
     cz_log_set_level("info");
     /* Sizes and durations against the arithmetic. */
