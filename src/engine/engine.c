@@ -45,6 +45,24 @@
 
 enum { JQ = 0, JD, JR, JF }; /* queued, dispatching (SRS), running, finished */
 
+/* Why a submit was refused, for cuzk_requests_rejected_total: the request itself (bad input, a payload that does
+ * not verify), no parameter file, a kind or size not proved here, the daemon busy (max_pending), the request_id
+ * running with another payload, the daemon unable (shutting down, no usable GPU), anything else. */
+static const char *const REJECT_NAMES[] = {"invalid", "no_params", "unsupported", "busy", "duplicate_id",
+                                           "unavailable", "other"};
+#define REJECT_REASONS (int)(sizeof REJECT_NAMES / sizeof REJECT_NAMES[0])
+static int reject_reason(int rc) {
+    switch (rc) {
+    case CZ_EINVAL: case CZ_EFORMAT: case CZ_ERANGE: case CZ_ECURVE: case CZ_ESUBGROUP: case CZ_EVERIFY: return 0;
+    case CZ_ENOPARAMS: return 1;
+    case CZ_EUNSUPPORTED: return 2;
+    case CZ_EFULL: return 3;
+    case CZ_EEXIST: return 4;
+    case CZ_ESHUTDOWN: case CZ_EDEVICE: return 5;
+    default: return 6;
+    }
+}
+
 /* A thread of the engine's own beside its workers, joined by reap(): PreloadSRS's prover builds (warm) and SRS
  * loads (loader). Each of their structs starts with one. */
 typedef struct bg_thread {
@@ -158,6 +176,7 @@ struct cz_engine {
     pthread_t dispatcher, *synth, *gpu, *fin;
     worker_slot *slots;
     uint64_t completed, failed, cancelled, completed_k[5], failed_k[5];
+    uint64_t rejected[5][REJECT_REASONS]; /* submits refused, by kind (0: none of 1..4) and reject_reason() */
     double dur[5][SUMMARY_N];
     uint32_t dur_n[5], dur_i[5];
     bool corrupt_for_test;
@@ -1556,7 +1575,21 @@ static void srs_estimate_ahead(cz_engine *e, const cz_circuit *c) {
     (void)cz_srs_needs_load(&e->srs, c, &bytes);
 }
 
+static int submit(cz_engine *e, const cz_submit *req, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos);
+
+void cz_engine_count_rejected(cz_engine *e, int kind, int rc) {
+    pthread_mutex_lock(&e->mu);
+    e->rejected[kind >= CZ_KIND_POREP && kind <= CZ_KIND_WINNING ? kind : 0][reject_reason(rc)]++;
+    pthread_mutex_unlock(&e->mu);
+}
+
 int cz_engine_submit(cz_engine *e, const cz_submit *req, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
+    const int rc = submit(e, req, job_id, qpos);
+    if (rc) cz_engine_count_rejected(e, req->kind, rc); /* neither a failed proof nor a job: counted apart */
+    return rc;
+}
+
+static int submit(cz_engine *e, const cz_submit *req, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos) {
     const cz_circuit *c = NULL;
     cz_submit sized = *req, *s = &sized; /* sector_size 0: the one registered_proof names */
     int rc = 0;
@@ -2017,6 +2050,13 @@ char *cz_engine_metrics(cz_engine *e) {
         fprintf(f, "cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", cz_kind_label(k),
                 (unsigned long long)st.failed_by_kind[k]);
     pthread_mutex_lock(&e->mu);
+    fprintf(f, "# HELP cuzk_requests_rejected_total Requests refused at submit (no job made), by kind and reason.\n"
+               "# TYPE cuzk_requests_rejected_total counter\n");
+    for (int k = 0; k <= 4; k++)
+        for (int r = 0; r < REJECT_REASONS; r++)
+            if (e->rejected[k][r] || (k && !r)) /* the kinds' invalid lines always, for rate() */
+                fprintf(f, "cuzk_requests_rejected_total{proof_kind=\"%s\",reason=\"%s\"} %llu\n", cz_kind_label(k),
+                        REJECT_NAMES[r], (unsigned long long)e->rejected[k][r]);
     int any = 0;
     for (int k = 1; k <= 4; k++) any |= e->dur_n[k] != 0;
     if (any) {

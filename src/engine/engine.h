@@ -152,8 +152,11 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg);
 void cz_engine_shutdown(cz_engine *e, bool cancel_running);
 void cz_engine_free(cz_engine *e);
 
-/* CZ_EDEVICE ("no usable GPU: ...") once every GPU of the backend is lost. */
+/* CZ_EDEVICE ("no usable GPU: ...") once every GPU of the backend is lost. A refusal is counted in the metrics'
+ * cuzk_requests_rejected_total (kind, reason from the code). */
 int cz_engine_submit(cz_engine *e, const cz_submit *s, char job_id[CZ_JOB_ID_MAX], uint32_t *queue_position);
+/* Counts a request refused before cz_engine_submit (the RPC layer's own checks) as cz_engine_submit counts its. */
+void cz_engine_count_rejected(cz_engine *e, int kind, int rc);
 /* timeout_ms 0 = wait until done; otherwise status CZ_JOB_TIMEOUT when not done in time. */
 int cz_engine_await(cz_engine *e, const char *job_id, uint64_t timeout_ms, cz_result *out);
 /* As cz_engine_await, but also returns (status CZ_JOB_CANCELLED, "client went away") once *gone is set

@@ -18,7 +18,7 @@ int cz_c1_wrapper_check(const uint8_t *buf, size_t len, uint64_t sector_size) {
            *ss = json_object_get(root, "SectorSize");
     if (!json_is_object(root) || !json_is_integer(sn) || !json_is_string(p1) || !json_is_integer(ss)) {
         rc = cz_error(CZ_EINVAL, "vanilla_proof must be {\"SectorNum\":int,\"Phase1Out\":base64,\"SectorSize\":int}");
-    } else if ((uint64_t)json_integer_value(ss) != sector_size) {
+    } else if (sector_size && (uint64_t)json_integer_value(ss) != sector_size) { /* 0: checked later */
         rc = cz_error(CZ_EINVAL, "C1 SectorSize %lld does not match sector_size %llu", (long long)json_integer_value(ss),
                       (unsigned long long)sector_size);
     } else {

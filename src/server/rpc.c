@@ -160,10 +160,13 @@ static void fill_submit(cz_submit *s, const Cuzk__V1__SubmitProofRequest *r) {
 
 static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_id[CZ_JOB_ID_MAX], uint32_t *qpos,
                   bool from_prove) {
-    if (r->proof_kind < 1 || r->proof_kind > 4) return cz_error(CZ_EINVAL, "invalid proof_kind: %d", (int)r->proof_kind);
-    if ((int)r->proof_kind == CZ_KIND_POREP) {
-        int rc = cz_c1_wrapper_check(r->vanilla_proof.data, r->vanilla_proof.len, r->sector_size);
-        if (rc) return rc;
+    int rc = r->proof_kind < 1 || r->proof_kind > 4 ? cz_error(CZ_EINVAL, "invalid proof_kind: %d", (int)r->proof_kind)
+             : (int)r->proof_kind == CZ_KIND_POREP
+                 ? cz_c1_wrapper_check(r->vanilla_proof.data, r->vanilla_proof.len, r->sector_size)
+                 : 0;
+    if (rc) {
+        cz_engine_count_rejected(e, (int)r->proof_kind, rc);
+        return rc;
     }
     cz_submit s;
     fill_submit(&s, r);
@@ -178,7 +181,7 @@ static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_
     }
     for (size_t i = 0; i < n; i++) vp[i] = r->vanilla_proofs[i].data, vl[i] = r->vanilla_proofs[i].len;
     s.vanillas = vp, s.vanilla_lens = vl;
-    int rc = cz_engine_submit(e, &s, job_id, qpos);
+    rc = cz_engine_submit(e, &s, job_id, qpos);
     free(vp), free(vl);
     return rc;
 }

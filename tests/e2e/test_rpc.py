@@ -166,11 +166,22 @@ try:
         ("WINNING_POST 32 GiB (no .params file)", dict(kind=4, sector_size=32 << 30), grpc.StatusCode.FAILED_PRECONDITION),
         ("SNAP_DEALS 32 GiB (no .params file)", dict(kind=2, sector_size=32 << 30), grpc.StatusCode.FAILED_PRECONDITION),
     ]
+    def rejected():
+        m = metrics()
+        return {(k, r): m.get(f'cuzk_requests_rejected_total{{proof_kind="{k}",reason="{r}"}}', 0)
+                for k in ("unknown", "porep_c2", "snap_update", "winning_post") for r in ("invalid", "no_params")}
+    rej0 = rejected()
     for what, kw, want in bad:
         rid = kw.pop("rid", "bad")
         got = code_of(S.SubmitProof, submit_req(rid, **kw))
         got2 = code_of(ST.Prove, pb.ProveRequest(submit=submit_req(rid, **kw)))
         check(got == want and got2 == want, f"{what} -> {want.name} (Submit {got.name}, Prove {got2.name})")
+    # each refused twice (Submit, Prove): counted by kind and reason, not as failed proofs
+    rej = {k: v - rej0[k] for k, v in rejected().items()}
+    want = {("unknown", "invalid"): 4, ("porep_c2", "invalid"): 10, ("porep_c2", "no_params"): 2,
+            ("winning_post", "no_params"): 2, ("snap_update", "no_params"): 2}
+    check(all(rej[k] == want.get(k, 0) for k in rej) and metrics()["cuzk_proofs_failed_total"] == 0,
+          f"cuzk_requests_rejected_total by kind and reason: {rej}")
     check(code_of(S.Prove, pb.ProveRequest()) == IA, "Prove without submit -> INVALID_ARGUMENT")
     check(code_of(S.AwaitProof, pb.AwaitProofRequest(job_id="no-such-job")) == NF, "AwaitProof unknown id -> NOT_FOUND")
     check(code_of(S.CancelProof, pb.CancelProofRequest(job_id="no-such-job")) == NF, "CancelProof unknown id -> NOT_FOUND")
