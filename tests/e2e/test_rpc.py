@@ -195,6 +195,9 @@ try:
     del big
     r = S.Prove(pb.ProveRequest(submit=submit_req("after-bad")), timeout=60).result
     check(r.status == C.COMPLETED, "daemon keeps serving after malformed requests")
+    # no sector_size: the size registered_proof names (0: 2 KiB V1), the C1 wrapper's SectorSize not compared to 0
+    r = S.Prove(pb.ProveRequest(submit=submit_req("no-size", sector_size=0)), timeout=60).result
+    check(r.status == C.COMPLETED and len(r.proof) == 384, f"PoRep without sector_size: COMPLETED {r.error_message}")
 
     # --- metrics over gRPC and HTTP
     text = S.GetMetrics(pb.GetMetricsRequest()).prometheus_text
