@@ -37,6 +37,9 @@
 # PRELOAD=ID (a circuit id, e.g. porep-2k, porep-32g): `cuzk-bench preload -c ID --wait` before the PoRep (it returns
 # once every GPU's prover for it is built in the background; the log must then say "prover ready" for each);
 # with the PoRep of that circuit (not MIX), the check then fails when the PoRep's first proof built a prover.
+# MIX_AT=load (with MIX=1): the KINDS go in MIX_DELAY seconds after the PoRep's SRS load began (TIMELINE SRS_LOAD), and
+# must be done before it ends (a 32 GiB seeded setup, ~70 s: the dispatcher once loaded inline and held them up;
+# CUZK_SRS_LOAD_INLINE=1 in the daemon's environment does so again, for a before / after).
 # MIX=1: the KINDS are sent while the PoRep proves (once a GPU worker took its first partition: with LAGRANGE=1 and
 # no cache file, while its prover is built), not after it; with
 # SIZE and KSIZE at 32 GiB the two SRS do not fit one H200 host and GPU together, so the daemon must order them.
@@ -147,9 +150,15 @@ else
         n0=$(grep -c "GPU_PICKUP" "$tmp/cuzk.log") # the PRE_KINDS' pickups are not the PoRep's
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" >"$tmp/porep.out" 2>&1 & }
         bg=$!
-        for _ in $(seq 3000); do [ "$(grep -c "GPU_PICKUP" "$tmp/cuzk.log")" -gt "$n0" ] && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
-        sleep "${MIX_DELAY:-0}" # MIX_DELAY seconds more (into a Lagrange build's transform)
-        echo "== the PoRep's first partition went to a GPU worker; $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent, KINDS go in"
+        if [ "${MIX_AT:-}" = load ]; then # MIX_AT=load: while the PoRep's SRS loads (TIMELINE SRS_LOAD)
+            for _ in $(seq 3000); do grep -qE "SRS_LOAD,.*circuit=porep-|no official parameters for porep-" "$tmp/cuzk.log" && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+            sleep "${MIX_DELAY:-0}"
+            echo "== the PoRep's SRS load began; $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent, KINDS go in"
+        else
+            for _ in $(seq 3000); do [ "$(grep -c "GPU_PICKUP" "$tmp/cuzk.log")" -gt "$n0" ] && break; kill -0 $bg 2>/dev/null || break; sleep 0.1; done
+            sleep "${MIX_DELAY:-0}" # MIX_DELAY seconds more (into a Lagrange build's transform)
+            echo "== the PoRep's first partition went to a GPU worker; $(( ($(date +%s%N) - t0) / 1000000 )) ms after it was sent, KINDS go in"
+        fi
     elif [ "${POREP:-1}" = 1 ]; then
         [ $rc = 0 ] && { "$d/bin/cuzk-bench" -a "$a" single -t porep --c1 "$tmp/c1.json" || rc=1; }
         echo "== single (setup or cache read + upload + prove): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
@@ -165,6 +174,13 @@ else
         echo "== batch of $count, ${JOBS:-2} in flight: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     fi
     prove_kinds "$kinds"
+    if [ "${MIX_AT:-}" = load ] && [ -n "${bg:-}" ]; then # spec bug #7: they must not wait for the PoRep's SRS load
+        if grep -q "SRS loaded successfully circuit_id=porep-" "$tmp/cuzk.log"; then
+            echo "== KINDS done after the PoRep's SRS load ended: they waited for it"; rc=1
+        else
+            echo "== KINDS done while the PoRep's SRS was still loading"
+        fi
+    fi
     # AGAIN=1: one more PoRep after the KINDS (with MAXRES=1 its prover was evicted by theirs: built again)
     if [ "${AGAIN:-0}" = 1 ] && [ "${POREP:-1}" = 1 ] && [ $rc = 0 ]; then
         t0=$(date +%s%N)

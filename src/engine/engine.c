@@ -173,6 +173,7 @@ struct cz_engine {
      * as its OpenMP team and gives it back at its end (synth_share: CUZK_SYNTH_SHARE=0 turns it off, A/B only). */
     int synth_pool, synth_free;
     bool synth_share, synth_depth; /* synth_depth: depth first while the devices run dry (CUZK_SYNTH_DEPTH=0: off) */
+    bool load_inline; /* CUZK_SRS_LOAD_INLINE=1: SRS loads on the dispatcher thread, holding up the queue (A/B) */
     pthread_t dispatcher, *synth, *gpu, *fin;
     worker_slot *slots;
     uint64_t completed, failed, cancelled, completed_k[5], failed_k[5];
@@ -541,6 +542,7 @@ typedef struct loader {
 static void *loader_main(void *arg) {
     loader *l = arg;
     cz_engine *e = l->e;
+    cz_timeline("SRS_LOAD", l->j->id, "circuit=%s", l->j->circ->id); /* or the wait for a load under way */
     acquire_srs(e, l->j);
     l->bg.done = true;
     pthread_cond_broadcast(&e->cv_done);
@@ -629,13 +631,13 @@ static void *dispatcher_main(void *arg) {
         /* A load, or the wait for one under way, on a thread of its own: the dispatcher goes on meanwhile with
          * jobs whose SRS is loaded, or more urgent ones (spec bug #7: a 32 GiB PoRep's SRS load, 20-70 s, held up
          * every job queued behind it, a WinningPoSt among them; jobs_with_parts_left). */
-        loader *l = calloc(1, sizeof *l);
+        loader *l = e->load_inline ? NULL : calloc(1, sizeof *l);
         if (l) *l = (loader){{.next = e->loaders}, e, j};
         if (l && !pthread_create(&l->bg.th, NULL, loader_main, l)) {
             e->loaders = &l->bg;
             continue;
         }
-        free(l); /* no thread: loaded here, as before */
+        free(l); /* no thread (or CUZK_SRS_LOAD_INLINE=1): loaded here, as before */
         pthread_mutex_unlock(&e->mu);
         acquire_srs(e, j);
     }
@@ -1332,6 +1334,8 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     e->synth_share = !(ss && *ss == '0');
     const char *sd = getenv("CUZK_SYNTH_DEPTH");
     e->synth_depth = !(sd && *sd == '0');
+    const char *li = getenv("CUZK_SRS_LOAD_INLINE"); /* A/B only: loads on the dispatcher, as before (bug #7) */
+    e->load_inline = li && *li == '1';
     e->gq_cap = cfg->max_gpu_queue_depth ? cfg->max_gpu_queue_depth : (uint32_t)(2 * e->n_gpu);
     e->corrupt_for_test = getenv("CUZK_TEST_CORRUPT_PROOF") && *getenv("CUZK_TEST_CORRUPT_PROOF") == '1';
     e->compact = cfg->compact_witness;
