@@ -179,8 +179,10 @@ static const cz_circuit circuits[] = {
      V28S "8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.params", SNAP_HOOKS},
     {"snap-64g", CZ_KIND_SNAP, 64ull << 30, 16, 1, 0, 9ull << 30, 0,
      V28S "8-8-2-102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7.params", SNAP_HOOKS},
-    /* PoSt: one partition per request. 64 GiB: parameters.json has two 8-8-2 PoSt files and nothing here
-     * tells which is Window and which Winning, so no official name yet (FAILED_PRECONDITION). */
+    /* PoSt: one partition per request. A file's hash is SHA-256 of "FallbackPoSt::PublicParams{sector_size: S,
+     * challenge_count: C, sector_count: N}" (rust-fil-proofs parameter_cache.rs, fallback/vanilla.rs: Window C 10,
+     * N its sectors; Winning C 1, N 66): that is how the two 8-8-2 files of 64 GiB are told apart
+     * (tests/unit/test_post_names.c checks every name against it and parameters.json). */
     {"wpost-2k", CZ_KIND_WPOST, 2048, 1, 1, 0, 256u << 20, 0x637a6b2d77703032ull,
      V28P "8-0-0-0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0.params", POST_HOOKS},
     {"wpost-8m", CZ_KIND_WPOST, 8u << 20, 1, 1, 0, 512u << 20, 0,
@@ -189,7 +191,8 @@ static const cz_circuit circuits[] = {
      V28P "8-0-0-0cfb4f178bbb71cf2ecfcd42accce558b27199ab4fb59cb78f2483fe21ef36d9.params", POST_HOOKS},
     {"wpost-32g", CZ_KIND_WPOST, 32ull << 30, 1, 1, 0, 14ull << 30, 0,
      V28P "8-8-0-0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params", POST_HOOKS},
-    {"wpost-64g", CZ_KIND_WPOST, 64ull << 30, 1, 1, 0, 14ull << 30, 0, NULL, POST_HOOKS},
+    {"wpost-64g", CZ_KIND_WPOST, 64ull << 30, 1, 1, 0, 14ull << 30, 0,
+     V28P "8-8-2-2627e4006b67f99cef990c0a47d5426cb7ab0a0ad58fc1061547bf2d28b09def.params", POST_HOOKS},
     {"winning-2k", CZ_KIND_WINNING, 2048, 1, 1, 0, 256u << 20, 0x637a6b2d776e3032ull,
      V28P "8-0-0-3ea05428c9d11689f23529cde32fd30aabd50f7d2c93657c1d3650bca3e8ea9e.params", POST_HOOKS},
     {"winning-8m", CZ_KIND_WINNING, 8u << 20, 1, 1, 0, 512u << 20, 0,
@@ -198,7 +201,8 @@ static const cz_circuit circuits[] = {
      V28P "8-0-0-7d739b8cf60f1b0709eeebee7730e297683552e4b69cab6984ec0285663c5781.params", POST_HOOKS},
     {"winning-32g", CZ_KIND_WINNING, 32ull << 30, 1, 1, 0, 512u << 20, 0,
      V28P "8-8-0-559e581f022bb4e4ec6e719e563bf0e026ad6de42e56c18714a2c692b1b88d7e.params", POST_HOOKS},
-    {"winning-64g", CZ_KIND_WINNING, 64ull << 30, 1, 1, 0, 512u << 20, 0, NULL, POST_HOOKS},
+    {"winning-64g", CZ_KIND_WINNING, 64ull << 30, 1, 1, 0, 512u << 20, 0,
+     V28P "8-8-2-b62098629d07946e9028127e70295ed996fe3ed25b0f9f88eb610a0ab4385a3c.params", POST_HOOKS},
 };
 #define NCIRC (sizeof circuits / sizeof circuits[0])
 

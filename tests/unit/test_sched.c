@@ -82,13 +82,13 @@ static void priorities_and_registry(void) {
     CHECK(cz_circuit_for_request(2, 512u << 20, false, &c) == 0 && c->partitions == 16 &&
           strstr(c->params_file, "8-0-0-61fa69f3"));
     CHECK(cz_circuit_for_request(2, 64ull << 30, false, &c) == 0 && strstr(c->params_file, "8-8-2-102e1444"));
-    /* PoSt for every size: Window / Winning with their official files (64 GiB: none named yet) */
+    /* PoSt for every size: Window / Winning with their official files (tests/unit/test_post_names.c: the hashes) */
     static const char *const wp[5] = {"wpost-2k", "wpost-8m", "wpost-512m", "wpost-32g", "wpost-64g"};
     static const char *const wn[5] = {"winning-2k", "winning-8m", "winning-512m", "winning-32g", "winning-64g"};
     static const uint64_t psz[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
     for (int i = 0; i < 5; i++) {
         CHECK(cz_circuit_for_request(3, psz[i], false, &c) == 0 && !strcmp(c->id, wp[i]) && c->partitions == 1 &&
-              (i == 4 ? !c->params_file : strstr(c->params_file, "v28-proof-of-spacetime-fallback-") != NULL));
+              strstr(c->params_file, "v28-proof-of-spacetime-fallback-") != NULL);
         CHECK(cz_circuit_for_request(4, psz[i], false, &c) == 0 && !strcmp(c->id, wn[i]) && c->partitions == 1);
     }
     CHECK(cz_circuit_for_request(4, 32ull << 30, false, &c) == 0 &&
