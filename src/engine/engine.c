@@ -550,22 +550,22 @@ static void *loader_main(void *arg) {
     return NULL;
 }
 
-/* Whether a queued job waits for synthesis to need work (the lookahead: jobs_with_parts_left). */
-static bool lookahead_full(cz_engine *e, const job *q, uint32_t ahead) {
-    return jobs_with_parts_left(e, q->prio, !cz_srs_hot(&e->srs, q->circ)) >= ahead;
-}
-
 /* The job to dispatch next, NULL to wait: the queue's head, unless the lookahead holds it; then the most urgent,
  * oldest queued job whose SRS is loaded and that the lookahead lets go (the jobs loading their SRS do not count
- * for it): while the head waits for loads under way, such a job keeps synthesis and the devices busy. */
+ * for it): while the head waits for loads under way, such a job keeps synthesis and the devices busy. The count
+ * walks every job kept (finished ones too, up to RETAIN_MAX) and the dispatcher asks at every wake-up: it is
+ * taken once per priority, not once per queued job. */
 static job *next_job(cz_engine *e, uint32_t ahead) {
     if (!e->queue.n) return NULL;
     job *head = cz_sched_peek(&e->queue)->item, *best = NULL;
-    if (!lookahead_full(e, head, ahead)) return head;
+    if (jobs_with_parts_left(e, head->prio, !cz_srs_hot(&e->srs, head->circ)) < ahead) return head;
+    int64_t running[CZ_PRIO_CRITICAL + 1] = {-1, -1, -1, -1, -1}; /* jobs_with_parts_left(p, false), when asked */
     for (size_t i = 0; i < e->queue.n; i++) {
         job *q = e->queue.h[i].item;
         if (q == head || (best && (q->prio < best->prio || (q->prio == best->prio && q->seq > best->seq)))) continue;
-        if (cz_srs_hot(&e->srs, q->circ) && !lookahead_full(e, q, ahead)) best = q;
+        if (q->prio < 0 || q->prio > CZ_PRIO_CRITICAL || !cz_srs_hot(&e->srs, q->circ)) continue;
+        if (running[q->prio] < 0) running[q->prio] = jobs_with_parts_left(e, q->prio, false);
+        if (running[q->prio] < (int64_t)ahead) best = q;
     }
     return best;
 }
