@@ -164,6 +164,8 @@ struct cz_engine {
     uint32_t proving;      /* partitions holding their start() charge (from the top-up to their release) */
     uint32_t synth_waiting[CZ_PRIO_CRITICAL + 1]; /* synthesis workers waiting for budget, by their job's priority */
     const cz_circuit *circ_for_test[5]; /* cz_engine_set_circuit_for_test, by kind */
+    uint64_t retention_ms;              /* finished jobs kept this long (RETENTION_MS; tests shorten it) */
+    size_t retain_max;                  /* and at most this many (RETAIN_MAX) */
     bool compact; /* synthesis.compact_witness (CUZK_COMPACT_WITNESS overrides) */
     uint64_t witness_held; /* witness bytes of synthesized partitions not yet through start() */
     uint64_t parts_synth[2], wbytes_synth[2]; /* [dense, compact]: partitions synthesized, their witness bytes */
@@ -1292,6 +1294,7 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg) {
     cz_engine *e = calloc(1, sizeof *e);
     if (!e) return cz_error(CZ_ENOMEM, "out of memory");
     e->cfg = *cfg;
+    e->retention_ms = RETENTION_MS, e->retain_max = RETAIN_MAX;
     cz_log_epoch_reset();
     e->t_start = cz_now_ms();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1542,13 +1545,14 @@ static int dedup(const job *old, uint64_t vh, int kind) {
     return old->state == JF && old->status == CZ_JOB_COMPLETED && same;
 }
 
-/* Finished jobs are kept RETENTION_MS for AwaitProof and dedup, at most RETAIN_MAX of them. */
+/* Finished jobs are kept RETENTION_MS for AwaitProof and dedup, at most RETAIN_MAX of them (the newest: the list
+ * is newest first). A job someone awaits stays. */
 static void prune(cz_engine *e) {
     uint64_t now = cz_now_ms();
     size_t kept = 0;
     for (job **pp = &e->jobs; *pp;) {
         job *j = *pp;
-        if (j->state == JF && !j->waiters && (now - j->t_done > RETENTION_MS || kept >= RETAIN_MAX)) {
+        if (j->state == JF && !j->waiters && (now - j->t_done > e->retention_ms || kept >= e->retain_max)) {
             *pp = j->next;
             free(j->proof);
             free(j);
@@ -1562,6 +1566,12 @@ static void prune(cz_engine *e) {
 void cz_engine_on_all_lost(cz_engine *e, void (*fn)(void *arg), void *arg) {
     pthread_mutex_lock(&e->mu);
     e->all_lost_fn = fn, e->all_lost_arg = arg;
+    pthread_mutex_unlock(&e->mu);
+}
+
+void cz_engine_set_retention_for_test(cz_engine *e, uint64_t ms, size_t max) {
+    pthread_mutex_lock(&e->mu);
+    e->retention_ms = ms, e->retain_max = max;
     pthread_mutex_unlock(&e->mu);
 }
 

@@ -184,6 +184,8 @@ void cz_engine_on_all_lost(cz_engine *e, void (*fn)(void *arg), void *arg);
 /* Tests: requests of `kind` go to circuit c whatever their sector size (NULL: the registry again). */
 struct cz_circuit;
 void cz_engine_set_circuit_for_test(cz_engine *e, int kind, const struct cz_circuit *c);
+/* Tests: finished jobs are kept `ms` (10 minutes) and at most `max` of them (4096), pruned at the next submit. */
+void cz_engine_set_retention_for_test(cz_engine *e, uint64_t ms, size_t max);
 /* Prometheus text exposition (malloc'ed). */
 char *cz_engine_metrics(cz_engine *e);
 

@@ -255,6 +255,53 @@ static void engine_in_process(void) {
     cz_log_set_level("info");
 }
 
+/* Finished jobs are pruned at a submit: beyond the newest retain_max, and after retention_ms. A pruned id is
+ * NOT_FOUND for AwaitProof and a new job when submitted again. (10 minutes and 4,096 in the daemon; shortened
+ * here.) */
+static void job_retention(void) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    cfg.param_cache[0] = 0;
+    cfg.test_circuit = true;
+    cfg.gpu_workers_per_device = 1;
+    cfg.max_parallel_synthesis = 1;
+    cz_log_set_level("warn");
+    cz_engine *e;
+    CHECK(cz_engine_new(&e, &cfg) == 0);
+    cz_engine_set_retention_for_test(e, 60 * 1000, 2);
+    char id[CZ_JOB_ID_MAX];
+    uint32_t q;
+    cz_result r;
+    const char *ids[] = {"k1", "k2", "k3", "k4"};
+    for (int i = 0; i < 4; i++) {
+        cz_submit s = req(ids[i], 0, ids[i]);
+        CHECK(cz_engine_submit(e, &s, id, &q) == 0);
+        CHECK(cz_engine_await(e, ids[i], 0, &r) == 0 && r.status == CZ_JOB_COMPLETED);
+        cz_result_free(&r);
+    }
+    /* k4's submit found k1, k2, k3 finished and kept the newest two */
+    CHECK_MSG(cz_engine_await(e, "k1", 0, &r) == CZ_ENOTFOUND, "k1 kept beyond the newest 2");
+    for (int i = 1; i < 4; i++) {
+        CHECK_MSG(cz_engine_await(e, ids[i], 0, &r) == 0 && r.status == CZ_JOB_COMPLETED, "%s pruned", ids[i]);
+        cz_result_free(&r);
+    }
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.completed == 4);
+    cz_engine_status_free(&st);
+    /* after the retention time every finished job goes at the next submit; k1 again is a new job */
+    cz_engine_set_retention_for_test(e, 50, 4096);
+    usleep(120 * 1000);
+    cz_submit again = req("k1", 0, "k1");
+    CHECK(cz_engine_submit(e, &again, id, &q) == 0 && !strcmp(id, "k1"));
+    for (int i = 1; i < 4; i++) CHECK_MSG(cz_engine_await(e, ids[i], 0, &r) == CZ_ENOTFOUND, "%s kept after 50 ms", ids[i]);
+    CHECK(cz_engine_await(e, "k1", 0, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 384);
+    cz_result_free(&r);
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.completed == 5);
+    cz_engine_status_free(&st);
+    cz_engine_free(e);
+    cz_log_set_level("info");
+}
+
 /* The SRS manager's tiers, reference counts, explicit evict and idle eviction under memory pressure.
  * With a cache directory: the seeded setup is written once; HOT -> WARM keeps the mapping, WARM -> HOT
  * decodes it again without a setup, WARM -> COLD unmaps, a new manager finds the file COLD. */
@@ -561,5 +608,6 @@ int main(void) {
     device_picking();
     backend_selection();
     engine_in_process();
+    job_retention();
     return cz_test_finish();
 }
