@@ -168,6 +168,8 @@ struct cz_engine {
     size_t retain_max;                  /* and at most this many (RETAIN_MAX) */
     bool compact; /* synthesis.compact_witness (CUZK_COMPACT_WITNESS overrides) */
     uint64_t witness_held; /* witness bytes of synthesized partitions not yet through start() */
+    uint32_t wheld_parts;  /* and how many partitions hold them */
+    uint32_t pending;      /* partitions through start() and not yet through finish() (pending handles) */
     uint64_t parts_synth[2], wbytes_synth[2]; /* [dense, compact]: partitions synthesized, their witness bytes */
     bool shutting, stop;
     int n_synth, n_gpu, n_fin, synth_active, per_dev;
@@ -315,6 +317,7 @@ static void drop_part(cz_engine *e, part *p, const char *why) {
     if (p->pending) e->be.discard(&e->be, p->pending);
     cz_witness_free(&p->w);
     e->witness_held -= p->wheld;
+    if (p->wheld) e->wheld_parts--, p->wheld = 0;
     j->part_state[p->idx] = 'f';
     j->inflight--;
     part_release(e, p);
@@ -815,6 +818,7 @@ static void *synth_main(void *arg) {
         }
         p->j = j, p->idx = idx, p->synth_ms = dt, p->mem = charge, p->wheld = wb;
         e->witness_held += wb;
+        if (wb) e->wheld_parts++;
         e->parts_synth[p->w.compact]++, e->wbytes_synth[p->w.compact] += wb;
         j->part_wbytes[idx] = wb, j->wbytes += wb, j->wcompact |= p->w.compact;
         /* Until its start(), it holds its witness: a compact one far less than the dense size charged (or,
@@ -1189,7 +1193,7 @@ static void *gpu_main(void *arg) {
             continue;
         }
         e->witness_held -= p->wheld;
-        p->wheld = 0;
+        if (p->wheld) e->wheld_parts--, p->wheld = 0;
         if (skip) {
             drop_part(e, p, "job cancelled or failed before its start");
             continue;
@@ -1211,6 +1215,7 @@ static void *gpu_main(void *arg) {
             continue;
         }
         p->next = NULL;
+        e->pending++;
         if (e->fq_tail) e->fq_tail->next = p;
         else e->fq = p;
         e->fq_tail = p;
@@ -1268,6 +1273,7 @@ static void *fin_main(void *arg) {
                "total_ms=%llu verified=%s", j->id, p->idx, (unsigned long long)(t_ver - t_fin),
                (unsigned long long)(cz_now_ms() - t_ver), (unsigned long long)(cz_now_ms() - t_fin), rc ? "no" : "yes");
         pthread_mutex_lock(&e->mu);
+        e->pending--;
         j->gpu_ms += gpu_ms;
         j->part_gpu[p->idx] = gpu_ms;
         if (rc) {
@@ -1944,6 +1950,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     for (size_t i = 0; i < e->queue.n; i++) st->srs_waiting += ((const job *)e->queue.h[i].item)->srs_wait_since != 0;
     st->compact_witness = e->compact;
     st->witness_bytes = e->witness_held;
+    st->witness_parts = e->wheld_parts, st->pending_handles = e->pending;
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
     memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->partition_retries = e->retries;

@@ -127,6 +127,8 @@ typedef struct {
     uint32_t srs_waiting;               /* queued jobs whose SRS load waits for memory (SRS_WAIT) */
     bool compact_witness;   /* synthesis.compact_witness in effect */
     uint64_t witness_bytes; /* host bytes of synthesized witnesses not yet through the prover's start */
+    uint32_t witness_parts;   /* the partitions holding them (synthesized, queued or in start()) */
+    uint32_t pending_handles; /* partitions through the prover's start, waiting for or in finish() */
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
     uint64_t partition_retries; /* partitions requeued for another GPU after theirs was lost */
     uint64_t partition_yields;  /* partitions put back while waiting for a GPU's turn, for a more urgent one */

@@ -110,7 +110,16 @@ char *cz_status_json(cz_engine *e) {
                         json_pack("{s:I,s:I,s:I,s:o,s:o,s:i}", "total_completed", (json_int_t)st.completed,
                                   "total_failed", (json_int_t)st.failed, "total_cancelled", (json_int_t)st.cancelled,
                                   "completed_by_kind", ck, "failed_by_kind", fk, "queue_depth", (int)st.queue_depth));
-    json_object_set_new(root, "buffers", json_pack("{s:i}", "gpu_queue", (int)st.gpu_queue_len));
+    /* cuzk's names, with what they count here: partitions in synthesis; synthesized ones waiting for a prover or in
+     * its start(); those holding their witness (the aux assignment); none outlives start() as a shell; partitions
+     * through start() waiting for or in finish(). gpu_queue is ours (the prover queue alone). */
+    int in_start = 0;
+    for (size_t i = 0; i < st.n_workers; i++) in_start += st.workers[i].busy;
+    json_object_set_new(root, "buffers",
+                        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "synth_in_flight", (int)st.synth_active,
+                                  "provers_in_flight", (int)st.gpu_queue_len + in_start, "aux_in_flight",
+                                  (int)st.witness_parts, "shells_in_flight", 0, "pending_handles",
+                                  (int)st.pending_handles, "gpu_queue", (int)st.gpu_queue_len));
     cz_engine_status_free(&st);
     char *s = json_dumps(root, JSON_COMPACT);
     json_decref(root);

@@ -124,7 +124,18 @@ try:
     t = time.time()
     ths = [threading.Thread(target=one, args=(i,)) for i in range(N_CONCURRENT)]
     [x.start() for x in ths]
-    time.sleep(0.5)
+    # cuzk's /status buffers, polled while the jobs run: the prover queue or start, the witnesses held and the
+    # finalizers each seen above 0 (synth_in_flight is synthesis.active: the test circuit's take under a millisecond),
+    # every one back to 0 after the jobs
+    BUF = ("synth_in_flight", "provers_in_flight", "aux_in_flight", "shells_in_flight", "pending_handles")
+    peak = dict.fromkeys(BUF, 0)
+    polls = 0
+    while time.time() - t < 3 and any(x.is_alive() for x in ths):
+        b = json.loads(d.http("/status")[2]).get("buffers", {})
+        for k in BUF:
+            peak[k] = max(peak[k], b.get(k, -1))
+        polls += 1
+        time.sleep(0.01)
     code, ctype, body = d.http("/status")
     js = json.loads(body)
     check(code == 200 and ctype == "application/json" and "pipelines" in js and "counters" in js
@@ -151,6 +162,11 @@ try:
           and all(p.get("witness") in ("compact", "dense") for p in js["pipelines"]),
           f"/status witness: compact partitions counted, nothing held after the jobs ({w})")
     check(metrics()["cuzk_proofs_completed_total"] - before == N_CONCURRENT, "completed_total grew by exactly N")
+    b = js.get("buffers", {})
+    check(peak["synth_in_flight"] >= 0 and peak["provers_in_flight"] > 0 and peak["aux_in_flight"] > 0
+          and peak["pending_handles"] > 0 and peak["shells_in_flight"] == 0
+          and all(b.get(k) == 0 for k in BUF) and b.get("gpu_queue") == 0,
+          f"/status buffers: each seen in flight over {polls} polls ({peak}), all 0 after the jobs ({b})")
 
     # --- malformed requests
     bad = [
