@@ -1,5 +1,5 @@
 """e2e (slow): a daemon that proves for months must not grow. 8,000 proofs of the built-in test circuit through
-cuzk-bench batch (4 in flight) in rounds of 1,000; the daemon keeps the last 4,096 finished jobs (10 minutes at most)
+cuzk-bench batch (4 in flight) in rounds of 1,000, each round after 50 truncated C1s (refused at submit); the daemon keeps the last 4,096 finished jobs (10 minutes at most)
 for AwaitProof and dedup, so its resident memory grows until then (~4.5 kB a job) and must stay flat after: the
 last three rounds, all past 5,000, may add at most 2 MB (a leak of a kilobyte a proof would add 3), and threads,
 file descriptors and /status buffers end where they were. Measured on the build machine (2 cores): 39.6 MB after
@@ -33,8 +33,14 @@ try:
     c1 = os.path.join(TMP, "soak-c1.json")
     check(subprocess.run([B, "gen-vanilla", "porep", "-o", c1], capture_output=True).returncode == 0,
           "gen-vanilla porep writes a C1")
-    rss, done = [], 0
+    bad = os.path.join(TMP, "soak-bad.json")  # a C1 cut short: refused at submit (INVALID_ARGUMENT), no job made
+    with open(c1, "rb") as f, open(bad, "wb") as g:
+        g.write(f.read()[:-50])
+    rss, done, refused = [], 0, 0
     for r in range(ROUNDS):
+        for _ in range(50):
+            refused += subprocess.run([B, "-a", d.unix, "single", "-t", "porep", "--c1", bad], capture_output=True,
+                                      timeout=60).returncode != 0
         out = subprocess.run([B, "-a", d.unix, "batch", "--c1", c1, "-c", "1000", "-j", "4"], capture_output=True,
                              text=True, timeout=1200).stdout
         m = re.search(r"completed: (\d+), failed: (\d+)", out)
@@ -44,6 +50,7 @@ try:
             base = counts()
         print(f"round {r + 1}: {done} proofs, VmRSS {rss[-1]} kB, threads/fds {counts()}", flush=True)
     check(done == 1000 * ROUNDS, f"{done} of {1000 * ROUNDS} proofs COMPLETED")
+    check(refused == 50 * ROUNDS, f"{refused} of {50 * ROUNDS} truncated C1s refused")
     grow = rss[-1] - rss[-4]
     check(grow <= 2 * 1024, f"resident memory flat once 4,096 jobs are kept: +{grow} kB over the last 3,000 proofs "
           f"({rss[0]} kB after 1,000, {rss[-1]} kB after {done})")
