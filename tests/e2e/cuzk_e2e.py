@@ -19,6 +19,14 @@ PARAMS = os.path.join(BUILD, "e2e-params")  # shared across tests so the seeded 
 SRS_CACHE = os.path.join(BUILD, "srs-cache")  # the real 2 KiB seeded setup (minutes), shared with scripts/demo.sh
 MiB = 1 << 20
 R_FR = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001  # BLS12-381 scalar field order
+# A daemon on the unix socket with /status on a free port and the shared parameter folder (suites add sections)
+BASE_CONFIG = """
+[daemon]
+listen = "unix://{sock}"
+status_listen = "127.0.0.1:{http}"
+[srs]
+param_cache = "{params}"
+"""
 # The real circuits with no official parameter file here: a seeded local setup cached in build/srs-cache
 SEEDED_CONFIG = """
 [daemon]

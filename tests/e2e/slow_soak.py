@@ -6,15 +6,9 @@ file descriptors and /status buffers end where they were. Measured on the build 
 1,000 proofs, 55.2 MB at 5,000, 55.7 MB at 7,000, 56.7 MB at 14,000, ~11 proofs a second. Usage: slow_soak.py
 BUILD_DIR SOURCE_DIR (CUZK_SOAK_ROUNDS changes the round count, at least 8)."""
 import json, os, re, subprocess
-from cuzk_e2e import BUILD, TMP, Daemon, check, finish
+from cuzk_e2e import BASE_CONFIG, BUILD, TMP, Daemon, check, finish
 
-CONFIG = """
-[daemon]
-listen = "unix://{sock}"
-status_listen = "127.0.0.1:{http}"
-[srs]
-param_cache = "{params}"
-"""
+CONFIG = BASE_CONFIG
 ROUNDS = max(8, int(os.environ.get("CUZK_SOAK_ROUNDS", "8")))
 B = os.path.join(BUILD, "cuzk-bench")
 d = Daemon(CONFIG, name="soak")

@@ -4,15 +4,9 @@ with CUDA but has none; a build without CUDA has none either) "auto" must start 
 GPU and the build has CUDA, "auto" must pick it, GetStatus lists one entry per GPU worker (ordinal, name,
 VRAM, as cuzk) and the metrics name it. Usage: test_backend.py BUILD_DIR SOURCE_DIR."""
 import os, shutil, subprocess
-from cuzk_e2e import BUILD, Daemon, check, finish, pb, submit_req, prom_check, grpc
+from cuzk_e2e import BASE_CONFIG, BUILD, Daemon, check, finish, pb, submit_req, prom_check, grpc
 
-CONFIG = """
-[daemon]
-listen = "unix://{sock}"
-status_listen = "127.0.0.1:{http}"
-[srs]
-param_cache = "{params}"
-[gpus]
+CONFIG = BASE_CONFIG + """[gpus]
 backend = "%s"
 gpu_workers_per_device = 2
 """

@@ -1,18 +1,12 @@
 """e2e: the pending-work bound (RESOURCE_EXHAUSTED), CancelProof on queued and running jobs, and the
 verify-before-COMPLETED rule (a daemon whose proofs are corrupted on purpose reports FAILED)."""
 import json, time
-from cuzk_e2e import Daemon, check, code_of, finish, pb, submit_req, prom_check, grpc
+from cuzk_e2e import BASE_CONFIG, Daemon, check, code_of, finish, pb, submit_req, prom_check, grpc
 
 C = pb.AwaitProofResponse
 # One prover worker, a one-slot prover queue and one synthesis worker, so a job's second partition
 # waits behind its first and cancellation lands on a partition boundary deterministically.
-CONFIG = """
-[daemon]
-listen = "unix://{sock}"
-status_listen = "127.0.0.1:{http}"
-[srs]
-param_cache = "{params}"
-[gpus]
+CONFIG = BASE_CONFIG + """[gpus]
 gpu_workers_per_device = 1
 [scheduler]
 max_pending = 3

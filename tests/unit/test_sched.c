@@ -175,7 +175,9 @@ static cz_submit req(const char *id, int prio, const char *payload) {
     return s;
 }
 
-static void engine_in_process(void) {
+/* An engine on the built-in test circuit: one prover worker, one synthesis worker, a one-slot prover queue;
+ * max_pending 0 keeps the default. NULL (and a failed CHECK) when it cannot start. */
+static cz_engine *test_engine(uint32_t max_pending) {
     cz_config cfg;
     cz_config_defaults(&cfg);
     cfg.param_cache[0] = 0;
@@ -183,10 +185,16 @@ static void engine_in_process(void) {
     cfg.gpu_workers_per_device = 1;
     cfg.max_parallel_synthesis = 1;
     cfg.max_gpu_queue_depth = 1;
-    cfg.max_pending = 6;
+    if (max_pending) cfg.max_pending = max_pending;
     cz_log_set_level("warn");
-    cz_engine *e;
+    cz_engine *e = NULL;
     CHECK(cz_engine_new(&e, &cfg) == 0);
+    return e;
+}
+
+static void engine_in_process(void) {
+    cz_engine *e = test_engine(6);
+    if (!e) return;
     char id[CZ_JOB_ID_MAX];
     uint32_t q;
     /* The first job makes the dispatcher load the SRS (a seeded setup, no cache: about a second), and
@@ -259,15 +267,8 @@ static void engine_in_process(void) {
  * NOT_FOUND for AwaitProof and a new job when submitted again. (10 minutes and 4,096 in the daemon; shortened
  * here.) */
 static void job_retention(void) {
-    cz_config cfg;
-    cz_config_defaults(&cfg);
-    cfg.param_cache[0] = 0;
-    cfg.test_circuit = true;
-    cfg.gpu_workers_per_device = 1;
-    cfg.max_parallel_synthesis = 1;
-    cz_log_set_level("warn");
-    cz_engine *e;
-    CHECK(cz_engine_new(&e, &cfg) == 0);
+    cz_engine *e = test_engine(0);
+    if (!e) return;
     cz_engine_set_retention_for_test(e, 60 * 1000, 2);
     char id[CZ_JOB_ID_MAX];
     uint32_t q;
