@@ -124,18 +124,7 @@ try:
     t = time.time()
     ths = [threading.Thread(target=one, args=(i,)) for i in range(N_CONCURRENT)]
     [x.start() for x in ths]
-    # cuzk's /status buffers, polled while the jobs run: the prover queue or start, the witnesses held and the
-    # finalizers each seen above 0 (synth_in_flight is synthesis.active: the test circuit's take under a millisecond),
-    # every one back to 0 after the jobs
-    BUF = ("synth_in_flight", "provers_in_flight", "aux_in_flight", "shells_in_flight", "pending_handles")
-    peak = dict.fromkeys(BUF, 0)
-    polls = 0
-    while time.time() - t < 3 and any(x.is_alive() for x in ths):
-        b = json.loads(d.http("/status")[2]).get("buffers", {})
-        for k in BUF:
-            peak[k] = max(peak[k], b.get(k, -1))
-        polls += 1
-        time.sleep(0.01)
+    time.sleep(0.5)
     code, ctype, body = d.http("/status")
     js = json.loads(body)
     check(code == 200 and ctype == "application/json" and "pipelines" in js and "counters" in js
@@ -145,6 +134,18 @@ try:
     check("porep-c2" in q and q["porep-c2"].pending + q["porep-c2"].in_progress > 0,
           f"GetStatus queues under load: porep-c2 pending={q.get('porep-c2') and q['porep-c2'].pending} "
           f"in_progress={q.get('porep-c2') and q['porep-c2'].in_progress}")
+    # cuzk's /status buffers, polled while the jobs run: the prover queue or start, the witnesses held and the
+    # finalizers each seen above 0 (synth_in_flight is synthesis.active: the test circuit's take under a millisecond),
+    # every one back to 0 after the jobs
+    BUF = ("synth_in_flight", "provers_in_flight", "aux_in_flight", "shells_in_flight", "pending_handles")
+    peak = dict.fromkeys(BUF, 0)
+    polls = 0
+    while any(x.is_alive() for x in ths):
+        b = json.loads(d.http("/status")[2]).get("buffers", {})
+        for k in BUF:
+            peak[k] = max(peak[k], b.get(k, -1))
+        polls += 1
+        time.sleep(0.01)
     [x.join() for x in ths]
     wall = time.time() - t
     good = [i for i, r in results.items() if not isinstance(r, Exception) and r.status == C.COMPLETED
