@@ -312,12 +312,17 @@ static void part_release(cz_engine *e, part *p) {
     budget_release(e, p->mem);
 }
 
+/* With e->mu held: p's witness no longer counts as held (its start() returned, or it is dropped). */
+static void witness_unheld(cz_engine *e, part *p) {
+    e->witness_held -= p->wheld;
+    if (p->wheld) e->wheld_parts--, p->wheld = 0;
+}
+
 static void drop_part(cz_engine *e, part *p, const char *why) {
     job *j = p->j;
     if (p->pending) e->be.discard(&e->be, p->pending);
     cz_witness_free(&p->w);
-    e->witness_held -= p->wheld;
-    if (p->wheld) e->wheld_parts--, p->wheld = 0;
+    witness_unheld(e, p);
     j->part_state[p->idx] = 'f';
     j->inflight--;
     part_release(e, p);
@@ -1192,8 +1197,7 @@ static void *gpu_main(void *arg) {
             cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u", wid, p->idx);
             continue;
         }
-        e->witness_held -= p->wheld;
-        if (p->wheld) e->wheld_parts--, p->wheld = 0;
+        witness_unheld(e, p);
         if (skip) {
             drop_part(e, p, "job cancelled or failed before its start");
             continue;

@@ -294,7 +294,8 @@ static void job_retention(void) {
     usleep(120 * 1000);
     cz_submit again = req("k1", 0, "k1");
     CHECK(cz_engine_submit(e, &again, id, &q) == 0 && !strcmp(id, "k1"));
-    for (int i = 1; i < 4; i++) CHECK_MSG(cz_engine_await(e, ids[i], 0, &r) == CZ_ENOTFOUND, "%s kept after 50 ms", ids[i]);
+    for (int i = 1; i < 4; i++)
+        CHECK_MSG(cz_engine_await(e, ids[i], 0, &r) == CZ_ENOTFOUND, "%s kept after 50 ms", ids[i]);
     CHECK(cz_engine_await(e, "k1", 0, &r) == 0 && r.status == CZ_JOB_COMPLETED && r.proof_len == 384);
     cz_result_free(&r);
     CHECK(cz_engine_status_get(e, &st) == 0 && st.completed == 5);
