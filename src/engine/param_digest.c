@@ -113,11 +113,14 @@ const char *cz_param_digest_expected(const char *file_name) {
     return NULL;
 }
 
-void cz_param_digest(char hex[33], const void *data, size_t len) {
+int cz_param_digest_until(char hex[33], const void *data, size_t len, bool (*stop)(void *), void *arg) {
     uint8_t h[64];
-    cz_blake2b_512(h, data, len);
+    if (cz_blake2b_512_until(h, data, len, stop, arg)) return 1;
     for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", h[i]);
+    return 0;
 }
+
+void cz_param_digest(char hex[33], const void *data, size_t len) { cz_param_digest_until(hex, data, len, NULL, NULL); }
 
 static void memo_path(char *out, size_t cap, const char *dir, const char *path) {
     const char *base = strrchr(path, '/');

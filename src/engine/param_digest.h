@@ -12,6 +12,9 @@
 const char *cz_param_digest_expected(const char *file_name);
 /* hex = the first 16 bytes of BLAKE2b-512(data), 32 hex digits + NUL. */
 void cz_param_digest(char hex[33], const void *data, size_t len);
+/* cz_param_digest that can be given up (a daemon shutting down during a 47 GB file's ~45 s hash): stop(arg) is asked
+ * first and after each 16 MiB; 1 once it returns true (hex not written), else 0. */
+int cz_param_digest_until(char hex[33], const void *data, size_t len, bool (*stop)(void *), void *arg);
 
 /* A digest once checked is not hashed again while the file is unchanged (47 GB at 32 GiB PoRep, ~45 s at every
  * daemon start otherwise): <dir>/cuzk-digest-<file name>.ok holds the file's identity when its digest matched

@@ -322,6 +322,17 @@ static int check_shape(const cz_srs_entry *e) {
 
 /* An official file must be the one parameters.json names (go-paramfetch's digest): a truncated download or a
  * file of another release decodes fine when its shape matches, and would give proofs nobody accepts. */
+/* Between the stages of a load and inside its long reads: CZ_ECANCELED once the daemon is shutting down. */
+static int stopped(cz_srs_mgr *m, const cz_srs_entry *e, const char *where) {
+    if (!atomic_load(&m->aborting)) return 0;
+    cz_log(CZ_LOG_INFO, T, "SRS load of %s stopped %s: shutting down", e->circuit->id, where);
+    return cz_error(CZ_ECANCELED, "SRS load of %s stopped: the daemon is shutting down", e->circuit->id);
+}
+
+/* The stop of the digest's and the decodes' pieces (a shutdown need not wait for a 47 GB file's ~45 s hash or ~17 s
+ * decode, only for the piece under way). */
+static bool aborting(void *m) { return atomic_load(&((cz_srs_mgr *)m)->aborting); }
+
 static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
     if (!m->verify_digest || e->seeded || e->digest_ok) return 0;
     const char *want = cz_param_digest_expected(e->path);
@@ -340,10 +351,11 @@ static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
     const bool have_id = cz_param_digest_identity(e->path, id, sizeof id);
     cz_mapguard g;
     guard_begin(e, &g);
-    cz_param_digest(got, e->map, e->map_len);
+    const int halted = cz_param_digest_until(got, e->map, e->map_len, aborting, m);
     int cut = guard_end(e, &g, "its digest was computed");
     madvise(e->map, e->map_len, MADV_DONTNEED);
     if (cut) return cut; /* the load unmaps it */
+    if (halted) return stopped(m, e, "during the digest"); /* nothing known of the file: no memo kept or dropped */
     if (strcmp(got, want)) {
         cz_param_digest_memo_drop(m->local_cache, e->path);
         return cz_error(CZ_EFORMAT,
@@ -395,13 +407,6 @@ static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
 
 void cz_srs_abort(cz_srs_mgr *m) {
     atomic_store(&m->aborting, true);
-}
-
-/* Between the stages of a load: CZ_ECANCELED once the daemon is shutting down. */
-static int stopped(cz_srs_mgr *m, const cz_srs_entry *e, const char *where) {
-    if (!atomic_load(&m->aborting)) return 0;
-    cz_log(CZ_LOG_INFO, T, "SRS load of %s stopped %s: shutting down", e->circuit->id, where);
-    return cz_error(CZ_ECANCELED, "SRS load of %s stopped: the daemon is shutting down", e->circuit->id);
 }
 
 /* The digest on its own thread, beside the circuit recording (each ~1 min at 32 GiB PoRep): the check
@@ -478,14 +483,16 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     if (!rc && e->map) {
         cz_mapguard g;
         guard_begin(e, &g);
-        rc = cz_groth16_params_decode(&e->params, e->map, e->map_len, e->path, 0);
+        rc = cz_groth16_params_decode_until(&e->params, e->map, e->map_len, e->path, 0, aborting, m);
         const int cut = guard_end(e, &g, "it was decoded");
         if (cut && !rc) cz_groth16_params_free(&e->params);
         if (cut) rc = cut; /* unmapped below (its missing pages are zero pages now) */
         madvise(e->map, e->map_len, MADV_DONTNEED); /* decoded: the file pages are not needed while HOT */
-        if (!rc && (rc = check_shape(e))) cz_groth16_params_free(&e->params);
+        if (rc == CZ_ECANCELED) /* stopped by a shutdown, not the file's fault: it stays mapped (WARM), not unlinked */
+            rc = stopped(m, e, "during the decode");
+        else if (!rc && (rc = check_shape(e))) cz_groth16_params_free(&e->params);
         if (!rc && (rc = stopped(m, e, "after the decode"))) cz_groth16_params_free(&e->params);
-        else if (rc) {
+        else if (rc && rc != CZ_ECANCELED) {
             unmap(e);
             if (e->seeded) { /* a stale or truncated cache file: redo the setup */
                 cz_log(CZ_LOG_WARN, T, "ignoring %s: %s", e->path, cz_error_message());
@@ -801,7 +808,7 @@ int cz_srs_restore_bases(cz_srs_mgr *m, cz_srs_entry *e, void (*publish_begin)(v
     if (!rc) {
         cz_mapguard g;
         guard_begin(e, &g);
-        rc = cz_groth16_params_decode(&d, e->map, e->map_len, e->path, 0);
+        rc = cz_groth16_params_decode_until(&d, e->map, e->map_len, e->path, 0, aborting, m);
         /* cut short: a later restore finds it changed (map_intact) and never reads the zero pages put there */
         const int cut = guard_end(e, &g, "its bases were decoded again");
         if (cut) cz_groth16_params_free(&d), rc = cut;

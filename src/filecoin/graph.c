@@ -126,7 +126,12 @@ static void b2_compress(uint64_t h[8], const uint8_t blk[128], uint64_t t, bool 
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
 
-void cz_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len) {
+/* A BLAKE2b digest, asking stop(arg) (when given) first and then after each B2_PIECE bytes of msg: 1 when it said stop (out is
+ * not written), else 0. */
+#define B2_PIECE (16u << 20)
+static int b2_hash(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len,
+                   bool (*stop)(void *), void *arg) {
+    if (stop && stop(arg)) return 1;
     uint64_t h[8];
     memcpy(h, B2_IV, sizeof h);
     h[0] ^= 0x01010000ull ^ ((uint64_t)keylen << 8) ^ outlen; /* fanout 1, depth 1 */
@@ -141,6 +146,7 @@ void cz_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, 
     }
     size_t off = 0;
     while (len - off > 128) {
+        if (stop && off && off % B2_PIECE == 0 && stop(arg)) return 1;
         t += 128;
         b2_compress(h, msg + off, t, false);
         off += 128;
@@ -151,9 +157,18 @@ void cz_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, 
     b2_compress(h, blk, t, true);
 done:
     for (size_t i = 0; i < outlen; i++) out[i] = (uint8_t)(h[i / 8] >> (8 * (i % 8)));
+    return 0;
+}
+
+void cz_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len) {
+    b2_hash(out, outlen, key, keylen, msg, len, NULL, NULL);
 }
 
 void cz_blake2b_512(uint8_t out[64], const uint8_t *msg, size_t len) { cz_blake2b(out, 64, NULL, 0, msg, len); }
+
+int cz_blake2b_512_until(uint8_t out[64], const uint8_t *msg, size_t len, bool (*stop)(void *), void *arg) {
+    return b2_hash(out, 64, NULL, 0, msg, len, stop, arg);
+}
 
 /* ---- Feistel expander ---- */
 void cz_porep_exp_parents(uint64_t out[8], uint64_t node, uint64_t nodes, const uint8_t porep_id[32]) {

@@ -4,6 +4,7 @@
 #ifndef CZ_FILECOIN_GRAPH_H
 #define CZ_FILECOIN_GRAPH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,9 @@ void cz_porep_drg_parents_v1_0(uint64_t out[6], uint64_t node, const uint8_t por
 void cz_porep_exp_parents(uint64_t out[8], uint64_t node, uint64_t nodes, const uint8_t porep_id[32]);
 /* BLAKE2b-512 (unkeyed), used by the Feistel round function. */
 void cz_blake2b_512(uint8_t out[64], const uint8_t *msg, size_t len);
+/* cz_blake2b_512 of a long message that can be given up: stop(arg) is asked first and then after each 16 MiB of
+ * msg, and once it returns true the hash ends there: 1, out not written; else 0 (the digest in out). */
+int cz_blake2b_512_until(uint8_t out[64], const uint8_t *msg, size_t len, bool (*stop)(void *), void *arg);
 /* BLAKE2b with an outlen-byte digest (1..64) and an optional key (keylen 0..64), RFC 7693; the
  * synthetic-PoRep challenge keys use it keyed with a 32-byte digest. */
 void cz_blake2b(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len);

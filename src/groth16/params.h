@@ -4,6 +4,7 @@
 #ifndef CZ_GROTH16_PARAMS_H
 #define CZ_GROTH16_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,11 @@ int cz_groth16_params_write_file(const char *path, const cz_groth16_params *p);
  * consistent (H + 1 a power of two, A >= IC, B_G1 = B_G2). Trailing bytes are ignored as bellperson does. */
 int cz_groth16_params_decode(cz_groth16_params *p, const uint8_t *buf, size_t len, const char *name,
                              unsigned flags);
+/* cz_groth16_params_decode that can be given up (a daemon shutting down; a 32 GiB PoRep's file takes ~17 s): stop(arg)
+ * is asked before each 262,144 points of a section, and once it returns true the decode ends with CZ_ECANCELED and
+ * *p freed. */
+int cz_groth16_params_decode_until(cz_groth16_params *p, const uint8_t *buf, size_t len, const char *name,
+                                   unsigned flags, bool (*stop)(void *), void *arg);
 int cz_groth16_params_read_file(cz_groth16_params *p, const char *path, unsigned flags);
 void cz_groth16_params_free(cz_groth16_params *p);
 

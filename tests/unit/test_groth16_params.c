@@ -1,5 +1,6 @@
 /* bellperson .params / .vk files: layout (counts, offsets), write -> read round trip, and located errors
- * for truncated files, bad counts, points off the curve, outside the subgroup, x >= p and infinity. */
+ * for truncated files, bad counts, points off the curve, outside the subgroup, x >= p and infinity; a decode given
+ * up by its stop callback (cz_groth16_params_decode_until) at every point it asks, and never reading on past it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,63 @@ static void g1_off_subgroup(cz_g1_affine *r) {
         cz_fp_add(&rhs, &rhs, &four);
         if (cz_fp_sqrt(&r->y, &rhs) == 0) return;
     }
+}
+
+/* cz_groth16_params_decode_until's stop: counts its calls and says stop at call stop_at (never when 0). */
+static int stop_calls, stop_at;
+static bool stop_when(void *arg) {
+    (void)arg;
+    return ++stop_calls == stop_at;
+}
+
+/* A file whose H spans two of the decode's pieces of 262,144 points (2^19 - 1 points, a handful of distinct ones
+ * repeated): decoded whole when never stopped (13 calls: the vk's seven points and IC, then H's two pieces, L, A,
+ * B_G1, B_G2), and stopped at each of those calls with CZ_ECANCELED, the parameters freed; stopped before H's second
+ * piece, a bad point there is never read (unstopped, the decode names it). */
+static void decode_stopped(const char *path) {
+    cz_groth16_params p, q;
+    random_params(&p, 3, 7, 5, 4, 2);
+    const size_t h = (1u << 19) - 1;
+    cz_g1_affine *hh = malloc(h * sizeof *hh);
+    CHECK(hh != NULL);
+    if (!hh) return;
+    for (size_t i = 0; i < h; i++) hh[i] = p.h[i % 7];
+    free(p.h);
+    p.h = hh, p.h_len = h;
+    CHECK(cz_groth16_params_write_file(path, &p) == 0);
+    size_t len = 0;
+    uint8_t *buf = (uint8_t *)cz_test_read_file(path, &len);
+    CHECK(buf != NULL && len == cz_groth16_params_size(&p));
+    if (!buf) return;
+    stop_calls = 0, stop_at = 0;
+    CHECK(cz_groth16_params_decode_until(&q, buf, len, "t.params", 0, stop_when, NULL) == 0);
+    CHECK(params_equal(&p, &q));
+    CHECK_MSG(stop_calls == 13, "decode_until asked its stop %d times (13: 7 for the vk, 6 pieces)", stop_calls);
+    cz_groth16_params_free(&q);
+    const int calls = stop_calls;
+    for (int k = 1; k <= calls; k++) {
+        stop_calls = 0, stop_at = k;
+        memset(&q, 0xa5, sizeof q);
+        const int rc = cz_groth16_params_decode_until(&q, buf, len, "t.params", 0, stop_when, NULL);
+        CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "decode stopped") && stop_calls == k,
+                  "stopped at call %d: rc %d (%s), %d calls", k, rc, cz_error_message(), stop_calls);
+        CHECK_MSG(!q.h && !q.l && !q.a && !q.b_g1 && !q.b_g2 && !q.vk.ic && !q.h_len && !q.vk.ic_len,
+                  "stopped at call %d: the parameters are not freed", k);
+        if (rc == 0) cz_groth16_params_free(&q);
+    }
+    /* H's second piece: a point off the curve there; call 9 is the stop before that piece */
+    const size_t off_h = 868 + 96 * 3, at = off_h + 4 + 96 * ((1u << 18) + 7);
+    buf[at + 95] ^= 1;
+    stop_calls = 0, stop_at = 9;
+    int rc = cz_groth16_params_decode_until(&q, buf, len, "t.params", 0, stop_when, NULL);
+    CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "section H: decode stopped at point 262144 of 524287"),
+              "stopped before H's second piece: rc %d (%s)", rc, cz_error_message());
+    stop_calls = 0, stop_at = 0;
+    rc = cz_groth16_params_decode_until(&q, buf, len, "t.params", 0, stop_when, NULL);
+    CHECK_MSG(rc == CZ_ECURVE && strstr(cz_error_message(), "section H: point 262151"),
+              "the bad point unstopped: rc %d (%s)", rc, cz_error_message());
+    free(buf);
+    cz_groth16_params_free(&p);
 }
 
 int main(void) {
@@ -274,6 +332,8 @@ int main(void) {
     CHECK(params_equal(&p, &q));
     cz_groth16_params_free(&q);
     cz_groth16_params_free(&p);
+
+    decode_stopped(path);
 
     free(c);
     free(buf);

@@ -2,7 +2,9 @@
  * Every way a file can change under the memo must make the next load hash it again: rewritten (same size,
  * same bytes), modification time set back, truncated, replaced by another file (rename), the memo garbled,
  * the memo naming another digest; a file changed between the identity taken before the hash and the store is
- * not memoized; a memo belongs to one file name; an unwritable cache stores nothing; drop removes it. */
+ * not memoized; a memo belongs to one file name; an unwritable cache stores nothing; drop removes it.
+ * The digest itself: RFC 7693's BLAKE2b-512("abc"), and cz_param_digest_until over 40 MiB asking its stop first and
+ * after each 16 MiB (3 times), equal to the plain digest when never stopped, given up (hex not written) at each. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, utimensat */
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +39,39 @@ static void store_now(void) {
 static void pause_tick(void) { /* file times come from a coarse clock (a few ms) */
     struct timespec t = {0, 30 * 1000 * 1000};
     nanosleep(&t, NULL);
+}
+
+static int stop_calls, stop_at;
+static bool stop_when(void *arg) {
+    (void)arg;
+    return ++stop_calls == stop_at;
+}
+
+static void digest_until(void) {
+    char hex[33];
+    cz_param_digest(hex, "abc", 3); /* RFC 7693 appendix A: BLAKE2b-512("abc") = ba80a53f981c4d0d... */
+    CHECK_MSG(!strcmp(hex, "ba80a53f981c4d0d6a2797b69f12f6e9"), "BLAKE2b-512(abc) starts %s", hex);
+    const size_t len = (40u << 20) + 77;
+    uint8_t *buf = malloc(len);
+    CHECK(buf != NULL);
+    if (!buf) return;
+    uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL);
+    for (size_t i = 0; i < len; i++) x = x * 6364136223846793005ull + 1442695040888963407ull, buf[i] = (uint8_t)(x >> 56);
+    char want[33], got[33];
+    cz_param_digest(want, buf, len);
+    stop_calls = 0, stop_at = 0;
+    CHECK(cz_param_digest_until(got, buf, len, stop_when, NULL) == 0 && !strcmp(got, want));
+    CHECK_MSG(stop_calls == 3, "the digest of 40 MiB asked its stop %d times (3)", stop_calls);
+    for (int k = 1; k <= 3; k++) {
+        stop_calls = 0, stop_at = k;
+        memset(got, 'x', sizeof got);
+        const int rc = cz_param_digest_until(got, buf, len, stop_when, NULL);
+        CHECK_MSG(rc == 1 && stop_calls == k && got[0] == 'x' && got[32] == 'x', "stopped at call %d: rc %d, %d calls",
+                  k, rc, stop_calls);
+    }
+    buf[len - 1] ^= 1; /* the last byte counts: the digest changes */
+    CHECK(cz_param_digest_until(got, buf, len, NULL, NULL) == 0 && strcmp(got, want));
+    free(buf);
 }
 
 int main(void) {
@@ -108,6 +143,7 @@ int main(void) {
 
     cz_param_digest_memo_drop(dir, file);
     CHECK(!cz_param_digest_memo_ok(dir, file, HEX));
+    digest_until();
 
     unlink(file);
     rmdir(dir);
