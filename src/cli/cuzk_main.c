@@ -1,7 +1,8 @@
 /* cuzk: the proving daemon. `cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]`.
- * Startup: config -> engine -> HTTP status (optional) -> gRPC. SIGTERM/SIGINT: stop accepting calls,
- * cancel queued work and running work at the next partition boundary, answer every waiting call,
- * exit 0 (cuzk kept running after SIGINT and ignored SIGTERM). With gpus.exit_when_all_lost, the loss of the
+ * Startup: config -> engine -> HTTP status (optional) -> gRPC. SIGTERM/SIGINT: stop accepting calls, with
+ * daemon.drain_timeout let the accepted jobs finish for that long (a second signal cuts it short), then cancel queued
+ * work and running work at the next partition boundary, answer every waiting call, exit 0 (cuzk kept running after
+ * SIGINT and ignored SIGTERM, and had no drain). With gpus.exit_when_all_lost, the loss of the
  * last GPU does the same and exits 75 (EX_TEMPFAIL), for a supervisor to restart the daemon. */
 #include <grpc/grpc.h>
 #include <signal.h>
@@ -35,6 +36,38 @@ static void all_lost(void *arg) {
     (void)arg;
     atomic_store(&all_gpus_lost, true);
     kill(getpid(), SIGUSR1);
+}
+
+/* daemon.drain_timeout: the jobs already accepted run on (the gRPC server takes no new calls), at most timeout_s, and
+ * a second SIGTERM/SIGINT ends the wait; what is left is cancelled by the shutdown after. The loss of the last GPU
+ * meanwhile (SIGUSR1 with all_gpus_lost) ends it too and sets the exit status. */
+static void drain(cz_engine *e, const sigset_t *sigs, uint64_t timeout_s, int *status) {
+    const uint64_t t0 = cz_now_ms(), end = t0 + timeout_s * 1000;
+    uint32_t left = cz_engine_drain(e, 0);
+    cz_log(CZ_LOG_INFO, "cuzk", "draining: %u job(s) in flight may finish within %llu s (daemon.drain_timeout); no new "
+           "calls; a second SIGTERM or SIGINT cancels them", left, (unsigned long long)timeout_s);
+    const struct timespec now = {0, 0};
+    while (left) {
+        const uint64_t t = cz_now_ms();
+        if (t >= end) {
+            cz_log(CZ_LOG_WARN, "cuzk", "drain: %u job(s) unfinished after %llu s: cancelling them", left,
+                   (unsigned long long)timeout_s);
+            return;
+        }
+        left = cz_engine_drain(e, end - t < 100 ? end - t : 100);
+        const int sig = sigtimedwait(sigs, NULL, &now);
+        if (sig == SIGUSR1 && atomic_load(&all_gpus_lost)) {
+            *status = 75;
+            cz_log(CZ_LOG_ERROR, "cuzk", "every GPU is lost during the drain: exit with status 75");
+            return;
+        }
+        if (sig == SIGTERM || sig == SIGINT) {
+            cz_log(CZ_LOG_INFO, "cuzk", "received %s again: cancelling the %u job(s) left",
+                   sig == SIGTERM ? "SIGTERM" : "SIGINT", left);
+            return;
+        }
+    }
+    cz_log(CZ_LOG_INFO, "cuzk", "drained in %.1f s: every accepted job ended", (cz_now_ms() - t0) / 1000.0);
 }
 
 static void usage(FILE *f) {
@@ -158,10 +191,11 @@ int main(int argc, char **argv) {
         cz_log(CZ_LOG_ERROR, "cuzk", "every GPU is lost and gpus.exit_when_all_lost is set: stop accepting, answer "
                "the waiting calls, exit with status %d so that a supervisor restarts the daemon", status);
     } else {
-        cz_log(CZ_LOG_INFO, "cuzk", "received %s: stop accepting, cancel pending work, exit",
-               sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        cz_log(CZ_LOG_INFO, "cuzk", "received %s: stop accepting, %s, exit", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+               cfg.drain_timeout_s ? "let accepted work finish (drain), cancel what is left" : "cancel pending work");
     }
     cz_rpc_server_stop_accepting(rpc);
+    if (!status && cfg.drain_timeout_s) drain(e, &sigs, cfg.drain_timeout_s, &status);
     cz_engine_shutdown(e, true);
     cz_rpc_server_destroy(rpc);
     cz_http_stop(http);

@@ -98,6 +98,7 @@ typedef struct {
 static const keydef keys[] = {
     {"daemon", "listen", T_STR, F(listen)},
     {"daemon", "status_listen", T_STR, F(status_listen)},
+    {"daemon", "drain_timeout", T_DUR, F(drain_timeout_s)},
     {"srs", "param_cache", T_STR, F(param_cache)},
     {"srs", "local_cache", T_STR, F(local_cache)},
     {"srs", "verify_digest", T_BOOL, F(verify_digest)},

@@ -12,6 +12,7 @@
 typedef struct {
     char listen[512];        /* daemon.listen: unix:///abs/path or IP:port; several separated by ',' */
     char status_listen[256]; /* daemon.status_listen: "" = off */
+    uint64_t drain_timeout_s; /* daemon.drain_timeout: a SIGTERM's grace for accepted jobs (0: cancel them at once) */
     char param_cache[512];   /* srs.param_cache: official .params files */
     char local_cache[512];   /* srs.local_cache (ours): seeded local setups are cached here; "" = param_cache */
     bool verify_digest;      /* srs.verify_digest (ours): check official files against parameters.json's digest */

@@ -17,6 +17,7 @@
  * for another device, once; with every device lost, unfinished jobs fail and submit refuses new ones. */
 #include "engine/engine.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -1473,6 +1474,24 @@ static void *warm_main(void *arg) {
 static uint32_t unfinished(cz_engine *e) {
     uint32_t n = 0;
     for (job *j = e->jobs; j; j = j->next) n += j->state != JF;
+    return n;
+}
+
+uint32_t cz_engine_drain(cz_engine *e, uint64_t wait_ms) {
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl); /* cv_done's clock */
+    dl.tv_sec += (time_t)(wait_ms / 1000);
+    dl.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&e->mu);
+    if (!e->shutting) { /* new work refused from now on; PreloadSRS's builds waiting for a turn give up */
+        e->shutting = true;
+        pthread_cond_broadcast(&e->cv_turn);
+    }
+    int rc = 0;
+    while (unfinished(e) && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&e->cv_done, &e->mu, &dl);
+    const uint32_t n = unfinished(e);
+    pthread_mutex_unlock(&e->mu);
     return n;
 }
 

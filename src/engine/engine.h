@@ -152,6 +152,10 @@ int cz_engine_new(cz_engine **out, const cz_config *cfg);
  * loads at their next stage: cz_srs_abort),
  * else let them finish. Returns when no job is in flight. */
 void cz_engine_shutdown(cz_engine *e, bool cancel_running);
+/* A graceful stop's first part: refuses new work as cz_engine_shutdown does, lets the jobs already accepted run (queued
+ * ones are still dispatched) and waits up to wait_ms for them to end; returns how many are unfinished. A daemon
+ * calls it in slices until 0, its deadline or another signal, then cz_engine_shutdown(e, true) for the rest. */
+uint32_t cz_engine_drain(cz_engine *e, uint64_t wait_ms);
 void cz_engine_free(cz_engine *e);
 
 /* CZ_EDEVICE ("no usable GPU: ...") once every GPU of the backend is lost. A refusal is counted in the metrics'
