@@ -1960,6 +1960,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     pthread_mutex_lock(&e->mu);
     uint64_t now = cz_now_ms();
     st->uptime_ms = now - e->t_start;
+    st->shutting_down = e->shutting;
     st->completed = e->completed, st->failed = e->failed, st->cancelled = e->cancelled;
     memcpy(st->completed_by_kind, e->completed_k, sizeof e->completed_k);
     memcpy(st->failed_by_kind, e->failed_k, sizeof e->failed_k);
@@ -2083,6 +2084,8 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "cuzk_proofs_cancelled_total %llu\n", (unsigned long long)st.cancelled);
     fprintf(f, "# HELP cuzk_uptime_seconds Seconds since the engine started.\n# TYPE cuzk_uptime_seconds gauge\n");
     fprintf(f, "cuzk_uptime_seconds %.3f\n", st.uptime_ms / 1000.0);
+    fprintf(f, "# HELP cuzk_shutting_down 1 while the daemon refuses new work (draining or stopping).\n"
+               "# TYPE cuzk_shutting_down gauge\ncuzk_shutting_down %d\n", st.shutting_down ? 1 : 0);
     fprintf(f, "# HELP cuzk_queue_depth Jobs waiting in the scheduler.\n# TYPE cuzk_queue_depth gauge\n");
     fprintf(f, "cuzk_queue_depth %u\n", st.queue_depth);
     fprintf(f, "# HELP cuzk_proofs_completed Proofs completed by kind.\n# TYPE cuzk_proofs_completed counter\n");

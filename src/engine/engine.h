@@ -114,6 +114,7 @@ typedef struct {
 
 typedef struct {
     uint64_t uptime_ms;
+    bool shutting_down; /* new work refused: a drain (cz_engine_drain) or a shutdown under way */
     uint64_t completed, failed, cancelled;
     uint64_t completed_by_kind[5], failed_by_kind[5];
     uint32_t pending_by_kind[5], in_progress_by_kind[5]; /* queued jobs / jobs with partitions in flight */

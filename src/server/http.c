@@ -31,6 +31,7 @@ char *cz_status_json(cz_engine *e) {
     cz_engine_status_get(e, &st);
     json_t *root = json_object();
     json_object_set_new(root, "uptime_secs", json_real(st.uptime_ms / 1000.0));
+    json_object_set_new(root, "shutting_down", json_boolean(st.shutting_down)); /* ours: draining or stopping */
     json_object_set_new(root, "backend", json_string(st.backend));
     json_object_set_new(root, "memory", json_pack("{s:I,s:I,s:I}", "total_bytes", (json_int_t)st.budget_total,
                                                   "used_bytes", (json_int_t)st.budget_used, "available_bytes",

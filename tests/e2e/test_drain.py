@@ -1,7 +1,8 @@
 """e2e: daemon.drain_timeout, a graceful stop (cuzk had none: spec bug #13). With N test-circuit Proves in flight
 (~0.2 s a proof on 2 cores, so most are queued or running when the signal comes):
 - drained: SIGTERM, then every in-flight Prove gets its proof (COMPLETED), a call made during the drain is refused
-  (UNAVAILABLE), the daemon exits 0 after "drained in";
+  (UNAVAILABLE), /status shutting_down and /metrics cuzk_shutting_down say so meanwhile, the daemon exits 0 after
+  "drained in";
 - the control, drain_timeout 0 (the default): the same SIGTERM cancels work in flight (some Proves CANCELLED);
 - a second SIGTERM during the drain cancels the jobs left at once (some CANCELLED, exit 0, in seconds);
 - the deadline: drain_timeout 1 s, the jobs left after it cancelled.
@@ -56,9 +57,14 @@ d = Daemon(drain_config("60s"), name="drain")
 try:
     ths, res = in_flight(d, "dr")
     check(accepted(d), "drain: all jobs accepted, not all done, before the signal")
+    before = json.loads(d.http("/status")[2])["shutting_down"]
     t0 = time.time()
     d.proc.send_signal(signal.SIGTERM)
     time.sleep(0.2)
+    during = json.loads(d.http("/status")[2])["shutting_down"]
+    metric = [ln for ln in d.http("/metrics")[2].splitlines() if ln.startswith("cuzk_shutting_down ")]
+    check(before is False and during is True and metric == ["cuzk_shutting_down 1"],
+          f"drain: /status shutting_down {before} before, {during} during; /metrics {metric}")
     S, _ = d.stub()
     try:
         S.Prove(pb.ProveRequest(submit=submit_req("after-term")), timeout=10)
