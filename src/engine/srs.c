@@ -320,8 +320,6 @@ static int check_shape(const cz_srs_entry *e) {
     return 0;
 }
 
-/* An official file must be the one parameters.json names (go-paramfetch's digest): a truncated download or a
- * file of another release decodes fine when its shape matches, and would give proofs nobody accepts. */
 /* Between the stages of a load and inside its long reads: CZ_ECANCELED once the daemon is shutting down. */
 static int stopped(cz_srs_mgr *m, const cz_srs_entry *e, const char *where) {
     if (!atomic_load(&m->aborting)) return 0;
@@ -333,6 +331,8 @@ static int stopped(cz_srs_mgr *m, const cz_srs_entry *e, const char *where) {
  * decode, only for the piece under way). */
 static bool aborting(void *m) { return atomic_load(&((cz_srs_mgr *)m)->aborting); }
 
+/* An official file must be the one parameters.json names (go-paramfetch's digest): a truncated download or a
+ * file of another release decodes fine when its shape matches, and would give proofs nobody accepts. */
 static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
     if (!m->verify_digest || e->seeded || e->digest_ok) return 0;
     const char *want = cz_param_digest_expected(e->path);

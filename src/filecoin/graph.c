@@ -126,8 +126,8 @@ static void b2_compress(uint64_t h[8], const uint8_t blk[128], uint64_t t, bool 
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
 
-/* A BLAKE2b digest, asking stop(arg) (when given) first and then after each B2_PIECE bytes of msg: 1 when it said stop (out is
- * not written), else 0. */
+/* A BLAKE2b digest, asking stop(arg) (when given) first and then after each B2_PIECE bytes of msg: 1 when it said
+ * stop (out is not written), else 0. */
 #define B2_PIECE (16u << 20)
 static int b2_hash(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len,
                    bool (*stop)(void *), void *arg) {

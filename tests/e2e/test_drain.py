@@ -92,7 +92,8 @@ try:
     [t.join(10) for t in ths]
     c = counts(res)
     check(rc == 0 and "draining:" not in d.logtext(), "no drain: exit 0 without draining")
-    check(len(res) == N and c.get(C.CANCELLED, 0) > 0 and set(c) <= {C.COMPLETED, C.CANCELLED}, f"no drain: every call answered, some CANCELLED ({c})")
+    check(len(res) == N and c.get(C.CANCELLED, 0) > 0 and set(c) <= {C.COMPLETED, C.CANCELLED},
+          f"no drain: every call answered, some CANCELLED ({c})")
 finally:
     if d.proc.poll() is None:
         d.stop(signal.SIGKILL)

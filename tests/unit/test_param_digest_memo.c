@@ -56,7 +56,10 @@ static void digest_until(void) {
     CHECK(buf != NULL);
     if (!buf) return;
     uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL);
-    for (size_t i = 0; i < len; i++) x = x * 6364136223846793005ull + 1442695040888963407ull, buf[i] = (uint8_t)(x >> 56);
+    for (size_t i = 0; i < len; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        buf[i] = (uint8_t)(x >> 56);
+    }
     char want[33], got[33];
     cz_param_digest(want, buf, len);
     stop_calls = 0, stop_at = 0;

@@ -148,7 +148,8 @@ static void config_mapping(cz_rng *rng) {
           !c.exit_when_all_lost && !c.h_lagrange && !c.h_lagrange_cache[0] && c.pair_sums && c.max_batch_size == 1 && !c.seeded_any && c.seeded_cache &&
           c.max_parallel_synthesis == 18 && c.safety_margin == 5ull << 30 && c.eviction_min_idle_s == 300 &&
           c.drain_timeout_s == 0);
-    const char *all = "[daemon]\nlisten = \"0.0.0.0:9820\"\nstatus_listen = \"127.0.0.1:9821\"\ndrain_timeout = \"90s\"\n[srs]\n"
+    const char *all = "[daemon]\nlisten = \"0.0.0.0:9820\"\nstatus_listen = \"127.0.0.1:9821\"\n"
+                      "drain_timeout = \"90s\"\n[srs]\n"
                       "param_cache = \"/p\"\n[memory]\ntotal_budget = \"512GiB\"\nsafety_margin = \"10GB\"\n"
                       "eviction_min_idle = \"2m\"\n[gpus]\ndevices = [0, 3]\ngpu_threads = 32\n"
                       "gpu_workers_per_device = 3\nmax_resident_circuits = 2\nexit_when_all_lost = true\n"
@@ -159,8 +160,8 @@ static void config_mapping(cz_rng *rng) {
                       "[testing]\nseeded_setup_any = true\nseeded_setup_cache = false\n";
     int rc = cz_config_load_text(&c, all, "all.toml");
     CHECK_MSG(rc == 0, "%s", cz_error_message());
-    CHECK(!strcmp(c.listen, "0.0.0.0:9820") && !strcmp(c.status_listen, "127.0.0.1:9821") && !strcmp(c.param_cache, "/p") &&
-          c.drain_timeout_s == 90);
+    CHECK(!strcmp(c.listen, "0.0.0.0:9820") && !strcmp(c.status_listen, "127.0.0.1:9821") &&
+          !strcmp(c.param_cache, "/p") && c.drain_timeout_s == 90);
     CHECK(c.total_budget == 512ull << 30 && c.safety_margin == 10000000000ull && c.eviction_min_idle_s == 120);
     CHECK(c.ndevices == 2 && c.devices[1] == 3 && c.gpu_threads == 32 && c.gpu_workers_per_device == 3 &&
           c.gpu_max_resident == 2 && c.exit_when_all_lost && c.h_lagrange &&
