@@ -1,4 +1,4 @@
-/* cuzk: the proving daemon. `cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]`.
+/* cuzk: the proving daemon. `cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL] [--check-config]`.
  * Startup: config -> engine -> HTTP status (optional) -> gRPC. SIGTERM/SIGINT: stop accepting calls, with
  * daemon.drain_timeout let the accepted jobs finish for that long (a second signal cuts it short), then cancel queued
  * work and running work at the next partition boundary, answer every waiting call, exit 0 (cuzk kept running after
@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cz_error.h"
 #include "engine/backend.h"
+#include "engine/circuit.h"
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/log.h"
@@ -70,17 +72,56 @@ static void drain(cz_engine *e, const sigset_t *sigs, uint64_t timeout_s, int *s
     cz_log(CZ_LOG_INFO, "cuzk", "drained in %.1f s: every accepted job ended", (cz_now_ms() - t0) / 1000.0);
 }
 
+/* --check-config: the config as the daemon would take it (its errors were printed and exit 1 before this), the
+ * listen addresses' syntax (not bound), the memory budget it resolves to, and which official parameter files
+ * srs.param_cache holds. 0 when the daemon would start on it, else 1. */
+static int check_config(const cz_config *cfg, const char *path) {
+    int bad = 0;
+    printf("config: %s\n", path ? path : "(none: the built-in defaults)");
+    if (cz_rpc_check_listen(cfg->listen)) bad = 1, fprintf(stderr, "cuzk: %s\n", cz_error_message());
+    else printf("daemon.listen: %s\n", cfg->listen);
+    if (*cfg->status_listen && cz_http_check_listen(cfg->status_listen))
+        bad = 1, fprintf(stderr, "cuzk: %s\n", cz_error_message());
+    else printf("daemon.status_listen: %s\n", *cfg->status_listen ? cfg->status_listen : "(off)");
+    printf("daemon.drain_timeout: %llu s%s\n", (unsigned long long)cfg->drain_timeout_s,
+           cfg->drain_timeout_s ? "" : " (SIGTERM cancels the proofs in flight)");
+    const uint64_t budget = cz_config_budget(cfg);
+    printf("memory.total_budget: %.1f GiB%s\n", budget / 1073741824.0,
+           cfg->total_budget ? "" : " (auto: MemTotal less memory.safety_margin)");
+    struct stat sb;
+    const bool dir = stat(cfg->param_cache, &sb) == 0 && S_ISDIR(sb.st_mode);
+    printf("srs.param_cache: %s%s\n", cfg->param_cache, dir ? "" : " (not a directory: no official parameters)");
+    unsigned have = 0, known = 0;
+    for (size_t i = 0; i < cz_circuit_count(); i++) {
+        const cz_circuit *c = cz_circuit_at(i);
+        if (!c->available || !c->params_file) continue;
+        known++;
+        char p[1200];
+        snprintf(p, sizeof p, "%s/%s", cfg->param_cache, c->params_file);
+        if (!dir || stat(p, &sb) || !S_ISREG(sb.st_mode)) continue;
+        have++;
+        printf("  %-12s %s (%.2f GB)\n", c->id, c->params_file, sb.st_size / 1e9);
+    }
+    printf("official parameter files: %u of %u circuits%s\n", have, known,
+           have < known ? " (a circuit without its file is refused FAILED_PRECONDITION; fetch those the host proves)"
+                        : "");
+    printf(bad ? "config: NOT OK\n" : "config: OK\n");
+    return bad;
+}
+
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL]\n"
+            "usage: cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL] [--check-config]\n"
             "  -c, --config PATH    TOML config (default " DEFAULT_CONFIG "; built-in defaults when that is absent)\n"
             "  -l, --listen ADDR    gRPC address(es): unix:///abs/path or IP:port, comma-separated\n"
             "      --log-level LVL  error|warn|info|debug|trace|off, or a filter such as info,cuzk_core=debug\n"
-            "                       (overrides logging.level; RUST_LOG overrides both)\n");
+            "                       (overrides logging.level; RUST_LOG overrides both)\n"
+            "      --check-config   check the config (and what srs.param_cache holds), print it, exit 0 or 1\n");
 }
 
 int main(int argc, char **argv) {
     const char *config = NULL, *listen = NULL, *level = NULL;
+    bool check = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **dst = NULL;
@@ -92,6 +133,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "-c") || !strcmp(a, "--config")) dst = &config;
         else if (!strcmp(a, "-l") || !strcmp(a, "--listen")) dst = &listen;
         else if (!strcmp(a, "--log-level")) dst = &level;
+        else if (!strcmp(a, "--check-config")) check = true;
         else if (!strncmp(a, "--config=", 9)) config = a + 9;
         else if (!strncmp(a, "--listen=", 9)) listen = a + 9;
         else if (!strncmp(a, "--log-level=", 12)) level = a + 12;
@@ -141,6 +183,7 @@ int main(int argc, char **argv) {
         cz_log(CZ_LOG_WARN, "cuzk", "pipeline.enabled=false (monolithic mode) is not implemented; using the pipeline");
     if (cfg.max_batch_size > 1)
         cz_log(CZ_LOG_WARN, "cuzk", "scheduler.max_batch_size>1 (cross-sector batching) is not implemented; ignored");
+    if (check) return check_config(&cfg, config ? config : access(DEFAULT_CONFIG, F_OK) == 0 ? DEFAULT_CONFIG : NULL);
 #ifdef CZ_HAVE_CUDA
     {
         const char *ml = getenv("CUDA_MODULE_LOADING");

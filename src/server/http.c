@@ -153,7 +153,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return reply(c, 404, "text/plain", strdup("not found: try /status or /metrics\n"));
 }
 
-int cz_http_start(cz_http_server **out, cz_engine *e, const char *listen) {
+/* status_listen as IP:port (IPv6 in brackets) into *a6 or *a4; *v6 says which. 0 or CZ_EINVAL. */
+static int parse_listen(const char *listen, struct sockaddr_in6 *a6, struct sockaddr_in *a4, bool *v6) {
     char host[256];
     const char *colon = strrchr(listen, ':');
     if (!colon || colon == listen) return cz_error(CZ_EINVAL, "status_listen '%s': expected IP:port", listen);
@@ -164,29 +165,43 @@ int cz_http_start(cz_http_server **out, cz_engine *e, const char *listen) {
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (*end || port < 0 || port > 65535) return cz_error(CZ_EINVAL, "status_listen '%s': bad port", listen);
+    memset(a6, 0, sizeof *a6), memset(a4, 0, sizeof *a4);
+    *v6 = host[0] == '[' && host[hl - 1] == ']';
+    if (*v6) {
+        host[hl - 1] = 0;
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
+            return cz_error(CZ_EINVAL, "status_listen '%s': bad IPv6", listen);
+    } else {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
+            return cz_error(CZ_EINVAL, "status_listen '%s': expected an IP address (host names are not accepted)", listen);
+    }
+    return 0;
+}
+
+int cz_http_check_listen(const char *listen) {
     struct sockaddr_in6 a6;
     struct sockaddr_in a4;
-    memset(&a6, 0, sizeof a6), memset(&a4, 0, sizeof a4);
-    struct sockaddr *sa;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-    if (host[0] == '[' && host[hl - 1] == ']') {
-        host[hl - 1] = 0;
-        a6.sin6_family = AF_INET6;
-        a6.sin6_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET6, host + 1, &a6.sin6_addr) != 1) return cz_error(CZ_EINVAL, "status_listen '%s': bad IPv6", listen);
-        sa = (struct sockaddr *)&a6;
-        flags |= MHD_USE_IPv6;
-    } else {
-        a4.sin_family = AF_INET;
-        a4.sin_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET, host, &a4.sin_addr) != 1)
-            return cz_error(CZ_EINVAL, "status_listen '%s': expected an IP address (host names are not accepted)", listen);
-        sa = (struct sockaddr *)&a4;
-    }
+    bool v6 = false;
+    return parse_listen(listen, &a6, &a4, &v6);
+}
+
+int cz_http_start(cz_http_server **out, cz_engine *e, const char *listen) {
+    struct sockaddr_in6 a6;
+    struct sockaddr_in a4;
+    bool v6 = false;
+    int rc = parse_listen(listen, &a6, &a4, &v6);
+    if (rc) return rc;
+    const uint16_t port = v6 ? ntohs(a6.sin6_port) : ntohs(a4.sin_port);
+    struct sockaddr *sa = v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4;
+    const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     cz_http_server *h = calloc(1, sizeof *h);
     if (!h) return cz_error(CZ_ENOMEM, "out of memory");
     h->e = e;
-    h->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, sa,
+    h->d = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, sa,
                             MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
     if (!h->d) {
         free(h);

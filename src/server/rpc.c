@@ -517,11 +517,32 @@ static void *cq_main(void *arg) {
     return NULL;
 }
 
+/* What the daemon accepts as one listen address before gRPC binds it: unix:///abs/path or IP:port (no other scheme). */
+static int addr_syntax(const char *addr) {
+    if (!strncmp(addr, "unix://", 7) && addr[7] != '/')
+        return cz_error(CZ_EINVAL, "listen address %s: the unix socket path must be absolute", addr);
+    if (strncmp(addr, "unix://", 7) && strstr(addr, "://"))
+        return cz_error(CZ_EINVAL, "listen address %s: use unix:///path or IP:port", addr);
+    return 0;
+}
+
+int cz_rpc_check_listen(const char *listen) {
+    char list[1024];
+    snprintf(list, sizeof list, "%s", listen);
+    int rc = *list ? 0 : cz_error(CZ_EINVAL, "daemon.listen is empty");
+    for (char *save, *a = strtok_r(list, ",", &save); a && !rc; a = strtok_r(NULL, ",", &save)) {
+        while (*a == ' ') a++;
+        rc = addr_syntax(a);
+    }
+    return rc;
+}
+
 /* unix:///abs/path: remove a stale socket, create the parent directory. */
 static int prepare_addr(const char *addr, char *out, size_t cap) {
+    int rc = addr_syntax(addr);
+    if (rc) return rc;
     if (!strncmp(addr, "unix://", 7)) {
         const char *path = addr + 7;
-        if (path[0] != '/') return cz_error(CZ_EINVAL, "listen address %s: the unix socket path must be absolute", addr);
         char dir[512];
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
@@ -540,7 +561,6 @@ static int prepare_addr(const char *addr, char *out, size_t cap) {
         snprintf(out, cap, "unix:%s", path);
         return 0;
     }
-    if (strstr(addr, "://")) return cz_error(CZ_EINVAL, "listen address %s: use unix:///path or IP:port", addr);
     snprintf(out, cap, "%s", addr);
     return 0;
 }

@@ -11,6 +11,8 @@ typedef struct cz_rpc_server cz_rpc_server;
 
 /* listen: comma-separated unix:///abs/path or IP:port addresses. */
 int cz_rpc_server_start(cz_rpc_server **out, cz_engine *e, const char *listen);
+/* daemon.listen's addresses (comma-separated) as cz_rpc_server_start takes them, without binding: 0 or CZ_EINVAL. */
+int cz_rpc_check_listen(const char *listen);
 /* Stops accepting calls. Call before cz_engine_shutdown so no new job arrives. */
 void cz_rpc_server_stop_accepting(cz_rpc_server *s);
 /* After the engine has resolved every job: waits for the handlers, shuts the server down, frees it. */

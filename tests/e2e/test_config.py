@@ -1,5 +1,6 @@
 """e2e: config files and CLI flags. Bad configs give one clear error naming the key and line and a non-zero
-exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is."""
+exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is; --check-config reports the same
+errors, checks the listen addresses without binding them and lists the official parameter files it finds."""
 import os, signal, subprocess, tempfile, time
 from cuzk_e2e import BUILD, SRC, TMP, check, finish
 
@@ -41,6 +42,33 @@ rc = subprocess.run([CUZK, "--bogus"], capture_output=True, text=True, timeout=3
 check(rc.returncode == 2 and "--bogus" in rc.stderr, "unknown flag -> exit 2")
 rc = subprocess.run([CUZK, "--listen", "dns:///x:1", "--config", "/dev/null"], capture_output=True, text=True, timeout=30)
 check(rc.returncode != 0 and "dns:///x:1" in rc.stderr, "unsupported listen address -> error")
+
+# --check-config: the same config errors (exit 1), the listen addresses checked without binding anything, the
+# official parameter files srs.param_cache holds; nothing started (no socket, no directory made)
+for what, text, needles in cases[:3]:
+    rc, err, path = run_cfg(text, ["--check-config"])
+    check(rc == 1 and all(n in err for n in needles), f"--check-config, bad config ({what}) -> exit {rc}")
+pdir = tempfile.mkdtemp(dir=TMP)
+P2K = ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
+       "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params")
+with open(os.path.join(pdir, P2K), "wb") as f:
+    f.write(b"\0" * 1000)
+sockdir = os.path.join(pdir, "run", "deeper")
+good = (f'[daemon]\nlisten = "unix://{sockdir}/cuzk.sock, 127.0.0.1:0"\nstatus_listen = "[::1]:0"\n'
+        f'drain_timeout = "45s"\n[srs]\nparam_cache = "{pdir}"\n[memory]\ntotal_budget = "64GiB"\n')
+fd, gpath = tempfile.mkstemp(suffix=".toml", dir=TMP)
+os.write(fd, good.encode())
+os.close(fd)
+r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
+check(r.returncode == 0 and "config: OK" in r.stdout and "daemon.drain_timeout: 45 s" in r.stdout
+      and "memory.total_budget: 64.0 GiB" in r.stdout and f"porep-2k     {P2K} (0.00 GB)" in r.stdout
+      and "official parameter files: 1 of" in r.stdout and not os.path.exists(sockdir),
+      f"--check-config, a good config: exit {r.returncode}, the 2 KiB PoRep file listed, no socket directory made")
+for what, line, needle in [("listen", 'listen = "dns:///x:1"', "dns:///x:1"),
+                           ("relative unix socket", 'listen = "unix://rel/cuzk.sock"', "must be absolute"),
+                           ("status_listen", 'listen = "127.0.0.1:0"\nstatus_listen = "localhost:9821"', "localhost")]:
+    rc, err, path = run_cfg(f"[daemon]\n{line}\n", ["--check-config"])
+    check(rc == 1 and needle in err, f"--check-config, bad {what} -> exit {rc}: {err.strip()[:120]}")
 
 # Unknown + deprecated keys warn; the daemon starts; --listen and --log-level override the file.
 fd, path = tempfile.mkstemp(suffix=".toml", dir=TMP)
