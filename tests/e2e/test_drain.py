@@ -52,13 +52,28 @@ def drain_config(t):
     return BASE_CONFIG.replace("[daemon]\n", f'[daemon]\ndrain_timeout = "{t}"\n')
 
 
-# --- drained: every accepted job ends COMPLETED; a new call is refused
-d = Daemon(drain_config("60s"), name="drain")
-try:
-    ths, res = in_flight(d, "dr")
-    check(accepted(d), "drain: all jobs accepted, not all done, before the signal")
+def scenario(config, name, what, act):
+    """A daemon on config, N Proves in flight and accepted, then act(d) (the signals; its exit status); returns the
+    calls' answers counted and the daemon's log. Every call must get an answer."""
+    d = Daemon(config, name=name)
+    try:
+        ths, res = in_flight(d, name)
+        check(accepted(d), f"{what}: all jobs accepted, not all done, before the signal")
+        t0 = time.time()
+        rc = act(d)
+        [t.join(10) for t in ths]
+        c = counts(res)
+        check(rc == 0 and len(res) == N and set(c) <= {C.COMPLETED, C.CANCELLED},
+              f"{what}: exit {rc} {time.time() - t0:.1f} s after the signal, every call answered ({c})")
+        return c, d.logtext()
+    finally:
+        if d.proc.poll() is None:
+            d.stop(signal.SIGKILL)
+
+
+def drained(d):
+    """SIGTERM with a drain: /status and /metrics say so, a new call is refused, the daemon exits on its own."""
     before = json.loads(d.http("/status")[2])["shutting_down"]
-    t0 = time.time()
     d.proc.send_signal(signal.SIGTERM)
     time.sleep(0.2)
     during = json.loads(d.http("/status")[2])["shutting_down"]
@@ -71,68 +86,32 @@ try:
         late = "accepted"
     except grpc.RpcError as e:
         late = e.code()
-    rc = d.proc.wait(120)
-    [t.join(10) for t in ths]
-    log = d.logtext()
-    c = counts(res)
-    check(rc == 0 and "draining:" in log and "drained in" in log, f"drain: exit {rc} after {time.time() - t0:.1f} s, "
-          "the log says draining and drained")
-    check(c.get(C.COMPLETED, 0) == N, f"drain: all {N} in-flight Proves COMPLETED ({c})")
     check(late == grpc.StatusCode.UNAVAILABLE, f"drain: a Prove sent during the drain is refused ({late})")
-finally:
-    if d.proc.poll() is None:
-        d.stop(signal.SIGKILL)
+    return d.proc.wait(120)
 
-# --- the control: drain_timeout 0 cancels work in flight
-d = Daemon(BASE_CONFIG, name="nodrain")
-try:
-    ths, res = in_flight(d, "nd")
-    check(accepted(d), "no drain: all jobs accepted, not all done, before the signal")
-    rc = d.stop(signal.SIGTERM, timeout=60)
-    [t.join(10) for t in ths]
-    c = counts(res)
-    check(rc == 0 and "draining:" not in d.logtext(), "no drain: exit 0 without draining")
-    check(len(res) == N and c.get(C.CANCELLED, 0) > 0 and set(c) <= {C.COMPLETED, C.CANCELLED},
-          f"no drain: every call answered, some CANCELLED ({c})")
-finally:
-    if d.proc.poll() is None:
-        d.stop(signal.SIGKILL)
 
-# --- a second SIGTERM cuts the drain short
-d = Daemon(drain_config("60s"), name="drain2")
-try:
-    ths, res = in_flight(d, "d2")
-    check(accepted(d), "second signal: all jobs accepted, not all done, before the first")
+def twice(d):
     d.proc.send_signal(signal.SIGTERM)
     time.sleep(0.3)
-    t0 = time.time()
-    rc = d.stop(signal.SIGTERM, timeout=60)
-    [t.join(10) for t in ths]
-    c = counts(res)
-    log = d.logtext()
-    check(rc == 0 and "received SIGTERM again: cancelling" in log,
-          f"second signal: exit {rc} {time.time() - t0:.1f} s after it, the log says cancelling")
-    check(len(res) == N and c.get(C.CANCELLED, 0) > 0 and set(c) <= {C.COMPLETED, C.CANCELLED},
-          f"second signal: every call answered, the jobs left CANCELLED ({c})")
-finally:
-    if d.proc.poll() is None:
-        d.stop(signal.SIGKILL)
+    return d.stop(signal.SIGTERM, timeout=60)
 
-# --- the deadline
-d = Daemon(drain_config("1s"), name="drain1")
-try:
-    ths, res = in_flight(d, "d1")
-    check(accepted(d), "deadline: all jobs accepted, not all done, before the signal")
+
+def deadline(d):
     t0 = time.time()
     rc = d.stop(signal.SIGTERM, timeout=60)
-    took = time.time() - t0
-    [t.join(10) for t in ths]
-    c = counts(res)
-    check(rc == 0 and "unfinished after 1 s: cancelling them" in d.logtext() and took >= 0.9,
-          f"deadline: exit {rc} after {took:.1f} s, the log says what it cancelled")
-    check(len(res) == N and c.get(C.CANCELLED, 0) > 0 and set(c) <= {C.COMPLETED, C.CANCELLED},
-          f"deadline: every call answered, those unfinished after the second CANCELLED ({c})")
-finally:
-    if d.proc.poll() is None:
-        d.stop(signal.SIGKILL)
+    check(time.time() - t0 >= 0.9, f"deadline: the daemon waited the drain's second ({time.time() - t0:.1f} s)")
+    return rc
+
+
+c, log = scenario(drain_config("60s"), "drain", "drain", drained)
+check("draining:" in log and "drained in" in log and c.get(C.COMPLETED, 0) == N,
+      f"drain: the log says draining and drained; all {N} in-flight Proves COMPLETED ({c})")
+c, log = scenario(BASE_CONFIG, "nodrain", "no drain", lambda d: d.stop(signal.SIGTERM, timeout=60))
+check("draining:" not in log and c.get(C.CANCELLED, 0) > 0, f"no drain: no drain, some Proves CANCELLED ({c})")
+c, log = scenario(drain_config("60s"), "drain2", "second signal", twice)
+check("received SIGTERM again: cancelling" in log and c.get(C.CANCELLED, 0) > 0,
+      f"second signal: the log says cancelling, the jobs left CANCELLED ({c})")
+c, log = scenario(drain_config("1s"), "drain1", "deadline", deadline)
+check("unfinished after 1 s: cancelling them" in log and c.get(C.CANCELLED, 0) > 0,
+      f"deadline: the log says what it cancelled, those unfinished after the second CANCELLED ({c})")
 finish()

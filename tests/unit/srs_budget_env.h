@@ -121,6 +121,16 @@ __attribute__((unused)) static bool done(cz_engine *e, const char *id, cz_result
     return done_parts(e, id, 2, keep);
 }
 
+/* The job's status after waiting up to wait_ms (-1 when the await fails), its error text in err. */
+__attribute__((unused)) static int status_of(cz_engine *e, const char *id, uint64_t wait_ms, char *err, size_t n) {
+    cz_result r;
+    memset(&r, 0, sizeof r);
+    int st = cz_engine_await(e, id, wait_ms, &r) == 0 ? r.status : -1;
+    if (err) snprintf(err, n, "%s", r.error);
+    cz_result_free(&r);
+    return st;
+}
+
 __attribute__((unused)) static bool finished(cz_engine *e, const char *id) {
     cz_result r;
     memset(&r, 0, sizeof r);

@@ -8,15 +8,6 @@
  *   the drain's deadline) cancels it: CANCELLED. */
 #include "srs_budget_env.h"
 
-static int status_of(cz_engine *e, const char *id, uint64_t wait_ms, char *err, size_t n) {
-    cz_result r;
-    memset(&r, 0, sizeof r);
-    int st = cz_engine_await(e, id, wait_ms, &r) == 0 ? r.status : -1;
-    if (err) snprintf(err, n, "%s", r.error);
-    cz_result_free(&r);
-    return st;
-}
-
 static int submit_quiet(cz_engine *e, const char *id, int kind) {
     cz_submit s = {0};
     s.request_id = id, s.kind = kind, s.sector_size = 2048;

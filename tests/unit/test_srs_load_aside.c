@@ -52,15 +52,6 @@ static bool recording_held(void) {
     return held_now;
 }
 
-static int status_of(cz_engine *e, const char *id, uint64_t wait_ms, char *err, size_t n) {
-    cz_result r;
-    memset(&r, 0, sizeof r);
-    int st = cz_engine_await(e, id, wait_ms, &r) == 0 ? r.status : -1;
-    if (err) snprintf(err, n, "%s", r.error);
-    cz_result_free(&r);
-    return st;
-}
-
 static void aside(cz_rng *rng, uint64_t P) {
     poller p;
     pthread_t th;
