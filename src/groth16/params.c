@@ -55,11 +55,27 @@ static int read_count(cz_cursor *c, const char *section, size_t elem, size_t *co
     return 0;
 }
 
-/* Decodes n points in parallel, DECODE_PIECE at a time (c->stop is asked before each: a 47 GB file takes ~17 s, so a
- * piece is ~10 ms on 16 threads, and its fork and join ~0.2 % of it); on failure reports the first bad point (lowest
- * index). */
-#define DECODE_PIECE ((size_t)1 << 18)
+/* Decodes n points in parallel, g_piece at a time (c->stop is asked before each): 2^20 points are ~35 ms on 16
+ * threads at the ~17 s a 47 GB file takes, so a stop waits for little; smaller pieces cost more forks and joins (on 2
+ * threads 2^16 took ~4 % longer than 2^20), and the loop in a function of its own ~2 % less than inline (docs/perf.md
+ * session 66). On failure reports the first bad point (lowest index). */
+static size_t g_piece = (size_t)1 << 20;
+void cz_groth16_params_set_piece_for_test(size_t points) { g_piece = points ? points : (size_t)1 << 20; }
 #define DEFINE_DECODE_MANY(G, SIZE)                                                                            \
+    /* points [s, e) in parallel: the lowest bad index, or SIZE_MAX */                                         \
+    static size_t decode_range_##G(cz_##G##_affine *out, const uint8_t *base, size_t s, size_t e, unsigned dflags, \
+                                   int allow_infinity) {                                                       \
+        size_t bad = SIZE_MAX;                                                                                 \
+        _Pragma("omp parallel for schedule(static) reduction(min : bad) if (e - s > 256)")                     \
+        for (size_t i = s; i < e; i++) {                                                                       \
+            if (i > bad)                                                                                       \
+                continue;                                                                                      \
+            if (cz_##G##_from_uncompressed(&out[i], base + i * SIZE, dflags) != 0 ||                           \
+                (!allow_infinity && cz_##G##_affine_is_infinity(&out[i])))                                     \
+                bad = i;                                                                                       \
+        }                                                                                                      \
+        return bad;                                                                                            \
+    }                                                                                                          \
     static int decode_##G##s(cz_cursor *c, const char *section, cz_##G##_affine *out, size_t n, unsigned dflags, \
                              int allow_infinity) {                                                             \
         if (c->len - c->off < n * SIZE)                                                                        \
@@ -67,19 +83,11 @@ static int read_count(cz_cursor *c, const char *section, size_t elem, size_t *co
                             "%zu remain", c->name, section, n, n * (size_t)SIZE, c->off, c->len - c->off);      \
         const uint8_t *base = c->buf + c->off;                                                                 \
         size_t bad = SIZE_MAX;                                                                                 \
-        for (size_t s = 0; s < n && bad == SIZE_MAX; s += DECODE_PIECE) {                                      \
+        for (size_t s = 0; s < n && bad == SIZE_MAX; s += g_piece) {                                           \
             if (c->stop && c->stop(c->arg))                                                                   \
                 return cz_error(CZ_ECANCELED, "%s: section %s: decode stopped at point %zu of %zu", c->name,   \
                                 section, s, n);                                                                \
-            const size_t e = n - s < DECODE_PIECE ? n : s + DECODE_PIECE;                                      \
-            _Pragma("omp parallel for schedule(static) reduction(min : bad) if (e - s > 256)")                 \
-            for (size_t i = s; i < e; i++) {                                                                   \
-                if (i > bad)                                                                                   \
-                    continue;                                                                                  \
-                if (cz_##G##_from_uncompressed(&out[i], base + i * SIZE, dflags) != 0 ||                       \
-                    (!allow_infinity && cz_##G##_affine_is_infinity(&out[i])))                                 \
-                    bad = i;                                                                                   \
-            }                                                                                                  \
+            bad = decode_range_##G(out, base, s, n - s < g_piece ? n : s + g_piece, dflags, allow_infinity);    \
         }                                                                                                      \
         if (bad != SIZE_MAX) {                                                                                 \
             cz_##G##_affine tmp;                                                                               \

@@ -65,10 +65,12 @@ int cz_groth16_params_write_file(const char *path, const cz_groth16_params *p);
 int cz_groth16_params_decode(cz_groth16_params *p, const uint8_t *buf, size_t len, const char *name,
                              unsigned flags);
 /* cz_groth16_params_decode that can be given up (a daemon shutting down; a 32 GiB PoRep's file takes ~17 s): stop(arg)
- * is asked before each 262,144 points of a section, and once it returns true the decode ends with CZ_ECANCELED and
+ * is asked before each 2^20 points of a section, and once it returns true the decode ends with CZ_ECANCELED and
  * *p freed. */
 int cz_groth16_params_decode_until(cz_groth16_params *p, const uint8_t *buf, size_t len, const char *name,
                                    unsigned flags, bool (*stop)(void *), void *arg);
+/* [testing] the points a decode takes between two stop questions (0: the default, 2^20). */
+void cz_groth16_params_set_piece_for_test(size_t points);
 int cz_groth16_params_read_file(cz_groth16_params *p, const char *path, unsigned flags);
 void cz_groth16_params_free(cz_groth16_params *p);
 

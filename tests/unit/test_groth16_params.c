@@ -83,14 +83,15 @@ static bool stop_when(void *arg) {
     return ++stop_calls == stop_at;
 }
 
-/* A file whose H spans two of the decode's pieces of 262,144 points (2^19 - 1 points, a handful of distinct ones
- * repeated): decoded whole when never stopped (13 calls: the vk's seven points and IC, then H's two pieces, L, A,
- * B_G1, B_G2), and stopped at each of those calls with CZ_ECANCELED, the parameters freed; stopped before H's second
+/* With the decode's pieces set to 4,096 points, a file whose H spans two of them (2^13 - 1 points, a handful of
+ * distinct ones repeated): decoded whole when never stopped (13 calls: the vk's seven points and IC, then H's two
+ * pieces, L, A, B_G1, B_G2), and stopped at each of those calls with CZ_ECANCELED, the parameters freed; stopped before H's second
  * piece, a bad point there is never read (unstopped, the decode names it). */
 static void decode_stopped(const char *path) {
     cz_groth16_params p, q;
     random_params(&p, 3, 7, 5, 4, 2);
-    const size_t h = (1u << 19) - 1;
+    const size_t h = (1u << 13) - 1;
+    cz_groth16_params_set_piece_for_test(4096);
     cz_g1_affine *hh = malloc(h * sizeof *hh);
     CHECK(hh != NULL);
     if (!hh) return;
@@ -119,18 +120,19 @@ static void decode_stopped(const char *path) {
         if (rc == 0) cz_groth16_params_free(&q);
     }
     /* H's second piece: a point off the curve there; call 9 is the stop before that piece */
-    const size_t off_h = 868 + 96 * 3, at = off_h + 4 + 96 * ((1u << 18) + 7);
+    const size_t off_h = 868 + 96 * 3, at = off_h + 4 + 96 * ((1u << 12) + 7);
     buf[at + 95] ^= 1;
     stop_calls = 0, stop_at = 9;
     int rc = cz_groth16_params_decode_until(&q, buf, len, "t.params", 0, stop_when, NULL);
-    CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "section H: decode stopped at point 262144 of 524287"),
+    CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "section H: decode stopped at point 4096 of 8191"),
               "stopped before H's second piece: rc %d (%s)", rc, cz_error_message());
     stop_calls = 0, stop_at = 0;
     rc = cz_groth16_params_decode_until(&q, buf, len, "t.params", 0, stop_when, NULL);
-    CHECK_MSG(rc == CZ_ECURVE && strstr(cz_error_message(), "section H: point 262151"),
+    CHECK_MSG(rc == CZ_ECURVE && strstr(cz_error_message(), "section H: point 4103"),
               "the bad point unstopped: rc %d (%s)", rc, cz_error_message());
     free(buf);
     cz_groth16_params_free(&p);
+    cz_groth16_params_set_piece_for_test(0);
 }
 
 int main(void) {
