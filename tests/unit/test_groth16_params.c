@@ -85,8 +85,8 @@ static bool stop_when(void *arg) {
 
 /* With the decode's pieces set to 4,096 points, a file whose H spans two of them (2^13 - 1 points, a handful of
  * distinct ones repeated): decoded whole when never stopped (13 calls: the vk's seven points and IC, then H's two
- * pieces, L, A, B_G1, B_G2), and stopped at each of those calls with CZ_ECANCELED, the parameters freed; stopped before H's second
- * piece, a bad point there is never read (unstopped, the decode names it). */
+ * pieces, L, A, B_G1, B_G2), and stopped at each of those calls with CZ_ECANCELED, the parameters freed; stopped
+ * before H's second piece, a bad point there is never read (unstopped, the decode names it). */
 static void decode_stopped(const char *path) {
     cz_groth16_params p, q;
     random_params(&p, 3, 7, 5, 4, 2);
