@@ -262,13 +262,19 @@ static void finish_job(cz_engine *e, job *j, int status, const char *msg) {
     pthread_cond_broadcast(&e->cv_work); /* the dispatcher may have room now */
 }
 
+/* The time ms milliseconds from now on clock (a condition variable's deadline). */
+static struct timespec deadline_in(clockid_t clock, uint64_t ms) {
+    struct timespec dl;
+    clock_gettime(clock, &dl);
+    dl.tv_sec += (time_t)(ms / 1000);
+    dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    return dl;
+}
+
 /* Waits on cv (initialised with the default, realtime clock) for at most ms milliseconds. */
 static void cv_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, long ms) {
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += ms / 1000;
-    dl.tv_nsec += (ms % 1000) * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    const struct timespec dl = deadline_in(CLOCK_REALTIME, (uint64_t)ms);
     pthread_cond_timedwait(cv, mu, &dl);
 }
 
@@ -1478,11 +1484,7 @@ static uint32_t unfinished(cz_engine *e) {
 }
 
 uint32_t cz_engine_drain(cz_engine *e, uint64_t wait_ms) {
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl); /* cv_done's clock */
-    dl.tv_sec += (time_t)(wait_ms / 1000);
-    dl.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    const struct timespec dl = deadline_in(CLOCK_MONOTONIC, wait_ms); /* cv_done's clock */
     pthread_mutex_lock(&e->mu);
     if (!e->shutting) { /* new work refused from now on; PreloadSRS's builds waiting for a turn give up */
         e->shutting = true;
@@ -1792,11 +1794,7 @@ int cz_engine_await_or_gone(cz_engine *e, const char *job_id, uint64_t timeout_m
         pthread_mutex_unlock(&e->mu);
         return cz_error(CZ_ENOTFOUND, "job %s not found", job_id);
     }
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    dl.tv_sec += (time_t)(timeout_ms / 1000);
-    dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+    const struct timespec dl = deadline_in(CLOCK_MONOTONIC, timeout_ms); /* cv_done's clock */
     j->waiters++;
     int timed_out = 0;
     bool left = false;

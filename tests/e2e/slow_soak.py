@@ -2,9 +2,9 @@
 cuzk-bench batch (4 in flight) in rounds of 1,000, each round after 50 truncated C1s (refused at submit); the daemon
 keeps the last 4,096 finished jobs (10 minutes at most) for AwaitProof and dedup, so its resident memory grows until
 then (~4.5 kB a job) and must stay flat after: the last three rounds, all past 5,000, may add at most 2 MB (a leak of
-a kilobyte a proof would add 3), and threads, file descriptors and /status buffers end where they were. Measured on the build machine (2 cores): 39.6 MB after
-1,000 proofs, 55.2 MB at 5,000, 55.7 MB at 7,000, 56.7 MB at 14,000, ~11 proofs a second. Usage: slow_soak.py
-BUILD_DIR SOURCE_DIR (CUZK_SOAK_ROUNDS changes the round count, at least 8)."""
+a kilobyte a proof would add 3), and threads, file descriptors and /status buffers end where they were. Measured on
+the build machine (2 cores): 39.6 MB after 1,000 proofs, 55.2 MB at 5,000, 55.7 MB at 7,000, 56.7 MB at 14,000, ~11
+proofs a second. Usage: slow_soak.py BUILD_DIR SOURCE_DIR (CUZK_SOAK_ROUNDS changes the round count, at least 8)."""
 import json, os, re, subprocess
 from cuzk_e2e import BASE_CONFIG, BUILD, TMP, Daemon, check, finish
 

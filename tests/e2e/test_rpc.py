@@ -128,7 +128,8 @@ try:
     code, ctype, body = d.http("/status")
     js = json.loads(body)
     check(code == 200 and ctype == "application/json" and "pipelines" in js and "counters" in js
-          and "gpu_workers" in js and js["counters"]["queue_depth"] >= 0, "HTTP /status under load is the JSON snapshot")
+          and "gpu_workers" in js and js["counters"]["queue_depth"] >= 0,
+          "HTTP /status under load is the JSON snapshot")
     st = S.GetStatus(pb.GetStatusRequest())
     q = {x.proof_kind: x for x in st.queues}
     check("porep-c2" in q and q["porep-c2"].pending + q["porep-c2"].in_progress > 0,
