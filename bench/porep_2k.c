@@ -12,7 +12,7 @@ int main(int argc, char **argv) {
     char path[1024];
     const char *src = argc > 1 ? argv[1] : cz_test_fixture_path(path, sizeof path, "ipfs-force-community+gpuproxy/2KiB.json");
     cz_c1 c1;
-    int rc = src && strcmp(src, "synth") ? cz_c1_load(&c1, src) : cz_porep_synthetic_c1(&c1, 2048, 1, 42);
+    int rc = src && strcmp(src, "synth") ? cz_c1_load(&c1, src) : cz_porep_synthetic_c1(&c1, 2048, 1, 42, 1000, 1);
     if (rc) {
         fprintf(stderr, "c1: %s\n", cz_error_message());
         return 1;

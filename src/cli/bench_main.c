@@ -6,8 +6,10 @@
  * one proof; --randomness and --comm-r-old / --comm-r-new / --comm-d-new are 64 hex digits (32 bytes); a PoSt
  * request without --randomness carries 32 zero bytes, as cuzk's.
  * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
- * wrapper's SectorSize (cuzk hard-coded 32 GiB), and `single -t porep` without --c1 sends a fresh
- * synthetic C1 (src/filecoin/synth.h) of that size (default 2 KiB) in the Commit2In wrapper; without
+ * wrapper's SectorSize (cuzk hard-coded 32 GiB), and their sector number and miner from the wrapper's
+ * SectorNum and Miner when --sector-num / --miner-id are not given (the daemon refuses a C1 of another
+ * sector); `single -t porep` without --c1 sends a fresh synthetic C1 (src/filecoin/synth.h) of that size
+ * (default 2 KiB) and sector in the Commit2In wrapper; without
  * --registered-proof a request carries the id of its type and sector size (PoRep V1_1, Window PoSt V1_1,
  * Winning PoSt, SnapDeals V1) where cuzk sent 0; gen-vanilla makes synthetic inputs instead of reading a
  * sealed sector (porep: a C1 wrapper; window-post / winning-post / snap-prove: a --vanilla file). */
@@ -36,7 +38,7 @@ typedef struct {
     const char *addr, *type, *c1, *vanilla, *circuit, *job, *out;
     uint64_t registered_proof, sector_num, miner_id, sector_size;
     uint32_t partition;
-    int count, concurrency, count_set, iterations, dense, partition_set, wait;
+    int count, concurrency, count_set, iterations, dense, partition_set, wait, sector_set, miner_set;
     /* 32-byte values given as hex: randomness, comm_r_old, comm_r_new, comm_d_new */
     uint8_t val[4][32];
     int has[4];
@@ -65,7 +67,7 @@ static uint8_t *read_file(const char *path, size_t *len) {
 
 /* c1_json.c: the Commit2In wrapper of a synthetic C1 (a consistent StackedDrg vanilla proof, not a
  * sealed sector), as Curio sends it. */
-char *cz_bench_c1_wrapper(uint64_t sector_size, uint64_t sector_num, uint64_t seed);
+char *cz_bench_c1_wrapper(uint64_t sector_size, uint64_t sector_num, uint64_t miner_id, uint64_t seed);
 /* vanilla_json.c: synthetic --vanilla files (JSON arrays of base64 bincode proofs). */
 char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
                                  uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
@@ -220,10 +222,18 @@ static int build_submit(const opts *o, submit_buf *b) {
             json_t *j = json_loadb((const char *)b->file, vlen, 0, NULL);
             if (!ss && j && json_is_integer(json_object_get(j, "SectorSize")))
                 ss = (uint64_t)json_integer_value(json_object_get(j, "SectorSize"));
+            /* the daemon checks the C1 against the sector: a wrapper that names it (SectorNum; Miner "f0..." as
+             * gpuproxy's and gen-vanilla's) gives what --sector-num / --miner-id do not */
+            json_t *sn = j ? json_object_get(j, "SectorNum") : NULL, *mi = j ? json_object_get(j, "Miner") : NULL;
+            if (!o->sector_set && json_is_integer(sn) && json_integer_value(sn) >= 0)
+                s->sector_number = (uint64_t)json_integer_value(sn);
+            const char *ms = json_is_string(mi) ? json_string_value(mi) : "";
+            if (!o->miner_set && (ms[0] == 'f' || ms[0] == 't') && ms[1] == '0' && isdigit((unsigned char)ms[2]))
+                s->miner_id = strtoull(ms + 2, NULL, 10);
             json_decref(j);
         } else {
             if (!ss) ss = 2048;
-            if (!(b->file = (uint8_t *)cz_bench_c1_wrapper(ss, o->sector_num, fresh_seed())))
+            if (!(b->file = (uint8_t *)cz_bench_c1_wrapper(ss, o->sector_num, o->miner_id, fresh_seed())))
                 return die("synthetic C1: %s", cz_error_message());
             vlen = strlen((char *)b->file);
         }
@@ -608,14 +618,18 @@ static int gen_vanilla(const opts *o, const char *sub) {
     uint64_t ss = o->sector_size ? o->sector_size : 2048;
     if (!sub) sub = "";
     if (!strcmp(sub, "porep")) {
-        char *c1 = cz_bench_c1_wrapper(ss, o->sector_num, fresh_seed());
+        char *c1 = cz_bench_c1_wrapper(ss, o->sector_num, o->miner_id, fresh_seed());
         if (!c1) return die("synthetic C1: %s", cz_error_message());
         const char *path = o->out ? o->out : "c1.json";
         int rc = write_text(path, c1);
         free(c1);
-        if (!rc)
-            printf("wrote %s (synthetic %llu-byte-sector C1 in the Commit2In wrapper: consistent vanilla proofs, "
-                   "not a sealed sector)\n", path, (unsigned long long)ss);
+        if (!rc) {
+            printf("wrote %s (synthetic %llu-byte-sector C1 of miner f0%llu's sector %llu in the Commit2In wrapper: "
+                   "consistent vanilla proofs of a CC sector, not a sealed one)\n", path, (unsigned long long)ss,
+                   (unsigned long long)o->miner_id, (unsigned long long)o->sector_num);
+            printf("submit: cuzk-bench single -t porep --c1 %s --sector-num %llu --miner-id %llu\n", path,
+                   (unsigned long long)o->sector_num, (unsigned long long)o->miner_id);
+        }
         return rc;
     }
     int wpost = !strcmp(sub, "window-post"), winning = !strcmp(sub, "winning-post");
@@ -681,7 +695,8 @@ static void usage(FILE *f) {
                "  status | metrics | preload -c ID [--wait] | evict -c ID | cancel --job-id ID\n"
                "          (--wait: until the GPU provers the preload builds in the background are ready)\n"
                "  synth-only (single's flags) [-i/--iterations N (1)] [--dense]   (synthesis in this process, no daemon)\n"
-               "  gen-vanilla porep [--sector-size 2048] [--sector-number N] [-o c1.json]   (synthetic C1 wrapper)\n"
+               "  gen-vanilla porep [--sector-size 2048] [--sector-number N] [--miner-id N] [-o c1.json]\n"
+               "          (a synthetic C1 wrapper of that sector)\n"
                "  gen-vanilla window-post|winning-post [--sector-size 2048] [--registered-proof N] [--randomness HEX]\n"
                "          [--partition K] [-c N sectors (1)] [--sector-number FIRST] [-o wpost-vanilla.json]\n"
                "  gen-vanilla snap-prove [--sector-size 2048] [-o snap-vanilla.json]   (synthetic updated sector)\n"
@@ -711,8 +726,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--c1")) { NEED(); o.c1 = v; }
         else if (!strcmp(a, "--vanilla")) { NEED(); o.vanilla = v; }
         else if (!strcmp(a, "--registered-proof")) { NEED(); o.registered_proof = strtoull(v, NULL, 0); }
-        else if (OPT("--sector-num", "--sector-number")) { NEED(); o.sector_num = strtoull(v, NULL, 0); }
-        else if (!strcmp(a, "--miner-id")) { NEED(); o.miner_id = strtoull(v, NULL, 0); }
+        else if (OPT("--sector-num", "--sector-number")) { NEED(); o.sector_num = strtoull(v, NULL, 0); o.sector_set = 1; }
+        else if (!strcmp(a, "--miner-id")) { NEED(); o.miner_id = strtoull(v, NULL, 0); o.miner_set = 1; }
         else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); o.partition_set = 1; }
         else if (OPT("-i", "--iterations")) { NEED(); o.iterations = atoi(v); }
         else if (!strcmp(a, "--dense")) o.dense = 1;

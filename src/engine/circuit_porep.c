@@ -115,6 +115,15 @@ int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **sta
         snprintf(why, sizeof why, "%s", cz_error_message());
         rc = cz_error(rc == CZ_EUNSUPPORTED ? rc : CZ_EINVAL, "vanilla proof does not verify: %s", why);
     }
+    /* a sound C1 of another sector (a wrong sector_number or miner_id in the request, or the C1 of another task)
+     * proves and verifies here against its own replica_id, yet the chain, which derives replica_id from the
+     * miner and sector, rejects it: refused now instead of after the partitions' GPU time (cuzk's self-check,
+     * verify_seal with prover and sector id, failed it only after proving) */
+    if (!rc && (rc = cz_porep_check_sector(c1, s->miner_id, s->sector_number))) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        rc = cz_error(CZ_EINVAL, "vanilla_proof: %s", why);
+    }
     if (rc) {
         cz_c1_free(c1);
         free(st);

@@ -1,6 +1,7 @@
 /* PoRep public values; see porep_inputs.h. */
 #include "filecoin/porep_inputs.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cz_error.h"
@@ -24,6 +25,36 @@ void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t 
     memcpy(buf + 104, porep_id, 32);
     cz_sha256_bytes(out, buf, sizeof buf);
     out[31] &= 0x3f;
+}
+
+void cz_porep_prover_id(uint8_t out[32], uint64_t miner_id) {
+    memset(out, 0, 32);
+    int i = 0;
+    do {
+        out[i] = (uint8_t)(miner_id & 0x7f);
+        miner_id >>= 7;
+        if (miner_id) out[i] |= 0x80;
+        i++;
+    } while (miner_id); /* at most 10 bytes for 64 bits */
+}
+
+int cz_porep_check_sector(const cz_c1 *c1, uint64_t miner_id, uint64_t sector_number) {
+    uint8_t prover_id[32], porep_id[32], want[32];
+    cz_porep_prover_id(prover_id, miner_id);
+    cz_porep_id(porep_id, c1->proof_id);
+    cz_porep_replica_id(want, prover_id, sector_number, c1->ticket, c1->comm_d, porep_id);
+    if (!memcmp(want, c1->replica_id, 32)) return 0;
+    char have_hex[17], want_hex[17];
+    for (int i = 0; i < 8; i++) {
+        snprintf(have_hex + 2 * i, 3, "%02x", c1->replica_id[i]);
+        snprintf(want_hex + 2 * i, 3, "%02x", want[i]);
+    }
+    return cz_error(CZ_EVERIFY,
+                    "the C1's replica_id (%s...) is not that of miner f0%llu sector %llu (%s... from their ids, the "
+                    "C1's ticket and comm_d and the %s porep_id): the C1 is another sector's or another miner's, "
+                    "and its proof would fail on chain",
+                    have_hex, (unsigned long long)miner_id, (unsigned long long)sector_number, want_hex,
+                    c1->registered_proof);
 }
 
 unsigned cz_porep_kind_partitions(const cz_porep_params *p, cz_porep_kind kind) {

@@ -15,6 +15,14 @@ void cz_porep_id(uint8_t out[32], unsigned proof_id);
  * &= 0x3f (LE Fr bytes). */
 void cz_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
                          const uint8_t comm_d[32], const uint8_t porep_id[32]);
+/* prover_id of a miner actor id: the payload of its ID address (f0...), the id as an unsigned LEB128
+ * varint, zero-padded to 32 bytes (lotus/Curio toProverID). */
+void cz_porep_prover_id(uint8_t out[32], uint64_t miner_id);
+/* Whether the C1 was sealed for miner f0<miner_id>'s sector sector_number: its replica_id must be the one
+ * generate_replica_id derives from their prover_id and sector id, the C1's ticket and comm_d, and its porep_id
+ * (what the chain's verifier recomputes: a proof of a C1 bound to another sector fails on chain). 0 or
+ * CZ_EVERIFY, the message naming both sides. */
+int cz_porep_check_sector(const cz_c1 *c1, uint64_t miner_id, uint64_t sector_number);
 /* How a registered proof derives its challenges (rust-filecoin-proofs-api registry.rs features):
  * ids 0..9 (V1, V1_1) interactive, 10..14 V1_1_Feat_SyntheticPoRep, 15..19
  * V1_2_Feat_NonInteractivePoRep. All use the same circuit and graph (ApiVersion >= 1.1 except V1). */

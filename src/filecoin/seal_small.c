@@ -82,7 +82,7 @@ static void label_all(cz_fr *lab, unsigned L, uint64_t nodes, const uint8_t repl
     }
 }
 
-int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed) {
+int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed, uint64_t miner_id, uint64_t sector_number) {
     memset(c1, 0, sizeof *c1);
     static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
     if (proof_id >= 20 || proof_id < 5 || proof_id % 5 > 1)
@@ -99,9 +99,7 @@ int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed) {
     cz_rng rng;
     cz_rng_seed(&rng, seed);
     uint8_t prover_id[32], porep_id[32], b[32];
-    cz_rng_bytes(&rng, prover_id, 32);
-    prover_id[31] &= 0x3f;
-    uint64_t sector_id = cz_rng_next(&rng);
+    cz_porep_prover_id(prover_id, miner_id);
     cz_rng_bytes(&rng, c1->ticket, 32);
     cz_rng_bytes(&rng, c1->seed, 32);
     cz_porep_id(porep_id, proof_id);
@@ -119,7 +117,7 @@ int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed) {
     }
     if ((rc = tree_build(&td, &p->tree_d, data, nodes))) goto out;
     cz_fr_to_bytes_le(c1->comm_d, td.lv[p->tree_d.nlevels]);
-    cz_porep_replica_id(c1->replica_id, prover_id, sector_id, c1->ticket, c1->comm_d, porep_id);
+    cz_porep_replica_id(c1->replica_id, prover_id, sector_number, c1->ticket, c1->comm_d, porep_id);
     label_all(lab, L, nodes, c1->replica_id, porep_id);
     for (uint64_t x = 0; x < nodes; x++) {
         cz_fr rows[CZ_POREP_MAX_LAYERS];

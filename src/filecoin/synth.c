@@ -128,7 +128,8 @@ static column *find_column(column *cols, size_t n, uint64_t idx) {
     return &cols[lo]; /* always present: every looked-up index was inserted */
 }
 
-int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, uint64_t seed) {
+int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, uint64_t seed, uint64_t miner_id,
+                          uint64_t sector_number) {
     memset(c1, 0, sizeof *c1);
     cz_porep_params *p = &c1->params;
     int rc = cz_porep_params_for(p, sector_size);
@@ -142,9 +143,17 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
     c1->proof_id = 5 + si; /* V1_1 */
     snprintf(c1->registered_proof, sizeof c1->registered_proof, "StackedDrg%sV1_1", names[si]);
     cz_fr t;
-    prf(&t, seed, 1, 0, 0), cz_fr_to_bytes_le(c1->replica_id, &t);
     prf(&t, seed, 2, 0, 0), cz_fr_to_bytes_le(c1->seed, &t);
     prf(&t, seed, 3, 0, 0), cz_fr_to_bytes_le(c1->ticket, &t);
+    /* a CC sector: the data is all zeros, so tree_d is the zero tree (node l of any path = zd[l]) and comm_d is
+     * known before the challenges, which depend on it through replica_id */
+    cz_fr zd[41] = {{{0}}};
+    for (unsigned l = 0; l < p->tree_d.nlevels; l++) cz_sha256_node(&zd[l + 1], &zd[l], &zd[l]);
+    cz_fr_to_bytes_le(c1->comm_d, &zd[p->tree_d.nlevels]);
+    uint8_t porep_id[32], prover_id[32];
+    cz_porep_id(porep_id, c1->proof_id);
+    cz_porep_prover_id(prover_id, miner_id);
+    cz_porep_replica_id(c1->replica_id, prover_id, sector_number, c1->ticket, c1->comm_d, porep_id);
     c1->partitions = partitions, c1->challenges = p->challenges;
     unsigned C = p->challenges, L = p->layers, tl = cz_tree_path_len(&p->tree);
     size_t nch = (size_t)partitions * C, stride = p->nodes_log2 + 16 * (size_t)tl;
@@ -154,25 +163,22 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
     c1->comm_c = calloc(nch, sizeof(cz_fr));
     c1->pool = calloc(nch * stride, sizeof(cz_fr));
     uint64_t *chal = calloc(nch, sizeof *chal);
-    node *ld = calloc(nch, sizeof(node)), *lr = calloc(nch, sizeof(node)), *lc = calloc(nch * 15, sizeof(node));
+    node *lr = calloc(nch, sizeof(node)), *lc = calloc(nch * 15, sizeof(node));
     column *cols = calloc(nch * 15, sizeof(column));
-    sparse_tree td = {&p->tree_d, seed, 0x1000, {0}, {0}}, tr = {&p->tree, seed, 0x2000, {0}, {0}},
-                tc = {&p->tree, seed, 0x3000, {0}, {0}};
-    if (!c1->ch || !c1->comm_r_last || !c1->comm_c || !c1->pool || !chal || !ld || !lr || !lc || !cols) {
+    sparse_tree tr = {&p->tree, seed, 0x2000, {0}, {0}}, tc = {&p->tree, seed, 0x3000, {0}, {0}};
+    if (!c1->ch || !c1->comm_r_last || !c1->comm_c || !c1->pool || !chal || !lr || !lc || !cols) {
         rc = cz_error(CZ_ENOMEM, "synthetic c1: out of memory");
         goto out;
     }
     for (unsigned k = 0; k < partitions; k++)
         cz_porep_interactive_challenges(chal + (size_t)k * C, C, C * k, c1->replica_id, c1->seed, nodes);
     /* the real graph of the proof's porep_id: DRG (ApiVersion >= 1.1) and expander parents */
-    uint8_t porep_id[32];
-    cz_porep_id(porep_id, c1->proof_id);
     size_t nu = 0;
     for (size_t n = 0; n < nch; n++) {
         cz_porep_challenge *ch = &c1->ch[n];
         uint64_t x = chal[n], drg[6], exp[8];
         ch->challenge = ch->d_index = ch->r_index = ch->c_index = x;
-        prf(&ch->data_leaf, seed, 0x10, x, 0);
+        /* ch->data_leaf stays zero (calloc): the CC sector's data */
         cz_porep_drg_parents(drg, x, porep_id);
         cz_porep_exp_parents(exp, x, nodes, porep_id);
         for (int q = 0; q < 6; q++) ch->drg[q].index = drg[q];
@@ -218,22 +224,20 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
             memcpy(col->rows, find_column(cols, nu, col->index)->rows, sizeof col->rows);
         }
         const column *self = find_column(cols, nu, chal[n]);
-        ld[n].idx = chal[n], ld[n].v = ch->data_leaf;
         lr[n].idx = chal[n], cz_fr_add(&lr[n].v, &self->rows[L - 1], &ch->data_leaf);
     }
     for (size_t i = 0; i < nu; i++) lc[i].idx = cols[i].idx, cz_poseidon_hash(&lc[i].v, cols[i].rows, L);
     size_t nc = nu;
-    if ((rc = tree_build(&td, ld, nch)) || (rc = tree_build(&tr, lr, nch)) || (rc = tree_build(&tc, lc, nc))) goto out;
-    cz_fr comm_d, comm_r_last, comm_c, comm_r, pre[2];
-    tree_root(&td, &comm_d), tree_root(&tr, &comm_r_last), tree_root(&tc, &comm_c);
+    if ((rc = tree_build(&tr, lr, nch)) || (rc = tree_build(&tc, lc, nc))) goto out;
+    cz_fr comm_r_last, comm_c, comm_r, pre[2];
+    tree_root(&tr, &comm_r_last), tree_root(&tc, &comm_c);
     pre[0] = comm_c, pre[1] = comm_r_last;
     cz_poseidon_hash(&comm_r, pre, 2);
-    cz_fr_to_bytes_le(c1->comm_d, &comm_d);
     cz_fr_to_bytes_le(c1->comm_r, &comm_r);
     for (size_t n = 0; n < nch; n++) {
         cz_porep_challenge *ch = &c1->ch[n];
         cz_fr *q = c1->pool + n * stride;
-        ch->comm_d_path = q, tree_path(&td, ch->d_index, q), q += p->nodes_log2;
+        ch->comm_d_path = q, memcpy(q, zd, p->nodes_log2 * sizeof *q), q += p->nodes_log2;
         ch->comm_r_last_path = q, tree_path(&tr, ch->r_index, q), q += tl;
         ch->comm_c_path = q, tree_path(&tc, ch->c_index, q), q += tl;
         for (int k = 0; k < 14; k++) {
@@ -243,8 +247,8 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
         c1->comm_r_last[n] = comm_r_last, c1->comm_c[n] = comm_c;
     }
 out:
-    tree_free(&td), tree_free(&tr), tree_free(&tc);
-    free(chal), free(ld), free(lr), free(lc), free(cols);
+    tree_free(&tr), tree_free(&tc);
+    free(chal), free(lr), free(lc), free(cols);
     if (rc) cz_c1_free(c1);
     return rc;
 }

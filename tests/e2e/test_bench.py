@@ -96,6 +96,21 @@ try:
           and abs(sum(map(float, mixes[0][0])) - 100) < 0.2, f"synth-only: porep-2k aux mix {mixes}, dense = compact")
     rc, out, err = bench("synth-only", "--c1", c1, "--partition", "1")
     check(rc == 1 and "porep-2k has 1 partition(s)" in err, "synth-only --partition 1 of a 1-partition C1 fails")
+    # a C1 is one miner's sector (its replica_id): gen-vanilla binds it to --sector-number / --miner-id and names
+    # them in the wrapper, which --c1 then takes; another sector or miner is refused at prepare (synth-only runs
+    # the daemon's prepare in this process)
+    c77 = os.path.join(TMP, "c1-77.json")
+    rc, out, _ = bench("gen-vanilla", "porep", "--sector-number", "77", "--miner-id", "4242", "-o", c77)
+    w77, _ = c1_unwrap(open(c77, "rb").read())
+    check(rc == 0 and w77["SectorNum"] == 77 and w77["Miner"] == "f04242"
+          and f"submit: cuzk-bench single -t porep --c1 {c77} --sector-num 77 --miner-id 4242" in out,
+          "gen-vanilla porep --sector-number 77 --miner-id 4242: the wrapper and the submit line name them")
+    rc, out, err = bench("synth-only", "--c1", c77)
+    check(rc == 0 and "circuit=porep-2k" in out, "synth-only --c1 (sector and miner from the wrapper) " + err[:160])
+    for flags, who in ((["--sector-num", "78"], "f04242 sector 78"), (["--miner-id", "4243"], "f04243 sector 77")):
+        rc, out, err = bench("synth-only", "--c1", c77, *flags)
+        check(rc == 1 and f"not that of miner {who}" in err and "replica_id" in err,
+              f"synth-only --c1 {' '.join(flags)}: refused, {err.strip()[:200]}")
 
     # PoSt through gen-vanilla's files and printed commands
     def submit_line(out):

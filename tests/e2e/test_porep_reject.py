@@ -1,5 +1,5 @@
 """e2e: the real PoRep circuit rejects bad requests at submit, before anything is queued or any SRS is loaded:
-bad C1 JSON, wrong sector size / registered proof, tampered vanilla proofs (the message names partition,
+bad C1 JSON, wrong sector size / registered proof, a sound C1 of another sector or miner, tampered vanilla proofs (the message names partition,
 challenge and field), a C1 under another kind's name, unsupported proof kinds; the daemon keeps serving. A fresh synthetic C1 from
 cuzk-bench gen-vanilla is the base every tamper starts from. Fast: nothing is proved (the real 2 KiB
 proof is slow_porep_2k.py). Usage: test_porep_reject.py BUILD_DIR SOURCE_DIR."""
@@ -24,10 +24,10 @@ local_cache = "{srs_cache}"
 """ % PDIR
 
 
-def req(rid, vanilla, sector_size=2048, registered_proof=5, kind=1, **extra):
+def req(rid, vanilla, sector_size=2048, registered_proof=5, kind=1, sector_number=1, miner_id=1000, **extra):
     return pb.SubmitProofRequest(request_id=rid, proof_kind=kind, sector_size=sector_size,
-                                 registered_proof=registered_proof, vanilla_proof=vanilla, sector_number=1,
-                                 miner_id=1000, **extra)
+                                 registered_proof=registered_proof, vanilla_proof=vanilla, sector_number=sector_number,
+                                 miner_id=miner_id, **extra)
 
 
 def outcome(fn, r):
@@ -93,6 +93,11 @@ wrong_size = [
      ["porep-512m", "6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472.params"]),
     ("registered_proof of 32 GiB for 2 KiB", dict(vanilla=good, registered_proof=8), IA, ["32GiB", "2KiB"]),
     ("registered_proof 42", dict(vanilla=good, registered_proof=42), IA, ["registered_proof 42"]),
+    # gen-vanilla's C1 is f01000's sector 1: sound, but its replica_id is not another sector's or miner's
+    ("f01000 sector 1's C1 sent as sector 2", dict(vanilla=good, sector_number=2), IA,
+     ["replica_id", "not that of miner f01000 sector 2", "would fail on chain"]),
+    ("f01000 sector 1's C1 sent for f01001", dict(vanilla=good, miner_id=1001), IA,
+     ["replica_id", "not that of miner f01001 sector 1"]),
     ("sector_size 4096", dict(vanilla=good, sector_size=4096), IA, ["sector_size"]),
     ("32 GiB without its params file", dict(vanilla=c1_wrap(dict(w, SectorSize=32 << 30), inner),
                                             sector_size=32 << 30, registered_proof=8), FP,

@@ -10,6 +10,7 @@
  * - dense (CUZK_COMPACT_WITNESS=0, the CPU backend): COMPLETED too, start() getting the dense witness.
  * Slow: the seeded setup of the 2.7 M-constraint circuit and three CPU proofs take minutes on 2 cores. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,10 +120,11 @@ int main(void) {
     char *json = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &len);
     cz_c1 c1;
     const char *what = "gpuproxy 2KiB.json";
+    const bool json_is_fixture = json != NULL; /* miner f01001's sector 0 */
     if (!json) {
         what = "sealed 2 KiB C1";
         printf("%s not readable: proving a C1 sealed here instead\n", path);
-        CHECK(cz_porep_sealed_c1(&c1, 5, cz_rng_next(&rng)) == 0);
+        CHECK(cz_porep_sealed_c1(&c1, 5, cz_rng_next(&rng), 1000, 1) == 0);
         CHECK(cz_c1_to_json(&c1, &json, &len) == 0);
         cz_c1_free(&c1);
     }
@@ -131,6 +133,7 @@ int main(void) {
     printf("proving partition 0 of the %s\n", what);
     cz_submit s = {0};
     s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = c1.proof_id;
+    s.miner_id = json_is_fixture ? 1001 : 1000, s.sector_number = json_is_fixture ? 0 : 1; /* the C1's sector */
     s.vanilla = (const uint8_t *)json, s.vanilla_len = len;
     cz_c1_free(&c1);
     /* the dense witness, for the pending comparison */

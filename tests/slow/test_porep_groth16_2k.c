@@ -38,7 +38,7 @@ int main(void) {
     } else {
         printf("2KiB.json fixture not found (set CZ_FIXTURES_DIR): real-C1 proof skipped\n");
     }
-    rc = cz_porep_synthetic_c1(&c1[1], 2048, 1, cz_rng_next(&rng));
+    rc = cz_porep_synthetic_c1(&c1[1], 2048, 1, cz_rng_next(&rng), 1000, 1);
     CHECK_MSG(rc == 0, "synthetic: %s", cz_error_message());
     have[1] = rc == 0;
     cz_groth16_proof proof[2];

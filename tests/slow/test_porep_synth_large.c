@@ -8,7 +8,7 @@
 
 static void one_challenge(uint64_t size, uint64_t seed) {
     cz_c1 c1;
-    int rc = cz_porep_synthetic_c1(&c1, size, 1, seed);
+    int rc = cz_porep_synthetic_c1(&c1, size, 1, seed, 1000, 1);
     CHECK_MSG(rc == 0, "%s", cz_error_message());
     if (rc) return;
     CHECK_MSG(cz_c1_verify(&c1, 0, true) == 0, "%s", cz_error_message());
@@ -49,7 +49,7 @@ int main(void) {
     {
         cz_c1 c1;
         double t0 = ps_now();
-        int rc = cz_porep_sealed_c1(&c1, 11, cz_rng_next(&rng)); /* StackedDrg8MiBV1_1_Feat_SyntheticPoRep */
+        int rc = cz_porep_sealed_c1(&c1, 11, cz_rng_next(&rng), 1000, 1); /* StackedDrg8MiBV1_1_Feat_SyntheticPoRep */
         CHECK_MSG(rc == 0, "%s", cz_error_message());
         if (!rc) porep_c1_check(&c1, 0, ps_now() - t0), cz_c1_free(&c1);
     }

@@ -1,6 +1,7 @@
 /* cz_tool_c1_gen: writes a generated C1 JSON (raw SealCommitPhase1Output) for tools and other
  * provers: a sector sealed in memory (cz_porep_sealed_c1: 2 KiB / 8 MiB, any kind from API 1.1 on)
- * or, with --sparse, the sparse V1_1 generator (any size; all of the proof's partitions).
+ * or, with --sparse, the sparse V1_1 generator (any size; all of the proof's partitions), either of them
+ * miner f01000's sector 1 (the requests of the e2e tests and cuzk-bench's defaults).
  * usage: cz_tool_c1_gen PROOF_ID SEED OUT.json [--sparse]   (PROOF_ID: registry id, e.g. 5 = 2 KiB
  * V1_1, 10 = 2 KiB SyntheticPoRep, 15 = 2 KiB NI-PoRep, 8 = 32 GiB V1_1 with --sparse)
  * Exit status: 0 written, 2 bad arguments or a generator error. */
@@ -27,9 +28,9 @@ int main(int argc, char **argv) {
         cz_porep_params p;
         rc = id / 5 != 1 ? cz_error(CZ_EINVAL, "--sparse makes V1_1 proofs (ids 5..9)")
                          : cz_porep_params_for(&p, sizes[id % 5]);
-        if (!rc) rc = cz_porep_synthetic_c1(&c1, sizes[id % 5], p.partitions, seed);
+        if (!rc) rc = cz_porep_synthetic_c1(&c1, sizes[id % 5], p.partitions, seed, 1000, 1);
     } else {
-        rc = cz_porep_sealed_c1(&c1, id, seed);
+        rc = cz_porep_sealed_c1(&c1, id, seed, 1000, 1);
     }
     char *json = NULL;
     size_t len = 0;

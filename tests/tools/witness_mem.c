@@ -36,13 +36,14 @@ int main(int argc, char **argv) {
             c = cz_circuit_at(i);
     if (!c) return fprintf(stderr, "no PoRep circuit for %llu\n", (unsigned long long)size), 2;
     cz_c1 c1;
-    int rc = cz_porep_sealed_c1(&c1, size == 2048 ? 5 : 6, seed); /* V1_1 2 KiB / 8 MiB */
+    int rc = cz_porep_sealed_c1(&c1, size == 2048 ? 5 : 6, seed, 1000, 1); /* V1_1 2 KiB / 8 MiB */
     char *json = NULL;
     size_t len = 0;
     if (!rc) rc = cz_c1_to_json(&c1, &json, &len);
     cz_c1_free(&c1);
     cz_submit s = {0};
     s.kind = CZ_KIND_POREP, s.sector_size = size, s.registered_proof = size == 2048 ? 5 : 6;
+    s.miner_id = 1000, s.sector_number = 1; /* the C1's sector */
     s.vanilla = (const uint8_t *)json, s.vanilla_len = len;
     void *st = NULL;
     if (!rc) rc = c->prepare(c, &s, &st);

@@ -63,7 +63,7 @@ static void porep_c1_check(cz_c1 *c1p, unsigned k, double tgen) {
 static void porep_synth_check(uint64_t size, uint64_t seed) {
     cz_c1 c1;
     double t0 = ps_now();
-    int rc = cz_porep_synthetic_c1(&c1, size, 1, seed);
+    int rc = cz_porep_synthetic_c1(&c1, size, 1, seed, 1000, 1);
     CHECK_MSG(rc == 0, "synthetic %llu: %s", (unsigned long long)size, cz_error_message());
     if (rc) return;
     porep_c1_check(&c1, 0, ps_now() - t0);

@@ -258,12 +258,14 @@ static bool same_fr(const cz_fr *a, const cz_fr *b, uint64_t n) { return !memcmp
 
 /* ---- the real 2 KiB PoRep hooks ---- */
 
-static void porep_partition(const char *what, const cz_c1 *c1, const char *json, size_t len, cz_rng *rng,
-                            const cz_r1cs *r) {
+/* a partition of the C1 of miner f0<miner>'s sector <sector> */
+static void porep_partition(const char *what, const cz_c1 *c1, const char *json, size_t len, uint64_t miner,
+                            uint64_t sector, cz_rng *rng, const cz_r1cs *r) {
     const cz_circuit *c = cz_circuit_find("porep-2k");
     CHECK(c && c->synthesize_compact == cz_porep_circuit_synth_compact);
     cz_submit s = {0};
     s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = c1->proof_id;
+    s.miner_id = miner, s.sector_number = sector;
     s.vanilla = (const uint8_t *)json, s.vanilla_len = len;
     void *st = NULL;
     int rc = c->prepare(c, &s, &st);
@@ -359,7 +361,7 @@ static void porep_hooks(cz_rng *rng) {
     cz_c1 c1;
     unsigned ids[3] = {5, 10, 15}; /* V1_1, Synthetic, NI */
     unsigned id = ids[cz_rng_next(rng) % 3];
-    rc = cz_porep_sealed_c1(&c1, id, cz_rng_next(rng));
+    rc = cz_porep_sealed_c1(&c1, id, cz_rng_next(rng), 1000, 1);
     CHECK_MSG(rc == 0, "sealed C1: %s", cz_error_message());
     if (!rc) {
         char *json = NULL;
@@ -367,7 +369,7 @@ static void porep_hooks(cz_rng *rng) {
         CHECK(cz_c1_to_json(&c1, &json, &len) == 0);
         char what[64];
         snprintf(what, sizeof what, "sealed 2 KiB C1 (proof %u)", id);
-        if (json) porep_partition(what, &c1, json, len, rng, rc ? NULL : &r);
+        if (json) porep_partition(what, &c1, json, len, 1000, 1, rng, rc ? NULL : &r);
         free(json);
         cz_c1_free(&c1);
     }
@@ -375,7 +377,7 @@ static void porep_hooks(cz_rng *rng) {
     size_t len = 0;
     char *json = cz_test_read_fixture("ipfs-force-community+gpuproxy/2KiB.json", path, sizeof path, &len);
     if (json && cz_c1_parse(&c1, json, len) == 0) {
-        porep_partition("gpuproxy 2KiB.json", &c1, json, len, rng, &r);
+        porep_partition("gpuproxy 2KiB.json", &c1, json, len, 1001, 0, rng, &r); /* its Miner f01001, SectorNum 0 */
         cz_c1_free(&c1);
     } else {
         printf("%s not readable: the fixture half is skipped\n", path);

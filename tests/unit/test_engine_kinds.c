@@ -5,8 +5,10 @@
  * the public inputs that public_inputs derives from public values alone (the check the engine runs
  * before COMPLETED), and those differ from the inputs of the other kinds' rules. Rejections: the C1
  * relabelled as another kind (its challenges are not that kind's: the vanilla check names partition and
- * challenge), an NI C1 with a partition missing (12 of 13), a request whose registered_proof names
- * another sector size. A full proof of each kind is tests/e2e/slow_porep_kinds.py. */
+ * challenge; where they coincide, its porep_id derives another replica_id), an NI C1 with a partition missing
+ * (12 of 13), a request whose registered_proof names another sector size, a request for another sector
+ * number or miner than the C1 was sealed for (cz_porep_check_sector). A full proof of each kind is
+ * tests/e2e/slow_porep_kinds.py. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,17 +43,25 @@ static char *wrap(const char *json, size_t len, size_t *out_len) {
     return o;
 }
 
-static int prep(const cz_circuit *c, const char *text, size_t len, uint64_t reg, void **st) {
+/* prepare() of a request for miner f0<miner>'s sector <sector> */
+static int prep_for(const cz_circuit *c, const char *text, size_t len, uint64_t reg, uint64_t miner, uint64_t sector,
+                    void **st) {
     cz_submit s = {0};
     s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = reg;
+    s.miner_id = miner, s.sector_number = sector;
     s.vanilla = (const uint8_t *)text, s.vanilla_len = len;
     return c->prepare(c, &s, st);
+}
+
+/* ... of the sector the C1s here are sealed for */
+static int prep(const cz_circuit *c, const char *text, size_t len, uint64_t reg, void **st) {
+    return prep_for(c, text, len, reg, 1000, 1, st);
 }
 
 static void kind(unsigned id, cz_rng *rng) {
     const cz_circuit *c = cz_circuit_find("porep-2k");
     cz_c1 c1;
-    int rc = cz_porep_sealed_c1(&c1, id, cz_rng_next(rng));
+    int rc = cz_porep_sealed_c1(&c1, id, cz_rng_next(rng), 1000, 1);
     CHECK_MSG(rc == 0, "sealed %u: %s", id, cz_error_message());
     if (rc) return;
     char *json;
@@ -92,6 +102,20 @@ static void kind(unsigned id, cz_rng *rng) {
     }
     /* the request's registered_proof must name the sector size (kinds of one size share the circuit) */
     CHECK(prep(c, w, wlen, id + 1, &st) == CZ_EINVAL && strstr(cz_error_message(), "8MiB"));
+    /* a sound C1 of another sector: the request's sector number or miner is not the one its replica_id derives
+     * from (both named; the chain would reject the proof) */
+    static const uint64_t other[3][2] = {{1000, 2}, {1001, 1}, {0, 0}};
+    for (int i = 0; i < 3; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "not that of miner f0%llu sector %llu", (unsigned long long)other[i][0],
+                 (unsigned long long)other[i][1]);
+        rc = prep_for(c, w, wlen, id, other[i][0], other[i][1], &st);
+        CHECK_MSG(rc == CZ_EINVAL && strstr(cz_error_message(), want) && strstr(cz_error_message(), "replica_id"),
+                  "%s for f0%llu sector %llu: rc %d %s", c1.registered_proof, (unsigned long long)other[i][0],
+                  (unsigned long long)other[i][1], rc, cz_error_message());
+        if (!rc) c->release(c, st);
+    }
+    printf("%s for another sector -> %s\n", c1.registered_proof, cz_error_message());
     free(w), free(json);
 
     /* relabelled as another kind: the challenges are not that kind's (or, NI, the partition count) */
@@ -109,7 +133,8 @@ static void kind(unsigned id, cz_rng *rng) {
                     as != 15;
     if (cz_c1_to_json(&c1, &json, &len) == 0) {
         rc = prep(c, json, len, as, &st);
-        CHECK_MSG(coincide ? rc == 0 : rc == CZ_EINVAL && strstr(cz_error_message(), "partition"),
+        /* when the challenges coincide the C1 verifies, but the other porep_id derives another replica_id */
+        CHECK_MSG(rc == CZ_EINVAL && strstr(cz_error_message(), coincide ? "replica_id" : "partition"),
                   "%s relabelled as %u: rc %d %s", name, as, rc, cz_error_message());
         if (!rc) c->release(c, st);
         printf("%s relabelled as id %u -> %s\n", name, as, cz_error_message());
@@ -137,7 +162,7 @@ static void kind(unsigned id, cz_rng *rng) {
 static void first_error(cz_rng *rng) {
     const cz_circuit *c = cz_circuit_find("porep-2k");
     cz_c1 c1;
-    int rc = cz_porep_sealed_c1(&c1, 15, cz_rng_next(rng));
+    int rc = cz_porep_sealed_c1(&c1, 15, cz_rng_next(rng), 1000, 1);
     CHECK_MSG(rc == 0, "sealed 15: %s", cz_error_message());
     if (rc) return;
     const unsigned n = c1.partitions * c1.challenges;

@@ -269,7 +269,7 @@ int main(void) {
     cz_c1 c1;
     char *text = NULL;
     size_t tn = 0;
-    CHECK(cz_porep_synthetic_c1(&c1, 2048, 1, seed) == 0 && cz_c1_to_json(&c1, &text, &tn) == 0);
+    CHECK(cz_porep_synthetic_c1(&c1, 2048, 1, seed, 1000, 1) == 0 && cz_c1_to_json(&c1, &text, &tn) == 0);
     cz_c1_free(&c1);
     if (text) run("synthetic 2 KiB C1", c1_fn, (const uint8_t *)text, tn, NULL);
     free(text);

@@ -238,6 +238,26 @@ static void test_fixture(void) {
     CHECK(!memcmp(rid, c1.replica_id, 32));
     cz_porep_replica_id(rid, prover, 1, c1.ticket, c1.comm_d, porep_id);
     CHECK(memcmp(rid, c1.replica_id, 32) != 0);
+    /* the same through the miner id (the ID address payload: unsigned LEB128, as Go's binary.PutUvarint) and the
+     * daemon's check of a request's sector against the C1 */
+    uint8_t pid[32];
+    cz_porep_prover_id(pid, 1001);
+    CHECK(!memcmp(pid, prover, 32));
+    static const struct { uint64_t id; uint8_t len, b[10]; } leb[] = {
+        {0, 1, {0}}, {127, 1, {0x7f}}, {128, 2, {0x80, 0x01}}, {300, 2, {0xac, 0x02}},
+        {UINT64_MAX, 10, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}}};
+    for (size_t i = 0; i < sizeof leb / sizeof leb[0]; i++) {
+        uint8_t want[32] = {0};
+        memcpy(want, leb[i].b, leb[i].len);
+        cz_porep_prover_id(pid, leb[i].id);
+        CHECK_MSG(!memcmp(pid, want, 32), "prover_id of %llu", (unsigned long long)leb[i].id);
+    }
+    CHECK_MSG(cz_porep_check_sector(&c1, 1001, 0) == 0, "%s", cz_error_message());
+    CHECK(cz_porep_check_sector(&c1, 1001, 1) == CZ_EVERIFY && strstr(cz_error_message(), "miner f01001 sector 1"));
+    CHECK(cz_porep_check_sector(&c1, 1000, 0) == CZ_EVERIFY && strstr(cz_error_message(), "miner f01000 sector 0"));
+    c1.ticket[5] ^= 1; /* the ticket is bound too */
+    CHECK(cz_porep_check_sector(&c1, 1001, 0) == CZ_EVERIFY);
+    c1.ticket[5] ^= 1;
     c1.seed[0] ^= 1; /* another seed derives other challenges */
     CHECK(cz_porep_public_inputs(pub, &c1, 0, true) == CZ_EVERIFY && strstr(cz_error_message(), "partition 0 challenge"));
     c1.seed[0] ^= 1;

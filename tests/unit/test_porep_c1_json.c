@@ -105,15 +105,15 @@ int main(void) {
     unsigned ids[3] = {5, 10, 15};
     for (int i = 0; i < 3; i++) {
         cz_c1 c1;
-        CHECK(cz_porep_sealed_c1(&c1, ids[i], cz_rng_next(&rng)) == 0);
+        CHECK(cz_porep_sealed_c1(&c1, ids[i], cz_rng_next(&rng), 1000, 1) == 0);
         roundtrip(c1.registered_proof, &c1);
         cz_c1_free(&c1);
     }
     cz_c1 c1;
-    CHECK(cz_porep_synthetic_c1(&c1, 32ull << 30, 10, cz_rng_next(&rng)) == 0);
+    CHECK(cz_porep_synthetic_c1(&c1, 32ull << 30, 10, cz_rng_next(&rng), 1000, 1) == 0);
     roundtrip("sparse 32 GiB V1_1", &c1);
     cz_c1_free(&c1);
-    CHECK(cz_porep_synthetic_c1(&c1, 64ull << 30, 10, cz_rng_next(&rng)) == 0);
+    CHECK(cz_porep_synthetic_c1(&c1, 64ull << 30, 10, cz_rng_next(&rng), 1000, 1) == 0);
     roundtrip("sparse 64 GiB V1_1", &c1);
     cz_c1_free(&c1);
     cz_c1 empty = {0};

@@ -152,12 +152,12 @@ int main(void) {
     } else {
         printf("2KiB.json fixture not found (set CZ_FIXTURES_DIR): real-C1 comparison skipped\n");
     }
-    CHECK(cz_porep_synthetic_c1(&c1, 2048, 1, cz_rng_next(&rng)) == 0);
+    CHECK(cz_porep_synthetic_c1(&c1, 2048, 1, cz_rng_next(&rng), 1000, 1) == 0);
     compare("sparse synthetic 2 KiB C1", &c1, 0, &cw, &r);
     cz_c1_free(&c1);
     unsigned ids[2] = {10, 15};
     for (int i = 0; i < 2; i++) {
-        CHECK(cz_porep_sealed_c1(&c1, ids[i], cz_rng_next(&rng)) == 0);
+        CHECK(cz_porep_sealed_c1(&c1, ids[i], cz_rng_next(&rng), 1000, 1) == 0);
         compare(c1.registered_proof, &c1, (unsigned)(cz_rng_next(&rng) % c1.partitions), &cw, &r);
         cz_c1_free(&c1);
     }

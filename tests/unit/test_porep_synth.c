@@ -14,7 +14,7 @@ int main(void) {
     for (int i = 0; i < 4; i++) {
         cz_c1 c1;
         unsigned parts = i == 2 ? 3 : 1; /* 32 GiB: partitions 0..2 */
-        int rc = cz_porep_synthetic_c1(&c1, sizes[i], parts, cz_rng_next(&rng));
+        int rc = cz_porep_synthetic_c1(&c1, sizes[i], parts, cz_rng_next(&rng), 1000, 1);
         CHECK_MSG(rc == 0, "%s", cz_error_message());
         if (rc) continue;
         cz_fr pub[3 + 18 * 18];
@@ -37,7 +37,7 @@ int main(void) {
     unsigned shared = 0;
     for (int t = 0; t < 48; t++) {
         cz_c1 c1;
-        if (cz_porep_synthetic_c1(&c1, 2048, 1, cz_rng_next(&rng))) {
+        if (cz_porep_synthetic_c1(&c1, 2048, 1, cz_rng_next(&rng), 1000, 1)) {
             CHECK_MSG(0, "%s", cz_error_message());
             continue;
         }
@@ -59,6 +59,6 @@ int main(void) {
     printf("48 synthetic 2 KiB C1s: a challenged node was a parent of the other challenge %u times\n", shared);
     CHECK(shared > 0);
     cz_c1 c1;
-    CHECK(cz_porep_synthetic_c1(&c1, 2048, 2, 1) == CZ_EINVAL);
+    CHECK(cz_porep_synthetic_c1(&c1, 2048, 2, 1, 1000, 1) == CZ_EINVAL);
     return cz_test_finish();
 }

@@ -12,7 +12,7 @@
 static void check_kind(unsigned proof_id, cz_rng *rng) {
     cz_c1 c1;
     double t0 = ps_now();
-    int rc = cz_porep_sealed_c1(&c1, proof_id, cz_rng_next(rng));
+    int rc = cz_porep_sealed_c1(&c1, proof_id, cz_rng_next(rng), 1000, 1);
     CHECK_MSG(rc == 0, "sealed %u: %s", proof_id, cz_error_message());
     if (rc) return;
     double tgen = ps_now() - t0;
@@ -62,8 +62,8 @@ int main(void) {
     check_kind(10, &rng); /* StackedDrg2KiBV1_1_Feat_SyntheticPoRep */
     check_kind(15, &rng); /* StackedDrg2KiBV1_2_Feat_NonInteractivePoRep */
     cz_c1 c1;
-    CHECK(cz_porep_sealed_c1(&c1, 0, 1) == CZ_EINVAL);  /* API 1.0: other DRG order, not sealed here */
-    CHECK(cz_porep_sealed_c1(&c1, 8, 1) == CZ_EINVAL);  /* 32 GiB: far too large to seal here */
-    CHECK(cz_porep_sealed_c1(&c1, 20, 1) == CZ_EINVAL);
+    CHECK(cz_porep_sealed_c1(&c1, 0, 1, 1000, 1) == CZ_EINVAL);  /* API 1.0: other DRG order, not sealed here */
+    CHECK(cz_porep_sealed_c1(&c1, 8, 1, 1000, 1) == CZ_EINVAL);  /* 32 GiB: far too large to seal here */
+    CHECK(cz_porep_sealed_c1(&c1, 20, 1, 1000, 1) == CZ_EINVAL);
     return cz_test_finish();
 }

@@ -370,7 +370,8 @@ static void srs_manager(void) {
 
 /* The real 2 KiB PoRep hooks on the real gpuproxy 2KiB.json (a sealed sector's C1 in the Commit2In wrapper):
  * prepare parses and verifies it, the witness of partition 0 carries exactly the public inputs that
- * public_inputs derives from the C1's public values; a request naming another size is refused. */
+ * public_inputs derives from the C1's public values; a request naming another size, or another miner than the
+ * C1's, is refused. */
 static void porep_hooks(void) {
     char path[1024];
     size_t n = 0;
@@ -382,8 +383,11 @@ static void porep_hooks(void) {
     const cz_circuit *c = cz_circuit_find("porep-2k"), *c8 = cz_circuit_find("porep-8m");
     cz_submit s = {0};
     s.kind = CZ_KIND_POREP, s.sector_size = 2048, s.registered_proof = 5;
+    s.miner_id = 1000, s.sector_number = 0; /* the fixture is f01001's sector 0: not this miner's */
     s.vanilla = (const uint8_t *)buf, s.vanilla_len = n;
     void *st = NULL;
+    CHECK(c->prepare(c, &s, &st) == CZ_EINVAL && strstr(cz_error_message(), "not that of miner f01000 sector 0"));
+    s.miner_id = 1001;
     int rc = c->prepare(c, &s, &st);
     CHECK_MSG(rc == 0, "prepare: %s", cz_error_message());
     if (rc) {
