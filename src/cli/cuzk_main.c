@@ -19,6 +19,7 @@
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "engine/log.h"
+#include "groth16/params.h"
 #include "server/http.h"
 #include "server/rpc.h"
 
@@ -74,7 +75,8 @@ static void drain(cz_engine *e, const sigset_t *sigs, uint64_t timeout_s, int *s
 
 /* --check-config: the config as the daemon would take it (its errors were printed and exit 1 before this), the
  * listen addresses' syntax (not bound), the memory budget it resolves to, and which official parameter files
- * srs.param_cache holds. 0 when the daemon would start on it, else 1. */
+ * srs.param_cache holds, each one's sections counted (a file cut short is NOT OK). 0 when the daemon would start on
+ * it and every file found is whole, else 1. */
 static int check_config(const cz_config *cfg, const char *path) {
     int bad = 0;
     printf("config: %s\n", path ? path : "(none: the built-in defaults)");
@@ -100,7 +102,24 @@ static int check_config(const cz_config *cfg, const char *path) {
         snprintf(p, sizeof p, "%s/%s", cfg->param_cache, c->params_file);
         if (!dir || stat(p, &sb) || !S_ISREG(sb.st_mode)) continue;
         have++;
-        printf("  %-12s %s (%.2f GB)\n", c->id, c->params_file, sb.st_size / 1e9);
+        /* its section counts (a few pages read): a download cut short is named now, not at the first proof of the
+         * kind after a 47 GB hash; the contents are checked by the load (digest, every point) */
+        cz_groth16_params_layout lay;
+        uint64_t size = 0;
+        if (cz_groth16_params_file_layout(&lay, &size, p)) {
+            bad = 1;
+            printf("  %-12s %s (%.2f GB): NOT OK\n", c->id, c->params_file, sb.st_size / 1e9);
+            fprintf(stderr, "cuzk: %s (fetch it again)\n", cz_error_message());
+        } else if (lay.end != size) {
+            bad = 1;
+            printf("  %-12s %s (%.2f GB): NOT OK\n", c->id, c->params_file, sb.st_size / 1e9);
+            fprintf(stderr, "cuzk: %s: %llu bytes after its last section (B_G2 ends at byte %llu): not the official "
+                    "file, whose digest would not match (fetch it again)\n", p,
+                    (unsigned long long)(size - lay.end), (unsigned long long)lay.end);
+        } else {
+            printf("  %-12s %s (%.2f GB: H %zu, L %zu, A %zu, B %zu points, %zu inputs)\n", c->id, c->params_file,
+                   sb.st_size / 1e9, lay.h_len, lay.l_len, lay.a_len, lay.b_len, lay.ic_len);
+        }
     }
     printf("official parameter files: %u of %u circuits%s\n", have, known,
            have < known ? " (a circuit without its file is refused FAILED_PRECONDITION; fetch those the host proves)"

@@ -409,6 +409,26 @@ void cz_srs_abort(cz_srs_mgr *m) {
     atomic_store(&m->aborting, true);
 }
 
+/* An official file's section counts, before its digest: one cut short (an interrupted download, a full disk) or of
+ * another layout is refused at once by what is wrong with it, not after hashing 47 GB (~45 s) to a digest mismatch.
+ * A few pages are read. The mapping is dropped on failure (the file must be fetched again). */
+static int check_layout(cz_srs_entry *e) {
+    cz_mapguard g;
+    cz_groth16_params_layout lay;
+    guard_begin(e, &g);
+    int rc = cz_groth16_params_layout_of(&lay, e->map, e->map_len, e->path);
+    const int cut = guard_end(e, &g, "its sections were counted");
+    if (cut) rc = cut;
+    else if (rc == CZ_EFORMAT) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", cz_error_message());
+        rc = cz_error(CZ_EFORMAT, "%s (%llu bytes: a download cut short or not a parameter file; fetch it again)", why,
+                      (unsigned long long)e->map_len);
+    }
+    if (rc) unmap(e);
+    return rc;
+}
+
 /* The digest on its own thread, beside the circuit recording (each ~1 min at 32 GiB PoRep): the check
  * reads only e->map and sets e->digest_ok, which nothing else touches while the entry is LOADING. */
 typedef struct {
@@ -447,6 +467,7 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     int rc = stopped(m, e, "before it began");
     if (!rc && !e->map && e->path[0] && file_size(e->path)) rc = map_file(m, e);
     if (rc) return rc;
+    if (e->map && !e->seeded && (rc = check_layout(e))) return rc;
     digest_job dj = {m, e, 0, ""};
     pthread_t dth;
     const bool dig = e->map && m->verify_digest && !e->seeded && !e->digest_ok;

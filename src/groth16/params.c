@@ -324,6 +324,55 @@ int cz_groth16_params_write_file(const char *path, const cz_groth16_params *p) {
 DEFINE_READ_SECTION(g1, 96)
 DEFINE_READ_SECTION(g2, 192)
 
+/* The sections after the vk (c just past it) from their counts alone: each must fit in what remains (read_count), H
+ * hold n-1 points (n a power of two), A at least IC's inputs, B_G2 as many points as B_G1. Bytes after B_G2 are
+ * allowed (bellperson ignores them); out->end says where B_G2 ends. */
+static int walk_sections(cz_cursor *c, size_t ic_len, cz_groth16_params_layout *out) {
+    static const char *const names[5] = {"H", "L", "A", "B_G1", "B_G2"};
+    size_t n[5] = {0};
+    for (int s = 0; s < 5; s++) {
+        const size_t at = c->off, elem = s == 4 ? 192 : 96;
+        int rc = read_count(c, names[s], elem, &n[s]);
+        if (rc) return rc;
+        c->off += n[s] * elem;
+        if (s == 0 && ((n[0] + 1) & n[0]))
+            return cz_error(CZ_EFORMAT, "%s: section H: bad count %zu at byte offset %zu (H holds n-1 points, n a power "
+                            "of two)", c->name, n[0], at);
+        if (s == 2 && n[2] < ic_len)
+            return cz_error(CZ_EFORMAT, "%s: section A: bad count %zu at byte offset %zu (below the %zu inputs of IC)",
+                            c->name, n[2], at, ic_len);
+        if (s == 4 && n[4] != n[3])
+            return cz_error(CZ_EFORMAT, "%s: section B_G2: bad count %zu at byte offset %zu (B_G1 has %zu)", c->name,
+                            n[4], at, n[3]);
+    }
+    out->ic_len = ic_len, out->h_len = n[0], out->l_len = n[1], out->a_len = n[2], out->b_len = n[3];
+    out->end = c->off;
+    return 0;
+}
+
+int cz_groth16_params_layout_of(cz_groth16_params_layout *out, const uint8_t *buf, size_t len, const char *name) {
+    memset(out, 0, sizeof *out);
+    cz_cursor c = {buf, len, 0, name ? name : "params", NULL, NULL};
+    cz_groth16_vk vk;
+    int rc = vk_decode_cursor(&vk, &c);
+    if (rc) return rc;
+    rc = walk_sections(&c, vk.ic_len, out);
+    cz_groth16_vk_free(&vk);
+    return rc;
+}
+
+int cz_groth16_params_file_layout(cz_groth16_params_layout *out, uint64_t *file_bytes, const char *path) {
+    cz_mapping m = {NULL, 0};
+    int rc = map_file(&m, path);
+    if (rc) return rc;
+    madvise((void *)m.data, m.len, MADV_RANDOM); /* a few pages: no read-ahead over a 47 GB file */
+    static const uint8_t empty[1];
+    rc = cz_groth16_params_layout_of(out, m.data ? m.data : empty, m.len, path);
+    if (file_bytes) *file_bytes = m.len;
+    unmap_file(&m);
+    return rc;
+}
+
 int cz_groth16_params_decode(cz_groth16_params *p, const uint8_t *buf, size_t len, const char *name,
                              unsigned flags) {
     return cz_groth16_params_decode_until(p, buf, len, name, flags, NULL, NULL);
@@ -334,38 +383,21 @@ int cz_groth16_params_decode_until(cz_groth16_params *p, const uint8_t *buf, siz
     memset(p, 0, sizeof *p);
     cz_cursor c = {buf, len, 0, name ? name : "params", stop, arg};
     unsigned dflags = (flags & CZ_PARAMS_CHECK_SUBGROUP) ? CZ_DECODE_CHECK_SUBGROUP : 0;
-    size_t b2_len = 0, at;
+    size_t b2_len = 0;
     int rc = vk_decode_cursor(&p->vk, &c);
     if (rc)
         return rc;
-    at = c.off;
-    if ((rc = read_g1_section(&c, "H", &p->h, &p->h_len, dflags)))
+    /* every count first: a file cut short or of another layout is refused before any point is decoded */
+    cz_cursor w = c;
+    cz_groth16_params_layout lay;
+    if ((rc = walk_sections(&w, p->vk.ic_len, &lay)))
         goto fail;
-    if ((p->h_len + 1) & p->h_len) {
-        rc = cz_error(CZ_EFORMAT, "%s: section H: bad count %zu at byte offset %zu (H holds n-1 points, n a power of two)",
-                      c.name, p->h_len, at);
+    if ((rc = read_g1_section(&c, "H", &p->h, &p->h_len, dflags)) ||
+        (rc = read_g1_section(&c, "L", &p->l, &p->l_len, dflags)) ||
+        (rc = read_g1_section(&c, "A", &p->a, &p->a_len, dflags)) ||
+        (rc = read_g1_section(&c, "B_G1", &p->b_g1, &p->b_len, dflags)) ||
+        (rc = read_g2_section(&c, "B_G2", &p->b_g2, &b2_len, dflags)))
         goto fail;
-    }
-    if ((rc = read_g1_section(&c, "L", &p->l, &p->l_len, dflags)))
-        goto fail;
-    at = c.off;
-    if ((rc = read_g1_section(&c, "A", &p->a, &p->a_len, dflags)))
-        goto fail;
-    if (p->a_len < p->vk.ic_len) {
-        rc = cz_error(CZ_EFORMAT, "%s: section A: bad count %zu at byte offset %zu (below the %zu inputs of IC)",
-                      c.name, p->a_len, at, p->vk.ic_len);
-        goto fail;
-    }
-    if ((rc = read_g1_section(&c, "B_G1", &p->b_g1, &p->b_len, dflags)))
-        goto fail;
-    at = c.off;
-    if ((rc = read_g2_section(&c, "B_G2", &p->b_g2, &b2_len, dflags)))
-        goto fail;
-    if (b2_len != p->b_len) {
-        rc = cz_error(CZ_EFORMAT, "%s: section B_G2: bad count %zu at byte offset %zu (B_G1 has %zu)", c.name, b2_len,
-                      at, p->b_len);
-        goto fail;
-    }
     return 0;
 fail:
     cz_groth16_params_free(p);

@@ -72,6 +72,18 @@ int cz_groth16_params_decode_until(cz_groth16_params *p, const uint8_t *buf, siz
 /* [testing] the points a decode takes between two stop questions (0: the default, 2^20). */
 void cz_groth16_params_set_piece_for_test(size_t points);
 int cz_groth16_params_read_file(cz_groth16_params *p, const char *path, unsigned flags);
+/* A `.params` image's section counts and where its last section ends, from the counts alone (the vk decoded and
+ * checked, no other point read): a file cut short (an interrupted download) or of another layout is found in
+ * microseconds, not after a 47 GB hash or decode. The decode applies the same rules first. Bytes after B_G2 are
+ * not an error (bellperson ignores them): end < the length says they are there. 0 or CZ_EFORMAT (file, section,
+ * offset named), or a vk error. */
+typedef struct {
+    size_t ic_len, h_len, l_len, a_len, b_len;
+    uint64_t end; /* the byte after B_G2 */
+} cz_groth16_params_layout;
+int cz_groth16_params_layout_of(cz_groth16_params_layout *out, const uint8_t *buf, size_t len, const char *name);
+/* The same of a file (mapped, a few pages read); *file_bytes (may be NULL) its size. CZ_EIO when unreadable. */
+int cz_groth16_params_file_layout(cz_groth16_params_layout *out, uint64_t *file_bytes, const char *path);
 void cz_groth16_params_free(cz_groth16_params *p);
 
 #endif

@@ -191,6 +191,22 @@ def prom_check(text):
     return True, "strict parser ok (no promtool)", values
 
 
+# The G1 generator uncompressed (x ‖ y, 48-byte big-endian each; the BLS12-381 spec's) and the points at infinity
+G1_GEN = bytes.fromhex("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"
+                       "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")
+G1_INF, G2_INF = b"\x40" + bytes(95), b"\x40" + bytes(191)
+
+
+def tiny_params(l_bytes=b""):
+    """The smallest file of the .params layout (bellperson: vk = six points, IC; then H, L, A, B_G1, B_G2 with u32
+    big-endian counts, uncompressed points): the six vk points at infinity (bellperson allows it there), IC and A one
+    point each (the G1 generator), H, B_G1 and B_G2 empty, L the given bytes as len/96 "points" (random bytes: a file
+    whose sections count right but whose points do not decode)."""
+    u32 = lambda n: n.to_bytes(4, "big")
+    return (G1_INF + G1_INF + G2_INF + G2_INF + G1_INF + G2_INF + u32(1) + G1_GEN + u32(0) + u32(len(l_bytes) // 96)
+            + l_bytes + u32(1) + G1_GEN + u32(0) + u32(0))
+
+
 def gen_c1(sector_size=2048, sector_number=1):
     """A fresh synthetic C1 wrapper from cuzk-bench gen-vanilla porep (bytes)."""
     path = os.path.join(TMP, f"c1-{time.time_ns()}.json")

@@ -2,7 +2,7 @@
 exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is; --check-config reports the same
 errors, checks the listen addresses without binding them and lists the official parameter files it finds."""
 import os, signal, subprocess, tempfile, time
-from cuzk_e2e import BUILD, SRC, TMP, check, finish
+from cuzk_e2e import BUILD, SRC, TMP, check, finish, tiny_params
 
 CUZK = os.path.join(BUILD, "cuzk")
 
@@ -51,8 +51,9 @@ for what, text, needles in cases[:3]:
 pdir = tempfile.mkdtemp(dir=TMP)
 P2K = ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
        "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.params")
+TINY = tiny_params()  # a whole file: the vk, A and IC one point each, the rest empty
 with open(os.path.join(pdir, P2K), "wb") as f:
-    f.write(b"\0" * 1000)
+    f.write(TINY)
 sockdir = os.path.join(pdir, "run", "deeper")
 good = (f'[daemon]\nlisten = "unix://{sockdir}/cuzk.sock, 127.0.0.1:0"\nstatus_listen = "[::1]:0"\n'
         f'drain_timeout = "45s"\n[srs]\nparam_cache = "{pdir}"\n[memory]\ntotal_budget = "64GiB"\n')
@@ -61,9 +62,21 @@ os.write(fd, good.encode())
 os.close(fd)
 r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
 check(r.returncode == 0 and "config: OK" in r.stdout and "daemon.drain_timeout: 45 s" in r.stdout
-      and "memory.total_budget: 64.0 GiB" in r.stdout and f"porep-2k     {P2K} (0.00 GB)" in r.stdout
+      and "memory.total_budget: 64.0 GiB" in r.stdout
+      and f"porep-2k     {P2K} (0.00 GB: H 0, L 0, A 1, B 0 points, 1 inputs)" in r.stdout
       and "official parameter files: 1 of" in r.stdout and not os.path.exists(sockdir),
-      f"--check-config, a good config: exit {r.returncode}, the 2 KiB PoRep file listed, no socket directory made")
+      f"--check-config, a good config: exit {r.returncode}, the 2 KiB PoRep file listed with its sections, no socket "
+      "directory made")
+# a parameter file that is not whole (its sections counted, a few pages read): NOT OK, exit 1, the fault named
+for what, data, needles in [("cut short", TINY[:-2], ["section B_G2: truncated"]),
+                            ("zeros", bytes(1000), ["vk.alpha_g1"]),
+                            ("bytes after B_G2", TINY + b"x", ["1 bytes after its last section"])]:
+    with open(os.path.join(pdir, P2K), "wb") as f:
+        f.write(data)
+    r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 1 and "config: NOT OK" in r.stdout and f"{P2K} (0.00 GB): NOT OK" in r.stdout
+          and "fetch it again" in r.stderr and all(n in r.stderr for n in needles),
+          f"--check-config, a parameter file {what}: exit {r.returncode}, {r.stderr.strip()[:160]}")
 for what, line, needle in [("listen", 'listen = "dns:///x:1"', "dns:///x:1"),
                            ("relative unix socket", 'listen = "unix://rel/cuzk.sock"', "must be absolute"),
                            ("status_listen", 'listen = "127.0.0.1:0"\nstatus_listen = "localhost:9821"', "localhost")]:

@@ -1,7 +1,8 @@
 """e2e: Synthetic PoRep (registered proof 10) and NI-PoRep (15) C1s are accepted by the daemon, and official
 parameter files are checked against parameters.json's digest before they are decoded. The C1s are 2 KiB
 sectors sealed in memory by cz_tool_c1_gen (fresh seed each run), sent in the Commit2In wrapper as Curio does.
-srs.param_cache holds a fake official 2 KiB file (random bytes under the official name), so an accepted job
+srs.param_cache holds a fake official 2 KiB file (sections of the right layout, random bytes for the points, under
+the official name), so an accepted job
 runs into the digest check at once instead of a minutes-long proof: FAILED, naming the digest of the file
 (checked here against Python's hashlib BLAKE2b-512, first 16 bytes) and the one parameters.json gives; with
 srs.verify_digest = false the same file gets to the decoder and fails there. The digest memo: a mismatch leaves
@@ -10,7 +11,7 @@ none, a memo of the file as it is skips the hash, a touched file is hashed again
 C1 under a registered_proof of another sector size. The full proofs are slow_porep_kinds.py.
 Usage: test_porep_kinds.py BUILD_DIR SOURCE_DIR."""
 import base64, hashlib, json, os, random, subprocess
-from cuzk_e2e import BUILD, TMP, Daemon, check, finish, pb, grpc
+from cuzk_e2e import BUILD, TMP, Daemon, check, finish, pb, grpc, tiny_params
 
 C = pb.AwaitProofResponse
 IA = grpc.StatusCode.INVALID_ARGUMENT
@@ -21,7 +22,8 @@ PJSON = os.path.join(os.environ.get("CZ_FIXTURES_DIR") or "/work/shared/fixtures
 WANT = json.load(open(PJSON))[NAME]["digest"] if os.path.exists(PJSON) else "434fb1338ecfaf0f59256f30dde4968f"
 PDIR = os.path.join(TMP, "kinds-params")
 os.makedirs(PDIR)
-fake = os.urandom(4096 + random.randrange(4096))
+# sections that count right (else the load refuses it from its headers before any digest), random bytes for points
+fake = tiny_params(os.urandom(96 * (40 + random.randrange(40))))
 with open(os.path.join(PDIR, NAME), "wb") as f:
     f.write(fake)
 GOT = hashlib.blake2b(fake, digest_size=64).digest()[:16].hex()  # go-paramfetch: blake2b-512, first 16 bytes

@@ -71,7 +71,11 @@ int main(void) {
     other[0] ^= 1;
     cz_submit bad = s;
     bad.comm_r_new = other;
-    CHECK(cz_engine_submit(e, &bad, jid, &q) == CZ_EEXIST); /* same request_id, other comm_r_new */
+    /* same request_id, other comm_r_new: the finished job's id is free again (a Curio retry is a new job), and the
+     * request is refused at submit because its vanilla proofs are not of that comm_r_new */
+    rc = cz_engine_submit(e, &bad, jid, &q);
+    CHECK_MSG(rc == CZ_EINVAL, "other comm_r_new: rc %d %s", rc, cz_error_message());
+    printf("other comm_r_new -> %s\n", cz_error_message());
     cz_engine_free(e);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

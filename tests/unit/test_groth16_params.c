@@ -1,5 +1,6 @@
 /* bellperson .params / .vk files: layout (counts, offsets), write -> read round trip, and located errors
- * for truncated files, bad counts, points off the curve, outside the subgroup, x >= p and infinity; a decode given
+ * for truncated files (also from the counts alone: cz_groth16_params_layout_of / _file_layout), bad counts, points
+ * off the curve, outside the subgroup, x >= p and infinity; a decode given
  * up by its stop callback (cz_groth16_params_decode_until) at every point it asks, and never reading on past it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,25 @@ int main(void) {
         expect_params_error(buf, cuts[i].cut, CZ_PARAMS_CHECK_SUBGROUP, CZ_EFORMAT, want, cuts[i].section);
         size_t consumed;
         if (cuts[i].cut < off_h) CHECK(cz_groth16_vk_decode(&vk, buf, cuts[i].cut, "t.vk", &consumed) == CZ_EFORMAT);
+        /* the layout (counts alone) finds the same, naming the same section */
+        cz_groth16_params_layout lay;
+        CHECK_MSG(cz_groth16_params_layout_of(&lay, buf, cuts[i].cut, "t.params") == CZ_EFORMAT &&
+                      strstr(cz_error_message(), cuts[i].section) && strstr(cz_error_message(), "truncated"),
+                  "layout cut at %zu: %s", cuts[i].cut, cz_error_message());
+    }
+    /* whole: the layout's counts are the params', its end the file's; bytes after B_G2 are not an error, end says
+     * where the sections stop */
+    {
+        cz_groth16_params_layout lay;
+        uint64_t fb = 0;
+        CHECK(cz_groth16_params_file_layout(&lay, &fb, path) == 0 && fb == total && lay.end == total &&
+              lay.ic_len == ic && lay.h_len == p.h_len && lay.l_len == p.l_len && lay.a_len == p.a_len &&
+              lay.b_len == p.b_len);
+        uint8_t *more = calloc(total + 7, 1);
+        memcpy(more, buf, total);
+        CHECK(more && cz_groth16_params_layout_of(&lay, more, total + 7, "t.params") == 0 && lay.end == total);
+        free(more);
+        CHECK(cz_groth16_params_file_layout(&lay, &fb, "/nonexistent/x.params") == CZ_EIO);
     }
     CHECK(cz_groth16_vk_decode(&vk, buf, off_h, "t.vk", NULL) == 0);
     cz_groth16_vk_free(&vk);

@@ -6,6 +6,8 @@
  *   cache and unlinked, and only then the load stopped);
  * - digest: a file under the official 2 KiB PoRep name whose bytes are not the official ones: CZ_ECANCELED "shutting
  *   down" (before: the whole hash, then "digest mismatch"), and no digest memo written;
+ * - cut short: the same file less its last 100 bytes is refused from its section counts ("section B_G2: truncated",
+ *   "fetch it again"), before any digest (before: the whole hash, then "digest mismatch");
  * - restore (srs.release_resident_bases): a restore of released bases stopped in its decode fails and the bases stay
  *   released (before: it decoded the whole file and restored them).
  * Unstopped, the same loads still end as before: the bad point's seeded file is set up again whole, the digest
@@ -127,6 +129,17 @@ int main(void) {
     CHECK_MSG(rc == CZ_EFORMAT && strstr(cz_error_message(), "digest mismatch"), "digest unstopped: rc %d (%s)", rc,
               cz_error_message());
     if (!rc) cz_srs_release(&m, e);
+    cz_srs_destroy(&m);
+    /* cut short (an interrupted download): refused from its section counts before any digest, by what is wrong with
+     * it (before: the whole hash, then "digest mismatch") */
+    CHECK(write_bytes(official, good, n - 100) == 0);
+    cz_srs_init(&m, dir, dir, 2);
+    rc = acquire(&m, &oc, &e);
+    CHECK_MSG(rc == CZ_EFORMAT && strstr(cz_error_message(), "section B_G2: truncated") &&
+                  strstr(cz_error_message(), "fetch it again") && !strstr(cz_error_message(), "digest"),
+              "cut short: rc %d (%s)", rc, cz_error_message());
+    if (!rc) cz_srs_release(&m, e);
+    CHECK(access(memo, F_OK) != 0);
     cz_srs_destroy(&m);
 
     /* restore: released bases, the restore's decode stopped: they stay released; unstopped they come back */
