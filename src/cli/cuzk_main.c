@@ -74,9 +74,15 @@ static void drain(cz_engine *e, const sigset_t *sigs, uint64_t timeout_s, int *s
 }
 
 /* --check-config: the config as the daemon would take it (its errors were printed and exit 1 before this), the
- * listen addresses' syntax (not bound), the memory budget it resolves to, and which official parameter files
+ * listen addresses' syntax (not bound), the GPUs it would prove on (none opened: cz_backend_check), the memory
+ * budget it resolves to, and which official parameter files
  * srs.param_cache holds, each one's sections counted (a file cut short is NOT OK). 0 when the daemon would start on
  * it and every file found is whole, else 1. */
+static void put_line(void *ctx, const char *text) {
+    (void)ctx;
+    printf("%s\n", text);
+}
+
 static int check_config(const cz_config *cfg, const char *path) {
     int bad = 0;
     printf("config: %s\n", path ? path : "(none: the built-in defaults)");
@@ -87,6 +93,9 @@ static int check_config(const cz_config *cfg, const char *path) {
     else printf("daemon.status_listen: %s\n", *cfg->status_listen ? cfg->status_listen : "(off)");
     printf("daemon.drain_timeout: %llu s%s\n", (unsigned long long)cfg->drain_timeout_s,
            cfg->drain_timeout_s ? "" : " (SIGTERM cancels the proofs in flight)");
+    /* the GPUs as the daemon would pick them, none opened (a daemon may be proving on them) */
+    printf("gpus.backend: %s\n", cfg->backend);
+    if (cz_backend_check(cfg, put_line, NULL)) bad = 1;
     const uint64_t budget = cz_config_budget(cfg);
     printf("memory.total_budget: %.1f GiB%s\n", budget / 1073741824.0,
            cfg->total_budget ? "" : " (auto: MemTotal less memory.safety_margin)");

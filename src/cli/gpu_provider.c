@@ -170,4 +170,5 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     return 0;
 }
 
-const cz_gpu_provider cz_daemon_gpu_provider = {cz_gpu_device_count, cz_gpu_provider_init, cz_gpu_no_device_why};
+const cz_gpu_provider cz_daemon_gpu_provider = {cz_gpu_device_count, cz_gpu_provider_init, cz_gpu_no_device_why,
+                                                cz_gpu_peek};

@@ -116,6 +116,10 @@ typedef struct {
     int (*init)(cz_backend *b, const cz_config *cfg, int nthreads);
     /* optional: why device_count found none (cz_gpu_no_device_why), for the startup message */
     void (*no_device_why)(char *why, size_t n);
+    /* optional: device `ordinal` described without opening it (no CUDA context: cz_gpu_peek): desc its name,
+     * SMs, memory and sm_XY; 0 when this build may run on it (the open at start decides), CZ_EUNSUPPORTED when
+     * the build's architecture list rules it out (why says so), another error when it cannot be queried. */
+    int (*peek)(int ordinal, char *desc, size_t dn, char *why, size_t wn);
 } cz_gpu_provider;
 
 void cz_backend_set_gpu_provider(const cz_gpu_provider *p);
@@ -128,5 +132,11 @@ int cz_backend_pick_devices(const cz_config *cfg, int n, int (*usable)(int ord, 
 /* gpus.backend "cpu": CPU. "auto": GPU when a provider with an init and a device exist, else CPU.
  * "gpu": GPU or an error (CZ_EUNSUPPORTED naming what is missing). */
 int cz_backend_select(cz_backend *b, const cz_config *cfg, int cpu_threads);
+/* What cz_backend_select would do on this host, without opening a device (cuzk --check-config): one line to
+ * line(ctx, text) for each device the provider lists (peek), then the GPUs it would prove on and how many workers,
+ * or why it would prove on the CPU. Returns 0, or 1 when the config asks for GPUs it would not get: gpus.backend
+ * "gpu" without one, or gpus.devices naming a GPU that does not exist, twice, or one the build cannot run on (with
+ * "auto" the daemon would then prove on the CPU: a typo that slows every proof, so it is an error here). */
+int cz_backend_check(const cz_config *cfg, void (*line)(void *ctx, const char *text), void *ctx);
 
 #endif

@@ -98,6 +98,54 @@ int cz_backend_pick_devices(const cz_config *cfg, int n, int (*usable)(int ord, 
     return use;
 }
 
+/* the provider's peek as cz_backend_pick_devices' usable(): only a build's list that rules a GPU out refuses it */
+static int peek_usable(int ord, char *why, size_t n) {
+    char desc[200];
+    const int rc = gpu_provider->peek(ord, desc, sizeof desc, why, n);
+    return rc == CZ_EUNSUPPORTED ? rc : 0;
+}
+
+int cz_backend_check(const cz_config *cfg, void (*line)(void *ctx, const char *text), void *ctx) {
+    char t[600];
+    const bool want_gpu = !strcmp(cfg->backend, "gpu"), listed = cfg->ndevices > 0;
+    if (!strcmp(cfg->backend, "cpu")) {
+        line(ctx, "gpus: gpus.backend = \"cpu\": proofs on the CPU, no GPU used");
+        return 0;
+    }
+    const int n = gpu_provider && gpu_provider->device_count ? gpu_provider->device_count() : 0;
+    char cuda[240] = "";
+    if (gpu_provider && n <= 0 && gpu_provider->no_device_why) gpu_provider->no_device_why(cuda, sizeof cuda);
+    for (int i = 0; i < n && gpu_provider->peek; i++) {
+        char desc[200] = "", why[300] = "";
+        const int rc = gpu_provider->peek(i, desc, sizeof desc, why, sizeof why);
+        snprintf(t, sizeof t, "  GPU %d: %s%s%s", i, rc && rc != CZ_EUNSUPPORTED ? cz_error_message() : desc,
+                 rc == CZ_EUNSUPPORTED ? ": not usable, " : "", rc == CZ_EUNSUPPORTED ? why : "");
+        line(ctx, t);
+    }
+    const char *none = !gpu_provider ? "this build has no CUDA" : n <= 0 ? "no CUDA device found" : NULL;
+    if (none) {
+        snprintf(t, sizeof t, "gpus: %s%s%s%s: %s", none, cuda[0] ? " (" : "", cuda, cuda[0] ? ")" : "",
+                 want_gpu ? "gpus.backend = \"gpu\" would not start"
+                          : listed ? "the daemon would prove on the CPU, but gpus.devices lists GPUs"
+                                   : "proofs on the CPU");
+        line(ctx, t);
+        return want_gpu || listed;
+    }
+    int ords[CZ_CONFIG_MAX_DEVICES];
+    const int use = cz_backend_pick_devices(cfg, n, gpu_provider->peek ? peek_usable : NULL, ords);
+    if (use < 0) {
+        snprintf(t, sizeof t, "gpus: %s: %s", cz_error_message(),
+                 want_gpu ? "the daemon would not start" : "the daemon would prove on the CPU");
+        line(ctx, t);
+        return 1;
+    }
+    int k = snprintf(t, sizeof t, "gpus: proofs on %d of %d GPU(s) (", use, n);
+    for (int i = 0; i < use && k < (int)sizeof t - 16; i++) k += snprintf(t + k, sizeof t - k, i ? ", %d" : "%d", ords[i]);
+    snprintf(t + k, sizeof t - k, "), %u worker(s) each", cfg->gpu_workers_per_device);
+    line(ctx, t);
+    return 0;
+}
+
 int cz_backend_select(cz_backend *b, const cz_config *cfg, int cpu_threads) {
     memset(b, 0, sizeof *b);
     bool want_gpu = !strcmp(cfg->backend, "gpu");

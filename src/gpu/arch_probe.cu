@@ -14,6 +14,7 @@
 
 #ifndef CZ_ARCH_PROBE_NAME
 #define CZ_ARCH_PROBE_NAME cz_gpu_arch_check
+#define CZ_ARCH_PROBE_PEEK /* the library's copy also has cz_gpu_peek (the test's renamed copies do not) */
 #endif
 #ifndef CZ_ARCH_LIST
 #define CZ_ARCH_LIST "?"
@@ -64,3 +65,24 @@ extern "C" int CZ_ARCH_PROBE_NAME(int ordinal, char *why, size_t n) {
     snprintf(why, n, "%s (sm_%d%d): %s: %s", p.name, p.major, p.minor, cudaGetErrorName(e), cudaGetErrorString(e));
     return cz_error(CZ_EDEVICE, "GPU %d: %s", ordinal, why);
 }
+
+#ifdef CZ_ARCH_PROBE_PEEK
+/* Device queries only (cudaGetDeviceProperties opens no context): what `cuzk --check-config` says of a GPU while a
+ * daemon may be proving on it. */
+extern "C" int cz_gpu_peek(int ordinal, char *desc, size_t dn, char *why, size_t wn) {
+    cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, ordinal);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return cz_error(CZ_EDEVICE, "GPU %d cannot be queried: %s: %s", ordinal, cudaGetErrorName(e),
+                        cudaGetErrorString(e));
+    }
+    snprintf(desc, dn, "%s, %d SMs, %.1f GiB, sm_%d%d", p.name, p.multiProcessorCount,
+             p.totalGlobalMem / 1073741824.0, p.major, p.minor);
+    if (wn) why[0] = 0;
+    if (cz_gpu_arch_list_allows(CZ_ARCH_LIST, p.major, p.minor) != 0) return 0;
+    snprintf(why, wn, "this build has kernels for CZ_CUDA_ARCH=%s only: rebuild with -DCZ_CUDA_ARCH=%d%d",
+             CZ_ARCH_LIST, p.major, p.minor);
+    return CZ_EUNSUPPORTED;
+}
+#endif

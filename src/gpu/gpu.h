@@ -49,6 +49,11 @@ int cz_gpu_device_check(int ordinal, char *why, size_t n);
  * naming the GPU, its sm_XY, the build's CZ_CUDA_ARCH and the -DCZ_CUDA_ARCH to rebuild with; CZ_EDEVICE
  * for another CUDA failure. Selects the device for the calling thread. */
 int cz_gpu_arch_check(int ordinal, char *why, size_t n);
+/* Device `ordinal` described without opening it (device queries, no CUDA context): desc ("NVIDIA H200, 132 SMs,
+ * 139.8 GiB, sm_90"); 0 when this build's architecture list may run on it (opening it decides: cz_gpu_arch_check),
+ * CZ_EUNSUPPORTED (not through cz_error) with why naming the CZ_CUDA_ARCH to rebuild with when the list rules it
+ * out, CZ_EDEVICE (cz_error) when it cannot be queried. */
+int cz_gpu_peek(int ordinal, char *desc, size_t dn, char *why, size_t wn);
 /* Tests only: breaks device ordinal's context on purpose (a kernel writes to an invalid address, so it
  * gets the sticky cudaErrorIllegalAddress). 0 once the device reported the fault, else CZ_EDEVICE. */
 int cz_gpu_fault_for_test(int ordinal);

@@ -1,6 +1,7 @@
 """e2e: config files and CLI flags. Bad configs give one clear error naming the key and line and a non-zero
 exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is; --check-config reports the same
-errors, checks the listen addresses without binding them and lists the official parameter files it finds."""
+errors, checks the listen addresses without binding them, the GPUs without opening them, and lists the official parameter
+files it finds, each one's sections counted."""
 import os, signal, subprocess, tempfile, time
 from cuzk_e2e import BUILD, SRC, TMP, check, finish, tiny_params
 
@@ -62,11 +63,22 @@ os.write(fd, good.encode())
 os.close(fd)
 r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
 check(r.returncode == 0 and "config: OK" in r.stdout and "daemon.drain_timeout: 45 s" in r.stdout
+      and "gpus.backend: auto\ngpus: " in r.stdout
       and "memory.total_budget: 64.0 GiB" in r.stdout
       and f"porep-2k     {P2K} (0.00 GB: H 0, L 0, A 1, B 0 points, 1 inputs)" in r.stdout
       and "official parameter files: 1 of" in r.stdout and not os.path.exists(sockdir),
       f"--check-config, a good config: exit {r.returncode}, the 2 KiB PoRep file listed with its sections, no socket "
       "directory made")
+# GPUs the daemon would not get (none opened): gpus.devices naming ordinal 63 with gpus.backend = "gpu" is NOT OK on
+# any host of fewer GPUs ("would not start": no device at all, or "lists GPU 63 but N CUDA device(s) exist")
+with open(gpath, "a") as f:
+    f.write('[gpus]\nbackend = "gpu"\ndevices = [63]\n')
+r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
+check(r.returncode == 1 and "config: NOT OK" in r.stdout and "would not start" in r.stdout,
+      f"--check-config, gpus.devices = [63] with gpus.backend = \"gpu\": exit {r.returncode}, "
+      + "".join(x for x in r.stdout.splitlines(True) if x.startswith("gpus")).strip())
+with open(gpath, "w") as f:
+    f.write(good)
 # a parameter file that is not whole (its sections counted, a few pages read): NOT OK, exit 1, the fault named
 for what, data, needles in [("cut short", TINY[:-2], ["section B_G2: truncated"]),
                             ("zeros", bytes(1000), ["vk.alpha_g1"]),

@@ -635,7 +635,7 @@ static void check_recorded(const char *id) {
 }
 
 static void engine_paths(void) {
-    cz_gpu_provider prov = {one_device, rec_provider_init, NULL};
+    cz_gpu_provider prov = {one_device, rec_provider_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     cz_config cfg;
     cz_config_defaults(&cfg);

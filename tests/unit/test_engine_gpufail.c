@@ -309,7 +309,7 @@ static void poison(void) {
 }
 
 int main(void) {
-    static const cz_gpu_provider prov = {devices, fake_init, NULL};
+    static const cz_gpu_provider prov = {devices, fake_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     cz_log_set_level("error");
     one_lost();

@@ -337,7 +337,7 @@ int main(void) {
     if (!tc) return cz_test_finish();
     circ = *tc;
     circ.partitions = 6;
-    static const cz_gpu_provider prov = {devices, fake_init, NULL};
+    static const cz_gpu_provider prov = {devices, fake_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     cz_log_set_level("error");
     released_and_restored();

@@ -311,7 +311,7 @@ static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
 static int devices(void) { return 2; }
 
 static void gpu_default(void) {
-    static const cz_gpu_provider prov = {devices, fake_init, NULL};
+    static const cz_gpu_provider prov = {devices, fake_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     char logf[] = "/tmp/cz_synth_gpu_XXXXXX";
     int fd = mkstemp(logf);

@@ -136,7 +136,7 @@ static bool wait_busy(cz_engine *e, int busy, uint32_t queued) {
 static int devices(void) { return 1; }
 
 int main(void) {
-    static const cz_gpu_provider prov = {devices, fake_init, NULL};
+    static const cz_gpu_provider prov = {devices, fake_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     cz_log_set_level(getenv("CZ_TEST_LOG") ? getenv("CZ_TEST_LOG") : "error");
     cz_config cfg;

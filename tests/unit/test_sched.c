@@ -488,6 +488,59 @@ static void device_picking(void) {
     cz_log_set_level("info");
 }
 
+/* cz_backend_check (cuzk --check-config): a provider of three GPUs seen without opening them: an H200, an sm_89 card
+ * the build's list rules out, and one whose query fails (left to the open at start) */
+static int three_devices(void) { return 3; }
+static int fake_peek(int ord, char *desc, size_t dn, char *why, size_t wn) {
+    if (ord == 2) return cz_error(CZ_EDEVICE, "GPU 2 cannot be queried: cudaErrorUnknown");
+    snprintf(desc, dn, ord ? "Fake RTX 4090, 128 SMs, 23.6 GiB, sm_89" : "Fake H200, 132 SMs, 139.8 GiB, sm_90");
+    snprintf(why, wn, "%s", ord ? "this build has kernels for CZ_CUDA_ARCH=90 only: rebuild with -DCZ_CUDA_ARCH=89" : "");
+    return ord ? CZ_EUNSUPPORTED : 0;
+}
+static char check_out[4096];
+static void check_line(void *ctx, const char *text) {
+    (void)ctx;
+    size_t k = strlen(check_out);
+    snprintf(check_out + k, sizeof check_out - k, "%s\n", text);
+}
+static int check_with(const cz_gpu_provider *p, const char *backend, int ndev, int dev0) {
+    cz_config cfg;
+    cz_config_defaults(&cfg);
+    snprintf(cfg.backend, sizeof cfg.backend, "%s", backend);
+    cfg.ndevices = ndev, cfg.devices[0] = dev0;
+    cz_backend_set_gpu_provider(p);
+    check_out[0] = 0;
+    const int rc = cz_backend_check(&cfg, check_line, NULL);
+    cz_backend_set_gpu_provider(NULL);
+    return rc;
+}
+
+static void backend_check(void) {
+    cz_log_set_level("error"); /* cz_backend_pick_devices' warning about the skipped sm_89 GPU */
+    const cz_gpu_provider none = {no_devices, fake_gpu_init, no_driver_why, NULL},
+                          three = {three_devices, fake_gpu_init, NULL, fake_peek};
+    CHECK(check_with(NULL, "auto", 0, 0) == 0 && strstr(check_out, "this build has no CUDA: proofs on the CPU"));
+    CHECK(check_with(NULL, "gpu", 0, 0) == 1 && strstr(check_out, "gpus.backend = \"gpu\" would not start"));
+    CHECK(check_with(&three, "cpu", 0, 0) == 0 && strstr(check_out, "no GPU used") && !strstr(check_out, "GPU 0"));
+    CHECK(check_with(&none, "auto", 0, 0) == 0 && strstr(check_out, "no CUDA device found (cudaErrorInsufficientDriver"));
+    CHECK(check_with(&none, "auto", 1, 0) == 1 && strstr(check_out, "but gpus.devices lists GPUs"));
+    /* every GPU described; the ruled-out one skipped, the unqueried one left to the open */
+    CHECK_MSG(check_with(&three, "auto", 0, 0) == 0 && strstr(check_out, "  GPU 0: Fake H200, 132 SMs") &&
+                  strstr(check_out, "  GPU 1: Fake RTX 4090, 128 SMs, 23.6 GiB, sm_89: not usable, this build has "
+                                    "kernels for CZ_CUDA_ARCH=90 only") &&
+                  strstr(check_out, "  GPU 2: GPU 2 cannot be queried") &&
+                  strstr(check_out, "gpus: proofs on 2 of 3 GPU(s) (0, 2), 2 worker(s) each"),
+              "%s", check_out);
+    /* gpus.devices naming the ruled-out GPU or a missing one: the daemon would prove on the CPU (auto) or not start */
+    CHECK_MSG(check_with(&three, "auto", 1, 1) == 1 && strstr(check_out, "gpus.devices lists GPU 1, which cannot be used") &&
+                  strstr(check_out, "the daemon would prove on the CPU"),
+              "%s", check_out);
+    CHECK(check_with(&three, "gpu", 1, 5) == 1 && strstr(check_out, "lists GPU 5 but 3 CUDA device(s) exist") &&
+          strstr(check_out, "the daemon would not start"));
+    CHECK(check_with(&three, "gpu", 1, 0) == 0 && strstr(check_out, "gpus: proofs on 1 of 3 GPU(s) (0)"));
+    cz_log_set_level("info");
+}
+
 static void backend_selection(void) {
     cz_config cfg;
     cz_config_defaults(&cfg);
@@ -496,11 +549,11 @@ static void backend_selection(void) {
     CHECK(cz_backend_select(&b, &cfg, 1) == 0 && !strcmp(b.name, "cpu") && b.ndevices == 0);
     snprintf(cfg.backend, sizeof cfg.backend, "gpu");
     CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA"));
-    cz_gpu_provider none = {no_devices, fake_gpu_init, NULL}, noinit = {two_devices, NULL, NULL},
-                    full = {two_devices, fake_gpu_init, NULL};
+    cz_gpu_provider none = {no_devices, fake_gpu_init, NULL, NULL}, noinit = {two_devices, NULL, NULL, NULL},
+                    full = {two_devices, fake_gpu_init, NULL, NULL};
     cz_backend_set_gpu_provider(&none);
     CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED && strstr(cz_error_message(), "no CUDA device"));
-    cz_gpu_provider nodriver = {no_devices, fake_gpu_init, no_driver_why};
+    cz_gpu_provider nodriver = {no_devices, fake_gpu_init, no_driver_why, NULL};
     cz_backend_set_gpu_provider(&nodriver); /* the driver's reason in the startup error */
     CHECK(cz_backend_select(&b, &cfg, 1) == CZ_EUNSUPPORTED &&
           strstr(cz_error_message(), "no CUDA device found (cudaErrorInsufficientDriver: CUDA driver version"));
@@ -613,6 +666,7 @@ int main(void) {
     porep_hooks();
     device_picking();
     backend_selection();
+    backend_check();
     engine_in_process();
     job_retention();
     return cz_test_finish();
