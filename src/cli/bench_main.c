@@ -6,9 +6,9 @@
  * one proof; --randomness and --comm-r-old / --comm-r-new / --comm-d-new are 64 hex digits (32 bytes); a PoSt
  * request without --randomness carries 32 zero bytes, as cuzk's.
  * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
- * wrapper's SectorSize (cuzk hard-coded 32 GiB), and their sector number and miner from the wrapper's
- * SectorNum and Miner when --sector-num / --miner-id are not given (the daemon refuses a C1 of another
- * sector); `single -t porep` without --c1 sends a fresh synthetic C1 (src/filecoin/synth.h) of that size
+ * wrapper's SectorSize or a raw C1's registered_proof (cuzk hard-coded 32 GiB), and their sector number and
+ * miner from the wrapper's SectorNum and Miner when --sector-num / --miner-id are not given (the daemon
+ * refuses a C1 of another sector); `single -t porep` without --c1 sends a fresh synthetic C1 (src/filecoin/synth.h) of that size
  * (default 2 KiB) and sector in the Commit2In wrapper; without
  * --registered-proof a request carries the id of its type and sector size (PoRep V1_1, Window PoSt V1_1,
  * Winning PoSt, SnapDeals V1) where cuzk sent 0; gen-vanilla makes synthetic inputs instead of reading a
@@ -222,6 +222,14 @@ static int build_submit(const opts *o, submit_buf *b) {
             json_t *j = json_loadb((const char *)b->file, vlen, 0, NULL);
             if (!ss && j && json_is_integer(json_object_get(j, "SectorSize")))
                 ss = (uint64_t)json_integer_value(json_object_get(j, "SectorSize"));
+            /* a raw C1 (PSProve sends one) names its size only in registered_proof: "StackedDrg32GiBV1_1", ... */
+            const json_t *rp = j ? json_object_get(j, "registered_proof") : NULL;
+            static const char *const size_names[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
+            static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+            for (int i = 0; !ss && json_is_string(rp) && i < 5; i++) {
+                const char *n = json_string_value(rp), *at = strstr(n, size_names[i]);
+                if (!strncmp(n, "StackedDrg", 10) && at == n + 10) ss = sizes[i];
+            }
             /* the daemon checks the C1 against the sector: a wrapper that names it (SectorNum; Miner "f0..." as
              * gpuproxy's and gen-vanilla's) gives what --sector-num / --miner-id do not */
             json_t *sn = j ? json_object_get(j, "SectorNum") : NULL, *mi = j ? json_object_get(j, "Miner") : NULL;

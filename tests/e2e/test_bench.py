@@ -107,6 +107,15 @@ try:
           "gen-vanilla porep --sector-number 77 --miner-id 4242: the wrapper and the submit line name them")
     rc, out, err = bench("synth-only", "--c1", c77)
     check(rc == 0 and "circuit=porep-2k" in out, "synth-only --c1 (sector and miner from the wrapper) " + err[:160])
+    # Curio's PSProve sends the raw C1 (no wrapper) as Go marshals its Commit1OutRaw: keys in the struct's order,
+    # sector and miner in the request only
+    _, inner77 = c1_unwrap(open(c77, "rb").read())
+    raw77 = os.path.join(TMP, "c1-77-go.json")
+    with open(raw77, "w") as f:
+        json.dump({k: inner77[k] for k in ("comm_d", "comm_r", "registered_proof", "replica_id", "seed", "ticket",
+                                           "vanilla_proofs")}, f, separators=(",", ":"))
+    rc, out, err = bench("synth-only", "--c1", raw77, "--sector-num", "77", "--miner-id", "4242")
+    check(rc == 0 and "circuit=porep-2k" in out, "synth-only of the raw C1 in Go's key order (PSProve) " + err[:160])
     for flags, who in ((["--sector-num", "78"], "f04242 sector 78"), (["--miner-id", "4243"], "f04243 sector 77")):
         rc, out, err = bench("synth-only", "--c1", c77, *flags)
         check(rc == 1 and f"not that of miner {who}" in err and "replica_id" in err,
