@@ -1,4 +1,6 @@
-/* Synthetic C1 (no sealing) at 2 KiB: its public inputs derive verifier-side and the vanilla verifier
+/* Synthetic C1 (no sealing) at 2 KiB: a CC sector bound to a miner and sector (comm_d the zero commitment of
+ * every size, checked against published values; replica_id theirs); its public inputs derive verifier-side and the
+ * vanilla verifier
  * accepts it with the graph check on (real DRG / expander parents, also when a challenged node is a
  * parent of another challenge), the circuit is fully
  * satisfied, a damaged column row is caught; generation works for every sector size (the 8 MiB
@@ -60,5 +62,30 @@ int main(void) {
     CHECK(shared > 0);
     cz_c1 c1;
     CHECK(cz_porep_synthetic_c1(&c1, 2048, 2, 1, 1000, 1) == CZ_EINVAL);
+    /* A synthetic C1 is a CC sector: its comm_d is the zero commitment of its size, as others compute it:
+     * rust-fil-proofs' compute_comm_d(SectorSize(2048), &[]) test (fc7e9282...) and the zero-piece commitment
+     * table of Soramitsu's cpp-filecoin (fuhon) runtime, from which a CC sector's unsealed CID is made; its
+     * replica_id is the one the miner and sector derive (cz_porep_check_sector), and no other's. */
+    static const struct { uint64_t size; const char *hex; } zero_comm_d[5] = {
+        {2048, "fc7e928296e516faade986b28f92d44a4f24b935485223376a799027bc18f833"},
+        {8ull << 20, "65f29e5d98d246c38b388cfc06db1f6b021303c5a289000bdce832a9c3ec421c"},
+        {512ull << 20, "39560e7b13a93b07a243fd2720ffa7cb3e1d2e505ab3629e79f46313512cda06"},
+        {32ull << 30, "077e5fde35c50a9303a55009e3498a4ebedff39c42b710b730d8ec7ac7afa63e"},
+        {64ull << 30, "e64005a6bfe3777953b8ad6ef93f0fca1049b2041654f2a411f7702799cece02"}};
+    for (int i = 0; i < 5; i++) {
+        const uint64_t miner = cz_rng_next(&rng) >> (cz_rng_next(&rng) & 63), sector = cz_rng_next(&rng) >> 40;
+        if (cz_porep_synthetic_c1(&c1, zero_comm_d[i].size, 1, cz_rng_next(&rng), miner, sector)) {
+            CHECK_MSG(0, "%s", cz_error_message());
+            continue;
+        }
+        char hex[65];
+        for (int b = 0; b < 32; b++) snprintf(hex + 2 * b, 3, "%02x", c1.comm_d[b]);
+        CHECK_MSG(!strcmp(hex, zero_comm_d[i].hex), "%llu-byte CC comm_d %s", (unsigned long long)zero_comm_d[i].size,
+                  hex);
+        CHECK_MSG(cz_porep_check_sector(&c1, miner, sector) == 0, "%s", cz_error_message());
+        CHECK(cz_porep_check_sector(&c1, miner, sector + 1) == CZ_EVERIFY &&
+              cz_porep_check_sector(&c1, miner ^ 1, sector) == CZ_EVERIFY);
+        cz_c1_free(&c1);
+    }
     return cz_test_finish();
 }
