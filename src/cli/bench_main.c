@@ -31,6 +31,7 @@
 #include "server/rpc.h"
 #include "util/file.h"
 #include "util/json.h"
+#include "util/version.h"
 
 #define M(x) "/cuzk.v1.ProvingEngine/" x
 
@@ -695,7 +696,7 @@ static int gen_vanilla(const opts *o, const char *sub) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: cuzk-bench [-a ADDR] [--log-level L] <command> [flags]\n"
+    fprintf(f, "usage: cuzk-bench [-a ADDR] [--log-level L] [-V|--version] <command> [flags]\n"
                "  single  -t/--type porep|snap|wpost|winning [--c1 PATH] [--vanilla PATH] [--registered-proof N]\n"
                "          [--sector-num N] [--miner-id N] [--partition N] [--sector-size BYTES] [--randomness HEX]\n"
                "          [--comm-r-old HEX] [--comm-r-new HEX] [--comm-d-new HEX]\n"
@@ -727,6 +728,9 @@ int main(int argc, char **argv) {
     i++
         if (OPT("-h", "--help")) {
             usage(stdout);
+            return 0;
+        } else if (OPT("-V", "--version")) {
+            printf("cuzk-bench %s\n", cz_version_line());
             return 0;
         } else if (OPT("-a", "--addr")) { NEED(); o.addr = v; }
         else if (!strcmp(a, "--log-level")) { NEED(); }

@@ -22,6 +22,7 @@
 #include "groth16/params.h"
 #include "server/http.h"
 #include "server/rpc.h"
+#include "util/version.h"
 
 #define DEFAULT_CONFIG "/data/zk/cuzk.toml"
 
@@ -85,6 +86,7 @@ static void put_line(void *ctx, const char *text) {
 
 static int check_config(const cz_config *cfg, const char *path) {
     int bad = 0;
+    printf("cuzk %s\n", cz_version_line());
     printf("config: %s\n", path ? path : "(none: the built-in defaults)");
     if (cz_rpc_check_listen(cfg->listen)) bad = 1, fprintf(stderr, "cuzk: %s\n", cz_error_message());
     else printf("daemon.listen: %s\n", cfg->listen);
@@ -139,12 +141,13 @@ static int check_config(const cz_config *cfg, const char *path) {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL] [--check-config]\n"
+            "usage: cuzk [-c|--config PATH] [-l|--listen ADDR] [--log-level LEVEL] [--check-config] [-V|--version]\n"
             "  -c, --config PATH    TOML config (default " DEFAULT_CONFIG "; built-in defaults when that is absent)\n"
             "  -l, --listen ADDR    gRPC address(es): unix:///abs/path or IP:port, comma-separated\n"
             "      --log-level LVL  error|warn|info|debug|trace|off, or a filter such as info,cuzk_core=debug\n"
             "                       (overrides logging.level; RUST_LOG overrides both)\n"
-            "      --check-config   check the config (and what srs.param_cache holds), print it, exit 0 or 1\n");
+            "      --check-config   check the config (and what srs.param_cache holds), print it, exit 0 or 1\n"
+            "  -V, --version        the version, the git commit built and the CUDA architectures, then exit\n");
 }
 
 int main(int argc, char **argv) {
@@ -156,6 +159,10 @@ int main(int argc, char **argv) {
         const char *val = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+            printf("cuzk %s\n", cz_version_line());
             return 0;
         }
         if (!strcmp(a, "-c") || !strcmp(a, "--config")) dst = &config;
@@ -248,8 +255,8 @@ int main(int argc, char **argv) {
         cz_engine_free(e);
         return 1;
     }
-    cz_log(CZ_LOG_INFO, "cuzk", "cuzk daemon ready (listen=%s, status_listen=%s, pid=%d)", cfg.listen,
-           *cfg.status_listen ? cfg.status_listen : "off", (int)getpid());
+    cz_log(CZ_LOG_INFO, "cuzk", "cuzk daemon ready (listen=%s, status_listen=%s, pid=%d; cuzk %s)", cfg.listen,
+           *cfg.status_listen ? cfg.status_listen : "off", (int)getpid(), cz_version_line());
     if (cfg.exit_when_all_lost) cz_engine_on_all_lost(e, all_lost, NULL);
     int sig = 0;
     for (;;) { /* a SIGUSR1 from elsewhere is not the engine's: ignored */

@@ -37,6 +37,7 @@
 #include "engine/sched.h"
 #include "engine/srs.h"
 #include "engine/witness.h"
+#include "util/version.h"
 
 #define MAX_PARTS CZ_MAX_PARTITIONS
 #define RETENTION_MS (10 * 60 * 1000)
@@ -2080,6 +2081,9 @@ char *cz_engine_metrics(cz_engine *e) {
     fprintf(f, "cuzk_proofs_failed_total %llu\n", (unsigned long long)st.failed);
     fprintf(f, "# HELP cuzk_proofs_cancelled_total Proofs cancelled since start.\n# TYPE cuzk_proofs_cancelled_total counter\n");
     fprintf(f, "cuzk_proofs_cancelled_total %llu\n", (unsigned long long)st.cancelled);
+    fprintf(f, "# HELP cuzk_build_info The build: version, git commit, CUDA architectures (empty: no GPU backend).\n"
+               "# TYPE cuzk_build_info gauge\ncuzk_build_info{version=\"%s\",commit=\"%s\",cuda_arch=\"%s\"} 1\n",
+            cz_version(), cz_build_commit(), cz_build_cuda_arch());
     fprintf(f, "# HELP cuzk_uptime_seconds Seconds since the engine started.\n# TYPE cuzk_uptime_seconds gauge\n");
     fprintf(f, "cuzk_uptime_seconds %.3f\n", st.uptime_ms / 1000.0);
     fprintf(f, "# HELP cuzk_shutting_down 1 while the daemon refuses new work (draining or stopping).\n"

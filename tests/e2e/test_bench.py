@@ -77,6 +77,9 @@ try:
     check(rc == 0 and "proofs: 5 completed, 0 failed" in out and "porep-2k-test" in out and "hot" in out, "status shows counts and SRS")
     rc, out, _ = bench(*U, "metrics")
     check(rc == 0 and prom_check(out)[0] and "cuzk_proofs_completed_total 5" in out, "metrics prints Prometheus text")
+    ver = subprocess.run([B, "--version"], capture_output=True, text=True).stdout.split()[1]  # cuzk-bench X (commit ..)
+    check(re.search(r'^cuzk_build_info\{version="%s",commit="[0-9a-z-]+",cuda_arch="[0-9a-z,]*"\} 1$' % re.escape(ver),
+                    out, re.M) is not None, f"metrics: cuzk_build_info names version {ver}, the commit and CUDA arch")
     rc, out, _ = bench(*U, "cancel", "--job-id", "nope")
     check(rc == 1, "cancel of an unknown job fails")
     rc, out, _ = bench(*U, "evict", "-c", "porep-2k-test")

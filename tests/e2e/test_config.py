@@ -2,7 +2,7 @@
 exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is; --check-config reports the same
 errors, checks the listen addresses without binding them, the GPUs without opening them, and lists the official parameter
 files it finds, each one's sections counted."""
-import os, signal, subprocess, tempfile, time
+import os, re, signal, subprocess, tempfile, time
 from cuzk_e2e import BUILD, SRC, TMP, check, finish, tiny_params
 
 CUZK = os.path.join(BUILD, "cuzk")
@@ -43,6 +43,20 @@ rc = subprocess.run([CUZK, "--bogus"], capture_output=True, text=True, timeout=3
 check(rc.returncode == 2 and "--bogus" in rc.stderr, "unknown flag -> exit 2")
 rc = subprocess.run([CUZK, "--listen", "dns:///x:1", "--config", "/dev/null"], capture_output=True, text=True, timeout=30)
 check(rc.returncode != 0 and "dns:///x:1" in rc.stderr, "unsupported listen address -> error")
+
+# --version: the project version of CMakeLists.txt and the commit the binary was built from, one that exists in the
+# source tree's history when it has one (written at build time: a commit after the last configure is not missed)
+PV = re.search(r"project\(cuzk VERSION ([0-9.]+)", open(os.path.join(SRC, "CMakeLists.txt")).read()).group(1)
+for flag in ("--version", "-V"):
+    r = subprocess.run([CUZK, flag], capture_output=True, text=True, timeout=30)
+    m = re.fullmatch(r"cuzk (\S+) \(commit (\S+), (CUDA [0-9,]+|no GPU backend)\)\n", r.stdout)
+    commit = m.group(2).removesuffix("-dirty") if m else ""
+    known = subprocess.run(["git", "-C", SRC, "cat-file", "-e", commit + "^{commit}"], capture_output=True).returncode \
+        == 0 if commit != "unknown" and os.path.isdir(os.path.join(SRC, ".git")) else True
+    check(r.returncode == 0 and m is not None and m.group(1) == PV and known,
+          f"cuzk {flag}: {r.stdout.strip()} (project {PV}, commit in the tree's history: {known})")
+r = subprocess.run([CUZK, "--check-config", "-c", "/dev/null"], capture_output=True, text=True, timeout=30)
+check(r.stdout.startswith(f"cuzk {PV} (commit "), "--check-config names the build first")
 
 # --check-config: the same config errors (exit 1), the listen addresses checked without binding anything, the
 # official parameter files srs.param_cache holds; nothing started (no socket, no directory made)
