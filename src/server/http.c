@@ -9,6 +9,7 @@
 
 #include "cz_error.h"
 #include "engine/log.h"
+#include "util/version.h"
 
 struct cz_http_server {
     struct MHD_Daemon *d;
@@ -33,6 +34,8 @@ char *cz_status_json(cz_engine *e) {
     json_object_set_new(root, "uptime_secs", json_real(st.uptime_ms / 1000.0));
     json_object_set_new(root, "shutting_down", json_boolean(st.shutting_down)); /* ours: draining or stopping */
     json_object_set_new(root, "backend", json_string(st.backend));
+    json_object_set_new(root, "build", json_pack("{s:s,s:s,s:s}", "version", cz_version(), "commit", cz_build_commit(),
+                                                 "cuda_arch", cz_build_cuda_arch())); /* ours, as cuzk_build_info */
     json_object_set_new(root, "memory", json_pack("{s:I,s:I,s:I}", "total_bytes", (json_int_t)st.budget_total,
                                                   "used_bytes", (json_int_t)st.budget_used, "available_bytes",
                                                   (json_int_t)(st.budget_total - st.budget_used)));
