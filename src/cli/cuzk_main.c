@@ -4,6 +4,7 @@
  * work and running work at the next partition boundary, answer every waiting call, exit 0 (cuzk kept running after
  * SIGINT and ignored SIGTERM, and had no drain). With gpus.exit_when_all_lost, the loss of the
  * last GPU does the same and exits 75 (EX_TEMPFAIL), for a supervisor to restart the daemon. */
+#include <errno.h>
 #include <grpc/grpc.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -79,6 +80,20 @@ static void drain(cz_engine *e, const sigset_t *sigs, uint64_t timeout_s, int *s
  * budget it resolves to, and which official parameter files
  * srs.param_cache holds, each one's sections counted (a file cut short is NOT OK). 0 when the daemon would start on
  * it and every file found is whole, else 1. */
+/* Whether the daemon can write files in dir: "" when it can (or can create it: its parent is writable), else why
+ * not (the system's reason). */
+static const char *unwritable(const char *dir) {
+    if (!access(dir, W_OK)) return "";
+    if (errno == ENOENT) {
+        char parent[600];
+        snprintf(parent, sizeof parent, "%s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash) *(slash == parent ? slash + 1 : slash) = 0;
+        if (slash && !access(parent, W_OK)) return "";
+    }
+    return strerror(errno);
+}
+
 static void put_line(void *ctx, const char *text) {
     (void)ctx;
     printf("%s\n", text);
@@ -104,6 +119,15 @@ static int check_config(const cz_config *cfg, const char *path) {
     struct stat sb;
     const bool dir = stat(cfg->param_cache, &sb) == 0 && S_ISDIR(sb.st_mode);
     printf("srs.param_cache: %s%s\n", cfg->param_cache, dir ? "" : " (not a directory: no official parameters)");
+    /* where the daemon remembers digests, seeded setups and R1CS sizes: srs.param_cache unless set, and that is often
+     * a read-only mount shared by a farm's hosts; a warning, not an error (the daemon runs, it redoes work) */
+    const char *lc = *cfg->local_cache ? cfg->local_cache : cfg->param_cache, *why = unwritable(lc);
+    printf("srs.local_cache: %s%s%s%s\n", lc, *why ? " (not writable: " : "", why,
+           *why ? "; every start hashes each official file again, ~45 s at 32 GiB PoRep: set srs.local_cache to a "
+                  "writable directory)" : "");
+    if (cfg->h_lagrange && *cfg->h_lagrange_cache && *(why = unwritable(cfg->h_lagrange_cache)))
+        printf("gpus.h_lagrange_cache: %s (not writable: %s; a Lagrange prover's bases are built again at each creation, "
+               "8.3 minutes at 32 GiB PoRep on an H200)\n", cfg->h_lagrange_cache, why);
     unsigned have = 0, known = 0;
     for (size_t i = 0; i < cz_circuit_count(); i++) {
         const cz_circuit *c = cz_circuit_at(i);

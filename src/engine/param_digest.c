@@ -5,11 +5,13 @@
 #define _POSIX_C_SOURCE 200809L /* st_mtim, st_ctim */
 #include "engine/param_digest.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cz_error.h"
 #include "filecoin/graph.h"
 
 static const struct {
@@ -150,15 +152,19 @@ bool cz_param_digest_memo_ok(const char *dir, const char *path, const char *want
 
 int cz_param_digest_memo_store(const char *dir, const char *path, const char *id_before, const char *hex) {
     char mp[1100], tmp[1120], id[200];
-    if (!dir || !*dir || !cz_param_digest_identity(path, id, sizeof id) || strcmp(id, id_before)) return -1;
+    if (!cz_param_digest_identity(path, id, sizeof id) || strcmp(id, id_before)) return 1;
+    if (!dir || !*dir) return cz_error(CZ_EIO, "no directory for the digest memo");
     memo_path(mp, sizeof mp, dir, path);
     snprintf(tmp, sizeof tmp, "%s.tmp%d", mp, (int)getpid());
     FILE *f = fopen(tmp, "w");
+    int err = f ? 0 : errno;
     bool ok = f && fprintf(f, "%s %s\n", id, hex) > 0;
     if (f && fclose(f)) ok = false;
-    if (!ok || rename(tmp, mp)) {
+    if (ok && rename(tmp, mp)) ok = false;
+    if (!ok) {
+        if (!err) err = errno;
         unlink(tmp);
-        return -1;
+        return cz_error(CZ_EIO, "cannot write %s: %s", f ? mp : tmp, strerror(err ? err : EIO));
     }
     return 0;
 }

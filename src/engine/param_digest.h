@@ -22,8 +22,9 @@ int cz_param_digest_until(char hex[33], const void *data, size_t len, bool (*sto
  * file, replacing it, or even touching it changes the identity and the next load hashes it again.
  * identity: path's identity now (false when it cannot be stat'ed); take it before hashing. memo_ok: the
  * memo exists, names the file as it is now and the digest want. memo_store: the memo of hex for the identity
- * taken before the hash, 0, or -1 when the file changed since then or the memo could not be written (a
- * read-only cache: every start hashes). memo_drop removes it. */
+ * taken before the hash: 0; 1 (nothing stored) when the file changed since then; CZ_EIO naming the memo file and
+ * the system's reason when it cannot be written (a read-only cache: every start hashes again). memo_drop
+ * removes it. */
 bool cz_param_digest_identity(const char *path, char *out, size_t cap);
 bool cz_param_digest_memo_ok(const char *dir, const char *path, const char *want);
 int cz_param_digest_memo_store(const char *dir, const char *path, const char *id_before, const char *hex);

@@ -364,9 +364,14 @@ static int check_digest(cz_srs_mgr *m, cz_srs_entry *e) {
                         got, want, e->path);
     }
     cz_log(CZ_LOG_INFO, T, "digest of %s ok (%s, %.1f s)", e->path, got, (cz_now_ms() - t0) / 1000.0);
-    if (!have_id || cz_param_digest_memo_store(m->local_cache, e->path, id, got))
-        cz_log(CZ_LOG_DEBUG, T, "cannot note the digest in %s: the next daemon start hashes %s again", m->local_cache,
+    const int memo = have_id ? cz_param_digest_memo_store(m->local_cache, e->path, id, got) : 1;
+    if (memo == 1) /* the file changed while it was hashed: its identity is not the one the digest is of */
+        cz_log(CZ_LOG_DEBUG, T, "%s changed while it was hashed: no digest memo, the next start hashes it again",
                e->path);
+    else if (memo) /* a read-only srs.local_cache (it defaults to srs.param_cache, often a shared read-only mount) */
+        cz_log(CZ_LOG_WARN, T, "digest of %s not remembered (%s): every daemon start hashes it again (%.1f s now; "
+               "~45 s for 32 GiB PoRep's 47 GB); point srs.local_cache at a writable directory", e->path,
+               cz_error_message(), (cz_now_ms() - t0) / 1000.0);
     e->digest_ok = true;
     return 0;
 }

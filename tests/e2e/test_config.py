@@ -93,6 +93,17 @@ check(r.returncode == 1 and "config: NOT OK" in r.stdout and "would not start" i
       + "".join(x for x in r.stdout.splitlines(True) if x.startswith("gpus")).strip())
 with open(gpath, "w") as f:
     f.write(good)
+# srs.local_cache where nothing can be written (under a file): a warning, exit 0 (the daemon runs, it re-hashes)
+r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
+check(f"srs.local_cache: {pdir}\n" in r.stdout, "--check-config: srs.local_cache defaults to srs.param_cache")
+with open(gpath, "w") as f:
+    f.write(good.replace("[srs]\n", f'[srs]\nlocal_cache = "{gpath}/sub"\n'))
+r = subprocess.run([CUZK, "--check-config", "-c", gpath], capture_output=True, text=True, timeout=30)
+check(r.returncode == 0 and "config: OK" in r.stdout and f"srs.local_cache: {gpath}/sub (not writable: Not a directory;"
+      in r.stdout and "set srs.local_cache to a writable directory" in r.stdout,
+      "--check-config, srs.local_cache not writable: a warning, exit 0")
+with open(gpath, "w") as f:
+    f.write(good)
 # a parameter file that is not whole (its sections counted, a few pages read): NOT OK, exit 1, the fault named
 for what, data, needles in [("cut short", TINY[:-2], ["section B_G2: truncated"]),
                             ("zeros", bytes(1000), ["vk.alpha_g1"]),

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cz_error.h"
 #include "engine/param_digest.h"
 #include "testutil.h"
 
@@ -132,7 +133,7 @@ int main(void) {
         CHECK(cz_param_digest_identity(file, id, sizeof id));
         pause_tick();
         write_file(file, "changed while it was hashed");
-        CHECK(cz_param_digest_memo_store(dir, file, id, HEX) == -1);
+        CHECK(cz_param_digest_memo_store(dir, file, id, HEX) == 1);
         CHECK(!cz_param_digest_memo_ok(dir, file, HEX));
         store_now();
     }
@@ -140,7 +141,9 @@ int main(void) {
     /* an unwritable cache (no such directory) stores nothing; a missing file has no identity */
     char id[200];
     CHECK(cz_param_digest_identity(file, id, sizeof id));
-    CHECK(cz_param_digest_memo_store("/nonexistent-cz-dir", file, id, HEX) == -1);
+    CHECK(cz_param_digest_memo_store("/nonexistent-cz-dir", file, id, HEX) == CZ_EIO &&
+          strstr(cz_error_message(), "/nonexistent-cz-dir/cuzk-digest-") &&
+          strstr(cz_error_message(), "No such file or directory"));
     CHECK(!cz_param_digest_identity("/nonexistent-cz-dir/x.params", id, sizeof id));
     CHECK(!cz_param_digest_memo_ok(dir, "/nonexistent-cz-dir/v28-test.params", HEX));
 
