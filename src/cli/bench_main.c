@@ -8,8 +8,8 @@
  * Differences from cuzk: PoRep requests take their sector size from --sector-size or from the C1
  * wrapper's SectorSize or a raw C1's registered_proof (cuzk hard-coded 32 GiB), and their sector number and
  * miner from the wrapper's SectorNum and Miner when --sector-num / --miner-id are not given (the daemon
- * refuses a C1 of another sector); `single -t porep` without --c1 sends a fresh synthetic C1 (src/filecoin/synth.h) of that size
- * (default 2 KiB) and sector in the Commit2In wrapper; without
+ * refuses a C1 of another sector); `single -t porep` without --c1 sends a fresh synthetic C1
+ * (src/filecoin/synth.h) of that size (default 2 KiB) and sector in the Commit2In wrapper; without
  * --registered-proof a request carries the id of its type and sector size (PoRep V1_1, Window PoSt V1_1,
  * Winning PoSt, SnapDeals V1) where cuzk sent 0; gen-vanilla makes synthetic inputs instead of reading a
  * sealed sector (porep: a C1 wrapper; window-post / winning-post / snap-prove: a --vanilla file). */
@@ -227,10 +227,9 @@ static int build_submit(const opts *o, submit_buf *b) {
             const json_t *rp = j ? json_object_get(j, "registered_proof") : NULL;
             static const char *const size_names[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
             static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
-            for (int i = 0; !ss && json_is_string(rp) && i < 5; i++) {
-                const char *n = json_string_value(rp), *at = strstr(n, size_names[i]);
-                if (!strncmp(n, "StackedDrg", 10) && at == n + 10) ss = sizes[i];
-            }
+            const char *rps = json_is_string(rp) ? json_string_value(rp) : "";
+            for (int i = 0; !ss && !strncmp(rps, "StackedDrg", 10) && i < 5; i++)
+                if (!strncmp(rps + 10, size_names[i], strlen(size_names[i]))) ss = sizes[i];
             /* the daemon checks the C1 against the sector: a wrapper that names it (SectorNum; Miner "f0..." as
              * gpuproxy's and gen-vanilla's) gives what --sector-num / --miner-id do not */
             json_t *sn = j ? json_object_get(j, "SectorNum") : NULL, *mi = j ? json_object_get(j, "Miner") : NULL;
@@ -738,7 +737,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--c1")) { NEED(); o.c1 = v; }
         else if (!strcmp(a, "--vanilla")) { NEED(); o.vanilla = v; }
         else if (!strcmp(a, "--registered-proof")) { NEED(); o.registered_proof = strtoull(v, NULL, 0); }
-        else if (OPT("--sector-num", "--sector-number")) { NEED(); o.sector_num = strtoull(v, NULL, 0); o.sector_set = 1; }
+        else if (OPT("--sector-num", "--sector-number")) {
+            NEED();
+            o.sector_num = strtoull(v, NULL, 0), o.sector_set = 1;
+        }
         else if (!strcmp(a, "--miner-id")) { NEED(); o.miner_id = strtoull(v, NULL, 0); o.miner_set = 1; }
         else if (!strcmp(a, "--partition")) { NEED(); o.partition = (uint32_t)strtoul(v, NULL, 0); o.partition_set = 1; }
         else if (OPT("-i", "--iterations")) { NEED(); o.iterations = atoi(v); }

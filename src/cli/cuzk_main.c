@@ -75,11 +75,6 @@ static void drain(cz_engine *e, const sigset_t *sigs, uint64_t timeout_s, int *s
     cz_log(CZ_LOG_INFO, "cuzk", "drained in %.1f s: every accepted job ended", (cz_now_ms() - t0) / 1000.0);
 }
 
-/* --check-config: the config as the daemon would take it (its errors were printed and exit 1 before this), the
- * listen addresses' syntax (not bound), the GPUs it would prove on (none opened: cz_backend_check), the memory
- * budget it resolves to, and which official parameter files
- * srs.param_cache holds, each one's sections counted (a file cut short is NOT OK). 0 when the daemon would start on
- * it and every file found is whole, else 1. */
 /* Whether the daemon can write files in dir: "" when it can (or can create it: its parent is writable), else why
  * not (the system's reason). */
 static const char *unwritable(const char *dir) {
@@ -99,6 +94,11 @@ static void put_line(void *ctx, const char *text) {
     printf("%s\n", text);
 }
 
+/* --check-config: the config as the daemon would take it (its errors were printed and exit 1 before this), the
+ * listen addresses' syntax (not bound), the GPUs it would prove on (none opened: cz_backend_check), the memory
+ * budget it resolves to, whether srs.local_cache is writable (a warning), and which official parameter files
+ * srs.param_cache holds, each one's sections counted (a file cut short is NOT OK). 0 when the daemon would start on
+ * it and every file found is whole, else 1. */
 static int check_config(const cz_config *cfg, const char *path) {
     int bad = 0;
     printf("cuzk %s\n", cz_version_line());
@@ -126,8 +126,8 @@ static int check_config(const cz_config *cfg, const char *path) {
            *why ? "; every start hashes each official file again, ~45 s at 32 GiB PoRep: set srs.local_cache to a "
                   "writable directory)" : "");
     if (cfg->h_lagrange && *cfg->h_lagrange_cache && *(why = unwritable(cfg->h_lagrange_cache)))
-        printf("gpus.h_lagrange_cache: %s (not writable: %s; a Lagrange prover's bases are built again at each creation, "
-               "8.3 minutes at 32 GiB PoRep on an H200)\n", cfg->h_lagrange_cache, why);
+        printf("gpus.h_lagrange_cache: %s (not writable: %s; a Lagrange prover's bases are built again at each "
+               "creation, 8.3 minutes at 32 GiB PoRep on an H200)\n", cfg->h_lagrange_cache, why);
     unsigned have = 0, known = 0;
     for (size_t i = 0; i < cz_circuit_count(); i++) {
         const cz_circuit *c = cz_circuit_at(i);
@@ -141,20 +141,19 @@ static int check_config(const cz_config *cfg, const char *path) {
          * kind after a 47 GB hash; the contents are checked by the load (digest, every point) */
         cz_groth16_params_layout lay;
         uint64_t size = 0;
-        if (cz_groth16_params_file_layout(&lay, &size, p)) {
-            bad = 1;
-            printf("  %-12s %s (%.2f GB): NOT OK\n", c->id, c->params_file, sb.st_size / 1e9);
-            fprintf(stderr, "cuzk: %s (fetch it again)\n", cz_error_message());
-        } else if (lay.end != size) {
-            bad = 1;
-            printf("  %-12s %s (%.2f GB): NOT OK\n", c->id, c->params_file, sb.st_size / 1e9);
+        const int lrc = cz_groth16_params_file_layout(&lay, &size, p);
+        if (!lrc && lay.end == size) {
+            printf("  %-12s %s (%.2f GB: H %zu, L %zu, A %zu, B %zu points, %zu inputs)\n", c->id, c->params_file,
+                   sb.st_size / 1e9, lay.h_len, lay.l_len, lay.a_len, lay.b_len, lay.ic_len);
+            continue;
+        }
+        bad = 1;
+        printf("  %-12s %s (%.2f GB): NOT OK\n", c->id, c->params_file, sb.st_size / 1e9);
+        if (lrc) fprintf(stderr, "cuzk: %s (fetch it again)\n", cz_error_message());
+        else /* bellperson would read it; the official file has nothing there, so its digest would not match */
             fprintf(stderr, "cuzk: %s: %llu bytes after its last section (B_G2 ends at byte %llu): not the official "
                     "file, whose digest would not match (fetch it again)\n", p,
                     (unsigned long long)(size - lay.end), (unsigned long long)lay.end);
-        } else {
-            printf("  %-12s %s (%.2f GB: H %zu, L %zu, A %zu, B %zu points, %zu inputs)\n", c->id, c->params_file,
-                   sb.st_size / 1e9, lay.h_len, lay.l_len, lay.a_len, lay.b_len, lay.ic_len);
-        }
     }
     printf("official parameter files: %u of %u circuits%s\n", have, known,
            have < known ? " (a circuit without its file is refused FAILED_PRECONDITION; fetch those the host proves)"

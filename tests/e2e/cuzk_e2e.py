@@ -192,8 +192,10 @@ def prom_check(text):
 
 
 # The G1 generator uncompressed (x ‖ y, 48-byte big-endian each; the BLS12-381 spec's) and the points at infinity
-G1_GEN = bytes.fromhex("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"
-                       "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")
+G1_GEN = bytes.fromhex("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac58"
+                       "6c55e83ff97a1aeffb3af00adb22c6bb"
+                       "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3ed"
+                       "d03cc744a2888ae40caa232946c5e7e1")
 G1_INF, G2_INF = b"\x40" + bytes(95), b"\x40" + bytes(191)
 
 

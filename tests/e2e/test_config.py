@@ -1,7 +1,7 @@
 """e2e: config files and CLI flags. Bad configs give one clear error naming the key and line and a non-zero
 exit; unknown and deprecated keys only warn; cuzk.example.toml is accepted as it is; --check-config reports the same
-errors, checks the listen addresses without binding them, the GPUs without opening them, and lists the official parameter
-files it finds, each one's sections counted."""
+errors, checks the listen addresses without binding them, the GPUs without opening them, and lists the official
+parameter files it finds, each one's sections counted."""
 import os, re, signal, subprocess, tempfile, time
 from cuzk_e2e import BUILD, SRC, TMP, check, finish, tiny_params
 

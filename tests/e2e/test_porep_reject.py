@@ -1,8 +1,8 @@
 """e2e: the real PoRep circuit rejects bad requests at submit, before anything is queued or any SRS is loaded:
-bad C1 JSON, wrong sector size / registered proof, a sound C1 of another sector or miner, tampered vanilla proofs (the message names partition,
-challenge and field), a C1 under another kind's name, unsupported proof kinds; the daemon keeps serving. A fresh synthetic C1 from
-cuzk-bench gen-vanilla is the base every tamper starts from. Fast: nothing is proved (the real 2 KiB
-proof is slow_porep_2k.py). Usage: test_porep_reject.py BUILD_DIR SOURCE_DIR."""
+bad C1 JSON, wrong sector size / registered proof, a sound C1 of another sector or miner, tampered vanilla proofs
+(the message names partition, challenge and field), a C1 under another kind's name, unsupported proof kinds; the
+daemon keeps serving. A fresh synthetic C1 from cuzk-bench gen-vanilla is the base every tamper starts from. Fast:
+nothing is proved (the real 2 KiB proof is slow_porep_2k.py). Usage: test_porep_reject.py BUILD_DIR SOURCE_DIR."""
 import base64, copy, json, os
 from cuzk_e2e import TMP, Daemon, check, finish, pb, gen_c1, c1_unwrap, c1_wrap, grpc
 

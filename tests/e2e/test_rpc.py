@@ -132,8 +132,9 @@ try:
           "HTTP /status under load is the JSON snapshot")
     ver = subprocess.run([os.path.join(BUILD, "cuzk"), "--version"], capture_output=True, text=True).stdout
     bld = js.get("build", {})
-    check(ver == f"cuzk {bld.get('version')} (commit {bld.get('commit')}, " + (f"CUDA {bld['cuda_arch']})\n"
-          if bld.get("cuda_arch") else "no GPU backend)\n"), f"/status build {bld} is what --version says: {ver.strip()}")
+    want = f"cuzk {bld.get('version')} (commit {bld.get('commit')}, " + (
+        f"CUDA {bld['cuda_arch']})\n" if bld.get("cuda_arch") else "no GPU backend)\n")
+    check(ver == want, f"/status build {bld} is what --version says: {ver.strip()}")
     st = S.GetStatus(pb.GetStatusRequest())
     q = {x.proof_kind: x for x in st.queues}
     check("porep-c2" in q and q["porep-c2"].pending + q["porep-c2"].in_progress > 0,
