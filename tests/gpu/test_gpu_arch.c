@@ -6,7 +6,8 @@
  * (cz_gpu_device_check), and the daemon's device picking (cz_backend_pick_devices) refuses a listed device
  * with the same words. The refusal comes from the build's list (src/gpu/arch_list.h) before the GPU is opened:
  * first thing in the process, each GPU's primary context is still inactive after it (the driver API's
- * cuDevicePrimaryCtxGetState, from libcuda through dlopen). Exits 77 (skipped) without a GPU. */
+ * cuDevicePrimaryCtxGetState, from libcuda through dlopen), and after cz_gpu_peek (`cuzk --check-config`'s
+ * description of the GPU, this build allowed on it). Exits 77 (skipped) without a GPU. */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -97,6 +98,15 @@ static void refused_unopened(int d) {
           cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS);
     CHECK_MSG(cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active == 0,
               "GPU %d opened before the probes (%d)", d, active);
+    /* cuzk --check-config's description (cz_gpu_peek): the GPU's sm_XY, this build allowed, and still no context */
+    char desc[200] = "", pwhy[300] = "x", want_sm[16];
+    snprintf(want_sm, sizeof want_sm, "sm_%d%d", major, minor);
+    const int prc = cz_gpu_peek(d, desc, sizeof desc, pwhy, sizeof pwhy);
+    CHECK_MSG(prc == 0 && !pwhy[0] && strstr(desc, want_sm) && strstr(desc, " SMs, ") && strstr(desc, " GiB, "),
+              "cz_gpu_peek(%d): %d \"%s\" \"%s\"", d, prc, desc, pwhy);
+    CHECK_MSG(cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && active == 0,
+              "GPU %d opened by cz_gpu_peek (%d)", d, active);
+    printf("GPU %d peeked without a context: %s\n", d, desc);
     int (*const probe[2])(int, char *, size_t) = {cz_test_arch_check_80, cz_test_arch_check_90};
     const int bmaj[2] = {8, 9};
     for (int k = 0; k < 2; k++) {
