@@ -103,11 +103,14 @@ static void print_hex(const uint8_t *p, size_t n) {
 /* The registered proof id Curio sends for a kind and sector size (filecoin-ffi numbering): PoRep
  * RegisteredSealProof V1_1 5..9, SnapDeals RegisteredUpdateProof 0..4, Winning PoSt 0..4, Window PoSt
  * V1_1 10..14. 0 for an unknown size (the daemon then names what is wrong). */
+/* the five sector sizes, in registered-proof order, and their names in StackedDrg<name>V1... */
+static const uint64_t SECTOR_SIZES[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
+static const char *const SECTOR_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
+
 static uint64_t registered_of(int kind, uint64_t ss) {
-    static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
     uint64_t base = kind == CZ_KIND_POREP ? 5 : kind == CZ_KIND_WPOST ? 10 : 0;
     for (int i = 0; i < 5; i++)
-        if (sizes[i] == ss) return base + (uint64_t)i;
+        if (SECTOR_SIZES[i] == ss) return base + (uint64_t)i;
     return 0;
 }
 
@@ -225,11 +228,9 @@ static int build_submit(const opts *o, submit_buf *b) {
                 ss = (uint64_t)json_integer_value(json_object_get(j, "SectorSize"));
             /* a raw C1 (PSProve sends one) names its size only in registered_proof: "StackedDrg32GiBV1_1", ... */
             const json_t *rp = j ? json_object_get(j, "registered_proof") : NULL;
-            static const char *const size_names[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
-            static const uint64_t sizes[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
             const char *rps = json_is_string(rp) ? json_string_value(rp) : "";
             for (int i = 0; !ss && !strncmp(rps, "StackedDrg", 10) && i < 5; i++)
-                if (!strncmp(rps + 10, size_names[i], strlen(size_names[i]))) ss = sizes[i];
+                if (!strncmp(rps + 10, SECTOR_NAMES[i], strlen(SECTOR_NAMES[i]))) ss = SECTOR_SIZES[i];
             /* the daemon checks the C1 against the sector: a wrapper that names it (SectorNum; Miner "f0..." as
              * gpuproxy's and gen-vanilla's) gives what --sector-num / --miner-id do not */
             json_t *sn = j ? json_object_get(j, "SectorNum") : NULL, *mi = j ? json_object_get(j, "Miner") : NULL;
