@@ -26,6 +26,7 @@
 #include "cz_error.h"
 #include "engine/circuit.h"
 #include "engine/engine.h"
+#include "filecoin/sector.h"
 #include "r1cs/wcompact.h"
 #include "server/client.h"
 #include "server/rpc.h"
@@ -103,15 +104,10 @@ static void print_hex(const uint8_t *p, size_t n) {
 /* The registered proof id Curio sends for a kind and sector size (filecoin-ffi numbering): PoRep
  * RegisteredSealProof V1_1 5..9, SnapDeals RegisteredUpdateProof 0..4, Winning PoSt 0..4, Window PoSt
  * V1_1 10..14. 0 for an unknown size (the daemon then names what is wrong). */
-/* the five sector sizes, in registered-proof order, and their names in StackedDrg<name>V1... */
-static const uint64_t SECTOR_SIZES[5] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
-static const char *const SECTOR_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
-
 static uint64_t registered_of(int kind, uint64_t ss) {
     uint64_t base = kind == CZ_KIND_POREP ? 5 : kind == CZ_KIND_WPOST ? 10 : 0;
-    for (int i = 0; i < 5; i++)
-        if (SECTOR_SIZES[i] == ss) return base + (uint64_t)i;
-    return 0;
+    const int i = cz_sector_index(ss);
+    return i < 0 ? 0 : base + (uint64_t)i;
 }
 
 static int kind_of(const char *t) {
@@ -230,7 +226,7 @@ static int build_submit(const opts *o, submit_buf *b) {
             const json_t *rp = j ? json_object_get(j, "registered_proof") : NULL;
             const char *rps = json_is_string(rp) ? json_string_value(rp) : "";
             for (int i = 0; !ss && !strncmp(rps, "StackedDrg", 10) && i < 5; i++)
-                if (!strncmp(rps + 10, SECTOR_NAMES[i], strlen(SECTOR_NAMES[i]))) ss = SECTOR_SIZES[i];
+                if (!strncmp(rps + 10, cz_sector_names[i], strlen(cz_sector_names[i]))) ss = cz_sector_sizes[i];
             /* the daemon checks the C1 against the sector: a wrapper that names it (SectorNum; Miner "f0..." as
              * gpuproxy's and gen-vanilla's) gives what --sector-num / --miner-id do not */
             json_t *sn = j ? json_object_get(j, "SectorNum") : NULL, *mi = j ? json_object_get(j, "Miner") : NULL;

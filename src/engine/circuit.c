@@ -14,6 +14,7 @@
 #include "cz_error.h"
 #include "engine/engine.h"
 #include "filecoin/post_inputs.h"
+#include "filecoin/sector.h"
 #include "filecoin/snap_vanilla.h"
 #include "r1cs/cs.h"
 
@@ -245,10 +246,7 @@ int cz_request_sector_size(const cz_submit *s, uint64_t *size) {
 int cz_circuit_for_request(int kind, uint64_t sector_size, bool use_test, const cz_circuit **out) {
     *out = NULL;
     if (kind < CZ_KIND_POREP || kind > CZ_KIND_WINNING) return cz_error(CZ_EINVAL, "invalid proof_kind: %d", kind);
-    static const uint64_t sizes[] = {2048, 8u << 20, 512u << 20, 32ull << 30, 64ull << 30};
-    int ok = 0;
-    for (size_t i = 0; i < 5; i++) ok |= sector_size == sizes[i];
-    if (!ok)
+    if (cz_sector_index(sector_size) < 0)
         return cz_error(CZ_EINVAL, "invalid sector_size: %llu (2KiB, 8MiB, 512MiB, 32GiB or 64GiB)",
                         (unsigned long long)sector_size);
     const cz_circuit *found = NULL;

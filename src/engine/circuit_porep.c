@@ -24,6 +24,7 @@
 #include "filecoin/c1.h"
 #include "filecoin/porep_circuit.h"
 #include "filecoin/porep_inputs.h"
+#include "filecoin/sector.h"
 #include "filecoin/vanilla.h"
 #include "r1cs/cs.h"
 #include "util/par.h"
@@ -32,15 +33,6 @@ typedef struct {
     cz_c1 c1;
     uint8_t porep_id[32];
 } porep_state;
-
-static const char *const SIZE_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
-
-static int size_index(uint64_t sector_size) {
-    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
-    for (int i = 0; i < 5; i++)
-        if (sizes[i] == sector_size) return i;
-    return -1;
-}
 
 static bool all_zero(const uint8_t b[32]) {
     for (int i = 0; i < 32; i++)
@@ -73,7 +65,7 @@ static int verify_task(void *ctx, unsigned t) {
 }
 
 int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state) {
-    int six = size_index(c->sector_size);
+    int six = cz_sector_index(c->sector_size);
     /* registered_proof is Curio's abi.RegisteredSealProof: V1 0-4, V1_1 5-9, Synthetic 10-14, NI 15-19,
      * size = id % 5. cuzk ignores it; a value naming another sector size is a client bug worth a clear no. */
     if (s->registered_proof > 19)
@@ -81,8 +73,8 @@ int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **sta
                         (unsigned long long)s->registered_proof);
     if ((int)(s->registered_proof % 5) != six)
         return cz_error(CZ_EINVAL, "registered_proof %llu is a %s seal proof, sector_size %llu is %s",
-                        (unsigned long long)s->registered_proof, SIZE_NAMES[s->registered_proof % 5],
-                        (unsigned long long)c->sector_size, SIZE_NAMES[six]);
+                        (unsigned long long)s->registered_proof, cz_sector_names[s->registered_proof % 5],
+                        (unsigned long long)c->sector_size, cz_sector_names[six]);
     if (!s->vanilla || !s->vanilla_len) return cz_error(CZ_EINVAL, "empty vanilla_proof (the C1 output JSON)");
     porep_state *st = calloc(1, sizeof *st);
     if (!st) return cz_error(CZ_ENOMEM, "out of memory");

@@ -8,12 +8,9 @@
 
 #include "cz_error.h"
 #include "filecoin/porep_inputs.h"
+#include "filecoin/sector.h"
 #include "util/file.h"
 #include "util/json.h"
-
-static const char *const SIZE_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
-static const uint64_t SIZES[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
-static const char *const VERSIONS[4] = {"V1", "V1_1", "V1_1_Feat_SyntheticPoRep", "V1_2_Feat_NonInteractivePoRep"};
 
 typedef struct {
     const cz_json *j;
@@ -191,23 +188,22 @@ static int parse_c1(cz_c1 *c1, const cz_json *j) {
     if (cz_json_type(j, root) != CZ_JSON_OBJECT) return cz_error(CZ_EFORMAT, "c1: the JSON is not an object");
     if (cz_json_type(j, rp) != CZ_JSON_STRING || (rc = cz_json_string(j, rp, &name, NULL)))
         return cz_error(CZ_EFORMAT, "c1: registered_proof is missing or not a string");
-    int size_ix = -1, ver = -1;
-    for (int s = 0; s < 5 && size_ix < 0; s++)
-        for (int v = 0; v < 4; v++) {
-            char want[64];
-            snprintf(want, sizeof want, "StackedDrg%s%s", SIZE_NAMES[s], VERSIONS[v]);
-            if (!strcmp(want, name)) size_ix = s, ver = v;
-        }
-    if (size_ix < 0) {
+    int id = -1;
+    for (unsigned i = 0; i < CZ_SECTOR_SIZE_COUNT * CZ_SEAL_VERSION_COUNT && id < 0; i++) {
+        char want[64];
+        cz_seal_proof_name(want, sizeof want, i);
+        if (!strcmp(want, name)) id = (int)i;
+    }
+    if (id < 0) {
         rc = cz_error(CZ_EINVAL, "c1: registered_proof \"%.40s\" is not a StackedDrg seal proof", name);
         free(name);
         return rc;
     }
     snprintf(c1->registered_proof, sizeof c1->registered_proof, "%s", name);
     free(name);
-    c1->proof_id = (unsigned)(ver * 5 + size_ix);
+    c1->proof_id = (unsigned)id;
     cz_porep_params *p = &c1->params;
-    if ((rc = cz_porep_params_for(p, SIZES[size_ix]))) return rc;
+    if ((rc = cz_porep_params_for(p, cz_sector_sizes[id % 5]))) return rc;
     struct { const char *key; uint8_t *out; } f[] = {{"comm_r", c1->comm_r}, {"comm_d", c1->comm_d},
                                                       {"replica_id", c1->replica_id}, {"seed", c1->seed},
                                                       {"ticket", c1->ticket}};
@@ -218,7 +214,7 @@ static int parse_c1(cz_c1 *c1, const cz_json *j) {
     }
     int64_t vp = cz_json_get(j, root, "vanilla_proofs");
     char vname[32];
-    snprintf(vname, sizeof vname, "StackedDrg%sV1", SIZE_NAMES[size_ix]);
+    snprintf(vname, sizeof vname, "StackedDrg%sV1", cz_sector_names[id % 5]);
     int64_t parts = cz_json_get(j, vp, vname);
     if (cz_json_type(j, parts) != CZ_JSON_ARRAY || !cz_json_count(j, parts))
         return cz_error(CZ_EFORMAT, "c1: vanilla_proofs.%s is missing or empty", vname);

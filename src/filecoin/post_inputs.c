@@ -5,14 +5,14 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "filecoin/sector.h"
 #include "gadgets/sha256.h"
 #include "util/json.h"
 
 int cz_post_registered(unsigned id, cz_post_kind *kind, uint64_t *sector_size, bool *v1_2) {
-    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
     if (id >= 15) return cz_error(CZ_EINVAL, "post: registered PoSt proof %u is not known (0-14)", id);
     *kind = id < 5 ? CZ_POST_WINNING : CZ_POST_WINDOW;
-    *sector_size = sizes[id % 5];
+    *sector_size = cz_sector_sizes[id % 5];
     *v1_2 = id >= 10;
     return 0;
 }

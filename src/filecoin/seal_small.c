@@ -9,6 +9,7 @@
 #include "cz_error.h"
 #include "filecoin/graph.h"
 #include "filecoin/porep_inputs.h"
+#include "filecoin/sector.h"
 #include "filecoin/synth.h"
 #include "filecoin/vanilla.h"
 #include "gadgets/sha256.h"
@@ -52,9 +53,6 @@ static cz_fr *tree_path(const full_tree *t, uint64_t idx, cz_fr *sib) {
     return sib;
 }
 
-static const char *const SIZE_NAMES[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
-static const char *const VERSIONS[4] = {"V1", "V1_1", "V1_1_Feat_SyntheticPoRep", "V1_2_Feat_NonInteractivePoRep"};
-
 /* Labels of every node, layer by layer (create_label / create_label_exp): node 0 hashes only
  * replica_id ‖ layer ‖ node; the others their 6 DRG parents in the layer and, from layer 2 on, their
  * 8 expander parents in the layer below. */
@@ -84,16 +82,14 @@ static void label_all(cz_fr *lab, unsigned L, uint64_t nodes, const uint8_t repl
 
 int cz_porep_sealed_c1(cz_c1 *c1, unsigned proof_id, uint64_t seed, uint64_t miner_id, uint64_t sector_number) {
     memset(c1, 0, sizeof *c1);
-    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
     if (proof_id >= 20 || proof_id < 5 || proof_id % 5 > 1)
         return cz_error(CZ_EINVAL, "sealed c1: proof id %u (2 KiB or 8 MiB, API 1.1 or later)", proof_id);
     cz_porep_params *p = &c1->params;
-    int rc = cz_porep_params_for(p, sizes[proof_id % 5]);
+    int rc = cz_porep_params_for(p, cz_sector_sizes[proof_id % 5]);
     if (rc) return rc;
     cz_porep_kind kind = cz_porep_kind_of(proof_id);
     c1->proof_id = proof_id;
-    snprintf(c1->registered_proof, sizeof c1->registered_proof, "StackedDrg%s%s", SIZE_NAMES[proof_id % 5],
-             VERSIONS[proof_id / 5]);
+    cz_seal_proof_name(c1->registered_proof, sizeof c1->registered_proof, proof_id);
     uint64_t nodes = 1ull << p->nodes_log2;
     unsigned L = p->layers, C = p->challenges, tl = cz_tree_path_len(&p->tree);
     cz_rng rng;

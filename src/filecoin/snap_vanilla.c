@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "cz_error.h"
+#include "filecoin/sector.h"
 #include "gadgets/sha256.h"
 
 int cz_snap_registered(unsigned id, uint64_t *sector_size) {
-    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
     if (id >= 5) return cz_error(CZ_EINVAL, "snap: registered update proof %u is not known (0-4)", id);
-    *sector_size = sizes[id];
+    *sector_size = cz_sector_sizes[id];
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "cz_error.h"
 #include "filecoin/graph.h"
 #include "filecoin/porep_inputs.h"
+#include "filecoin/sector.h"
 #include "filecoin/vanilla.h"
 #include "gadgets/sha256.h"
 
@@ -136,12 +137,8 @@ int cz_porep_synthetic_c1(cz_c1 *c1, uint64_t sector_size, unsigned partitions, 
     if (rc) return rc;
     if (!partitions || partitions > p->partitions)
         return cz_error(CZ_EINVAL, "synthetic c1: %u partitions (the %s proof has %u)", partitions, p->name, p->partitions);
-    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
-    static const char *const names[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};
-    unsigned si = 0;
-    while (sizes[si] != sector_size) si++;
-    c1->proof_id = 5 + si; /* V1_1 */
-    snprintf(c1->registered_proof, sizeof c1->registered_proof, "StackedDrg%sV1_1", names[si]);
+    c1->proof_id = 5 + (unsigned)cz_sector_index(sector_size); /* V1_1 (params_for took the size) */
+    cz_seal_proof_name(c1->registered_proof, sizeof c1->registered_proof, c1->proof_id);
     cz_fr t;
     prf(&t, seed, 2, 0, 0), cz_fr_to_bytes_le(c1->seed, &t);
     prf(&t, seed, 3, 0, 0), cz_fr_to_bytes_le(c1->ticket, &t);
