@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
         }
         cz_r1cs r;
         double t0 = omp_get_wtime();
-        int rc = c->build_r1cs(c, &r);
+        int rc = c->build_r1cs(c, &r, NULL, NULL);
         double t = omp_get_wtime() - t0;
         if (rc) {
             fprintf(stderr, "%s: %s: %s\n", id, cz_error_name(rc), cz_error_message());

@@ -70,9 +70,9 @@ static int test_chain(cz_cs *cs, const void *arg) {
     return chain(cs, &one, &one, &one, CZ_TEST_CIRCUIT_CONSTRAINTS);
 }
 
-static int test_build(const cz_circuit *c, cz_r1cs *out) {
+static int test_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     (void)c;
-    return cz_cs_record_circuit(out, test_chain, NULL, 1);
+    return cz_cs_record_circuit(out, test_chain, NULL, 1, stop, stop_arg);
 }
 
 /* Counted like the real circuits, so that the SRS tests see a first load charge its R1CS. */

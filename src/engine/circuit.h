@@ -38,8 +38,8 @@ typedef struct cz_circuit {
      * come from a public seed, so they prove nothing; cached as <srs.local_cache>/cuzk-test-<id>.params). */
     uint64_t setup_seed;
     const char *params_file; /* official file name in srs.param_cache (NULL: none) */
-    /* The circuit's R1CS (recorded once per SRS load). */
-    int (*build_r1cs)(const struct cz_circuit *c, cz_r1cs *out);
+    /* The circuit's R1CS (recorded once per SRS load; stop as cz_cs_record_circuit's, NULL: none). */
+    int (*build_r1cs)(const struct cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg);
     /* Parses and checks the request before it is queued: CZ_EINVAL with a message naming what is wrong,
      * CZ_EUNSUPPORTED for a valid request this circuit cannot prove. *state is freed with release. */
     int (*prepare)(const struct cz_circuit *c, const cz_submit *s, void **state);
@@ -77,7 +77,7 @@ size_t cz_circuit_count(void);
 const cz_circuit *cz_circuit_at(size_t i);
 
 /* The real PoRep hooks (circuit_porep.c). */
-int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg);
 int cz_porep_circuit_count(const cz_circuit *c, cz_r1cs_shape *out);
 int cz_porep_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_porep_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
@@ -89,7 +89,7 @@ void cz_porep_circuit_release(const cz_circuit *c, void *state);
 uint32_t cz_porep_circuit_partitions(const cz_circuit *c, void *state);
 
 /* Window / Winning PoSt hooks (circuit_post.c). */
-int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg);
 int cz_post_circuit_count(const cz_circuit *c, cz_r1cs_shape *out);
 int cz_post_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_post_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,
@@ -98,7 +98,7 @@ int cz_post_circuit_inputs(const cz_circuit *c, void *state, uint32_t partition,
 void cz_post_circuit_release(const cz_circuit *c, void *state);
 
 /* SnapDeals hooks (circuit_snap.c). */
-int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out);
+int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg);
 int cz_snap_circuit_count(const cz_circuit *c, cz_r1cs_shape *out);
 int cz_snap_circuit_prepare(const cz_circuit *c, const cz_submit *s, void **state);
 int cz_snap_circuit_synth(const cz_circuit *c, void *state, uint32_t partition, cz_fr **inputs, uint64_t *ni,

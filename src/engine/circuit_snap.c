@@ -30,10 +30,10 @@ typedef struct {
 
 static int record_snap(cz_cs *cs, const void *p) { return cz_snap_synthesize(cs, p, NULL); }
 
-int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out) {
+int cz_snap_circuit_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     cz_snap_params p;
     int rc = cz_snap_params_for(&p, c->sector_size);
-    return rc ? rc : cz_cs_record_circuit(out, record_snap, &p, 0); /* the challenges on every thread */
+    return rc ? rc : cz_cs_record_circuit(out, record_snap, &p, 0, stop, stop_arg); /* the challenges on every thread */
 }
 
 /* build's R1CS counted: the top and one challenge synthesized, the other challenges have its shape. */

@@ -479,9 +479,11 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const bool beside = dig && pthread_create(&dth, NULL, digest_thread, &dj) == 0;
     if (dig && !beside) digest_thread(&dj); /* no thread: first, as before */
     uint64_t t0 = cz_now_ms();
-    rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs); /* beside: dj.rc is read after the join */
+    rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs, aborting, m); /* beside: dj.rc read after the join */
     const bool recorded = rc == 0; /* the recording ran and succeeded (not beside: only when the digest passed) */
     if (beside) pthread_join(dth, NULL);
+    if (rc == CZ_ECANCELED && !dj.rc) /* the shutdown's message (the recording's names the block) */
+        (void)stopped(m, e, "during the circuit recording");
     if (dj.rc) {
         if (recorded) cz_r1cs_free(&e->r1cs);
         unmap(e);

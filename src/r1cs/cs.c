@@ -398,13 +398,21 @@ static void blocks_end(cz_cs *cs, unsigned nblocks, const block_shape *at, const
     cs->num_constraints = at->constraints + nblocks * d->constraints;
 }
 
+/* Whether the recording's stop asks it to end before block i (with the message its CZ_ECANCELED carries). */
+static bool stopped(const cz_cs *cs, unsigned i, unsigned nblocks) {
+    if (!cs->stop || !cs->stop(cs->stop_arg)) return false;
+    cz_error(CZ_ECANCELED, "cs: recording stopped before block %u of %u", i, nblocks);
+    return true;
+}
+
 int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsigned i, void *ctx), void *ctx) {
     int rc = 0;
     const bool ok = cs->mode == CZ_CS_RECORD && nblocks > 1 && !cs->err && !cs->finalized && !cs->input_base &&
                     !cs->aux_base;
     const bool count = ok && cs->count_terms, par = ok && !count && cs->record_threads != 1;
     if (!count && !par) {
-        for (unsigned i = 0; i < nblocks && !rc; i++) rc = fn(cs, i, ctx);
+        for (unsigned i = 0; i < nblocks && !rc; i++)
+            rc = stopped(cs, i, nblocks) ? set_err(cs, CZ_ECANCELED) : fn(cs, i, ctx);
         return rc ? rc : cs->err;
     }
     /* Block 0 once with counting matrices: a block's shape, so every block's slot is known up front (or,
@@ -431,7 +439,7 @@ int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsign
     for (unsigned i = 0; i < nblocks; i++) {
         bool dif = false;
         cz_cs *b;
-        int r = block_cs(&b, cs, i, &at, &d);
+        int r = stopped(cs, i, nblocks) ? CZ_ECANCELED : block_cs(&b, cs, i, &at, &d);
         if (!r) {
             r = block_done(b, i, fn(b, i, ctx), &at, &d, &dif);
             cz_cs_free(b); /* its matrices are windows: cs's stay */
@@ -453,7 +461,8 @@ int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsign
     return 0;
 }
 
-int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg, int nthreads) {
+int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg, int nthreads,
+                         bool (*stop)(void *stop_arg), void *stop_arg) {
     memset(out, 0, sizeof *out);
     const char *env = getenv("CZ_RECORD_THREADS"); /* 1: the serial loop (to compare), n: n threads */
     if (env && *env) nthreads = atoi(env);
@@ -462,6 +471,7 @@ int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg),
         int rc = cz_cs_new(&cs, CZ_CS_RECORD);
         if (rc) return rc;
         cs->record_threads = pass ? 1 : nthreads;
+        cs->stop = stop, cs->stop_arg = stop_arg;
         if (!(rc = synth(cs, arg)) && !(rc = cz_cs_finalize(cs))) rc = cz_cs_take_r1cs(cs, out);
         const bool again = rc && cs->blocks_differ && !pass;
         cz_cs_free(cs);

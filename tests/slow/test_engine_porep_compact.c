@@ -152,7 +152,7 @@ int main(void) {
     cz_log_set_level("warn");
     unsetenv("CUZK_COMPACT_WITNESS");
 
-    cz_gpu_provider prov = {one_device, rec_init, NULL};
+    cz_gpu_provider prov = {one_device, rec_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     snprintf(cfg.backend, sizeof cfg.backend, "gpu");
     s.request_id = "compact";

@@ -356,7 +356,7 @@ static void porep_partition(const char *what, const cz_c1 *c1, const char *json,
 static void porep_hooks(cz_rng *rng) {
     cz_r1cs r = {0};
     const cz_circuit *c = cz_circuit_find("porep-2k");
-    int rc = c->build_r1cs(c, &r);
+    int rc = c->build_r1cs(c, &r, NULL, NULL);
     CHECK_MSG(rc == 0, "porep-2k r1cs: %s", cz_error_message());
     cz_c1 c1;
     unsigned ids[3] = {5, 10, 15}; /* V1_1, Synthetic, NI */
@@ -400,7 +400,7 @@ static void cpu_backend(cz_rng *rng) {
     cz_groth16_params params;
     cz_groth16_toxic tw;
     cz_groth16_toxic_from_seed(&tw, cz_rng_next(rng));
-    int rc = c->build_r1cs(c, &r);
+    int rc = c->build_r1cs(c, &r, NULL, NULL);
     if (!rc) rc = cz_groth16_setup(&params, &r, &tw, 0);
     CHECK_MSG(rc == 0, "test circuit setup: %s", cz_error_message());
     if (rc) return;

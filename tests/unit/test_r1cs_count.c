@@ -50,7 +50,7 @@ static void check_circuit(const char *id) {
     uint64_t t0 = cz_now_ms();
     int rc1 = c->count_r1cs(c, &n);
     uint64_t t1 = cz_now_ms();
-    int rc2 = c->build_r1cs(c, &r);
+    int rc2 = c->build_r1cs(c, &r, NULL, NULL);
     uint64_t t2 = cz_now_ms();
     CHECK_MSG(!rc1 && !rc2, "%s: count %d, record %d: %s", id, rc1, rc2, cz_error_message());
     if (rc2) return;

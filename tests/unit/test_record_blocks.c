@@ -10,7 +10,11 @@
  *     cz_cs_record_circuit records them serially, to the serial bytes;
  *   - a block using a variable that does not exist: the serial loop's error (CZ_EINVAL, the lowest such
  *     block), not a fallback;
- *   - witness mode: the serial loop, values as before. */
+ *   - witness mode: the serial loop, values as before;
+ *   - a stop (cz_cs_record_circuit's; a daemon's shutdown): once it says so, the blocks not yet begun are skipped
+ *     and the recording fails with CZ_ECANCELED naming the block, serially and on threads; a stop that never says
+ *     so records every block, to the bytes of the recording without one. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +66,7 @@ static void check_real(const char *name, int (*synth)(cz_cs *, const void *), co
     cz_r1cs ser, par, api = {0};
     bool differ = true;
     int rc1 = record(&ser, synth, p, 1, NULL), rc2 = record(&par, synth, p, 3, &differ);
-    int rc3 = api_too ? cz_cs_record_circuit(&api, synth, p, 0) : 0;
+    int rc3 = api_too ? cz_cs_record_circuit(&api, synth, p, 0, NULL, NULL) : 0;
     CHECK_MSG(rc1 == 0 && rc2 == 0 && rc3 == 0, "%s: %d %d %d: %s", name, rc1, rc2, rc3, cz_error_message());
     CHECK_MSG(!differ, "%s: its blocks were not recorded in parallel", name);
     CHECK_MSG(!rc1 && !rc2 && r1cs_equal(&ser, &par), "%s: the parallel recording differs from the serial one", name);
@@ -181,7 +185,7 @@ static void check_odd(cz_rng *rng) {
             if (really) {
                 CHECK_MSG(rc2 == CZ_EUNSUPPORTED && differ, "odd %d at %u: rc %d differ %d", kinds[k], at, rc2, differ);
             }
-            int rc3 = cz_cs_record_circuit(&api, synth_all, &s, 4);
+            int rc3 = cz_cs_record_circuit(&api, synth_all, &s, 4, NULL, NULL);
             CHECK_MSG(rc3 == 0 && !rc1 && r1cs_equal(&ser, &api), "odd %d at %u: the fallback differs (%d)", kinds[k], at, rc3);
             cz_r1cs_free(&ser), cz_r1cs_free(&api);
             if (!rc2) cz_r1cs_free(&par);
@@ -235,6 +239,57 @@ static void check_witness(void) {
     }
 }
 
+/* ---------------------------------------------------------------- stopped recordings */
+
+typedef struct {
+    atomic_uint asked, ran;
+    unsigned after; /* the stop says so from its (after + 1)-th question on */
+} stop_spec;
+
+static bool stop_after(void *arg) {
+    stop_spec *t = arg;
+    return atomic_fetch_add(&t->asked, 1) >= t->after;
+}
+
+static int stop_block(cz_cs *cs, unsigned i, void *arg) {
+    atomic_fetch_add(&((stop_spec *)arg)->ran, 1);
+    cz_fr v;
+    cz_fr_set_u64(&v, i + 1);
+    cz_var x = cz_cs_alloc(cs, &v);
+    cz_lc a = CZ_LC_ZERO;
+    cz_lc_add(cs, &a, x, NULL);
+    cz_cs_enforce(cs, &a, &a, NULL);
+    cz_lc_free(cs, &a);
+    return cz_cs_status(cs);
+}
+
+enum { STOP_BLOCKS = 40 };
+static int stop_synth(cz_cs *cs, const void *arg) {
+    return cz_cs_record_blocks(cs, STOP_BLOCKS, stop_block, (void *)arg);
+}
+
+static void check_stop(void) {
+    for (int threads = 1; threads <= 4; threads += 3) {
+        cz_r1cs plain, kept, cut;
+        stop_spec t = {0, 0, STOP_BLOCKS + 100};
+        CHECK(cz_cs_record_circuit(&plain, stop_synth, &t, threads, NULL, NULL) == 0);
+        atomic_store(&t.asked, 0), atomic_store(&t.ran, 0);
+        const int rk = cz_cs_record_circuit(&kept, stop_synth, &t, threads, stop_after, &t);
+        CHECK_MSG(rk == 0 && r1cs_equal(&plain, &kept), "%d threads, never stopped: rc %d", threads, rk);
+        CHECK_MSG(atomic_load(&t.asked) >= STOP_BLOCKS, "%d threads: the stop asked %u times for %d blocks", threads,
+                  atomic_load(&t.asked), STOP_BLOCKS);
+        t = (stop_spec){0, 0, 5};
+        const int rc = cz_cs_record_circuit(&cut, stop_synth, &t, threads, stop_after, &t);
+        const unsigned ran = atomic_load(&t.ran);
+        /* each block asks first, so 5 blocks ran; on threads also block 0 alone first, to learn the shape */
+        CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "recording stopped before block"),
+                  "%d threads, stopped: rc %d (%s)", threads, rc, cz_error_message());
+        CHECK_MSG(ran == (threads == 1 ? 5u : 6u), "%d threads: %u blocks ran", threads, ran);
+        if (!rc) cz_r1cs_free(&cut);
+        cz_r1cs_free(&plain), cz_r1cs_free(&kept);
+    }
+}
+
 int main(void) {
     cz_rng rng;
     cz_test_rng(&rng);
@@ -259,5 +314,6 @@ int main(void) {
     check_odd(&rng);
     check_missing(&rng);
     check_witness();
+    check_stop();
     return cz_test_finish();
 }

@@ -2,9 +2,13 @@
  * - a load whose circuit recording is under way when the abort comes returns CZ_ECANCELED as soon as the
  *   recording returns: no seeded setup runs (no cache file is written), nothing is resident, the entry is
  *   COLD again, and later loads are refused at once;
+ * - an abort that lands inside the recording (from the recording's own stop, asked before each of its blocks: the
+ *   2 KiB Window PoSt circuit's sectors) stops the recording itself: its blocks are skipped (CZ_ECANCELED from the
+ *   recording), and the load ends the same way; at 32 GiB a shutdown no longer waits for the ~7 s recording;
  * - the control: the same circuit in a manager that is not aborted loads (seeded setup, cache file written,
  *   bytes resident), so the checks above can tell the two apart.
- * The circuit is the built-in test circuit with its recording wrapped to wait for the abort. */
+ * The circuit is the built-in test circuit with its recording wrapped to wait for the abort (wpost-2k's for the
+ * abort inside). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +28,33 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int in_build, release_build;
 
 /* The test circuit's recording, held until the main thread lets it go (so the abort lands mid-stage). */
-static int slow_build(const cz_circuit *c, cz_r1cs *out) {
+static int slow_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     (void)c;
     pthread_mutex_lock(&mu);
     in_build = 1;
     pthread_cond_broadcast(&cv);
     while (!release_build) pthread_cond_wait(&cv, &mu);
     pthread_mutex_unlock(&mu);
-    return base->build_r1cs(base, out);
+    return base->build_r1cs(base, out, stop, stop_arg);
+}
+
+/* The real circuit's recording, with its stop watched: the manager is aborted at the stop's first question (a
+ * shutdown while the recording runs); inner_rc is what the recording itself returned. */
+static const cz_circuit *spy_base;
+static cz_srs_mgr *spy_mgr;
+static bool (*spy_real)(void *);
+static int spy_asked, inner_rc = -1;
+
+static bool spy_stop(void *arg) {
+    if (!spy_asked++) cz_srs_abort(spy_mgr);
+    return spy_real(arg);
+}
+
+static int spied_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
+    (void)c;
+    spy_real = stop;
+    inner_rc = stop ? spy_base->build_r1cs(spy_base, out, spy_stop, stop_arg) : -2;
+    return inner_rc;
 }
 
 typedef struct {
@@ -93,6 +116,26 @@ int main(void) {
     cz_srs_entry *e = NULL;
     CHECK(cz_srs_acquire(&m, &slow, &e, &ms) == CZ_ECANCELED);
     CHECK(in_build == 0);
+    cz_srs_destroy(&m);
+
+    /* aborted inside the recording: the recording stops, the load with it */
+    spy_base = cz_circuit_find("wpost-2k");
+    CHECK(spy_base && spy_base->setup_seed);
+    if (!spy_base) return cz_test_finish();
+    cz_circuit spied = *spy_base;
+    spied.build_r1cs = spied_build;
+    char spied_cache[700];
+    snprintf(spied_cache, sizeof spied_cache, "%s/cuzk-test-%s.params", dir, spied.id);
+    cz_srs_init(&m, "", dir, 2);
+    spy_mgr = &m;
+    a = (acq){&m, &spied, 0, NULL, ""};
+    CHECK(pthread_create(&th, NULL, acquire_thread, &a) == 0);
+    pthread_join(th, NULL);
+    CHECK_MSG(inner_rc == CZ_ECANCELED && spy_asked >= 1, "the recording ran on after the abort: rc %d, its stop asked "
+              "%d times", inner_rc, spy_asked);
+    CHECK_MSG(a.rc == CZ_ECANCELED && strstr(a.msg, "shutting down"), "load aborted in its recording: rc %d (%s)", a.rc,
+              a.msg);
+    CHECK(!file_exists(spied_cache) && cz_srs_loaded_bytes(&m) == 0);
     cz_srs_destroy(&m);
 
     /* control: not aborted, the same load completes and writes its cache */

@@ -134,7 +134,7 @@ static int hb_init(cz_backend *b, const cz_config *cfg, int nthreads) {
 
 static void host_bytes(cz_rng *rng, uint64_t P, uint64_t H) {
     uint64_t budget = 2 * S + P + cz_rng_next(rng) % (P / 2), min_idle = 1;
-    cz_gpu_provider prov = {hb_count, hb_init, NULL};
+    cz_gpu_provider prov = {hb_count, hb_init, NULL, NULL};
     cz_backend_set_gpu_provider(&prov);
     atomic_store(&hb_bytes, H);
     poller p;

@@ -16,18 +16,18 @@
  *   engine's stop joins the load's thread. */
 #include "srs_budget_env.h"
 
-static int (*recording)(const cz_circuit *c, cz_r1cs *out);
+static int (*recording)(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg);
 static int hold_rec, in_rec, recs;
 
 /* gate-a's circuit recording: counted, and held while hold_rec is set. */
-static int held_recording(const cz_circuit *c, cz_r1cs *out) {
+static int held_recording(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     pthread_mutex_lock(&hmu);
     recs++, in_rec++;
     pthread_cond_broadcast(&hcv);
     while (hold_rec) pthread_cond_wait(&hcv, &hmu);
     in_rec--;
     pthread_mutex_unlock(&hmu);
-    return recording(c, out);
+    return recording(c, out, stop, stop_arg);
 }
 
 static void hold_recording(int on) {

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
     }
     double t0 = cz_gpu_now_ms_();
     cz_r1cs r;
-    if (c->build_r1cs(c, &r)) {
+    if (c->build_r1cs(c, &r, NULL, NULL)) {
         fprintf(stderr, "%s: %s\n", id, cz_error_message());
         return 1;
     }

@@ -97,7 +97,7 @@ static void group_mix(const char *q, const cz_fr *aux, uint64_t naux, const uint
 static int query_mix(const char *id, const cz_fr *in, const cz_fr *aux, uint64_t naux, const uint64_t all[3]) {
     const cz_circuit *c = cz_circuit_find(id);
     cz_r1cs r;
-    if (!c || !c->build_r1cs || c->build_r1cs(c, &r)) {
+    if (!c || !c->build_r1cs || c->build_r1cs(c, &r, NULL, NULL)) {
         fprintf(stderr, "%s: cannot record (%s)\n", id, c ? cz_error_message() : "unknown circuit");
         return 1;
     }

@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
     const int reps = e && atoi(e) > 0 ? atoi(e) : 5;
     cz_r1cs r = {0};
     double t0 = now_ms();
-    if (c->build_r1cs(c, &r)) {
+    if (c->build_r1cs(c, &r, NULL, NULL)) {
         fprintf(stderr, "%s\n", cz_error_message());
         return 1;
     }
