@@ -7,6 +7,8 @@
  * Then codes the coefficients as an SRS load does (cz_r1cs_code) and prints the seconds, the distinct values
  * of A / B / C, the host bytes before and after, and the seconds of a = A w, b, c (cz_r1cs_eval, the CPU
  * backend's) for a random w before and after (abc=same when equal; exit status 3 otherwise).
+ * CZ_RECORD_STOP_MS=T: the recording's stop (a daemon's shutdown) fires T ms after it began, and the line says how
+ * long the recording ran on after that (stop_lag_s: its return less T) and where it stopped; nothing else is done.
  * Default: porep-8m wpost-8m snap-8m. Exit status 2 when a circuit is unknown or fails to record. */
 #include <inttypes.h>
 #include <omp.h>
@@ -78,6 +80,16 @@ static int count(const cz_circuit *c, cz_r1cs_shape *sh, double *secs) {
     return rc ? 2 : 0;
 }
 
+/* CZ_RECORD_STOP_MS: a stop that fires once `after` seconds have passed since t0 */
+typedef struct {
+    double t0, after;
+} timed_stop;
+
+static bool stop_at(void *arg) {
+    const timed_stop *t = arg;
+    return omp_get_wtime() - t->t0 >= t->after;
+}
+
 int main(int argc, char **argv) {
     static const char *const dflt[] = {"porep-8m", "wpost-8m", "snap-8m"};
     const bool only = argc > 1 && !strcmp(argv[1], "--count-only");
@@ -107,9 +119,18 @@ int main(int argc, char **argv) {
             continue;
         }
         cz_r1cs r;
+        const char *stop_env = getenv("CZ_RECORD_STOP_MS");
         double t0 = omp_get_wtime();
-        int rc = c->build_r1cs(c, &r, NULL, NULL);
+        timed_stop ts = {t0, stop_env && *stop_env ? atof(stop_env) / 1000.0 : 0};
+        int rc = c->build_r1cs(c, &r, ts.after > 0 ? stop_at : NULL, &ts);
         double t = omp_get_wtime() - t0;
+        if (ts.after > 0) { /* the recording's stop fired (or it ended first) */
+            printf("%s stop_ms=%s rc=%s record_s=%.3f stop_lag_s=%.3f (%s)\n", id, stop_env, rc ? cz_error_name(rc) : "0",
+                   t, t > ts.after ? t - ts.after : 0.0, rc ? cz_error_message() : "recorded before the stop");
+            if (!rc) cz_r1cs_free(&r);
+            else if (rc != CZ_ECANCELED) status = 2;
+            continue;
+        }
         if (rc) {
             fprintf(stderr, "%s: %s: %s\n", id, cz_error_name(rc), cz_error_message());
             status = 2;

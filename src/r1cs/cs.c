@@ -217,7 +217,9 @@ void cz_cs_enforce_record_(cz_cs *cs, const cz_lc *a, const cz_lc *b, const cz_l
             return;
         }
     }
-    cs->num_constraints++;
+    if (!(++cs->num_constraints & 0xffff) && cs->stop && cs->stop(cs->stop_arg)) /* a block can take seconds */
+        set_err(cs, cz_error(CZ_ECANCELED, "cs: recording stopped at constraint %llu",
+                             (unsigned long long)cs->num_constraints));
 }
 
 /* Turns variable ids into columns of [inputs | aux]. Ids are sorted, and the map keeps the order. */
@@ -334,6 +336,7 @@ static int block_cs(cz_cs **out, const cz_cs *cs, unsigned i, const block_shape 
     int rc = cz_cs_new(out, CZ_CS_RECORD);
     if (rc) return rc;
     cz_cs *b = *out;
+    b->stop = cs->stop, b->stop_arg = cs->stop_arg;
     b->input_shared = at->inputs, b->aux_shared = at->aux;
     b->num_inputs = b->input_base = at->inputs + (d ? i * d->inputs : 0);
     b->num_aux = b->aux_base = at->aux + (d ? i * d->aux : 0);

@@ -81,8 +81,9 @@ typedef struct cz_cs {
      * before the blocks) and from *_base on (its own), none between (another block's). */
     int record_threads;
     bool blocks_differ;
-    /* A recording's way out (cz_cs_record_circuit's stop): asked before each block; once it answers true the
-     * blocks not yet begun are skipped and cz_cs_record_blocks fails with CZ_ECANCELED. NULL: never. */
+    /* A recording's way out (cz_cs_record_circuit's stop): asked before each block and every 65,536 constraints;
+     * once it answers true the recording ends with CZ_ECANCELED (a sticky error: the blocks not yet begun are
+     * skipped, those under way end at their next status check). NULL: never. */
     bool (*stop)(void *arg);
     void *stop_arg;
     uint64_t input_shared, aux_shared, input_base, aux_base;
@@ -177,8 +178,8 @@ int cz_cs_record_blocks(cz_cs *cs, unsigned nblocks, int (*fn)(cz_cs *cs, unsign
 /* A circuit's matrices: synth(cs, arg) on a new record-mode cs with record_threads = nthreads (0: all;
  * the environment's CZ_RECORD_THREADS, when set, instead), then finalize; when its blocks differ
  * (cz_cs_record_blocks), once more serially. stop (NULL: none; stop(stop_arg) is called from the recording's
- * threads) ends it early: CZ_ECANCELED once the blocks under way are done (a daemon's shutdown need not wait for
- * a 32 GiB PoRep's ~7 s recording on 16 cores, minutes on a small host). */
+ * threads) ends it early with CZ_ECANCELED (a daemon's shutdown need not wait for a 32 GiB PoRep's ~7 s recording
+ * on 16 cores, minutes on a small host). */
 int cz_cs_record_circuit(cz_r1cs *out, int (*synth)(cz_cs *cs, const void *arg), const void *arg, int nthreads,
                          bool (*stop)(void *stop_arg), void *stop_arg);
 

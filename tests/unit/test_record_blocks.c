@@ -12,8 +12,9 @@
  *     block), not a fallback;
  *   - witness mode: the serial loop, values as before;
  *   - a stop (cz_cs_record_circuit's; a daemon's shutdown): once it says so, the blocks not yet begun are skipped
- *     and the recording fails with CZ_ECANCELED naming the block, serially and on threads; a stop that never says
- *     so records every block, to the bytes of the recording without one. */
+ *     and the recording fails with CZ_ECANCELED naming the block, serially and on threads; asked inside a long
+ *     block (every 65,536 constraints), it ends that block there; a stop that never says so records every block,
+ *     to the bytes of the recording without one. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,8 @@ static void check_witness(void) {
 typedef struct {
     atomic_uint asked, ran;
     unsigned after; /* the stop says so from its (after + 1)-th question on */
+    unsigned rows;  /* constraints a block (0: 1) */
+    bool no_blocks;
 } stop_spec;
 
 static bool stop_after(void *arg) {
@@ -251,14 +254,16 @@ static bool stop_after(void *arg) {
     return atomic_fetch_add(&t->asked, 1) >= t->after;
 }
 
+/* a block of `rows` constraints x * x = x (stop_spec.rows; 1 in stop_synth's blocks) */
 static int stop_block(cz_cs *cs, unsigned i, void *arg) {
-    atomic_fetch_add(&((stop_spec *)arg)->ran, 1);
+    stop_spec *t = arg;
+    atomic_fetch_add(&t->ran, 1);
     cz_fr v;
     cz_fr_set_u64(&v, i + 1);
     cz_var x = cz_cs_alloc(cs, &v);
     cz_lc a = CZ_LC_ZERO;
     cz_lc_add(cs, &a, x, NULL);
-    cz_cs_enforce(cs, &a, &a, NULL);
+    for (unsigned r = 0; r < (t->rows ? t->rows : 1); r++) cz_cs_enforce(cs, &a, &a, &a);
     cz_lc_free(cs, &a);
     return cz_cs_status(cs);
 }
@@ -267,24 +272,51 @@ enum { STOP_BLOCKS = 40 };
 static int stop_synth(cz_cs *cs, const void *arg) {
     return cz_cs_record_blocks(cs, STOP_BLOCKS, stop_block, (void *)arg);
 }
+/* 3 blocks of 70,000 constraints, or (no_blocks) one block's worth three times over, without blocks */
+static int stop_big(cz_cs *cs, const void *arg) {
+    const stop_spec *t = arg;
+    if (!t->no_blocks) return cz_cs_record_blocks(cs, 3, stop_block, (void *)arg);
+    for (unsigned i = 0; i < 3; i++)
+        if (stop_block(cs, i, (void *)arg)) break;
+    return cz_cs_status(cs);
+}
 
 static void check_stop(void) {
     for (int threads = 1; threads <= 4; threads += 3) {
         cz_r1cs plain, kept, cut;
-        stop_spec t = {0, 0, STOP_BLOCKS + 100};
+        stop_spec t = {0, 0, STOP_BLOCKS + 100, 0, false};
         CHECK(cz_cs_record_circuit(&plain, stop_synth, &t, threads, NULL, NULL) == 0);
         atomic_store(&t.asked, 0), atomic_store(&t.ran, 0);
         const int rk = cz_cs_record_circuit(&kept, stop_synth, &t, threads, stop_after, &t);
         CHECK_MSG(rk == 0 && r1cs_equal(&plain, &kept), "%d threads, never stopped: rc %d", threads, rk);
         CHECK_MSG(atomic_load(&t.asked) >= STOP_BLOCKS, "%d threads: the stop asked %u times for %d blocks", threads,
                   atomic_load(&t.asked), STOP_BLOCKS);
-        t = (stop_spec){0, 0, 5};
+        t = (stop_spec){0, 0, 5, 0, false};
         const int rc = cz_cs_record_circuit(&cut, stop_synth, &t, threads, stop_after, &t);
         const unsigned ran = atomic_load(&t.ran);
         /* each block asks first, so 5 blocks ran; on threads also block 0 alone first, to learn the shape */
         CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "recording stopped before block"),
                   "%d threads, stopped: rc %d (%s)", threads, rc, cz_error_message());
         CHECK_MSG(ran == (threads == 1 ? 5u : 6u), "%d threads: %u blocks ran", threads, ran);
+        if (!rc) cz_r1cs_free(&cut);
+        cz_r1cs_free(&plain), cz_r1cs_free(&kept);
+    }
+    /* inside a block (asked every 65,536 constraints): the first question stops it, in the block that learns the
+     * shape on threads, in the loop without blocks; unstopped, the same bytes */
+    for (int nb = 0; nb < 2; nb++) {
+        cz_r1cs plain, kept, cut;
+        stop_spec t = {0, 0, 1u << 30, 70000, nb};
+        CHECK(cz_cs_record_circuit(&plain, stop_big, &t, 3, NULL, NULL) == 0);
+        const int rk = cz_cs_record_circuit(&kept, stop_big, &t, 3, stop_after, &t);
+        CHECK_MSG(rk == 0 && r1cs_equal(&plain, &kept) && plain.num_constraints == 210000,
+                  "%s, never stopped: rc %d, %llu rows", nb ? "no blocks" : "blocks", rk,
+                  (unsigned long long)plain.num_constraints);
+        t = (stop_spec){0, 0, 0, 70000, nb};
+        const int rc = cz_cs_record_circuit(&cut, stop_big, &t, 3, stop_after, &t);
+        CHECK_MSG(rc == CZ_ECANCELED && strstr(cz_error_message(), "recording stopped at constraint 65536") &&
+                      atomic_load(&t.ran) == 1 && atomic_load(&t.asked) == 1,
+                  "%s, stopped: rc %d (%s), %u blocks ran, %u questions", nb ? "no blocks" : "blocks", rc,
+                  cz_error_message(), atomic_load(&t.ran), atomic_load(&t.asked));
         if (!rc) cz_r1cs_free(&cut);
         cz_r1cs_free(&plain), cz_r1cs_free(&kept);
     }
