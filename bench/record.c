@@ -125,8 +125,9 @@ int main(int argc, char **argv) {
         int rc = c->build_r1cs(c, &r, ts.after > 0 ? stop_at : NULL, &ts);
         double t = omp_get_wtime() - t0;
         if (ts.after > 0) { /* the recording's stop fired (or it ended first) */
-            printf("%s stop_ms=%s rc=%s record_s=%.3f stop_lag_s=%.3f (%s)\n", id, stop_env, rc ? cz_error_name(rc) : "0",
-                   t, t > ts.after ? t - ts.after : 0.0, rc ? cz_error_message() : "recorded before the stop");
+            printf("%s stop_ms=%s rc=%s record_s=%.3f stop_lag_s=%.3f (%s)\n", id, stop_env,
+                   rc ? cz_error_name(rc) : "0", t, t > ts.after ? t - ts.after : 0.0,
+                   rc ? cz_error_message() : "recorded before the stop");
             if (!rc) cz_r1cs_free(&r);
             else if (rc != CZ_ECANCELED) status = 2;
             continue;

@@ -45,7 +45,8 @@ static int record_porep(cz_cs *cs, const void *p) { return cz_porep_synthesize(c
 int cz_porep_circuit_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     cz_porep_params p;
     int rc = cz_porep_params_for(&p, c->sector_size);
-    return rc ? rc : cz_cs_record_circuit(out, record_porep, &p, 0, stop, stop_arg); /* the challenges on every thread */
+    /* the challenges on every thread */
+    return rc ? rc : cz_cs_record_circuit(out, record_porep, &p, 0, stop, stop_arg);
 }
 
 /* build's R1CS counted: the top and one challenge synthesized, the other challenges have its shape. */

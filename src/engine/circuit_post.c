@@ -41,7 +41,8 @@ static int record_post(cz_cs *cs, const void *p) { return cz_post_synthesize(cs,
 int cz_post_circuit_build(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     cz_post_params p;
     int rc = params_of(c, &p);
-    return rc ? rc : cz_cs_record_circuit(out, record_post, &p, 0, stop, stop_arg); /* the sectors on every thread */
+    /* the sectors on every thread */
+    return rc ? rc : cz_cs_record_circuit(out, record_post, &p, 0, stop, stop_arg);
 }
 
 /* build's R1CS counted: one sector synthesized, the others have its shape. */
