@@ -2054,6 +2054,8 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
         i->bases_released = s->state == CZ_SRS_HOT && s->bases_released;
         i->size_bytes = s->state == CZ_SRS_HOT ? s->bytes : s->file_bytes;
         i->idle_ms = s->refs ? 0 : now - s->last_used_ms;
+        if (s->state == CZ_SRS_LOADING)
+            i->loading = cz_srs_stage_name(atomic_load(&s->stage)), i->loading_ms = now - s->load_began_ms;
     }
     pthread_mutex_unlock(&e->srs.mu);
     return 0;
@@ -2227,6 +2229,12 @@ char *cz_engine_metrics(cz_engine *e) {
         for (int t = 0; t < 3; t++)
             fprintf(f, "cuzk_srs_tier{circuit_id=\"%s\",tier=\"%s\"} %d\n", st.srs[i].circuit_id, tiers[t],
                     st.srs[i].tier == t);
+    fprintf(f, "# HELP cuzk_srs_loading_seconds Seconds an SRS load under way has taken so far, by circuit and stage "
+               "(reading, recording, digest, coding, decoding, setup).\n# TYPE cuzk_srs_loading_seconds gauge\n");
+    for (size_t i = 0; i < st.n_srs; i++)
+        if (st.srs[i].loading)
+            fprintf(f, "cuzk_srs_loading_seconds{circuit_id=\"%s\",stage=\"%s\"} %.3f\n", st.srs[i].circuit_id,
+                    st.srs[i].loading, st.srs[i].loading_ms / 1000.0);
     fprintf(f, "# HELP cuzk_srs_refs Jobs holding the SRS.\n# TYPE cuzk_srs_refs gauge\n");
     for (size_t i = 0; i < st.n_srs; i++)
         fprintf(f, "cuzk_srs_refs{circuit_id=\"%s\"} %u\n", st.srs[i].circuit_id, st.srs[i].ref_count);

@@ -76,6 +76,8 @@ typedef struct {
     uint64_t size_bytes;
     uint32_t ref_count;
     uint64_t idle_ms;
+    const char *loading; /* a load under way: its stage (cz_srs_stage_name: "recording", "digest", ...); NULL: none */
+    uint64_t loading_ms; /* since that load began */
 } cz_srs_info;
 
 typedef struct {

@@ -252,6 +252,11 @@ int cz_srs_tier(const cz_srs_entry *e) {
     return e->state == CZ_SRS_HOT ? CZ_TIER_HOT : e->state == CZ_SRS_WARM ? CZ_TIER_WARM : CZ_TIER_COLD;
 }
 
+const char *cz_srs_stage_name(int stage) {
+    static const char *const names[] = {NULL, "reading", "recording", "digest", "coding", "decoding", "setup"};
+    return stage > 0 && stage < (int)(sizeof names / sizeof *names) ? names[stage] : NULL;
+}
+
 static int missing(const cz_srs_mgr *m, const cz_circuit *c) {
     if (!c->params_file) return cz_error(CZ_ENOPARAMS, "no parameters for circuit %s", c->id);
     return cz_error(CZ_ENOPARAMS,
@@ -384,6 +389,7 @@ static int seeded_setup(cz_srs_mgr *m, cz_srs_entry *e) {
            "nothing about a real sector; test/demo use only)", c->id);
     cz_groth16_toxic tw;
     cz_groth16_toxic_from_seed(&tw, setup_seed(m, c));
+    atomic_store(&e->stage, CZ_SRS_STAGE_SETUP);
     uint64_t t0 = cz_now_ms();
     cz_groth16_fb_ops ops = {0};
     if (m->fb_ops) ops = *m->fb_ops, ops.fail_count = 0;
@@ -479,8 +485,10 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const bool beside = dig && pthread_create(&dth, NULL, digest_thread, &dj) == 0;
     if (dig && !beside) digest_thread(&dj); /* no thread: first, as before */
     uint64_t t0 = cz_now_ms();
+    atomic_store(&e->stage, CZ_SRS_STAGE_RECORDING);
     rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs, aborting, m); /* beside: dj.rc read after the join */
     const bool recorded = rc == 0; /* the recording ran and succeeded (not beside: only when the digest passed) */
+    atomic_store(&e->stage, CZ_SRS_STAGE_DIGEST);
     if (beside) pthread_join(dth, NULL);
     if (rc == CZ_ECANCELED && !dj.rc) /* the shutdown's message (the recording's names the block) */
         (void)stopped(m, e, "during the circuit recording");
@@ -503,6 +511,7 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     const cz_r1cs_shape shape = cz_r1cs_shape_of(&e->r1cs);
     const uint64_t rb_full = cz_r1cs_shape_bytes(&shape);
     t0 = cz_now_ms();
+    atomic_store(&e->stage, CZ_SRS_STAGE_CODING);
     if (cz_r1cs_code(&e->r1cs, m->nthreads)) /* out of memory: the matrices not coded stay values */
         cz_log(CZ_LOG_WARN, T, "R1CS of %s: coefficients not all coded (%s)", c->id, cz_error_message());
     cz_log(CZ_LOG_INFO, T, "R1CS of %s: coefficients coded in %.2f s (%u / %u / %u distinct in A / B / C), %.2f GB "
@@ -510,6 +519,7 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
            rb_full / 1e9, cz_r1cs_host_bytes(&e->r1cs) / 1e9);
     if (!rc && e->map) {
         cz_mapguard g;
+        atomic_store(&e->stage, CZ_SRS_STAGE_DECODING);
         guard_begin(e, &g);
         rc = cz_groth16_params_decode_until(&e->params, e->map, e->map_len, e->path, 0, aborting, m);
         const int cut = guard_end(e, &g, "it was decoded");
@@ -570,11 +580,13 @@ static int ensure(cz_srs_mgr *m, cz_srs_entry *e, uint64_t *load_ms, bool *alrea
     }
     int from = e->state;
     e->state = CZ_SRS_LOADING;
+    uint64_t t0 = e->load_began_ms = cz_now_ms();
+    atomic_store(&e->stage, CZ_SRS_STAGE_READING);
     pthread_mutex_unlock(&m->mu);
-    uint64_t t0 = cz_now_ms();
     int rc = load(m, e);
     uint64_t dt = cz_now_ms() - t0;
     pthread_mutex_lock(&m->mu);
+    atomic_store(&e->stage, CZ_SRS_STAGE_NONE);
     e->state = rc ? (e->map ? CZ_SRS_WARM : CZ_SRS_COLD) : CZ_SRS_HOT;
     e->reserved = 0; /* from here its real size counts (or nothing) */
     pthread_cond_broadcast(&m->cv);

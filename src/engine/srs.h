@@ -27,6 +27,11 @@
 #include "r1cs/r1cs.h"
 
 enum { CZ_SRS_COLD = 0, CZ_SRS_LOADING = 1, CZ_SRS_HOT = 2, CZ_SRS_WARM = 3 };
+/* What a LOADING entry is doing (/status and /metrics show it: a first 32 GiB PoRep load is a minute or more):
+ * reading the file's layout, recording the circuit (the digest beside it), waiting for the digest, coding the
+ * R1CS's coefficients, decoding the parameters, or a seeded setup. */
+enum { CZ_SRS_STAGE_NONE = 0, CZ_SRS_STAGE_READING, CZ_SRS_STAGE_RECORDING, CZ_SRS_STAGE_DIGEST, CZ_SRS_STAGE_CODING,
+       CZ_SRS_STAGE_DECODING, CZ_SRS_STAGE_SETUP };
 
 typedef struct cz_srs_entry {
     const cz_circuit *circuit;
@@ -41,6 +46,8 @@ typedef struct cz_srs_entry {
     bool bases_released, restoring;
     uint64_t bases_bytes;
     uint64_t last_used_ms, load_ms;
+    atomic_int stage;       /* CZ_SRS_STAGE_* while LOADING (set by the loading thread, read by the status) */
+    uint64_t load_began_ms; /* while LOADING: when (under the manager lock) */
     bool seeded;         /* parameters from a seeded local setup (not official) */
     bool digest_ok;      /* the official file's digest was checked (once per entry) */
     char path[700];      /* the file it was / will be read from ("" none yet) */
@@ -163,5 +170,7 @@ void cz_srs_set_read_hook_for_test(void (*fn)(const char *path));
 
 /* SRSStatus tier of an entry (CZ_TIER_*; LOADING reports COLD). */
 int cz_srs_tier(const cz_srs_entry *e);
+/* A load stage's name ("reading", "recording", "digest", "coding", "decoding", "setup"); NULL for none. */
+const char *cz_srs_stage_name(int stage);
 
 #endif

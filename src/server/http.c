@@ -95,15 +95,17 @@ char *cz_status_json(cz_engine *e) {
     }
     json_object_set_new(root, "gpus", gj);
     json_t *srs = json_array();
-    for (size_t i = 0; i < st.n_srs; i++)
-        json_array_append_new(srs, json_pack("{s:s,s:I,s:f,s:b,s:i,s:s,s:b,s:b}", "circuit_id", st.srs[i].circuit_id,
-                                             "bytes", (json_int_t)st.srs[i].size_bytes, "last_used_secs_ago",
-                                             st.srs[i].idle_ms / 1000.0, "evictable", st.srs[i].ref_count == 0,
-                                             "ref_count", (int)st.srs[i].ref_count, "tier",
-                                             st.srs[i].tier == CZ_TIER_HOT    ? "hot"
-                                             : st.srs[i].tier == CZ_TIER_WARM ? "warm"
-                                                                              : "cold",
-                                             "seeded", st.srs[i].seeded, "bases_released", st.srs[i].bases_released));
+    for (size_t i = 0; i < st.n_srs; i++) {
+        const cz_srs_info *si = &st.srs[i];
+        const char *tier = si->tier == CZ_TIER_HOT ? "hot" : si->tier == CZ_TIER_WARM ? "warm" : "cold";
+        /* "loading": a load under way, its stage ("recording", "digest", ...), and loading_secs how long so far */
+        json_array_append_new(srs, json_pack("{s:s,s:I,s:f,s:b,s:i,s:s,s:b,s:b,s:s?,s:f}", "circuit_id", si->circuit_id,
+                                             "bytes", (json_int_t)si->size_bytes, "last_used_secs_ago",
+                                             si->idle_ms / 1000.0, "evictable", si->ref_count == 0, "ref_count",
+                                             (int)si->ref_count, "tier", tier, "seeded", si->seeded, "bases_released",
+                                             si->bases_released, "loading", si->loading, "loading_secs",
+                                             si->loading_ms / 1000.0));
+    }
     json_object_set_new(root, "allocations", json_pack("{s:o,s:[]}", "srs", srs, "pce"));
     json_t *ck = json_object(), *fk = json_object();
     for (int k = 1; k <= 4; k++) {

@@ -49,6 +49,7 @@ try:
     js = json.loads(d.http("/status")[2])
     a = [x for x in js["allocations"]["srs"] if x["circuit_id"] == CID]
     check(a and a[0]["tier"] == "warm" and a[0]["seeded"] is True, "/status lists the SRS as warm (seeded)")
+    check(a and a[0]["loading"] is None and a[0]["loading_secs"] == 0, "/status: no load under way (loading null)")
     r = S.PreloadSRS(pb.PreloadSrsRequest(circuit_id=CID))
     check(not r.already_loaded and srs(S)[CID].tier == pb.SRSStatus.HOT,
           f"PreloadSRS on WARM -> HOT ({r.load_time_ms} ms, decoded from the mapping)")

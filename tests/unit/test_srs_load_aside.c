@@ -52,6 +52,25 @@ static bool recording_held(void) {
     return held_now;
 }
 
+/* Whether the status lists gate-a's SRS as loading in `stage` for at least min_ms, and the metrics say the same
+ * (stage NULL: neither shows a load of gate-a under way). */
+static bool loading_shown(cz_engine *e, const char *stage, uint64_t min_ms) {
+    cz_engine_status st;
+    if (cz_engine_status_get(e, &st)) return false;
+    bool status_ok = !stage;
+    for (size_t i = 0; i < st.n_srs; i++)
+        if (!strcmp(st.srs[i].circuit_id, "gate-a"))
+            status_ok = stage ? st.srs[i].loading && !strcmp(st.srs[i].loading, stage) && st.srs[i].loading_ms >= min_ms
+                              : !st.srs[i].loading;
+    cz_engine_status_free(&st);
+    char *metrics = cz_engine_metrics(e), want[200];
+    snprintf(want, sizeof want, "cuzk_srs_loading_seconds{circuit_id=\"gate-a\",stage=\"%s\"} ", stage ? stage : "");
+    const bool metric_ok = metrics && (stage ? strstr(metrics, want) != NULL
+                                             : strstr(metrics, "cuzk_srs_loading_seconds{circuit_id=\"gate-a\"") == NULL);
+    free(metrics);
+    return status_ok && metric_ok;
+}
+
 static void aside(cz_rng *rng, uint64_t P) {
     poller p;
     pthread_t th;
@@ -81,12 +100,15 @@ static void aside(cz_rng *rng, uint64_t P) {
         pthread_mutex_lock(&hmu);
         CHECK_MSG(in_rec == 1, "aside: %d recordings of gate-a held (one load)", in_rec);
         pthread_mutex_unlock(&hmu);
+        CHECK_MSG(loading_shown(e, "recording", b1_ms), "aside: gate-a's load under way, in its recording for %llu ms "
+                  "at least, is not shown so in the status and metrics", (unsigned long long)b1_ms);
         printf("aside: b1 and b2 COMPLETED in %llu and %llu ms while gate-a's SRS load was held\n",
                (unsigned long long)b1_ms, (unsigned long long)(cz_now_ms() - t0));
     }
     hold_recording(0);
     done(e, "a1", NULL), done(e, "c1", NULL), done(e, "a2", NULL);
     CHECK_MSG(recs == 1, "aside: gate-a's circuit recorded %d times (one load, c1 waiting for it)", recs);
+    CHECK_MSG(loading_shown(e, NULL, 0), "aside: gate-a's load is over but still shown as under way");
     stop(e, &p, th);
     cz_engine_free(e);
 }
