@@ -95,24 +95,33 @@ class Daemon:
     def __init__(self, config_text, env=None, name="d", test_circuit=True):
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=TMP)
         self.sock = os.path.join(self.dir, "cuzk.sock")
-        self.port = free_port()
-        self.http_port = free_port()
         self.cfg = os.path.join(self.dir, "cuzk.toml")
-        with open(self.cfg, "w") as f:
-            f.write(config_text.format(sock=self.sock, port=self.port, http=self.http_port, params=PARAMS,
-                                       srs_cache=SRS_CACHE))
-            if test_circuit:
-                f.write("\n[testing]\nbuiltin_test_circuit = true\n")
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
         e = dict(os.environ)
         e.update(env or {})
-        self.proc = subprocess.Popen([os.path.join(BUILD, "cuzk"), "--config", self.cfg], stdout=self.log,
-                                     stderr=subprocess.STDOUT, env=e)
-        # The socket file appears when gRPC binds it, before the server listens (grpc_server_start): until then a
-        # call is refused (seen once on a loaded CI machine), so wait until a connection is accepted.
-        deadline = time.time() + 20
-        while not listening(self.sock) and time.time() < deadline and self.proc.poll() is None:
-            time.sleep(0.05)
+        # free_port's ports are free when it returns, not when the daemon binds them: an e2e suite running beside
+        # (ctest -j) can take one first, and the daemon then stops with "cannot listen on": start again on others.
+        for attempt in range(3):
+            self.port = free_port()
+            self.http_port = free_port()
+            with open(self.cfg, "w") as f:
+                f.write(config_text.format(sock=self.sock, port=self.port, http=self.http_port, params=PARAMS,
+                                           srs_cache=SRS_CACHE))
+                if test_circuit:
+                    f.write("\n[testing]\nbuiltin_test_circuit = true\n")
+            self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
+            self.proc = subprocess.Popen([os.path.join(BUILD, "cuzk"), "--config", self.cfg], stdout=self.log,
+                                         stderr=subprocess.STDOUT, env=e)
+            # The socket file appears when gRPC binds it, before the server listens (grpc_server_start): until then
+            # a call is refused (seen once on a loaded CI machine), so wait until a connection is accepted.
+            deadline = time.time() + 20
+            while not listening(self.sock) and time.time() < deadline and self.proc.poll() is None:
+                time.sleep(0.05)
+            if listening(self.sock) or self.proc.poll() is None or "cannot listen on" not in self.logtext():
+                break
+            print(f"daemon start {attempt + 1}: a port was taken meanwhile, again on others")
+            self.log.close()
+            if os.path.exists(self.sock):
+                os.unlink(self.sock)
         if not listening(self.sock):
             print(self.logtext())
             raise SystemExit("daemon did not start")
