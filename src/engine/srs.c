@@ -483,7 +483,10 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     pthread_t dth;
     const bool dig = e->map && m->verify_digest && !e->seeded && !e->digest_ok;
     const bool beside = dig && pthread_create(&dth, NULL, digest_thread, &dj) == 0;
-    if (dig && !beside) digest_thread(&dj); /* no thread: first, as before */
+    if (dig && !beside) { /* no thread: first, as before */
+        atomic_store(&e->stage, CZ_SRS_STAGE_DIGEST);
+        digest_thread(&dj);
+    }
     uint64_t t0 = cz_now_ms();
     atomic_store(&e->stage, CZ_SRS_STAGE_RECORDING);
     rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs, aborting, m); /* beside: dj.rc read after the join */
