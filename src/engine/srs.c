@@ -491,8 +491,10 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     atomic_store(&e->stage, CZ_SRS_STAGE_RECORDING);
     rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs, aborting, m); /* beside: dj.rc read after the join */
     const bool recorded = rc == 0; /* the recording ran and succeeded (not beside: only when the digest passed) */
-    atomic_store(&e->stage, CZ_SRS_STAGE_DIGEST);
-    if (beside) pthread_join(dth, NULL);
+    if (beside) { /* the recording is done, the digest may not be */
+        atomic_store(&e->stage, CZ_SRS_STAGE_DIGEST);
+        pthread_join(dth, NULL);
+    }
     if (rc == CZ_ECANCELED && !dj.rc) /* the shutdown's message (the recording's names the block) */
         (void)stopped(m, e, "during the circuit recording");
     if (dj.rc) {
