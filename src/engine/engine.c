@@ -107,6 +107,7 @@ typedef struct part {
     bool proving;   /* its charge was topped up for start(): counted in e->proving until it is released */
     void *pending;
     uint64_t synth_ms, t_start;
+    uint64_t t_synth; /* when its synthesis ended: its wait for start() is counted from here (wait_ms) */
     int worker;
     bool retried; /* requeued once after its start() failed on a lost device */
     struct part *next;
@@ -130,6 +131,9 @@ typedef struct {
     char why[256];
     uint64_t since;
     char name[160]; /* described at start: a lost device is not asked again */
+    /* partitions' start()s run on it (their device region: uploads and kernels) and their time, the one under way
+     * (busy_since, 0 when none) not yet in busy_ms (status, /metrics cuzk_gpu_busy_seconds_total) */
+    uint64_t starts, busy_ms, busy_since;
 } dev_state;
 
 struct cz_engine {
@@ -173,6 +177,9 @@ struct cz_engine {
     uint32_t wheld_parts;  /* and how many partitions hold them */
     uint32_t pending;      /* partitions through start() and not yet through finish() (pending handles) */
     uint64_t parts_synth[2], wbytes_synth[2]; /* [dense, compact]: partitions synthesized, their witness bytes */
+    /* by kind: partitions synthesized and their synthesis time; partitions whose start() began and their wait for
+     * it from their synthesis's end (a worker, the prover's build, the device's turn) */
+    uint64_t synth_n_k[5], synth_ms_k[5], started_k[5], wait_ms_k[5];
     bool shutting, stop;
     int n_synth, n_gpu, n_fin, synth_active, per_dev;
     /* The synthesis threads (synthesis.threads; synth_team): each partition's synthesis takes its share of the pool
@@ -829,7 +836,8 @@ static void *synth_main(void *arg) {
             }
             continue;
         }
-        p->j = j, p->idx = idx, p->synth_ms = dt, p->mem = charge, p->wheld = wb;
+        p->j = j, p->idx = idx, p->synth_ms = dt, p->t_synth = t0 + dt, p->mem = charge, p->wheld = wb;
+        e->synth_n_k[j->kind]++, e->synth_ms_k[j->kind] += dt;
         e->witness_held += wb;
         if (wb) e->wheld_parts++;
         e->parts_synth[p->w.compact]++, e->wbytes_synth[p->w.compact] += wb;
@@ -1132,6 +1140,7 @@ static void *gpu_main(void *arg) {
             skip = j->cancel || j->failed;
             lost = e->devs[dev].lost;
             if (!skip) e->devs[dev].turn = true;
+            if (!skip && !lost) e->devs[dev].busy_since = cz_now_ms();
             pthread_mutex_unlock(&e->mu);
         }
         /* Lost while this worker waited for the lock (a sibling's start failed): not started on it. */
@@ -1141,8 +1150,12 @@ static void *gpu_main(void *arg) {
         if (ran) {
             cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
             p->t_start = cz_now_ms();
+            pthread_mutex_lock(&e->mu);
+            e->started_k[j->kind]++, e->wait_ms_k[j->kind] += p->t_start - p->t_synth;
+            pthread_mutex_unlock(&e->mu);
             p->worker = wid;
             rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, staged_now ? &view : &p->w, &p->pending);
+            p->t_synth = cz_now_ms(); /* a retry on another device waits from here */
             snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
             gone = rc && lock && e->be.device_lost && e->be.device_lost(&e->be, dev, why, sizeof why);
             if (gone) {
@@ -1153,7 +1166,9 @@ static void *gpu_main(void *arg) {
         }
         if (lock && !skip) {
             pthread_mutex_lock(&e->mu);
-            e->devs[dev].turn = false;
+            dev_state *ds = &e->devs[dev];
+            if (ds->busy_since) ds->starts++, ds->busy_ms += cz_now_ms() - ds->busy_since, ds->busy_since = 0;
+            ds->turn = false;
             pthread_cond_broadcast(&e->cv_turn);
             pthread_mutex_unlock(&e->mu);
         }
@@ -1975,6 +1990,10 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     st->witness_bytes = e->witness_held;
     st->witness_parts = e->wheld_parts, st->pending_handles = e->pending;
     memcpy(st->partitions_synth, e->parts_synth, sizeof e->parts_synth);
+    memcpy(st->synth_by_kind, e->synth_n_k, sizeof e->synth_n_k);
+    memcpy(st->synth_ms_by_kind, e->synth_ms_k, sizeof e->synth_ms_k);
+    memcpy(st->started_by_kind, e->started_k, sizeof e->started_k);
+    memcpy(st->wait_ms_by_kind, e->wait_ms_k, sizeof e->wait_ms_k);
     memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->partition_retries = e->retries;
     st->partition_yields = e->yields;
@@ -2018,6 +2037,8 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
         for (int d = 0; d < e->be.ndevices; d++) {
             cz_gpu_status *g = &st->gpus[st->n_gpus++];
             g->ordinal = dev_ordinal(e, d);
+            g->starts = e->devs[d].starts;
+            g->busy_ms = e->devs[d].busy_ms + (e->devs[d].busy_since ? now - e->devs[d].busy_since : 0);
             if ((g->lost = e->devs[d].lost)) {
                 snprintf(g->name, sizeof g->name, "%s", e->devs[d].name);
                 snprintf(g->lost_reason, sizeof g->lost_reason, "%s", e->devs[d].why);
@@ -2163,6 +2184,18 @@ char *cz_engine_metrics(cz_engine *e) {
                    "to the others.\n# TYPE cuzk_gpu_lost gauge\n");
         for (size_t i = 0; i < st.n_gpus; i++)
             fprintf(f, "cuzk_gpu_lost{ordinal=\"%d\"} %d\n", st.gpus[i].ordinal, st.gpus[i].lost);
+        fprintf(f, "# HELP cuzk_gpu_busy_seconds_total Seconds partitions held the GPU (their device region: "
+                   "uploads and kernels), the one under way included; its rate is the share of the time the GPU "
+                   "proves.\n"
+                   "# TYPE cuzk_gpu_busy_seconds_total counter\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_busy_seconds_total{ordinal=\"%d\"} %.3f\n", st.gpus[i].ordinal,
+                    st.gpus[i].busy_ms / 1000.0);
+        fprintf(f, "# HELP cuzk_gpu_partitions_total Partitions whose device region ran on the GPU.\n"
+                   "# TYPE cuzk_gpu_partitions_total counter\n");
+        for (size_t i = 0; i < st.n_gpus; i++)
+            fprintf(f, "cuzk_gpu_partitions_total{ordinal=\"%d\"} %llu\n", st.gpus[i].ordinal,
+                    (unsigned long long)st.gpus[i].starts);
         fprintf(f, "# HELP cuzk_partition_retries_total Partitions requeued for another GPU after theirs was "
                    "lost.\n# TYPE cuzk_partition_retries_total counter\n");
         fprintf(f, "cuzk_partition_retries_total %llu\n", (unsigned long long)st.partition_retries);
@@ -2217,6 +2250,21 @@ char *cz_engine_metrics(cz_engine *e) {
     for (int w = 0; w < 2; w++)
         fprintf(f, "cuzk_witness_synthesized_bytes_total{witness=\"%s\"} %llu\n", forms[w],
                 (unsigned long long)st.witness_bytes_synth[w]);
+    /* Where a pipeline waits: a GPU short of partitions (busy share below 1, short waits) wants more synthesis
+     * threads; partitions that wait long for their start() are GPU-bound */
+    fprintf(f, "# HELP cuzk_partition_synthesis_seconds Partitions' witness synthesis (wall time), by kind.\n"
+               "# TYPE cuzk_partition_synthesis_seconds summary\n");
+    for (int k = 1; k <= 4; k++)
+        fprintf(f, "cuzk_partition_synthesis_seconds_sum{proof_kind=\"%s\"} %.3f\n"
+                   "cuzk_partition_synthesis_seconds_count{proof_kind=\"%s\"} %llu\n", cz_kind_label(k),
+                st.synth_ms_by_kind[k] / 1000.0, cz_kind_label(k), (unsigned long long)st.synth_by_kind[k]);
+    fprintf(f, "# HELP cuzk_partition_prover_wait_seconds Synthesized partitions' wait for their start on the "
+               "prover (a worker, the GPU prover's build, the GPU's turn), by kind.\n"
+               "# TYPE cuzk_partition_prover_wait_seconds summary\n");
+    for (int k = 1; k <= 4; k++)
+        fprintf(f, "cuzk_partition_prover_wait_seconds_sum{proof_kind=\"%s\"} %.3f\n"
+                   "cuzk_partition_prover_wait_seconds_count{proof_kind=\"%s\"} %llu\n", cz_kind_label(k),
+                st.wait_ms_by_kind[k] / 1000.0, cz_kind_label(k), (unsigned long long)st.started_by_kind[k]);
     fprintf(f, "# HELP cuzk_srs_loaded_bytes Bytes of HOT (decoded) SRS by circuit.\n# TYPE cuzk_srs_loaded_bytes gauge\n");
     for (size_t i = 0; i < st.n_srs; i++)
         if (st.srs[i].tier == CZ_TIER_HOT)

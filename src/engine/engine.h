@@ -112,6 +112,9 @@ typedef struct {
     bool lost; /* out of service for lost_ms_ago (cz_backend.device_lost); name and VRAM not asked since */
     char lost_reason[256];
     uint64_t lost_ms_ago;
+    /* partitions' start()s run on it (uploads and kernels, the device's turn held) and their time, the one under
+     * way included: busy_ms over a while is the share of it the GPU proved */
+    uint64_t starts, busy_ms;
 } cz_gpu_status;
 
 typedef struct {
@@ -133,6 +136,9 @@ typedef struct {
     uint32_t witness_parts;   /* the partitions holding them (synthesized, queued or in start()) */
     uint32_t pending_handles; /* partitions through the prover's start, waiting for or in finish() */
     uint64_t partitions_synth[2], witness_bytes_synth[2]; /* since start, [0] dense, [1] compact */
+    /* since start, by kind: partitions synthesized and their synthesis time; partitions whose start() began and how
+     * long they waited for it after their synthesis (a prover worker, the prover's build, the device's turn) */
+    uint64_t synth_by_kind[5], synth_ms_by_kind[5], started_by_kind[5], wait_ms_by_kind[5];
     uint64_t partition_retries; /* partitions requeued for another GPU after theirs was lost */
     uint64_t partition_yields;  /* partitions put back while waiting for a GPU's turn, for a more urgent one */
     /* srs.release_resident_bases: SRS bases whose host copy was freed (every GPU held them) and decoded again

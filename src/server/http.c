@@ -83,10 +83,12 @@ char *cz_status_json(cz_engine *e) {
     json_t *gj = json_array(); /* ours: the devices the backend proves on (empty for the CPU backend) */
     for (size_t i = 0; i < st.n_gpus; i++) {
         const cz_gpu_status *g = &st.gpus[i];
-        json_t *o = json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:b}", "ordinal", g->ordinal, "name", g->name,
+        /* busy_secs_total: its partitions' device regions so far (the rate of it: the share of time it proves) */
+        json_t *o = json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:b,s:I,s:f}", "ordinal", g->ordinal, "name", g->name,
                               "vram_total_bytes", (json_int_t)g->vram_total, "vram_free_bytes",
                               (json_int_t)g->vram_free, "resident_circuits", g->resident_circuits, "circuit_uploads",
-                              (json_int_t)g->circuit_uploads, "lost", g->lost);
+                              (json_int_t)g->circuit_uploads, "lost", g->lost, "partitions", (json_int_t)g->starts,
+                              "busy_secs_total", g->busy_ms / 1000.0);
         if (g->lost) { /* out of service: why and since when (its workers show state "lost") */
             json_object_set_new(o, "lost_reason", json_string(g->lost_reason));
             json_object_set_new(o, "lost_secs_ago", json_real(g->lost_ms_ago / 1000.0));

@@ -45,6 +45,9 @@ static void check_status_json(cz_engine *e, const bool *lost, int ndevs, int per
                *ago = json_object_get(o, "lost_secs_ago");
         CHECK_MSG(json_is_boolean(json_object_get(o, "lost")) && json_is_true(json_object_get(o, "lost")) == lost[d],
                   "/status gpus[%d].lost", d);
+        json_t *busy = json_object_get(o, "busy_secs_total");
+        CHECK_MSG(json_is_integer(json_object_get(o, "partitions")) && json_is_real(busy) && json_real_value(busy) >= 0,
+                  "/status gpus[%d]: partitions, busy_secs_total", d);
         if (lost[d])
             CHECK_MSG(json_is_string(why) && strstr(json_string_value(why), "cudaErrorIllegalAddress") &&
                           json_is_number(ago) && json_number_value(ago) >= 0 && json_number_value(ago) < 120,
@@ -183,6 +186,12 @@ static void one_lost(void) {
         CHECK(!st.gpus[0].lost && !st.gpus[0].lost_reason[0] && st.gpus[0].ordinal == 3 &&
               st.gpus[1].ordinal == 5);
         CHECK(!st.workers[0].lost && !st.workers[1].lost && st.workers[2].lost && st.workers[3].lost);
+        /* each device's start()s, the failed one on the lost device among them */
+        CHECK_MSG(st.gpus[0].starts == (uint64_t)starts[0] && st.gpus[1].starts == (uint64_t)starts[1] &&
+                      st.gpus[0].busy_ms <= st.uptime_ms && st.gpus[1].busy_ms <= st.uptime_ms,
+                  "status: device partitions %llu %llu (start()s %d %d), busy %llu %llu ms",
+                  (unsigned long long)st.gpus[0].starts, (unsigned long long)st.gpus[1].starts, starts[0], starts[1],
+                  (unsigned long long)st.gpus[0].busy_ms, (unsigned long long)st.gpus[1].busy_ms);
     }
     /* the failed partition and, at most, its sibling's (requeued unstarted) */
     CHECK_MSG(st.partition_retries >= 1 && st.partition_retries <= 2, "retries %llu",

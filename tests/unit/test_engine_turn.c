@@ -196,6 +196,43 @@ int main(void) {
         free(m);
         cz_engine_status_free(&st);
     }
+    { /* the device's busy time and the partitions' synthesis and waits: status and /metrics (a GPU short of work
+       * shows as a busy share below 1, a GPU-bound pipeline as long waits) */
+        cz_engine_status st;
+        CHECK(cz_engine_status_get(e, &st) == 0);
+        const uint64_t starts = (uint64_t)__atomic_load_n(&g_starts, __ATOMIC_SEQ_CST), parts = 2 * (NJOBS + 1);
+        const cz_gpu_status *g = st.n_gpus == 1 ? &st.gpus[0] : NULL;
+        CHECK_MSG(g && g->starts == starts && g->busy_ms >= starts * START_MS && g->busy_ms <= st.uptime_ms,
+                  "device 0: %llu partitions (%llu start()s of %d ms ran), busy %llu ms in an uptime of %llu ms",
+                  g ? (unsigned long long)g->starts : 0, (unsigned long long)starts, START_MS,
+                  g ? (unsigned long long)g->busy_ms : 0, (unsigned long long)st.uptime_ms);
+        const uint64_t *sy = st.synth_by_kind, *sn = st.started_by_kind;
+        CHECK_MSG(sy[CZ_KIND_POREP] == parts && sn[CZ_KIND_POREP] == starts && starts == parts &&
+                  sy[CZ_KIND_WINNING] + sn[CZ_KIND_WINNING] == 0 && st.wait_ms_by_kind[CZ_KIND_POREP] > 0,
+                  "by kind: %llu synthesized (%llu ms), %llu started of %llu partitions after %llu ms of waits",
+                  (unsigned long long)sy[CZ_KIND_POREP], (unsigned long long)st.synth_ms_by_kind[CZ_KIND_POREP],
+                  (unsigned long long)sn[CZ_KIND_POREP], (unsigned long long)parts,
+                  (unsigned long long)st.wait_ms_by_kind[CZ_KIND_POREP]);
+        char *m = cz_engine_metrics(e), want[3][128];
+        snprintf(want[0], sizeof want[0], "cuzk_gpu_partitions_total{ordinal=\"0\"} %llu\n",
+                 (unsigned long long)starts);
+        snprintf(want[1], sizeof want[1], "cuzk_partition_synthesis_seconds_count{proof_kind=\"porep_c2\"} %llu\n",
+                 (unsigned long long)parts);
+        snprintf(want[2], sizeof want[2], "cuzk_partition_prover_wait_seconds_count{proof_kind=\"porep_c2\"} %llu\n",
+                 (unsigned long long)starts);
+        const char *busy = m ? strstr(m, "\ncuzk_gpu_busy_seconds_total{ordinal=\"0\"} ") : NULL;
+        const double busy_s = busy ? atof(strchr(busy, '}') + 2) : -1;
+        CHECK_MSG(m && strstr(m, want[0]) && strstr(m, want[1]) && strstr(m, want[2]) && g &&
+                  busy_s >= g->busy_ms / 1000.0 - 0.001 && busy_s <= st.uptime_ms / 1000.0 + 1,
+                  "metrics: %s / %s / %s; busy %.3f s", m && strstr(m, want[0]) ? "ok" : want[0],
+                  m && strstr(m, want[1]) ? "ok" : want[1], m && strstr(m, want[2]) ? "ok" : want[2], busy_s);
+        printf("device 0: %llu partitions, busy %.3f s of %.3f s; %llu ms of synthesis, %llu ms of waits for start()\n",
+               g ? (unsigned long long)g->starts : 0, g ? g->busy_ms / 1000.0 : 0, st.uptime_ms / 1000.0,
+               (unsigned long long)st.synth_ms_by_kind[CZ_KIND_POREP],
+               (unsigned long long)st.wait_ms_by_kind[CZ_KIND_POREP]);
+        free(m);
+        cz_engine_status_free(&st);
+    }
     printf("CRITICAL beside a full queue: %d NORMAL pickups while it waited for the queue, %d NORMAL starts before "
            "its own\n", o.picks_waiting, o.normal_starts);
     if (getenv("CZ_TEST_VERBOSE")) fputs(log, stdout);
