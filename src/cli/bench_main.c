@@ -74,7 +74,7 @@ char *cz_bench_c1_wrapper(uint64_t sector_size, uint64_t sector_num, uint64_t mi
 char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
                                  uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
 char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
-                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32]);
+                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32], bool *empty);
 
 static uint64_t fresh_seed(void) {
     uint64_t s = 0;
@@ -670,13 +670,15 @@ static int gen_vanilla(const opts *o, const char *sub) {
     }
     if (!strcmp(sub, "snap-prove")) {
         uint8_t ro[32], rn[32], dn[32];
-        char *js = cz_bench_snap_vanilla_json(ss, fresh_seed(), ro, rn, dn);
+        bool empty;
+        char *js = cz_bench_snap_vanilla_json(ss, fresh_seed(), ro, rn, dn, &empty);
         if (!js) return die("gen-vanilla: %s", cz_error_message());
         const char *path = o->out ? o->out : "snap-vanilla.json";
         int rc = write_text(path, js);
         free(js);
         if (rc) return rc;
-        printf("wrote %s (the partition proofs of a synthetic updated %llu-byte sector)\n", path, (unsigned long long)ss);
+        printf("wrote %s (the partition proofs of a synthetic updated %llu-byte sector%s)\n", path,
+               (unsigned long long)ss, empty ? ", its new data all zeros" : "");
         printf("submit: cuzk-bench single -t snap --sector-size %llu --registered-proof %llu --vanilla %s",
                (unsigned long long)ss, (unsigned long long)registered_of(CZ_KIND_SNAP, ss), path);
         const uint8_t *v[3] = {ro, rn, dn};
@@ -704,7 +706,8 @@ static void usage(FILE *f) {
                "          (a synthetic C1 wrapper of that sector)\n"
                "  gen-vanilla window-post|winning-post [--sector-size 2048] [--registered-proof N] [--randomness HEX]\n"
                "          [--partition K] [-c N sectors (1)] [--sector-number FIRST] [-o wpost-vanilla.json]\n"
-               "  gen-vanilla snap-prove [--sector-size 2048] [-o snap-vanilla.json]   (synthetic updated sector)\n"
+               "  gen-vanilla snap-prove [--sector-size 2048] [-o snap-vanilla.json]   (synthetic updated sector; above\n"
+               "          8 MiB an empty update: its new data all zeros)\n"
                "          (each prints the `single` command that submits what it wrote)\n"
                "  ADDR: http://host:port (default http://127.0.0.1:9820) or unix:///path\n");
 }

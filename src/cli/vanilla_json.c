@@ -2,8 +2,9 @@
  * `--vanilla` file, a JSON array of standard-base64 strings, each the bincode bytes Curio sends in one
  * vanilla_proofs entry. cuzk's gen-vanilla reads a sealed sector from disk; these are made here:
  *   PoSt: cz_post_synthetic_sector, answering the real challenges of the randomness (any sector size);
- *   Snap: cz_snap_synthetic_sector, a whole updated sector with full trees (2 KiB and 8 MiB only), so every
- *         partition's proof verifies against the three commitments, which are returned to the caller. */
+ *   Snap: cz_snap_synthetic_sector, a whole updated sector with full trees (2 KiB and 8 MiB: random new data),
+ *         above that cz_snap_empty_update_sector (new data all zeros, the old replica periodic: 512 MiB to 64 GiB),
+ *         so every partition's proof verifies against the three commitments, which are returned to the caller. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
                                  uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
 char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
-                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32]);
+                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32], bool *empty);
 
 /* A growing "[\"b64\",...]" string. */
 typedef struct {
@@ -90,18 +91,17 @@ char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, cons
     return jarr_end(&a);
 }
 
-/* Every partition's PartitionProof of a fresh synthetic updated sector, under upstream's default h. */
+/* Every partition's PartitionProof of a fresh synthetic updated sector, under upstream's default h; *empty: the
+ * update's data is all zeros (the sizes above 8 MiB, whose whole trees would not fit). */
 char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
-                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32]) {
+                                 uint8_t comm_r_new[32], uint8_t comm_d_new[32], bool *empty) {
     cz_snap_params p;
     if (cz_snap_params_for(&p, sector_size)) return NULL;
-    if (p.nodes_log2 > 20) {
-        cz_error(CZ_EINVAL, "snap-prove builds whole trees: 2 KiB and 8 MiB sectors only, not %llu",
-                 (unsigned long long)sector_size);
-        return NULL;
-    }
     cz_snap_sector sec;
-    if (cz_snap_synthetic_sector(&sec, sector_size, p.hs[3], seed)) return NULL;
+    *empty = p.nodes_log2 > 20;
+    if (*empty ? cz_snap_empty_update_sector(&sec, sector_size, p.hs[3], seed, 0)
+               : cz_snap_synthetic_sector(&sec, sector_size, p.hs[3], seed))
+        return NULL;
     jarr a = {0};
     int rc = 0;
     for (unsigned k = 0; !rc && k < sec.p.partitions; k++) {

@@ -18,7 +18,7 @@ static int node_hash(cz_fr *out, const cz_tree_shape *s, unsigned arity, const c
     return cz_poseidon_hash(out, c, arity);
 }
 
-int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *leaves) {
+int cz_full_tree_build_periodic(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *block, uint64_t period) {
     memset(t, 0, sizeof *t);
     t->shape = *s;
     unsigned bits = 0;
@@ -26,19 +26,28 @@ int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *lea
         if (!lg(s->levels[l]) || (s->sha && s->levels[l] != 2)) return cz_error(CZ_EINVAL, "tree: bad arity");
         bits += lg(s->levels[l]);
     }
-    if (bits > 34) return cz_error(CZ_EINVAL, "tree: %u-bit tree too large to build in memory", bits);
-    uint64_t total = 0, n = 1ull << bits;
+    if (bits > 62) return cz_error(CZ_EINVAL, "tree: %u-bit tree", bits);
+    /* the period: whole subtrees of some level k (1 leaf, 8, 64, ... for arity 8) */
+    uint64_t span = 1;
+    for (unsigned l = 0; l < s->nlevels && span < period; l++) span *= s->levels[l];
+    if (!period || span != period) return cz_error(CZ_EINVAL, "tree: period %llu spans no whole subtrees",
+                                                   (unsigned long long)period);
+    if (period > 1ull << 34) return cz_error(CZ_EINVAL, "tree: a period of %llu leaves too large to build in memory",
+                                             (unsigned long long)period);
+    uint64_t total = 0, n = 1ull << bits, per = period;
     for (unsigned l = 0; l <= s->nlevels; l++) {
-        t->off[l] = total, t->n[l] = n, total += n;
-        if (l < s->nlevels) n /= s->levels[l];
+        t->off[l] = total, t->n[l] = n, t->per[l] = per, total += per;
+        if (l < s->nlevels) n /= s->levels[l], per = per > 1 ? per / s->levels[l] : 1;
     }
     t->nodes = malloc(total * sizeof(cz_fr));
     if (!t->nodes) return cz_error(CZ_ENOMEM, "tree: out of memory");
-    memcpy(t->nodes, leaves, t->n[0] * sizeof(cz_fr));
+    memcpy(t->nodes, block, period * sizeof(cz_fr));
+    cz_fr c[8];
     for (unsigned l = 0; l < s->nlevels; l++) {
-        unsigned a = s->levels[l];
-        for (uint64_t i = 0; i < t->n[l + 1]; i++) {
-            int rc = node_hash(&t->nodes[t->off[l + 1] + i], s, a, &t->nodes[t->off[l] + i * a]);
+        const unsigned a = s->levels[l];
+        for (uint64_t i = 0; i < t->per[l + 1]; i++) {
+            for (unsigned j = 0; j < a; j++) c[j] = *cz_full_tree_node(t, l, i * a + j);
+            int rc = node_hash(&t->nodes[t->off[l + 1] + i], s, a, c);
             if (rc) {
                 cz_full_tree_free(t);
                 return rc;
@@ -46,6 +55,16 @@ int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *lea
         }
     }
     return 0;
+}
+
+int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *leaves) {
+    uint64_t n = 1;
+    for (unsigned l = 0; l < s->nlevels; l++) {
+        if (!lg(s->levels[l])) return cz_error(CZ_EINVAL, "tree: bad arity");
+        n *= s->levels[l];
+        if (n > 1ull << 34) return cz_error(CZ_EINVAL, "tree: too large to build in memory");
+    }
+    return cz_full_tree_build_periodic(t, s, leaves, n);
 }
 
 int cz_full_tree_proof(const cz_full_tree *t, uint64_t index, cz_merkle_proof *out) {
@@ -57,7 +76,7 @@ int cz_full_tree_proof(const cz_full_tree *t, uint64_t index, cz_merkle_proof *o
     out->sib = malloc(out->nsib * sizeof(cz_fr));
     if (!out->sib) return cz_error(CZ_ENOMEM, "tree: out of memory");
     out->index = index;
-    out->leaf = t->nodes[index];
+    out->leaf = *cz_full_tree_node(t, 0, index);
     out->root = *cz_full_tree_root(t);
     cz_fr *sib = out->sib;
     uint64_t idx = index;
@@ -65,7 +84,7 @@ int cz_full_tree_proof(const cz_full_tree *t, uint64_t index, cz_merkle_proof *o
         unsigned a = s->levels[l];
         uint64_t first = idx / a * a;
         for (unsigned j = 0; j < a; j++)
-            if (first + j != idx) *sib++ = t->nodes[t->off[l] + first + j];
+            if (first + j != idx) *sib++ = *cz_full_tree_node(t, l, first + j);
         idx /= a;
     }
     return 0;

@@ -12,15 +12,25 @@
 
 #include "filecoin/post_vanilla.h"
 
+/* Level l has n[l] nodes, of which per[l] are stored (nodes[off[l] .. off[l] + per[l])): node i is the stored
+ * i mod per[l]. per = n for a tree built over all its leaves; a periodic one (leaves repeating with a period
+ * that spans whole subtrees) stores one period a level, so a 32 GiB sector's tree costs what its period does. */
 typedef struct {
     cz_tree_shape shape;
-    cz_fr *nodes;            /* all levels, leaves first */
-    uint64_t off[41], n[41]; /* level l: nodes[off[l] .. off[l] + n[l]) */
+    cz_fr *nodes;                      /* the stored nodes of all levels, leaves first */
+    uint64_t off[41], n[41], per[41];
 } cz_full_tree;
 
 /* Builds the tree of shape s over its leaves (count = product of the arities). Poseidon of the
  * level's arity, or Sha256Function::node for s->sha. 0, CZ_EINVAL or CZ_ENOMEM. */
 int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *leaves);
+/* The tree of shape s whose leaf i is block[i mod period]: period must be the product of the first k arities for
+ * some k (1: every leaf block[0]), so every subtree at level k is the same and the levels above hold one value
+ * each. Any tree height; the period at most 2^34. 0, CZ_EINVAL or CZ_ENOMEM. */
+int cz_full_tree_build_periodic(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *block, uint64_t period);
+static inline const cz_fr *cz_full_tree_node(const cz_full_tree *t, unsigned level, uint64_t i) {
+    return &t->nodes[t->off[level] + i % t->per[level]];
+}
 static inline const cz_fr *cz_full_tree_root(const cz_full_tree *t) {
     return &t->nodes[t->off[t->shape.nlevels]];
 }

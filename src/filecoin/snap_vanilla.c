@@ -265,6 +265,40 @@ int cz_snap_synthetic_sector(cz_snap_sector *s, uint64_t sector_size, unsigned h
     return rc;
 }
 
+int cz_snap_empty_update_sector(cz_snap_sector *s, uint64_t sector_size, unsigned h, uint64_t seed,
+                                uint64_t period) {
+    memset(s, 0, sizeof *s);
+    int rc = cz_snap_params_for(&s->p, sector_size);
+    if (rc) return rc;
+    if (cz_snap_h_index(&s->p, h) < 0)
+        return cz_error(CZ_EINVAL, "snap synth: h %u not allowed for %s", h, s->p.name);
+    s->h = h;
+    const cz_tree_shape *tr = &s->p.tree_r;
+    for (unsigned l = 0, span = 1; !period; l++) /* by default the largest whole-subtree period of <= 2^18 nodes */
+        if (l == tr->nlevels || span * tr->levels[l] > 1u << 18) period = span;
+        else span *= tr->levels[l];
+    if (period > 1u << 18) return cz_error(CZ_EINVAL, "snap synth: a period of %llu nodes", (unsigned long long)period);
+    cz_fr *old = malloc(period * sizeof(cz_fr)), zero = {{0}};
+    if (!old) return cz_error(CZ_ENOMEM, "snap synth: out of memory");
+    for (uint64_t i = 0; i < period; i++) prng_fr(&old[i], seed, 1, i);
+    prng_fr(&s->comm_c, seed, 3, 0);
+    rc = cz_full_tree_build_periodic(&s->r_old, tr, old, period);
+    if (!rc) rc = cz_full_tree_build_periodic(&s->d_new, &s->p.tree_d, &zero, 1);
+    /* the new replica: old + data * rho with data 0, node for node the old one */
+    if (!rc) rc = cz_full_tree_build_periodic(&s->r_new, tr, old, period);
+    free(old);
+    if (rc) {
+        cz_snap_sector_free(s);
+        return rc;
+    }
+    cz_fr pre[2] = {s->comm_c, *cz_full_tree_root(&s->r_old)};
+    cz_poseidon_hash(&s->comm_r_old, pre, 2);
+    s->comm_d_new = *cz_full_tree_root(&s->d_new);
+    pre[1] = *cz_full_tree_root(&s->r_new);
+    cz_poseidon_hash(&s->comm_r_new, pre, 2);
+    return 0;
+}
+
 int cz_snap_sector_partition_proof(cz_snap_partition_proof *out, const cz_snap_sector *s, unsigned k) {
     const cz_snap_params *p = &s->p;
     memset(out, 0, sizeof *out);
@@ -281,7 +315,7 @@ int cz_snap_sector_partition_proof(cz_snap_partition_proof *out, const cz_snap_s
     out->comm_c = s->comm_c;
     unsigned height = p->nodes_log2 - p->partition_bits - p->apex_bits;
     for (unsigned i = 0; i < p->apex_leaves; i++)
-        out->apex_leafs[i] = s->d_new.nodes[s->d_new.off[height] + ((uint64_t)k << p->apex_bits) + i];
+        out->apex_leafs[i] = *cz_full_tree_node(&s->d_new, height, ((uint64_t)k << p->apex_bits) + i);
     cz_snap_challenges(ch, p, &s->comm_r_new, k);
     int rc = 0;
     for (unsigned i = 0; i < p->challenges && !rc; i++) {

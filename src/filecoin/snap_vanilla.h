@@ -66,6 +66,14 @@ typedef struct {
     cz_full_tree r_old, d_new, r_new;
 } cz_snap_sector;
 int cz_snap_synthetic_sector(cz_snap_sector *s, uint64_t sector_size, unsigned h, uint64_t seed);
+/* A synthetic update of any size whose new data is all zeros (an empty deal): the old replica's nodes repeat with
+ * period (0: the largest whole-subtree period of at most 2^18 nodes), random within it, so tree_r_old is cheap at 32
+ * GiB (cz_full_tree_build_periodic), tree_d_new is the zero tree and the new replica, old + 0 * rho, equals the old
+ * one (comm_r_new = comm_r_old). Every partition's proof passes the vanilla verifier and satisfies the circuit, as
+ * a real sector's would; the witness differs from a real update's in the data leaves (zeros) and in paths that
+ * repeat. 0, CZ_EINVAL (size, h, a period that spans no whole subtrees) or CZ_ENOMEM. */
+int cz_snap_empty_update_sector(cz_snap_sector *s, uint64_t sector_size, unsigned h, uint64_t seed,
+                                uint64_t period);
 /* The vanilla PartitionProof of partition k of s (what the real prover would produce). */
 int cz_snap_sector_partition_proof(cz_snap_partition_proof *out, const cz_snap_sector *s, unsigned k);
 void cz_snap_sector_free(cz_snap_sector *s);

@@ -4,7 +4,7 @@ sector proofs as a JSON array of base64 entries and print the `single` command w
 Window (2 sectors) and Winning PoSt proofs complete through it (a seeded setup of seconds); gen-vanilla
 snap-prove's file and commitments are accepted at submit (a wrong comm_r_new is INVALID_ARGUMENT naming the
 partition, with sector_size unset as Curio's proof-share requests send it too; the 2 KiB Snap proof itself, a setup
-of ~30 s on 2 cores, is in slow_bench_snap.py). An 8 MiB Window
+of ~30 s on 2 cores, is in slow_bench_snap.py); at 512 MiB an empty update passes the vanilla check and synthesis. An 8 MiB Window
 PoSt has no official parameters here: FAILED_PRECONDITION naming the file, and under [testing] seeded_setup_any
 (seeded_setup_cache = false) a seeded setup, nothing written, and a real proof COMPLETED."""
 import base64, json, os, re, subprocess
@@ -190,8 +190,24 @@ try:
         check(code == "INVALID_ARGUMENT" and want in msg,
               f"snap without sector_size, registered_proof {rp}: INVALID_ARGUMENT, {want} ({code}: {msg[:140]})")
     ch.close()
+    # Above 8 MiB an empty update (new data all zeros, the old replica periodic): 16 partition proofs whose comm_d_new
+    # is a 512 MiB CC sector's (the value supraseal's Rust demo hard-codes), comm_r_new = comm_r_old, and the daemon's
+    # parse, vanilla check and synthesis (synth-only, in process) take the last partition; a wrong comm_d_new not
     rc, out, err = bench("gen-vanilla", "snap-prove", "--sector-size", str(512 << 20), "-o", snap)
-    check(rc == 1 and "2 KiB and 8 MiB" in err, "gen-vanilla snap-prove at 512 MiB is refused: " + err.strip())
+    cmd = submit_line(out)
+    arg = lambda k: cmd[cmd.index(k) + 1] if k in cmd else ""
+    check(rc == 0 and "new data all zeros" in out and len(json.load(open(snap))) == 16
+          and arg("--comm-d-new") == "39560e7b13a93b07a243fd2720ffa7cb3e1d2e505ab3629e79f46313512cda06"
+          and arg("--comm-r-old") == arg("--comm-r-new") != "",
+          "gen-vanilla snap-prove at 512 MiB: an empty update of 16 partitions, the CC comm_d " + err.strip())
+    so = ["synth-only"] + cmd[1:] + ["--partition", "15"]
+    rc, out, err = bench(*so)
+    check(rc == 0 and "circuit=snap-512m" in out and "witness=" in out,
+          "synth-only of its partition 15: checked and synthesized " + (out + err).strip()[:200])
+    i = so.index("--comm-d-new") + 1
+    so[i] = "%064x" % (int(so[i], 16) ^ 1)
+    rc, out, err = bench(*so)
+    check(rc == 1 and "does not verify" in err, "synth-only with a wrong --comm-d-new: " + err.strip()[:160])
 
     # 8 MiB Window PoSt: no official file, then a seeded setup under [testing] seeded_setup_any
     w8 = os.path.join(TMP, "wpost-8m.json")
