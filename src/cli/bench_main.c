@@ -348,6 +348,37 @@ static void *batch_worker(void *arg) {
     }
 }
 
+static char *metrics_text(cz_client *c);
+static double metric(const char *text, const char *name);
+
+/* Where the batch's pipeline waited, from the daemon's counters before and after it (daemon-wide: other jobs
+ * meanwhile count too): each GPU's busy share of the batch's wall time, and the kind's partitions' synthesis and
+ * their wait for the prover. A share well below 1 with short waits: the CPUs do not keep the GPU fed. */
+static void batch_pipeline(const char *m0, const char *m1, double wall, int kind) {
+    static const char *const label[] = {"", "porep_c2", "snap_update", "window_post", "winning_post"};
+    static const char busy[] = "cuzk_gpu_busy_seconds_total{ordinal=\"";
+    for (const char *p = strstr(m1, busy); p; p = strstr(p + 1, busy)) {
+        char name[96], parts[96];
+        const int ord = atoi(p + sizeof busy - 1);
+        snprintf(name, sizeof name, "%s%d\"}", busy, ord);
+        snprintf(parts, sizeof parts, "cuzk_gpu_partitions_total{ordinal=\"%d\"}", ord);
+        const double s = metric(m1, name) - metric(m0, name), n = metric(m1, parts) - metric(m0, parts);
+        if (metric(m0, name) >= 0 && wall > 0)
+            printf("gpu %d: busy %.1f %% of the batch (%.1fs of %.1fs), %.0f partitions\n", ord, 100 * s / wall, s, wall,
+                   n);
+    }
+    if (kind < 1 || kind > 4) return;
+    char sum[128], cnt[128], wsum[128], wcnt[128];
+    snprintf(sum, sizeof sum, "cuzk_partition_synthesis_seconds_sum{proof_kind=\"%s\"}", label[kind]);
+    snprintf(cnt, sizeof cnt, "cuzk_partition_synthesis_seconds_count{proof_kind=\"%s\"}", label[kind]);
+    snprintf(wsum, sizeof wsum, "cuzk_partition_prover_wait_seconds_sum{proof_kind=\"%s\"}", label[kind]);
+    snprintf(wcnt, sizeof wcnt, "cuzk_partition_prover_wait_seconds_count{proof_kind=\"%s\"}", label[kind]);
+    const double ns = metric(m1, cnt) - metric(m0, cnt), nw = metric(m1, wcnt) - metric(m0, wcnt);
+    if (metric(m0, cnt) < 0 || ns <= 0 || nw <= 0) return;
+    printf("partitions (%s): %.0f synthesized, avg %.0f ms; avg wait for the prover %.0f ms\n", label[kind], ns,
+           1e3 * (metric(m1, sum) - metric(m0, sum)) / ns, 1e3 * (metric(m1, wsum) - metric(m0, wsum)) / nw);
+}
+
 static int cmd_batch(cz_client *c, const opts *o) {
     batch_state b;
     memset(&b, 0, sizeof b);
@@ -355,17 +386,21 @@ static int cmd_batch(cz_client *c, const opts *o) {
     pthread_mutex_init(&b.mu, NULL);
     int j = o->concurrency > 0 ? o->concurrency : 1;
     pthread_t *t = calloc((size_t)j, sizeof *t);
+    char *m0 = metrics_text(c); /* NULL (an older daemon, an error): no pipeline lines */
     b.t0 = now_s();
     for (int i = 0; i < j; i++) pthread_create(&t[i], NULL, batch_worker, &b);
     for (int i = 0; i < j; i++) pthread_join(t[i], NULL);
     free(t);
     double total = now_s() - b.t0;
+    char *m1 = m0 ? metrics_text(c) : NULL;
     printf("=== Batch Summary ===\ntotal time: %.1fs\ncompleted: %d, failed: %d\n", total, b.completed, b.failed);
     if (b.completed) {
         printf("wall: avg=%.1fs min=%.1fs max=%.1fs\nprove: avg=%.1fs min=%.1fs max=%.1fs\n", b.wall_sum / b.completed,
                b.wall_min, b.wall_max, b.prove_sum / b.completed, b.prove_min, b.prove_max);
         printf("throughput: %.2f proofs/min (%.2fs/proof)\n", b.completed * 60.0 / total, total / b.completed);
     }
+    if (m0 && m1) batch_pipeline(m0, m1, total, kind_of(o->type));
+    free(m0), free(m1);
     return b.failed ? 1 : 0;
 }
 

@@ -26,7 +26,7 @@ int cz_full_tree_build_periodic(cz_full_tree *t, const cz_tree_shape *s, const c
         if (!lg(s->levels[l]) || (s->sha && s->levels[l] != 2)) return cz_error(CZ_EINVAL, "tree: bad arity");
         bits += lg(s->levels[l]);
     }
-    if (bits > 62) return cz_error(CZ_EINVAL, "tree: %u-bit tree", bits);
+    if (bits > 62) return cz_error(CZ_EINVAL, "tree: 2^%u leaves", bits);
     /* the period: whole subtrees of some level k (1 leaf, 8, 64, ... for arity 8) */
     uint64_t span = 1;
     for (unsigned l = 0; l < s->nlevels && span < period; l++) span *= s->levels[l];

@@ -56,6 +56,11 @@ try:
     rc, out, _ = bench(*U, "batch", "--c1", c1, "-c", "3", "-j", "2")
     check(rc == 0 and out.count("COMPLETED —") == 3 and "completed: 3, failed: 0" in out
           and re.search(r"throughput: [\d.]+ proofs/min \([\d.]+s/proof\)", out), "batch -c 3 -j 2 over unix: 3 COMPLETED")
+    # where the batch's pipeline waited, from the daemon's counters around it (the CPU backend: no GPU lines); this
+    # daemon proves 2 KiB PoRep with its built-in test circuit, two partitions a proof
+    m = re.search(r"^partitions \(porep_c2\): (\d+) synthesized, avg \d+ ms; avg wait for the prover \d+ ms$", out, re.M)
+    check(m is not None and m.group(1) == "6" and "gpu " not in out,
+          "batch's pipeline line: 6 partitions synthesized, their wait for the prover " + (m.group(0) if m else out[-300:]))
     # --c1 from a pipe (bash's <(...)): read as a stream (the reader once sized its buffer from ftell's -1 and wrote
     # the file past a 1-byte block); a directory and a file over the daemon's 256 MiB message limit are refused by
     # name, nothing sent
