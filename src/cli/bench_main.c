@@ -355,7 +355,6 @@ static double metric(const char *text, const char *name);
  * meanwhile count too): each GPU's busy share of the batch's wall time, and the kind's partitions' synthesis and
  * their wait for the prover. A share well below 1 with short waits: the CPUs do not keep the GPU fed. */
 static void batch_pipeline(const char *m0, const char *m1, double wall, int kind) {
-    static const char *const label[] = {"", "porep_c2", "snap_update", "window_post", "winning_post"};
     static const char busy[] = "cuzk_gpu_busy_seconds_total{ordinal=\"";
     for (const char *p = strstr(m1, busy); p; p = strstr(p + 1, busy)) {
         char name[96], parts[96];
@@ -368,14 +367,15 @@ static void batch_pipeline(const char *m0, const char *m1, double wall, int kind
                    n);
     }
     if (kind < 1 || kind > 4) return;
+    const char *label = cz_kind_label(kind);
     char sum[128], cnt[128], wsum[128], wcnt[128];
-    snprintf(sum, sizeof sum, "cuzk_partition_synthesis_seconds_sum{proof_kind=\"%s\"}", label[kind]);
-    snprintf(cnt, sizeof cnt, "cuzk_partition_synthesis_seconds_count{proof_kind=\"%s\"}", label[kind]);
-    snprintf(wsum, sizeof wsum, "cuzk_partition_prover_wait_seconds_sum{proof_kind=\"%s\"}", label[kind]);
-    snprintf(wcnt, sizeof wcnt, "cuzk_partition_prover_wait_seconds_count{proof_kind=\"%s\"}", label[kind]);
+    snprintf(sum, sizeof sum, "cuzk_partition_synthesis_seconds_sum{proof_kind=\"%s\"}", label);
+    snprintf(cnt, sizeof cnt, "cuzk_partition_synthesis_seconds_count{proof_kind=\"%s\"}", label);
+    snprintf(wsum, sizeof wsum, "cuzk_partition_prover_wait_seconds_sum{proof_kind=\"%s\"}", label);
+    snprintf(wcnt, sizeof wcnt, "cuzk_partition_prover_wait_seconds_count{proof_kind=\"%s\"}", label);
     const double ns = metric(m1, cnt) - metric(m0, cnt), nw = metric(m1, wcnt) - metric(m0, wcnt);
     if (metric(m0, cnt) < 0 || ns <= 0 || nw <= 0) return;
-    printf("partitions (%s): %.0f synthesized, avg %.0f ms; avg wait for the prover %.0f ms\n", label[kind], ns,
+    printf("partitions (%s): %.0f synthesized, avg %.0f ms; avg wait for the prover %.0f ms\n", label, ns,
            1e3 * (metric(m1, sum) - metric(m0, sum)) / ns, 1e3 * (metric(m1, wsum) - metric(m0, wsum)) / nw);
 }
 

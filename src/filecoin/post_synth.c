@@ -57,13 +57,10 @@ int cz_full_tree_build_periodic(cz_full_tree *t, const cz_tree_shape *s, const c
     return 0;
 }
 
+/* the whole tree: a period of all its leaves (the periodic build checks the shape and the size) */
 int cz_full_tree_build(cz_full_tree *t, const cz_tree_shape *s, const cz_fr *leaves) {
     uint64_t n = 1;
-    for (unsigned l = 0; l < s->nlevels; l++) {
-        if (!lg(s->levels[l])) return cz_error(CZ_EINVAL, "tree: bad arity");
-        n *= s->levels[l];
-        if (n > 1ull << 34) return cz_error(CZ_EINVAL, "tree: too large to build in memory");
-    }
+    for (unsigned l = 0; l < s->nlevels && n <= 1ull << 34; l++) n *= s->levels[l]; /* past 2^34: refused */
     return cz_full_tree_build_periodic(t, s, leaves, n);
 }
 

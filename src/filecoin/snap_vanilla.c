@@ -284,9 +284,14 @@ int cz_snap_empty_update_sector(cz_snap_sector *s, uint64_t sector_size, unsigne
     prng_fr(&s->comm_c, seed, 3, 0);
     rc = cz_full_tree_build_periodic(&s->r_old, tr, old, period);
     if (!rc) rc = cz_full_tree_build_periodic(&s->d_new, &s->p.tree_d, &zero, 1);
-    /* the new replica: old + data * rho with data 0, node for node the old one */
-    if (!rc) rc = cz_full_tree_build_periodic(&s->r_new, tr, old, period);
     free(old);
+    /* the new replica: old + data * rho with data 0, node for node the old one (its own copy: the sector frees both) */
+    const size_t stored = rc ? 0 : (s->r_old.off[tr->nlevels] + 1) * sizeof(cz_fr);
+    if (!rc) {
+        s->r_new = s->r_old;
+        if ((s->r_new.nodes = malloc(stored))) memcpy(s->r_new.nodes, s->r_old.nodes, stored);
+        else rc = cz_error(CZ_ENOMEM, "snap synth: out of memory");
+    }
     if (rc) {
         cz_snap_sector_free(s);
         return rc;
@@ -294,8 +299,7 @@ int cz_snap_empty_update_sector(cz_snap_sector *s, uint64_t sector_size, unsigne
     cz_fr pre[2] = {s->comm_c, *cz_full_tree_root(&s->r_old)};
     cz_poseidon_hash(&s->comm_r_old, pre, 2);
     s->comm_d_new = *cz_full_tree_root(&s->d_new);
-    pre[1] = *cz_full_tree_root(&s->r_new);
-    cz_poseidon_hash(&s->comm_r_new, pre, 2);
+    s->comm_r_new = s->comm_r_old;
     return 0;
 }
 
