@@ -500,10 +500,12 @@ static size_t env_size(const char *name, size_t def, size_t lo, size_t hi) {
     return v < (long long)lo ? lo : v > (long long)hi ? hi : (size_t)v;
 }
 
-/* The largest chunk (a power of two, at most start, at least lo) whose scratch need(chunk) either fits in what
- * this scratch holds (held: bytes already allocated, reusable) or leaves a margin of 2 GiB of device memory free;
- * 0 if even lo fits neither way (gpu/fit_chunk.h says why both). A/B knobs: CZ_GPU_FIT_HELD=0, the margin alone
- * (before session 70); CZ_GPU_FIT_MARGIN_MB, the margin (default 2048). */
+/* The largest chunk (a power of two, at most start, at least lo) whose scratch need(chunk) leaves a margin of
+ * 2 GiB of device memory free (held: bytes of this scratch already allocated, reusable); 0 if even lo does not fit.
+ * The caches stay allocated between calls, so they must not take the memory the caller allocates next.
+ * CZ_GPU_FIT_HELD=1 (prepared in session 70, not yet run on a device): also any chunk that fits in what the scratch
+ * holds (gpu/fit_chunk.h says why: a 32 GiB Snap partition's batch additions on an H100 lose their affine rounds
+ * after the first partition). CZ_GPU_FIT_MARGIN_MB: the margin (default 2048), an A/B knob. */
 template <class Need>
 static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
     if (need(start) <= held) return start; /* what is held already takes the largest: no query, no new memory */
@@ -512,15 +514,14 @@ static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
         (void)cudaGetLastError();
         return start;
     }
-    const size_t margin = env_size("CZ_GPU_FIT_MARGIN_MB", 2048, 0, (size_t)1 << 20) << 20; /* A/B knob */
+    const size_t margin = env_size("CZ_GPU_FIT_MARGIN_MB", 2048, 0, (size_t)1 << 20) << 20;
     const char *e = getenv("CZ_GPU_FIT_HELD");
-    if (e && *e == '0') {
-        for (size_t ch = start; ch >= lo; ch /= 2)
-            if (need(ch) + margin <= fr + held) return ch;
-        return 0;
-    }
-    return cz_fit_chunk_pick(start, lo, held, fr, margin,
-                             [](size_t c, const void *ctx) -> size_t { return (*(const Need *)ctx)(c); }, &need);
+    if (e && *e == '1')
+        return cz_fit_chunk_pick(start, lo, held, fr, margin,
+                                 [](size_t c, const void *ctx) -> size_t { return (*(const Need *)ctx)(c); }, &need);
+    for (size_t ch = start; ch >= lo; ch /= 2)
+        if (need(ch) + margin <= fr + held) return ch;
+    return 0;
 }
 
 /* The profile line's tail: per round r the times between events 3r, 3r+1, 3r+2, 3r+3 (forward pass,

@@ -1,5 +1,5 @@
 /* The device scratch's chunk choice (src/gpu/fit_chunk.h cz_fit_chunk_pick; msm_impl.cuh fit_chunk calls it with
- * cudaMemGetInfo's free memory). No GPU needed.
+ * cudaMemGetInfo's free memory under CZ_GPU_FIT_HELD=1, not yet the default). No GPU needed.
  *  - session 70's case: a scratch sized in a partition with room (4 GiB free) keeps its chunk in the partitions
  *    after it, when free memory has dropped below the 2 GiB margin but its own buffers still hold that chunk (the
  *    margin-only rule, written out here, shrank it below the 2^20 points where the affine rounds start);
@@ -79,7 +79,8 @@ int main(void) {
             break;
         }
         if (r && need_lin(r, &l) > h && need_lin(r, &l) - h + m > fr) {
-            CHECK_MSG(0, "chunk %zu takes %zu new bytes of %zu free with a margin of %zu", r, need_lin(r, &l) - h, fr, m);
+            CHECK_MSG(0, "chunk %zu takes %zu new bytes of %zu free with a margin of %zu", r, need_lin(r, &l) - h, fr,
+                      m);
             break;
         }
         if (r) CHECK(r >= lw && r <= st && (r & (r - 1)) == 0);
