@@ -23,7 +23,7 @@ static size_t need_lin(size_t c, const void *ctx) {
     return l->per * c + l->fixed;
 }
 
-/* the margin alone (fit_chunk before session 70, CZ_GPU_FIT_HELD=0) */
+/* the margin alone (fit_chunk's default until the held rule, CZ_GPU_FIT_HELD=1, has been measured) */
 static size_t margin_only(size_t start, size_t lo, size_t held, size_t fr, size_t margin, const lin *l) {
     if (need_lin(start, l) <= held) return start;
     for (size_t ch = start; ch >= lo; ch /= 2)
