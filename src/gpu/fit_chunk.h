@@ -9,8 +9,10 @@
  * MSMs' scratch) had taken the free memory, although its own buffers still held the larger chunk. A 32 GiB
  * SnapDeals partition on an H100 (docs/perf.md, session 70): the batch additions' chunks fell from ~2^22 points to
  * below the 2^20 where the affine rounds start, so every partition after the first summed its ones in xyzz alone
- * (153 kernels instead of 5 rounds and 3) and took ~1,155 ms against the first's ~1,060. fit_chunk takes this
- * rule under CZ_GPU_FIT_HELD=1 until a device run has measured it (.gpuwork/s70/fit.sh; docs/perf.md, session 70).
+ * (153 kernels instead of 5 rounds and 3) and took ~1,155 ms against the first's ~1,060. With the rule (session 71,
+ * the same H100 daemon, one proof each, docs/perf.md): every Snap partition 1,019.6 ms against 1,142.2 with the
+ * margin alone (0.893); a 32 GiB PoRep's streamed partitions unchanged (1,095.5 against 1,096.2). fit_chunk takes it
+ * by default; CZ_GPU_FIT_HELD=0 gives the margin alone (A/B).
  *
  * Header-only and CUDA-free: a unit test (tests/unit/test_gpu_fit_chunk.c) runs it in CI. */
 #ifndef CZ_GPU_FIT_CHUNK_H

@@ -500,12 +500,13 @@ static size_t env_size(const char *name, size_t def, size_t lo, size_t hi) {
     return v < (long long)lo ? lo : v > (long long)hi ? hi : (size_t)v;
 }
 
-/* The largest chunk (a power of two, at most start, at least lo) whose scratch need(chunk) leaves a margin of
- * 2 GiB of device memory free (held: bytes of this scratch already allocated, reusable); 0 if even lo does not fit.
- * The caches stay allocated between calls, so they must not take the memory the caller allocates next.
- * CZ_GPU_FIT_HELD=1 (prepared in session 70, not yet run on a device): also any chunk that fits in what the scratch
- * holds (gpu/fit_chunk.h says why: a 32 GiB Snap partition's batch additions on an H100 lose their affine rounds
- * after the first partition). CZ_GPU_FIT_MARGIN_MB: the margin (default 2048), an A/B knob. */
+/* The largest chunk (a power of two, at most start, at least lo) whose scratch need(chunk) either fits in what this
+ * scratch already holds (held: bytes of it allocated, reusable) or leaves a margin of 2 GiB of device memory free
+ * beside what it newly takes; 0 if even lo fits neither way (gpu/fit_chunk.h says why both). The caches stay
+ * allocated between calls, so what they newly take must not be the memory the caller allocates next.
+ * CZ_GPU_FIT_HELD=0: the margin alone, as before session 71 (A/B: a 32 GiB Snap partition on an H100 1,142.2 ms
+ * against 1,019.6, docs/perf.md); CZ_GPU_FIT_MARGIN_MB: the margin (default 2048; 1024 ran a 32 GiB Snap
+ * partition out of device memory on an H100). */
 template <class Need>
 static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
     if (need(start) <= held) return start; /* what is held already takes the largest: no query, no new memory */
@@ -516,7 +517,7 @@ static size_t fit_chunk(size_t start, size_t lo, size_t held, Need need) {
     }
     const size_t margin = env_size("CZ_GPU_FIT_MARGIN_MB", 2048, 0, (size_t)1 << 20) << 20;
     const char *e = getenv("CZ_GPU_FIT_HELD");
-    if (e && *e == '1')
+    if (!(e && *e == '0'))
         return cz_fit_chunk_pick(start, lo, held, fr, margin,
                                  [](size_t c, const void *ctx) -> size_t { return (*(const Need *)ctx)(c); }, &need);
     for (size_t ch = start; ch >= lo; ch /= 2)

@@ -1,5 +1,5 @@
 /* The device scratch's chunk choice (src/gpu/fit_chunk.h cz_fit_chunk_pick; msm_impl.cuh fit_chunk calls it with
- * cudaMemGetInfo's free memory under CZ_GPU_FIT_HELD=1, not yet the default). No GPU needed.
+ * cudaMemGetInfo's free memory; CZ_GPU_FIT_HELD=0 gives the margin alone). No GPU needed.
  *  - session 70's case: a scratch sized in a partition with room (4 GiB free) keeps its chunk in the partitions
  *    after it, when free memory has dropped below the 2 GiB margin but its own buffers still hold that chunk (the
  *    margin-only rule, written out here, shrank it below the 2^20 points where the affine rounds start);
@@ -23,7 +23,7 @@ static size_t need_lin(size_t c, const void *ctx) {
     return l->per * c + l->fixed;
 }
 
-/* the margin alone (fit_chunk's default until the held rule, CZ_GPU_FIT_HELD=1, has been measured) */
+/* the margin alone (fit_chunk under CZ_GPU_FIT_HELD=0; its default before session 71) */
 static size_t margin_only(size_t start, size_t lo, size_t held, size_t fr, size_t margin, const lin *l) {
     if (need_lin(start, l) <= held) return start;
     for (size_t ch = start; ch >= lo; ch /= 2)
