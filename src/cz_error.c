@@ -15,6 +15,23 @@ int cz_error(int code, const char *fmt, ...) {
 
 const char *cz_error_message(void) { return cz_error_buf; }
 
+void cz_error_clear(void) { cz_error_buf[0] = 0; }
+
+const char *cz_error_text(int code) { return cz_error_buf[0] ? cz_error_buf : cz_error_name(code); }
+
+int cz_error_keep(cz_error_kept *k, int code) {
+    k->code = code;
+    if (code) snprintf(k->msg, sizeof k->msg, "%s", cz_error_buf);
+    else k->msg[0] = 0;
+    return code;
+}
+
+int cz_error_take(const cz_error_kept *k, const char *prefix) {
+    if (!k->code) return 0;
+    const char *m = k->msg[0] ? k->msg : cz_error_name(k->code); /* a code without a message names itself */
+    return prefix ? cz_error(k->code, "%s: %s", prefix, m) : cz_error(k->code, "%s", m);
+}
+
 const char *cz_error_name(int code) {
     switch (code) {
     case CZ_OK: return "CZ_OK";

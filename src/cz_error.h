@@ -27,6 +27,22 @@ enum {
 int cz_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The calling thread's last message ("" when none). */
 const char *cz_error_message(void);
+/* Forgets the calling thread's message: before a call whose failure is reported, so that a code returned without a
+ * message (a path that forgot one) cannot come with an earlier failure's. */
+void cz_error_clear(void);
+/* The calling thread's message for a failure with this code: the message, or the code's name when there is none. */
+const char *cz_error_text(int code);
+/* A code and its message carried from a thread to the one that joins it (the message is per thread, so a
+ * worker's failure read after pthread_join would otherwise come without it). */
+typedef struct {
+    int code;
+    char msg[512];
+} cz_error_kept;
+/* On the failing thread: keeps code and, when it is nonzero, the calling thread's message; returns code. */
+int cz_error_keep(cz_error_kept *k, int code);
+/* On the joining thread: k's message becomes the calling thread's (prefixed with what the worker did, when prefix
+ * is not NULL); returns k's code (0: nothing recorded, the message is left alone). */
+int cz_error_take(const cz_error_kept *k, const char *prefix);
 /* A short name for a code ("CZ_EINVAL", ...). */
 const char *cz_error_name(int code);
 

@@ -1154,9 +1154,10 @@ static void *gpu_main(void *arg) {
             e->started_k[j->kind]++, e->wait_ms_k[j->kind] += p->t_start - p->t_synth;
             pthread_mutex_unlock(&e->mu);
             p->worker = wid;
+            cz_error_clear(); /* a failure without a message is named by its code, not by an earlier message */
             rc = cz_backend_start_witness(&e->be, dev, &s->params, &s->r1cs, staged_now ? &view : &p->w, &p->pending);
             p->t_synth = cz_now_ms(); /* a retry on another device waits from here */
-            snprintf(msg, sizeof msg, "%s", rc ? cz_error_message() : "");
+            snprintf(msg, sizeof msg, "%s", rc ? cz_error_text(rc) : "");
             gone = rc && lock && e->be.device_lost && e->be.device_lost(&e->be, dev, why, sizeof why);
             if (gone) {
                 pthread_mutex_lock(&e->mu);
@@ -1273,13 +1274,14 @@ static void *fin_main(void *arg) {
 
         uint8_t proof[CZ_GROTH16_PROOF_BYTES];
         uint64_t t_fin = cz_now_ms();
+        cz_error_clear();
         int rc = e->be.finish(&e->be, p->pending, &s->params.vk, proof);
         p->pending = NULL;
         uint64_t t_ver = cz_now_ms(), gpu_ms = t_ver - p->t_start;
         cz_timeline("GPU_END", j->id, "worker=%d,partition=%u,gpu_ms=%llu", p->worker, p->idx, (unsigned long long)gpu_ms);
         char msg[300] = "";
         if (rc) {
-            snprintf(msg, sizeof msg, "prover finish: %s", cz_error_message());
+            snprintf(msg, sizeof msg, "prover finish: %s", cz_error_text(rc));
         } else {
             if (e->corrupt_for_test) proof[100] ^= 1; /* CUZK_TEST_CORRUPT_PROOF: exercise the FAILED path */
             /* The verifier's inputs come from public values alone when the circuit can derive them, so a

@@ -19,7 +19,8 @@ typedef struct {
     const cz_gpu_prover *pr;
     const cz_fr *inputs, *aux;
     const cz_wcompact *caux; /* instead of aux for start_compact */
-    int nthreads, rc;
+    int nthreads;
+    cz_error_kept err; /* its code and message, for the thread that joins it */
     cz_g2_jac r;
     double ms;
 } g2_job;
@@ -76,16 +77,12 @@ int cz_gpu_g2_split_cpu(cz_g2_jac *r, const cz_g2_affine *bases, const cz_fr *sc
 
 /* B_G2 on the CPU: gather the B scalars in query order (as cz_groth16_prove_start), then the same 0/1
  * split as on the device (cz_g2_batch_add + cz_g2_msm over the rest). */
-static void *g2_thread(void *arg) {
-    g2_job *j = arg;
+static int g2_cpu(g2_job *j) {
     const cz_gpu_prover *pr = j->pr;
     const cz_r1cs *r = pr->r;
     double t0 = cz_gpu_now_ms_();
     cz_fr *sb = malloc((pr->len[Q_B] + 1) * sizeof *sb);
-    if (!sb) {
-        j->rc = cz_error(CZ_ENOMEM, "GPU prover: B_G2 scalars");
-        return NULL;
-    }
+    if (!sb) return cz_error(CZ_ENOMEM, "GPU prover: B_G2 scalars");
     size_t kb = 0;
     for (uint64_t i = 0; i < pr->ni; i++)
         if (cz_density_get(r->b_input_density, i)) sb[kb++] = j->inputs[i];
@@ -97,8 +94,7 @@ static void *g2_thread(void *arg) {
     if (!off || (j->caux && !rk)) {
         free(off), free(rk);
         free(sb);
-        j->rc = cz_error(CZ_ENOMEM, "GPU prover: B_G2 gather");
-        return NULL;
+        return cz_error(CZ_ENOMEM, "GPU prover: B_G2 gather");
     }
     const int nt = j->nthreads > 0 ? j->nthreads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt)
@@ -137,9 +133,14 @@ static void *g2_thread(void *arg) {
     kb = acc;
     free(off);
     free(rk);
-    j->rc = cz_gpu_g2_split_cpu(&j->r, pr->p->b_g2, sb, kb, j->nthreads, NULL);
+    const int rc = cz_gpu_g2_split_cpu(&j->r, pr->p->b_g2, sb, kb, j->nthreads, NULL);
     free(sb);
     j->ms = cz_gpu_now_ms_() - t0;
+    return rc;
+}
+static void *g2_thread(void *arg) {
+    g2_job *j = arg;
+    cz_error_keep(&j->err, g2_cpu(j));
     return NULL;
 }
 
@@ -608,6 +609,8 @@ static int b_g2_on(const cz_gpu_prover *pr, cz_g2_jac *ans, const uint32_t *ones
     const uint64_t len = pr->len[Q_B];
     cz_g2_jac_set_infinity(ans);
     if (!len) return 0;
+    if (getenv("CZ_GPU_PROVER_G2_FAIL")) /* tests: its failure reaches the caller, with its message, from either path */
+        return cz_error(CZ_EDEVICE, "failed on purpose (CZ_GPU_PROVER_G2_FAIL)");
     const size_t sc_bytes = ((size_t)tail * 32 + 255) & ~(size_t)255;
     int rc;
     if (!full && sc_bytes + (size_t)tail * sizeof(cz_g2_affine) <= cap) {
@@ -641,8 +644,8 @@ typedef struct {
     const cz_gpu_prover *pr;
     uint64_t tail;
     cz_g2_jac r;
-    int rc;
-    double ms, end; /* its time, and when it ended (cz_gpu_now_ms_) */
+    cz_error_kept err; /* its code and message, for the thread that joins it */
+    double ms, end;    /* its time, and when it ended (cz_gpu_now_ms_) */
 } g2_dev_job;
 
 static void *g2_dev_thread(void *arg) {
@@ -652,8 +655,9 @@ static void *g2_dev_thread(void *arg) {
     const size_t lb = pr->len[Q_B], words = (lb + 63) / 64, groups = 2 * words;
     const size_t bm_bytes = 2 * (words + 2) * 8, offs_bytes = 2 * (groups + 2) * 4, head = (bm_bytes + offs_bytes + 255) & ~(size_t)255;
     uint32_t *ones = (uint32_t *)pr->d_g2buf, *offs = (uint32_t *)(pr->d_g2buf + bm_bytes);
-    j->rc = cz_gpu_set_device(pr->device);
-    if (!j->rc) j->rc = b_g2_on(pr, &j->r, ones, offs, pr->d_g2buf + head, pr->g2buf_cap - head, j->tail, 0, pr->st2);
+    int rc = cz_gpu_set_device(pr->device);
+    if (!rc) rc = b_g2_on(pr, &j->r, ones, offs, pr->d_g2buf + head, pr->g2buf_cap - head, j->tail, 0, pr->st2);
+    cz_error_keep(&j->err, rc);
     j->end = cz_gpu_now_ms_();
     j->ms = j->end - t0;
     return NULL;
@@ -947,7 +951,7 @@ static int run_device(cz_gpu_prover *pr, cz_groth16_pending *out, const cz_fr *i
     if (g2_started) {
         const double tf1 = cz_gpu_now_ms_();
         pthread_join(g2th, NULL);
-        if (!rc) rc = g2j.rc;
+        if (!rc) rc = cz_error_take(&g2j.err, "B_G2 beside the G1 queries");
         out->b2_ans = g2j.r;
         st->b_g2_cpu_ms = g2j.ms; /* beside L and A: overlaps their batch_add / tail times */
         /* B_G2's overlap with the tails [tj, tf1], and the wait for it after them */
@@ -1038,7 +1042,7 @@ static int start(cz_groth16_pending *out, cz_gpu_prover *pr, const cz_fr *inputs
 #endif
     if (have_thread) pthread_join(th, NULL);
     cz_wcompact_free(&dense_cw);
-    if (!rc) rc = job.rc;
+    if (!rc) rc = cz_error_take(&job.err, "B_G2 on the host");
 #ifndef CZ_GPU_HAVE_G2_MSM
     out->b2_ans = job.r;
     stats->b_g2_cpu_ms = job.ms;

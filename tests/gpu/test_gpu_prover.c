@@ -358,6 +358,26 @@ static void prove_both(const circuit *tc, const cz_groth16_params *p, const cz_g
     prove_both_st(tc, p, pvk, gp, what, NULL);
 }
 
+/* B_G2 failing (CZ_GPU_PROVER_G2_FAIL, prover_run.c b_g2_on): start() returns its code with its message, also when
+ * B_G2 runs on a thread of its own beside the G1 queries (session 71: a 32 GiB Snap job failed there with an empty
+ * message), and the prover proves the next witness as before. */
+static int g2_fail_done;
+static void test_g2_fail(const circuit *tc, const cz_groth16_params *p, const cz_groth16_pvk *pvk, cz_gpu_prover *gp) {
+    g2_fail_done = 1;
+    cz_groth16_pending pg;
+    cz_gpu_prove_stats st;
+    setenv("CZ_GPU_PROVER_G2_FAIL", "1", 1);
+    cz_error_clear();
+    const int rc = cz_gpu_prover_start(&pg, gp, tc->inputs, tc->aux, 0, &st);
+    unsetenv("CZ_GPU_PROVER_G2_FAIL");
+    char m[512];
+    snprintf(m, sizeof m, "%s", cz_error_message());
+    CHECK_MSG(rc == CZ_EDEVICE && strstr(m, "B_G2") && strstr(m, "failed on purpose"), "B_G2's failure: rc %d, \"%s\"",
+              rc, m);
+    prove_both(tc, p, pvk, gp, "after B_G2's failure");
+    printf("B_G2's failure reported: %s\n", m);
+}
+
 /* The points C's fold leaves on the device (prover_fold.c), downloaded: LhC's input points, then L' (nc points) */
 static cz_g1_affine *fold_points(const cz_gpu_prover *gp, size_t ni, size_t na) {
     cz_g1_affine *v = malloc((ni + na + 1) * sizeof *v);
@@ -1025,6 +1045,7 @@ int main(void) {
             /* a third mix: tails near half of each query, around the split / full-MSM threshold */
             snprintf(what, sizeof what, "rows %llu mid", (unsigned long long)mid.r.num_rows);
             prove_both(&mid, &p, &pvk, gp, what);
+            if (!g2_fail_done && gp->len[Q_B] && !gp->streamed) test_g2_fail(&bits, &p, &pvk, gp);
             CHECK(cz_gpu_prover_lagrange(gp) == 0); /* not asked for */
             if (pairs) { /* every query of two points or more (a query of one has no pair: shape 0's B, in a run) */
                 unsigned want = 0;
@@ -1070,6 +1091,7 @@ int main(void) {
         unsetenv("CZ_GPU_PROVER_G2_EARLY");
     }
     CHECK_MSG(g2_early_seen > 0, "no partition started B_G2 before the NTTs (CZ_GPU_PROVER_G2_EARLY=1)");
+    CHECK_MSG(g2_fail_done, "no resident prover with a B query ran B_G2's failure");
     test_lagrange_cmix();
     CHECK_MSG(splits > 0 && fulls > 0, "both query paths must run (split %d, full %d)", splits, fulls);
     CHECK_MSG(cap_fulls > 0, "no query took the full MSM for want of tail buffer (tails of a quarter to a half)");

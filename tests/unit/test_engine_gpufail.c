@@ -7,6 +7,9 @@
  *    refused with CZ_EDEVICE, status and metrics still answer, the all-lost hook (cz_engine_on_all_lost, the
  *    daemon's gpus.exit_when_all_lost) ran once, the engine shuts down;
  *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost;
+ *  - a start() failure without a message (session 71: B_G2's thread lost its message, and a 32 GiB Snap job failed
+ *    with "prover start for partition 0 failed: " and nothing after) names its code, not the message of the
+ *    worker thread's earlier failure;
  *  - a partition that breaks a second GPU (three devices, a one-partition circuit, the first two start()
  *    calls fail and lose their device): its job fails naming the loss and the retry, the third device
  *    goes on proving.
@@ -71,6 +74,7 @@ static const int ords[MAXD] = {3, 5, 7};
 static int ndev = 2;             /* devices of the fake */
 static int fail_mask, lost_mask; /* by device: start() fails; device_lost says lost */
 static int fail_next;            /* the next so many start() calls fail, whatever the device */
+static int fail_silent;          /* and say nothing (a code without a message) */
 static int starts[MAXD];         /* start() calls by device */
 
 static int fake_fails(int dev) {
@@ -78,7 +82,7 @@ static int fake_fails(int dev) {
     /* device 0 is slow, so partitions wait in the queue and device 1's workers take some */
     if (dev == 0) usleep(50 * 1000);
     if ((fail_mask >> dev & 1) || __atomic_fetch_sub(&fail_next, 1, __ATOMIC_SEQ_CST) > 0)
-        return cz_error(CZ_EDEVICE, "fake start on device %d: an illegal memory access was encountered", dev);
+        return fail_silent ? CZ_EDEVICE : cz_error(CZ_EDEVICE, "fake start on device %d: an illegal memory access was encountered", dev);
     return 0;
 }
 
@@ -281,6 +285,28 @@ static void start_error_not_lost(void) {
     cz_engine_free(e);
 }
 
+/* One device, one worker (one thread, so its message of the first failure is still there at the second). */
+static void start_error_silent(void) {
+    cz_engine *e = engine_n(1, 1, 0, 0, 1);
+    if (!e) return;
+    cz_result r;
+    CHECK(submit(e, "loud") == 0);
+    CHECK_MSG(await(e, "loud", &r) == CZ_JOB_FAILED && strstr(r.error, "illegal memory access"), "status %d: %s",
+              r.status, r.error);
+    cz_result_free(&r);
+    __atomic_store_n(&fail_silent, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&fail_next, 1, __ATOMIC_SEQ_CST);
+    CHECK(submit(e, "silent") == 0);
+    CHECK_MSG(await(e, "silent", &r) == CZ_JOB_FAILED && strstr(r.error, "prover start for partition") &&
+                  strstr(r.error, "CZ_EDEVICE") && !strstr(r.error, "illegal memory access"),
+              "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    __atomic_store_n(&fail_silent, 0, __ATOMIC_SEQ_CST);
+    CHECK(submit(e, "fine") == 0 && await(e, "fine", &r) == CZ_JOB_COMPLETED);
+    cz_result_free(&r);
+    cz_engine_free(e);
+}
+
 static void poison(void) {
     /* one partition a job, so the two failures are the same partition's */
     const cz_circuit *tc = cz_circuit_find("porep-2k-test");
@@ -324,6 +350,7 @@ int main(void) {
     one_lost();
     all_lost();
     start_error_not_lost();
+    start_error_silent();
     poison();
     cz_backend_set_gpu_provider(NULL);
     return cz_test_finish();
