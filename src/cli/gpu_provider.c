@@ -80,6 +80,10 @@ static bool p_device_lost(cz_backend *b, int device, char *why, size_t why_len) 
            inner.device_lost(&inner, ords[device], why, why_len);
 }
 
+static void p_trim(cz_backend *b, int device) {
+    if (device >= 0 && device < b->ndevices && inner.trim) inner.trim(&inner, ords[device]);
+}
+
 static int p_host_alloc(cz_backend *b, int device, void **p, uint64_t bytes) {
     *p = NULL;
     if (device < 0 || device >= b->ndevices || !inner.host_alloc)
@@ -160,6 +164,7 @@ int cz_gpu_provider_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->ordinals = ords;
     b->describe = p_describe;
     b->device_lost = p_device_lost;
+    b->trim = p_trim; /* a start() out of device memory: the scratch freed, the partition queued once more */
     b->host_alloc = p_host_alloc;
     b->host_free = p_host_free;
     b->host_bytes = p_host_bytes; /* the provers' own page-locked memory, in the engine's budget */

@@ -103,6 +103,11 @@ typedef struct cz_backend {
      * shutdown does not wait out a build of minutes. Resident provers keep proving. NULL: a shutdown waits for a
      * build under way to end. */
     void (*abort_builds)(struct cz_backend *b);
+    /* Optional (GPU backends): frees what `device` keeps allocated between start() calls beside its provers (the
+     * MSM and batch-add scratch, grown on demand), after a start() there failed with CZ_ENOMEM. The engine calls it
+     * inside the device's turn, then queues the partition once more; the next start() grows the scratch again,
+     * sized to the memory free then. NULL: such a failure fails the job at once. */
+    void (*trim)(struct cz_backend *b, int device);
 } cz_backend;
 
 /* nthreads 0 = OpenMP's default. Its start_compact expands the witness to dense (the CPU prover reads

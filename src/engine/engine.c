@@ -109,7 +109,8 @@ typedef struct part {
     uint64_t synth_ms, t_start;
     uint64_t t_synth; /* when its synthesis ended: its wait for start() is counted from here (wait_ms) */
     int worker;
-    bool retried; /* requeued once after its start() failed on a lost device */
+    bool retried;     /* requeued once after its start() failed on a lost device */
+    bool oom_retried; /* requeued once after its start() ran out of device memory */
     struct part *next;
 } part;
 
@@ -143,7 +144,8 @@ struct cz_engine {
     pthread_mutex_t mu;
     dev_state *devs;             /* one per GPU device */
     int n_lost;
-    uint64_t retries; /* partitions requeued after their device was lost */
+    uint64_t retries;     /* partitions requeued after their device was lost */
+    uint64_t oom_retries; /* partitions requeued after their start() ran out of device memory */
     uint64_t yields;  /* partitions put back while waiting for a device's turn, for one that outranks them */
     /* srs.release_resident_bases: callers of turns_take_all waiting for every device's turn (workers wait behind
      * them), and the SRS bases released / restored so far (status, tests) */
@@ -1147,6 +1149,7 @@ static void *gpu_main(void *arg) {
         bool ran = !skip && !lost, gone = !ran && !skip;
         char msg[300] = "not started: its device was lost", why[256] = "";
         int rc = skip ? CZ_ECANCELED : CZ_EDEVICE;
+        bool oom = false;
         if (ran) {
             cz_timeline("GPU_START", j->id, "worker=%d,partition=%u", wid, p->idx);
             p->t_start = cz_now_ms();
@@ -1164,6 +1167,11 @@ static void *gpu_main(void *arg) {
                 lose_device(e, dev, why);
                 pthread_mutex_unlock(&e->mu);
             }
+            /* Out of device memory, the device still in service (the scratch grown into room another allocation
+             * needed, or another process's memory): what the device keeps between calls is freed, still inside
+             * the turn, and the partition goes back to the queue once (below), its witness kept. */
+            oom = rc == CZ_ENOMEM && !gone && lock && !p->oom_retried && e->be.trim;
+            if (oom) e->be.trim(&e->be, dev);
         }
         if (lock && !skip) {
             pthread_mutex_lock(&e->mu);
@@ -1192,7 +1200,7 @@ static void *gpu_main(void *arg) {
         }
         /* A partition whose device was lost keeps its witness for one more start on another device; one
          * that breaks a second device is more likely a bad input or a kernel bug than two bad GPUs. */
-        bool keep = rebuild || (gone && (!ran || !p->retried));
+        bool keep = rebuild || oom || (gone && (!ran || !p->retried));
         if (!keep) { /* freed after the partition goes on; its inputs stay: the verifier needs them */
             spent.aux = p->w.aux, spent.caux = p->w.caux, have_spent = true;
             p->w.aux = NULL;
@@ -1210,7 +1218,16 @@ static void *gpu_main(void *arg) {
             cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=bases", wid, p->idx);
             continue;
         }
-        if (keep && !rebuild && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
+        if (oom && !e->stop && !j->cancel && !j->failed) {
+            p->oom_retried = true;
+            e->oom_retries++;
+            requeue(e, p, need);
+            cz_log(CZ_LOG_WARN, T, "partition requeued job_id=%s partition=%u: device %d (ordinal %d) ran out of "
+                   "memory, its MSM scratch freed: %s", j->id, p->idx, dev, dev_ordinal(e, dev), msg);
+            cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=oom", wid, p->idx);
+            continue;
+        }
+        if (keep && !rebuild && !oom && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
             /* Back to the queue holding what it held there (its witness, still in e->witness_held): the
              * top-up for start() goes back to the budget, and is taken again by the next worker. */
             p->retried |= ran;
@@ -1235,6 +1252,10 @@ static void *gpu_main(void *arg) {
                 char detail[400];
                 snprintf(detail, sizeof detail, "%.160s (GPU device %d, ordinal %d, lost: %.160s%s)", msg, dev,
                          dev_ordinal(e, dev), e->devs[dev].why, keep ? "" : "; retried once already");
+                fail_job(e, j, "prover start for partition %u failed: %s", detail, p->idx);
+            } else if (rc == CZ_ENOMEM && p->oom_retried) {
+                char detail[400];
+                snprintf(detail, sizeof detail, "%.300s (again, after its device's scratch was freed)", msg);
                 fail_job(e, j, "prover start for partition %u failed: %s", detail, p->idx);
             } else {
                 fail_job(e, j, "prover start for partition %u failed: %s", msg, p->idx);
@@ -1998,6 +2019,7 @@ int cz_engine_status_get(cz_engine *e, cz_engine_status *st) {
     memcpy(st->wait_ms_by_kind, e->wait_ms_k, sizeof e->wait_ms_k);
     memcpy(st->witness_bytes_synth, e->wbytes_synth, sizeof e->wbytes_synth);
     st->partition_retries = e->retries;
+    st->partition_oom_retries = e->oom_retries;
     st->partition_yields = e->yields;
     st->srs_bases_released = e->bases_released, st->srs_bases_restored = e->bases_restored;
     for (const bg_thread *b = e->warms; b; b = b->next) st->preload_builds_running += !b->done;
@@ -2201,6 +2223,10 @@ char *cz_engine_metrics(cz_engine *e) {
         fprintf(f, "# HELP cuzk_partition_retries_total Partitions requeued for another GPU after theirs was "
                    "lost.\n# TYPE cuzk_partition_retries_total counter\n");
         fprintf(f, "cuzk_partition_retries_total %llu\n", (unsigned long long)st.partition_retries);
+        fprintf(f, "# HELP cuzk_partition_oom_retries_total Partitions queued once more after their start ran out "
+                   "of device memory (the device's scratch freed first).\n# TYPE cuzk_partition_oom_retries_total "
+                   "counter\n");
+        fprintf(f, "cuzk_partition_oom_retries_total %llu\n", (unsigned long long)st.partition_oom_retries);
         fprintf(f, "# HELP cuzk_partition_priority_yields_total Partitions put back while waiting for their GPU's "
                    "turn, for a more urgent one (a Winning PoSt beside PoRep).\n# TYPE "
                    "cuzk_partition_priority_yields_total counter\n");

@@ -139,7 +139,8 @@ typedef struct {
     /* since start, by kind: partitions synthesized and their synthesis time; partitions whose start() began and how
      * long they waited for it after their synthesis (a prover worker, the prover's build, the device's turn) */
     uint64_t synth_by_kind[5], synth_ms_by_kind[5], started_by_kind[5], wait_ms_by_kind[5];
-    uint64_t partition_retries; /* partitions requeued for another GPU after theirs was lost */
+    uint64_t partition_retries;     /* partitions requeued for another GPU after theirs was lost */
+    uint64_t partition_oom_retries; /* partitions queued once more after their start() ran out of device memory */
     uint64_t partition_yields;  /* partitions put back while waiting for a GPU's turn, for a more urgent one */
     /* srs.release_resident_bases: SRS bases whose host copy was freed (every GPU held them) and decoded again
      * (a GPU had to build its prover again) */

@@ -479,6 +479,14 @@ static bool gpu_device_lost(cz_backend *b, int device, char *why, size_t why_len
     return cz_gpu_device_check(device, why, why_len) != 0;
 }
 
+/* The device's MSM and batch-add scratch (G1 and G2) freed: regrown by the next start() to what is free then. */
+static void gpu_trim(cz_backend *b, int device) {
+    (void)b;
+    if (cz_gpu_set_device(device)) return;
+    cz_gpu_g1_release_scratch();
+    cz_gpu_g2_release_scratch();
+}
+
 /* finish (randomness r, s and assembly on the CPU) and discard are the CPU backend's: start() fills the
  * same cz_groth16_pending. */
 void cz_backend_gpu_init(cz_backend *b, int nthreads) {
@@ -490,6 +498,7 @@ void cz_backend_gpu_init(cz_backend *b, int nthreads) {
     b->start_compact = cz_backend_gpu_start_compact;
     b->compact_expands = false;
     b->device_lost = gpu_device_lost;
+    b->trim = gpu_trim;
     b->host_alloc = gpu_host_alloc;
     b->host_free = gpu_host_free;
     b->host_bytes = gpu_host_bytes;

@@ -7,6 +7,9 @@
  *    refused with CZ_EDEVICE, status and metrics still answer, the all-lost hook (cz_engine_on_all_lost, the
  *    daemon's gpus.exit_when_all_lost) ran once, the engine shuts down;
  *  - a start() failure that does not lose the device fails its job as before: no retry, nothing lost;
+ *  - a start() out of device memory (CZ_ENOMEM, the device in service): the device's scratch is trimmed once
+ *    (cz_backend.trim, in its turn) and the partition queued once more, so the job completes; out of memory
+ *    again, the job fails saying so, the device stays in service and the next job completes;
  *  - a start() failure without a message (session 71: B_G2's thread lost its message, and a 32 GiB Snap job failed
  *    with "prover start for partition 0 failed: " and nothing after) names its code, not the message of the
  *    worker thread's earlier failure;
@@ -75,14 +78,19 @@ static int ndev = 2;             /* devices of the fake */
 static int fail_mask, lost_mask; /* by device: start() fails; device_lost says lost */
 static int fail_next;            /* the next so many start() calls fail, whatever the device */
 static int fail_silent;          /* and say nothing (a code without a message) */
+static int fail_oom;             /* fail with CZ_ENOMEM (out of device memory), the device still in service */
+static int trims[MAXD];          /* trim() calls by device */
 static int starts[MAXD];         /* start() calls by device */
 
 static int fake_fails(int dev) {
     __atomic_fetch_add(&starts[dev], 1, __ATOMIC_SEQ_CST);
     /* device 0 is slow, so partitions wait in the queue and device 1's workers take some */
     if (dev == 0) usleep(50 * 1000);
-    if ((fail_mask >> dev & 1) || __atomic_fetch_sub(&fail_next, 1, __ATOMIC_SEQ_CST) > 0)
-        return fail_silent ? CZ_EDEVICE : cz_error(CZ_EDEVICE, "fake start on device %d: an illegal memory access was encountered", dev);
+    if ((__atomic_load_n(&fail_mask, __ATOMIC_SEQ_CST) >> dev & 1) || __atomic_fetch_sub(&fail_next, 1, __ATOMIC_SEQ_CST) > 0)
+        return fail_silent ? CZ_EDEVICE
+               : __atomic_load_n(&fail_oom, __ATOMIC_SEQ_CST)
+                   ? cz_error(CZ_ENOMEM, "fake start on device %d: GPU scratch of 1073741824 bytes: out of memory", dev)
+                   : cz_error(CZ_EDEVICE, "fake start on device %d: an illegal memory access was encountered", dev);
     return 0;
 }
 
@@ -108,6 +116,11 @@ static bool fake_lost(cz_backend *b, int dev, char *why, size_t n) {
     return true;
 }
 
+static void fake_trim(cz_backend *b, int dev) {
+    (void)b;
+    __atomic_fetch_add(&trims[dev], 1, __ATOMIC_SEQ_CST);
+}
+
 static int devices(void) { return ndev; }
 
 static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
@@ -120,12 +133,14 @@ static int fake_init(cz_backend *b, const cz_config *cfg, int nthreads) {
     b->start = fake_start;
     b->start_compact = fake_start_compact;
     b->device_lost = fake_lost;
+    b->trim = fake_trim;
     return 0;
 }
 
 static cz_engine *engine_n(int n, int per_dev, int fails, int losts, int next) {
     ndev = n, fail_mask = fails, lost_mask = losts, fail_next = next;
     memset(starts, 0, sizeof starts);
+    memset(trims, 0, sizeof trims);
     cz_config cfg;
     cz_config_defaults(&cfg);
     snprintf(cfg.backend, sizeof cfg.backend, "gpu");
@@ -307,6 +322,50 @@ static void start_error_silent(void) {
     cz_engine_free(e);
 }
 
+/* Out of device memory on one device of one worker, a one-partition circuit: once (trimmed, queued again,
+ * completed), then on every start (failed after one retry, the device still in service). */
+static void oom_retry(void) {
+    const cz_circuit *tc = cz_circuit_find("porep-2k-test");
+    CHECK(tc != NULL);
+    if (!tc) return;
+    cz_circuit one = *tc;
+    one.partitions = 1;
+    __atomic_store_n(&fail_oom, 1, __ATOMIC_SEQ_CST);
+    cz_engine *e = engine_n(1, 1, 0, 0, 1);
+    if (!e) return;
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, &one);
+    cz_result r;
+    CHECK(submit(e, "oom-once") == 0);
+    CHECK_MSG(await(e, "oom-once", &r) == CZ_JOB_COMPLETED && r.proof_len == 192, "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    CHECK_MSG(starts[0] == 2 && trims[0] == 1, "one OOM: %d starts, %d trims", starts[0], trims[0]);
+    __atomic_store_n(&fail_mask, 1, __ATOMIC_SEQ_CST);
+    CHECK(submit(e, "oom-always") == 0);
+    CHECK_MSG(await(e, "oom-always", &r) == CZ_JOB_FAILED && strstr(r.error, "prover start for partition 0 failed") &&
+                  strstr(r.error, "out of memory") && strstr(r.error, "again, after its device's scratch was freed"),
+              "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    CHECK_MSG(starts[0] == 4 && trims[0] == 2, "OOM twice: %d starts, %d trims", starts[0], trims[0]);
+    __atomic_store_n(&fail_mask, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&fail_oom, 0, __ATOMIC_SEQ_CST);
+    CHECK(submit(e, "after-oom") == 0);
+    CHECK_MSG(await(e, "after-oom", &r) == CZ_JOB_COMPLETED, "status %d: %s", r.status, r.error);
+    cz_result_free(&r);
+    cz_engine_status st;
+    CHECK(cz_engine_status_get(e, &st) == 0 && st.n_gpus == 1);
+    CHECK_MSG(!st.gpus[0].lost && st.partition_oom_retries == 2 && st.partition_retries == 0 && st.failed == 1 &&
+                  st.completed == 2 && st.witness_bytes == 0,
+              "lost %d, OOM retries %llu, retries %llu, failed %llu, completed %llu, witness %llu", st.gpus[0].lost,
+              (unsigned long long)st.partition_oom_retries, (unsigned long long)st.partition_retries,
+              (unsigned long long)st.failed, (unsigned long long)st.completed, (unsigned long long)st.witness_bytes);
+    cz_engine_status_free(&st);
+    char *m = cz_engine_metrics(e);
+    CHECK(has(m, "cuzk_partition_oom_retries_total 2\n"));
+    free(m);
+    cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, NULL);
+    cz_engine_free(e);
+}
+
 static void poison(void) {
     /* one partition a job, so the two failures are the same partition's */
     const cz_circuit *tc = cz_circuit_find("porep-2k-test");
@@ -351,6 +410,7 @@ int main(void) {
     all_lost();
     start_error_not_lost();
     start_error_silent();
+    oom_retry();
     poison();
     cz_backend_set_gpu_provider(NULL);
     return cz_test_finish();
