@@ -322,14 +322,21 @@ static void start_error_silent(void) {
     cz_engine_free(e);
 }
 
+/* The 2 KiB test circuit with one partition a job (so a job's failures are one partition's). */
+static bool one_partition(cz_circuit *one) {
+    const cz_circuit *tc = cz_circuit_find("porep-2k-test");
+    CHECK(tc != NULL);
+    if (!tc) return false;
+    *one = *tc;
+    one->partitions = 1;
+    return true;
+}
+
 /* Out of device memory on one device of one worker, a one-partition circuit: once (trimmed, queued again,
  * completed), then on every start (failed after one retry, the device still in service). */
 static void oom_retry(void) {
-    const cz_circuit *tc = cz_circuit_find("porep-2k-test");
-    CHECK(tc != NULL);
-    if (!tc) return;
-    cz_circuit one = *tc;
-    one.partitions = 1;
+    cz_circuit one;
+    if (!one_partition(&one)) return;
     __atomic_store_n(&fail_oom, 1, __ATOMIC_SEQ_CST);
     cz_engine *e = engine_n(1, 1, 0, 0, 1);
     if (!e) return;
@@ -367,12 +374,8 @@ static void oom_retry(void) {
 }
 
 static void poison(void) {
-    /* one partition a job, so the two failures are the same partition's */
-    const cz_circuit *tc = cz_circuit_find("porep-2k-test");
-    CHECK(tc != NULL);
-    if (!tc) return;
-    cz_circuit one = *tc;
-    one.partitions = 1;
+    cz_circuit one; /* the two failures are the same partition's */
+    if (!one_partition(&one)) return;
     cz_engine *e = engine_n(3, 1, 0, 7, 2);
     if (!e) return;
     cz_engine_set_circuit_for_test(e, CZ_KIND_POREP, &one);
