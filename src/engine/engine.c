@@ -1227,7 +1227,7 @@ static void *gpu_main(void *arg) {
             cz_timeline("GPU_REQUEUE", j->id, "worker=%d,partition=%u,reason=oom", wid, p->idx);
             continue;
         }
-        if (keep && !rebuild && !oom && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
+        if (keep && !rebuild && !e->stop && !j->cancel && !j->failed && !no_gpu(e)) {
             /* Back to the queue holding what it held there (its witness, still in e->witness_held): the
              * top-up for start() goes back to the budget, and is taken again by the next worker. */
             p->retried |= ran;

@@ -445,14 +445,12 @@ static int check_layout(cz_srs_entry *e) {
 typedef struct {
     cz_srs_mgr *m;
     cz_srs_entry *e;
-    int rc;
-    char msg[512];
+    cz_error_kept err; /* its code and message, for the loading thread that joins it */
 } digest_job;
 
 static void *digest_thread(void *arg) {
     digest_job *j = arg;
-    j->rc = check_digest(j->m, j->e);
-    if (j->rc) snprintf(j->msg, sizeof j->msg, "%s", cz_error_message());
+    cz_error_keep(&j->err, check_digest(j->m, j->e));
     return NULL;
 }
 
@@ -479,7 +477,7 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     if (!rc && !e->map && e->path[0] && file_size(e->path)) rc = map_file(m, e);
     if (rc) return rc;
     if (e->map && !e->seeded && (rc = check_layout(e))) return rc;
-    digest_job dj = {m, e, 0, ""};
+    digest_job dj = {m, e, {0, ""}};
     pthread_t dth;
     const bool dig = e->map && m->verify_digest && !e->seeded && !e->digest_ok;
     const bool beside = dig && pthread_create(&dth, NULL, digest_thread, &dj) == 0;
@@ -489,18 +487,18 @@ static int load(cz_srs_mgr *m, cz_srs_entry *e) {
     }
     uint64_t t0 = cz_now_ms();
     atomic_store(&e->stage, CZ_SRS_STAGE_RECORDING);
-    rc = !beside && dj.rc ? dj.rc : c->build_r1cs(c, &e->r1cs, aborting, m); /* beside: dj.rc read after the join */
+    rc = !beside && dj.err.code ? dj.err.code : c->build_r1cs(c, &e->r1cs, aborting, m); /* beside: after the join */
     const bool recorded = rc == 0; /* the recording ran and succeeded (not beside: only when the digest passed) */
     if (beside) { /* the recording is done, the digest may not be */
         atomic_store(&e->stage, CZ_SRS_STAGE_DIGEST);
         pthread_join(dth, NULL);
     }
-    if (rc == CZ_ECANCELED && !dj.rc) /* the shutdown's message (the recording's names the block) */
+    if (rc == CZ_ECANCELED && !dj.err.code) /* the shutdown's message (the recording's names the block) */
         (void)stopped(m, e, "during the circuit recording");
-    if (dj.rc) {
+    if (dj.err.code) {
         if (recorded) cz_r1cs_free(&e->r1cs);
         unmap(e);
-        return cz_error(dj.rc, "%s", dj.msg);
+        return cz_error_take(&dj.err, NULL);
     }
     if (rc) return rc;
     if ((rc = stopped(m, e, "after recording the circuit"))) {
