@@ -36,9 +36,11 @@ char *cz_status_json(cz_engine *e) {
     json_object_set_new(root, "backend", json_string(st.backend));
     json_object_set_new(root, "build", json_pack("{s:s,s:s,s:s}", "version", cz_version(), "commit", cz_build_commit(),
                                                  "cuda_arch", cz_build_cuda_arch())); /* ours, as cuzk_build_info */
+    /* used may pass total: an SRS larger than the whole budget loads alone (engine.c srs_room) */
+    uint64_t avail = st.budget_used < st.budget_total ? st.budget_total - st.budget_used : 0;
     json_object_set_new(root, "memory", json_pack("{s:I,s:I,s:I}", "total_bytes", (json_int_t)st.budget_total,
                                                   "used_bytes", (json_int_t)st.budget_used, "available_bytes",
-                                                  (json_int_t)(st.budget_total - st.budget_used)));
+                                                  (json_int_t)avail));
     json_object_set_new(root, "synthesis",
                         json_pack("{s:i,s:i}", "max_concurrent", (int)st.synth_workers, "active", (int)st.synth_active));
     json_t *pl = json_array();

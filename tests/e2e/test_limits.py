@@ -114,4 +114,18 @@ try:
     check(S.GetStatus(pb.GetStatusRequest()).total_proofs_completed == 3, "all 3 complete under the budget")
 finally:
     check(d.stop() == 0, "budget daemon exits 0")
+
+# A budget smaller than the test circuit's SRS (~0.6 MiB): the SRS loads alone (a WARN says the budget is too
+# small) and a proof still completes, with more in use than the budget: /status must not show a negative
+# available_bytes (it once showed total - used as a signed number).
+d = Daemon(BUDGET.replace('"160MiB"', '"256KiB"'), name="tiny")
+S, _ = d.stub()
+try:
+    r = S.Prove(pb.ProveRequest(submit=submit_req("tiny-0")), timeout=120).result
+    check(r.status == C.COMPLETED, f"a budget below the SRS's size: the proof completes ({r.error_message})")
+    m = json.loads(d.http("/status")[2])["memory"]
+    check(m["total_bytes"] == 256 << 10 and m["used_bytes"] > m["total_bytes"] and m["available_bytes"] == 0,
+          f"/status memory with the SRS over the budget: available_bytes 0, not negative ({m})")
+finally:
+    check(d.stop() == 0, "tiny-budget daemon exits 0")
 finish()
