@@ -140,6 +140,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
     MHD_add_response_header(r, "Content-Type", type);
     MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+    MHD_add_response_header(r, "Connection", "close"); /* as cuzk's: one request a connection */
     enum MHD_Result ret = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
     return ret;
@@ -149,7 +150,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *version, const char *upload, size_t *upload_size, void **state) {
     (void)version, (void)upload, (void)upload_size, (void)state;
     cz_http_server *h = cls;
-    if (strcmp(method, "GET")) return reply(c, 405, "text/plain", strdup("method not allowed\n"));
+    /* cuzk answers anything but GET /status with 404 text; a request's body is not read */
+    if (strcmp(method, "GET")) return reply(c, 404, "text/plain", strdup("not found: GET /status or /metrics\n"));
     if (!strcmp(url, "/status")) {
         char *s = cz_status_json(h->e);
         return s ? reply(c, 200, "application/json", s) : reply(c, 500, "text/plain", strdup("out of memory\n"));

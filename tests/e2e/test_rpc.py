@@ -238,6 +238,19 @@ try:
         check(False, "HTTP unknown path -> 404")
     except urllib.error.HTTPError as e:
         check(e.code == 404, "HTTP unknown path -> 404")
+    # cuzk-spec 2.3: GET /status answers with Access-Control-Allow-Origin: * and Connection: close, and anything
+    # else gets 404 text (a POST or HEAD too, not 405)
+    import http.client
+    got = []
+    for method, path in (("GET", "/status"), ("POST", "/status"), ("PUT", "/metrics"), ("DELETE", "/nope")):
+        hc = http.client.HTTPConnection("127.0.0.1", d.http_port, timeout=10)
+        hc.request(method, path, body=b"x" if method in ("POST", "PUT") else None)
+        r = hc.getresponse()
+        got.append((method, path, r.status, r.getheader("Connection"), r.getheader("Access-Control-Allow-Origin")))
+        r.read()
+        hc.close()
+    check(got[0][2:] == (200, "close", "*") and all(g[2] == 404 and g[3] == "close" for g in got[1:]),
+          f"HTTP: GET /status 200 with Connection: close and CORS, any other method 404 ({got})")
     log = d.logtext()
     check("TIMELINE" in log and ",SYNTH_START,prove-unix,partition=0" in log and ",GPU_END,prove-unix,worker=" in log,
           "TIMELINE lines with cuzk's events and job ids")
