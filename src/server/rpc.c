@@ -186,6 +186,25 @@ static int submit(cz_engine *e, const Cuzk__V1__SubmitProofRequest *r, char job_
     return rc;
 }
 
+/* Prove's submit failures that are the request's payload (a C1 or vanilla proof that does not parse or verify, a
+ * sector size or circuit this daemon cannot prove, parameters it does not have): cuzk finds these while it proves
+ * and answers an OK RPC with status FAILED, and so does Prove here. SubmitProof keeps the gRPC codes (docs/daemon.md),
+ * and so do refusals that are not the payload's: a bad proof_kind (cuzk's INVALID_ARGUMENT), the pending bound,
+ * a shutdown or every GPU lost, a request_id in use with another payload. */
+static bool prove_fails_in_band(int rc) {
+    switch (rc) {
+    case CZ_EINVAL:
+    case CZ_EFORMAT:
+    case CZ_ERANGE:
+    case CZ_ECURVE:
+    case CZ_ESUBGROUP:
+    case CZ_EVERIFY:
+    case CZ_EUNSUPPORTED:
+    case CZ_ENOPARAMS: return true;
+    default: return false;
+    }
+}
+
 static void fill_await(Cuzk__V1__AwaitProofResponse *m, const cz_result *r) {
     cuzk__v1__await_proof_response__init(m);
     m->job_id = (char *)r->job_id;
@@ -245,8 +264,21 @@ static int handle(cz_engine *e, const char *method, const uint8_t *in, size_t in
                 return GRPC_STATUS_INVALID_ARGUMENT;
             }
             uint32_t q;
+            int kind = (int)r->submit->proof_kind;
+            snprintf(id, sizeof id, "%s", r->submit->request_id ? r->submit->request_id : "");
             rc = submit(e, r->submit, id, &q, true);
             cuzk__v1__prove_request__free_unpacked(r, NULL);
+            if (rc && kind >= 1 && kind <= 4 && prove_fails_in_band(rc)) {
+                /* cuzk's Prove: a proof that cannot be made is an OK RPC carrying FAILED (cuzk-spec 1, 7) */
+                Cuzk__V1__AwaitProofResponse a = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+                a.job_id = id;
+                a.status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
+                a.error_message = (char *)cz_error_message();
+                Cuzk__V1__ProveResponse pr = CUZK__V1__PROVE_RESPONSE__INIT;
+                pr.result = &a;
+                PACK(prove_response, &pr, *out);
+                return GRPC_STATUS_OK;
+            }
             if (rc) FAIL(rc);
         } else {
             Cuzk__V1__AwaitProofRequest *r = cuzk__v1__await_proof_request__unpack(NULL, inlen, in);

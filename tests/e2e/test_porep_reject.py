@@ -38,6 +38,15 @@ def outcome(fn, r):
         return e.code(), e.details()
 
 
+def prove_outcome(r):
+    """Prove as cuzk answers a request it cannot prove: an OK RPC whose result is FAILED ("FAILED", message)."""
+    try:
+        res = S.Prove(pb.ProveRequest(submit=r)).result
+        return ("FAILED" if res.status == pb.AwaitProofResponse.FAILED else res.status), res.error_message
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
 good = gen_c1()
 w, inner = c1_unwrap(good)
 P = "StackedDrg2KiBV1"
@@ -123,13 +132,17 @@ S, _ = d.stub()
 try:
     for n, (what, vanilla, want, words) in enumerate(cases):
         code, msg = outcome(S.SubmitProof, req(f"bad-{n}", vanilla))
-        code2, _ = outcome(S.Prove, pb.ProveRequest(submit=req(f"badp-{n}", vanilla)))
-        check(code == want and code2 == want and all(x in msg for x in words),
-              f"{what} -> {want.name} (Submit {code.name}, Prove {code2.name}): {msg[:160]}")
+        # Prove: the same refusal as an OK RPC carrying FAILED and the same message (cuzk-spec 1)
+        code2, msg2 = prove_outcome(req(f"badp-{n}", vanilla))
+        check(code == want and code2 == "FAILED" and all(x in msg and x in msg2 for x in words),
+              f"{what} -> Submit {want.name} ({code.name}), Prove FAILED ({code2}): {msg[:160]}")
     for n, (what, kw, want, words) in enumerate(wrong_size):
         kw = dict(kw)
         code, msg = outcome(S.SubmitProof, req(f"size-{n}", kw.pop("vanilla"), **kw))
         check(code == want and all(x in msg for x in words), f"{what} -> {want.name} ({code.name}): {msg[:200]}")
+    # a proof_kind cuzk does not know stays a gRPC INVALID_ARGUMENT in Prove too, as cuzk's
+    code, msg = prove_outcome(req("badkind", good, kind=9))
+    check(code == IA and "invalid proof_kind: 9" in msg, f"Prove with proof_kind 9 -> INVALID_ARGUMENT ({code}): {msg}")
     st = S.GetStatus(pb.GetStatusRequest())
     check(st.total_proofs_completed == st.total_proofs_failed == 0 and not st.queues,
           "nothing was queued: rejected at submit, no failed proofs")
