@@ -27,6 +27,7 @@
 #include "cz_error.h"
 #include "engine/backend.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_internal.h"
 #include "gpu/gpu_prover.h"
 #include "gpu/prover_internal.h"
 #include "groth16/prover.h"
@@ -95,6 +96,38 @@ int main(void) {
     for (const char *o = order; *o; o++) CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "ABAB %c: %s", *o, cz_error_message());
     expect("A B A B, room for both", 2, 2, 0);
     printf("two resident: ok\n");
+
+    /* cz_backend.trim (the engine's retry after a start() ran out of device memory): the device's G1 and G2 MSM /
+     * batch-add scratch freed, the provers kept; the next proofs grow it again and verify */
+    {
+        CHECK(be.trim != NULL);
+        cz_gpu_lock(0);
+        const size_t held0 = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
+        cz_gpu_unlock(0);
+        size_t f0 = 0, f1 = 0, tot = 0;
+        CHECK(cz_gpu_mem_info(&f0, &tot) == 0);
+        cz_gpu_lock(0);
+        if (be.trim) be.trim(&be, 0);
+        const size_t held1 = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
+        cz_gpu_unlock(0);
+        CHECK(cz_gpu_mem_info(&f1, &tot) == 0);
+        CHECK_MSG(held0 > 0 && held1 == 0 && f1 >= f0 + held0 / 2, "trim: scratch %zu -> %zu bytes, free %zu -> %zu",
+                  held0, held1, f0, f1);
+        uint64_t g0 = 0, g1 = 0;
+        double ms = 0;
+        cz_gpu_scratch_growth_(0, &g0, &ms);
+        for (const char *o = "BA"; *o; o++)
+            CHECK_MSG(prove(*o == 'A' ? &a : &b) == 0, "after trim %c: %s", *o, cz_error_message());
+        cz_gpu_scratch_growth_(0, &g1, &ms);
+        cz_gpu_lock(0);
+        const size_t held2 = cz_gpu_g1_scratch_held() + cz_gpu_g2_scratch_held();
+        cz_gpu_unlock(0);
+        CHECK_MSG(g1 > g0 && held2 > 0, "after trim: %llu scratch growths, %zu bytes held", (unsigned long long)(g1 - g0),
+                  held2);
+        expect("A B after a trim: both still resident", 2, 2, 0);
+        printf("trim: ok (%.1f MiB of scratch freed, %llu buffers grown again)\n", held0 / 1048576.0,
+               (unsigned long long)(g1 - g0));
+    }
 
     /* the provers' own host memory, which the engine counts in its budget */
     {
