@@ -26,6 +26,7 @@
 #include "cz_error.h"
 #include "engine/circuit.h"
 #include "engine/engine.h"
+#include "filecoin/post_inputs.h"
 #include "filecoin/sector.h"
 #include "r1cs/wcompact.h"
 #include "server/client.h"
@@ -38,6 +39,7 @@
 
 typedef struct {
     const char *addr, *type, *c1, *vanilla, *circuit, *job, *out;
+    const char *sealed, *cache, *comm_r; /* gen-vanilla window-post | winning-post of a sealed sector on disk */
     uint64_t registered_proof, sector_num, miner_id, sector_size;
     uint32_t partition;
     int count, concurrency, count_set, iterations, dense, partition_set, wait, sector_set, miner_set;
@@ -75,6 +77,10 @@ char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, cons
                                  uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
 char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
                                  uint8_t comm_r_new[32], uint8_t comm_d_new[32], bool *empty);
+/* vanilla_json.c: one sector proof of a sealed sector on disk (its replica and cache directory). */
+char *cz_bench_post_vanilla_sealed_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
+                                        uint32_t partition, uint64_t sector_id, const char *sealed, const char *cache,
+                                        const uint8_t *comm_r_want, char *note, size_t note_cap);
 
 static uint64_t fresh_seed(void) {
     uint64_t s = 0;
@@ -95,6 +101,36 @@ static int hex32(const char *h, uint8_t out[32]) {
         out[i] = (uint8_t)x;
     }
     return 0;
+}
+
+/* --comm-r: a sealed sector's CID (bagboea4b5abc..., codec 0xf102), 64 hex digits (its 32 bytes little-endian, as
+ * --comm-r-old), or a file holding either (lotus-bench's commdr.txt: "d:<CID> r:<CID>"). 0 or a cz_error. */
+static int parse_comm_r(const char *v, uint8_t out[32]) {
+    char *text = NULL;
+    size_t len = 0;
+    const char *s = v;
+    if (strlen(v) != 64 && strncmp(v, "bagboea", 7)) { /* neither: a file */
+        if (cz_file_read(v, 4096, &text, &len)) return cz_error(CZ_EINVAL, "--comm-r: %s", cz_error_message());
+        const char *r = strstr(text, "r:");
+        s = r ? r + 2 : text;
+    }
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = 0;
+    while (s[n] && !isspace((unsigned char)s[n])) n++;
+    char h[65];
+    int rc = 0;
+    uint64_t codec = 0;
+    if (n == 64) {
+        memcpy(h, s, 64), h[64] = 0;
+        if (hex32(h, out)) rc = cz_error(CZ_EINVAL, "--comm-r: '%s' is not 64 hex digits", h);
+    } else if (cz_commcid_decode(out, &codec, s, n)) {
+        rc = cz_error(CZ_EINVAL, "--comm-r: %s", cz_error_message());
+    } else if (codec != 0xf102) {
+        rc = cz_error(CZ_EINVAL, "--comm-r: a CID of codec 0x%llx, not a sealed sector's (0xf102)",
+                      (unsigned long long)codec);
+    }
+    free(text);
+    return rc;
 }
 
 static void print_hex(const uint8_t *p, size_t n) {
@@ -686,6 +722,32 @@ static int gen_vanilla(const opts *o, const char *sub) {
         }
         if (rnd[31] & 0xc0) return die("%s", "--randomness is not a field element (byte 31 must be masked with 0x3f)");
         unsigned count = o->count_set ? (unsigned)o->count : 1;
+        if (o->sealed || o->cache) { /* a sealed sector on disk: its one sector proof */
+            if (!o->sealed || !o->cache) return die("%s", "gen-vanilla: --sealed FILE and --cache DIR go together");
+            if (count != 1) return die("%s", "gen-vanilla: one sector proof from --sealed (no -c)");
+            uint8_t cr[32];
+            if (o->comm_r && parse_comm_r(o->comm_r, cr)) return die("%s", cz_error_message());
+            char note[200] = "";
+            double t0 = now_s();
+            char *js = reg > 0xffffffffu ? NULL
+                       : cz_bench_post_vanilla_sealed_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition,
+                                                           o->sector_num, o->sealed, o->cache, o->comm_r ? cr : NULL,
+                                                           note, sizeof note);
+            if (!js) return die("gen-vanilla: %s", reg > 0xffffffffu ? "bad --registered-proof" : cz_error_message());
+            const char *path = o->out ? o->out : wpost ? "wpost-vanilla.json" : "winning-vanilla.json";
+            int rc = write_text(path, js);
+            free(js);
+            if (rc) return rc;
+            printf("wrote %s (the %s sector proof of sector %llu, sealed %s, in %.2f s; %s%s)\n", path,
+                   wpost ? "Window PoSt" : "Winning PoSt", (unsigned long long)o->sector_num, o->sealed, now_s() - t0,
+                   note, o->comm_r ? "; comm_r checked" : "; comm_r not checked: no --comm-r");
+            printf("submit: cuzk-bench single -t %s --sector-size %llu --registered-proof %llu --partition %u --vanilla %s "
+                   "--randomness ", wpost ? "wpost" : "winning", (unsigned long long)ss, (unsigned long long)reg,
+                   winning ? 0 : o->partition, path);
+            print_hex(rnd, 32);
+            printf("\n");
+            return 0;
+        }
         char *js = reg > 0xffffffffu ? NULL
                    : cz_bench_post_vanilla_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition, count,
                                                 o->sector_num, fresh_seed());
@@ -741,6 +803,8 @@ static void usage(FILE *f) {
                "          (a synthetic C1 wrapper of that sector)\n"
                "  gen-vanilla window-post|winning-post [--sector-size 2048] [--registered-proof N] [--randomness HEX]\n"
                "          [--partition K] [-c N sectors (1)] [--sector-number FIRST] [-o wpost-vanilla.json]\n"
+               "          [--sealed FILE --cache DIR [--comm-r CID|HEX|commdr.txt]]   (a sealed sector on disk: its\n"
+               "          replica and cache directory, p_aux and the tree-r-last .dat files; --sector-number its id)\n"
                "  gen-vanilla snap-prove [--sector-size 2048] [-o snap-vanilla.json]   (synthetic updated sector; above\n"
                "          8 MiB an empty update: its new data all zeros)\n"
                "          (each prints the `single` command that submits what it wrote)\n"
@@ -791,6 +855,9 @@ int main(int argc, char **argv) {
             o.has[k] = 1;
         }
         else if (!strcmp(a, "--job-id")) { NEED(); o.job = v; }
+        else if (!strcmp(a, "--sealed")) { NEED(); o.sealed = v; }
+        else if (!strcmp(a, "--cache")) { NEED(); o.cache = v; }
+        else if (!strcmp(a, "--comm-r")) { NEED(); o.comm_r = v; }
         else if (!strcmp(a, "-o")) { NEED(); o.out = v; }
         else if (OPT("-j", "--concurrency")) { NEED(); o.concurrency = atoi(v); }
         else if (OPT("-c", "--count") || !strcmp(a, "--circuit-id")) {

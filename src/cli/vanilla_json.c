@@ -5,12 +5,14 @@
  *   Snap: cz_snap_synthetic_sector, a whole updated sector with full trees (2 KiB and 8 MiB: random new data),
  *         above that cz_snap_empty_update_sector (new data all zeros, the old replica periodic: 512 MiB to 64 GiB),
  *         so every partition's proof verifies against the three commitments, which are returned to the caller. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cz_error.h"
 #include "filecoin/post_inputs.h"
 #include "filecoin/post_synth.h"
+#include "filecoin/replica.h"
 #include "filecoin/snap_vanilla.h"
 #include "util/json.h"
 
@@ -18,6 +20,9 @@ char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, cons
                                  uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed);
 char *cz_bench_snap_vanilla_json(uint64_t sector_size, uint64_t seed, uint8_t comm_r_old[32],
                                  uint8_t comm_r_new[32], uint8_t comm_d_new[32], bool *empty);
+char *cz_bench_post_vanilla_sealed_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
+                                        uint32_t partition, uint64_t sector_id, const char *sealed, const char *cache,
+                                        const uint8_t *comm_r_want, char *note, size_t note_cap);
 
 /* A growing "[\"b64\",...]" string. */
 typedef struct {
@@ -87,6 +92,62 @@ char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, cons
             free(a.s);
             return NULL;
         }
+    }
+    return jarr_end(&a);
+}
+
+/* One sector proof of a sealed sector on disk (replica.h): sector_id's challenges for the randomness, as sector
+ * partition * sectors of a Window PoSt partition (Winning: its 66 challenges). comm_r_want (32 bytes LE, NULL: not
+ * checked) must be the sector's comm_r. note: where tree_r_last's rows came from. */
+char *cz_bench_post_vanilla_sealed_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
+                                        uint32_t partition, uint64_t sector_id, const char *sealed, const char *cache,
+                                        const uint8_t *comm_r_want, char *note, size_t note_cap) {
+    cz_post_kind kind;
+    uint64_t size;
+    bool v12;
+    if (cz_post_registered(registered, &kind, &size, &v12)) return NULL;
+    if (size != sector_size) {
+        cz_error(CZ_EINVAL, "registered_proof %u is for %llu-byte sectors, not %llu", registered,
+                 (unsigned long long)size, (unsigned long long)sector_size);
+        return NULL;
+    }
+    cz_post_params p;
+    if (cz_post_params_for(&p, kind, sector_size)) return NULL;
+    cz_fr want;
+    if (comm_r_want && cz_fr_from_bytes_le(&want, comm_r_want)) {
+        cz_error(CZ_ERANGE, "comm_r is not a field element");
+        return NULL;
+    }
+    cz_replica r;
+    if (cz_replica_open(&r, &p, sealed, cache, comm_r_want ? &want : NULL, 0)) return NULL;
+    unsigned nfile = 0;
+    for (unsigned k = 0; k < r.nsub; k++) nfile += r.sub[k].from_file;
+    snprintf(note, note_cap, "tree_r_last: %u of %u subtree(s) from the cache's .dat files (rows from level %u up), "
+             "%u computed from the replica", nfile, r.nsub, r.sub[0].first, r.nsub - nfile);
+    const unsigned n = kind == CZ_POST_WINNING ? p.sectors * p.challenges : p.challenges;
+    uint64_t *ch = malloc(n * sizeof *ch);
+    uint64_t index = kind == CZ_POST_WINNING ? 0 : (uint64_t)partition * p.sectors;
+    cz_post_sector_proof sp;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = ch ? 0 : cz_error(CZ_ENOMEM, "out of memory");
+    if (!rc) {
+        cz_post_sector_challenges(ch, &p, v12, randomness, sector_id, index);
+        rc = cz_replica_post_proof(&sp, &r, sector_id, ch);
+    }
+    if (!rc) {
+        rc = cz_post_sector_proof_verify(&sp, &p, ch); /* the verifier the daemon runs at submit */
+        if (!rc) rc = cz_post_sector_proof_encode(&sp, &p, &buf, &len);
+        cz_post_sector_proof_free(&sp);
+    }
+    free(ch);
+    cz_replica_close(&r);
+    jarr a = {0};
+    if (!rc) rc = jarr_add(&a, buf, len);
+    free(buf);
+    if (rc) {
+        free(a.s);
+        return NULL;
     }
     return jarr_end(&a);
 }

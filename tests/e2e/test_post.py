@@ -6,12 +6,15 @@ completes with 192 bytes verified by the daemon before COMPLETED, with the defau
 sector_size unset (the size registered_proof names, as for Curio's proof-share requests); rejected at
 submit with INVALID_ARGUMENT: another randomness, another partition_index (V1), a Winning registered_proof on a
 Window request (with and without sector_size), randomness not masked, a truncated proof; WinningPoSt with 2 proofs. 32 GiB WindowPoSt
-without its parameter file is FAILED_PRECONDITION naming the official file.
+without its parameter file is FAILED_PRECONDITION naming the official file. Real sealed sectors (venus' two pre-sealed
+2 KiB replicas, read in place) through `cuzk-bench gen-vanilla --sealed --cache --comm-r`: a WindowPoSt of both and a
+WinningPoSt of one complete.
 Usage: test_post.py BUILD_DIR SOURCE_DIR."""
-import os, random, subprocess
-from cuzk_e2e import BUILD, TMP, Daemon, check, finish, pb, grpc
+import base64, json, os, random, subprocess
+from cuzk_e2e import BUILD, SRC, TMP, Daemon, check, finish, pb, grpc
 
 C = pb.AwaitProofResponse
+VENUS = os.path.join("filecoin-project+venus", "genesis-sectors")
 IA, FP = grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION
 PDIR = os.path.join(TMP, "post-params")
 os.makedirs(PDIR)
@@ -82,8 +85,50 @@ try:
     r = S.Prove(pb.ProveRequest(submit=req("wpost-nosize", 3, 10, w, R, k, 0)), timeout=280).result
     check(r.status == C.COMPLETED and len(r.proof) == 192,
           f"2 KiB WindowPoSt without sector_size: COMPLETED, 192 B {r.error_message}")
+    done = 2
+    # real sealed sectors: venus' two pre-sealed 2 KiB replicas and their cache directories (read in place), through
+    # `cuzk-bench gen-vanilla --sealed --cache --comm-r CID`: a WindowPoSt of both and a WinningPoSt of one complete
+    fx = next((x for x in (os.environ.get("CZ_FIXTURES_DIR", ""), os.path.join(SRC, "..", "shared", "fixtures", "real"),
+                           "/work/shared/fixtures/real") if x and os.path.isdir(os.path.join(x, VENUS))), None)
+    if fx is None:
+        print("venus genesis sectors not found: the sealed-sector PoSt skipped")
+    else:
+        v = os.path.join(fx, VENUS)
+        with open(os.path.join(v, "pre-seal-t0106.json")) as f:
+            cids = [x["CommR"]["/"] for x in json.load(f)["t0106"]["Sectors"]]
+
+        def sealed(kind, s, cid, extra=()):
+            out = os.path.join(TMP, f"sealed-{kind}-{s}.json")
+            p = subprocess.run([os.path.join(BUILD, "cuzk-bench"), "gen-vanilla", kind, "--sector-size", "2048",
+                                "--sealed", os.path.join(v, "sealed", f"s-t0106-{s}"), "--cache",
+                                os.path.join(v, "cache", f"s-t0106-{s}"), "--comm-r", cid, "--sector-number", str(s),
+                                "--randomness", R.hex(), "-o", out, *extra], capture_output=True, text=True, timeout=60)
+            if p.returncode:
+                return None, p.stderr
+            with open(out) as f:
+                return [base64.b64decode(x) for x in json.load(f)], p.stdout
+
+        got = [sealed("window-post", s, cids[s]) for s in (0, 1)]
+        check(all(g[0] and len(g[0]) == 1 for g in got) and "1 of 1 subtree(s) from the cache" in got[0][1],
+              f"gen-vanilla --sealed: a Window PoSt sector proof of each venus sector ({got[0][1].splitlines()[:1]})")
+        bad = sealed("window-post", 0, cids[1])
+        check(bad[0] is None and "not the sector's comm_r" in bad[1], f"gen-vanilla --sealed under the other CID: {bad[1]}")
+        if all(g[0] for g in got):
+            r = S.Prove(pb.ProveRequest(submit=req("wpost-sealed", 3, 10, [got[0][0][0], got[1][0][0]], R, 0)),
+                        timeout=280).result
+            check(r.status == C.COMPLETED and len(r.proof) == 192,
+                  f"2 KiB WindowPoSt of two real sealed sectors: COMPLETED, 192 B {r.error_message}")
+            done += r.status == C.COMPLETED
+        win = sealed("winning-post", 1, cids[1])
+        if win[0]:
+            r = S.Prove(pb.ProveRequest(submit=req("winning-sealed", 4, 0, win[0], R)), timeout=280).result
+            check(r.status == C.COMPLETED and len(r.proof) == 192,
+                  f"2 KiB WinningPoSt of a real sealed sector: COMPLETED, 192 B {r.error_message}")
+            done += r.status == C.COMPLETED
+        else:
+            check(False, f"gen-vanilla winning-post --sealed: {win[1]}")
     st = S.GetStatus(pb.GetStatusRequest())
-    check(st.total_proofs_completed == 2 and st.total_proofs_failed == 0, "2 completed, nothing failed")
+    check(st.total_proofs_completed == done and st.total_proofs_failed == 0, f"{done} completed, nothing failed")
 finally:
     check(d.stop() == 0, "daemon exits 0")
 finish()
