@@ -51,7 +51,9 @@ int cz_log_set_level(const char *level) {
         p = *end ? end + 1 : end;
     }
     if (bare == -2 && ours == -2) return cz_error(CZ_EINVAL, "no log level in '%s'", level);
-    g_level = bare != -2 ? bare : ours;
+    /* every target here is cuzk's: a cuzk* item (cuzk_core=debug: cuzk's engine) wins over the bare default, as
+     * env_logger's more specific directive does for the modules it names */
+    g_level = ours != -2 ? ours : bare;
     return 0;
 }
 

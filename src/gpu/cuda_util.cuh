@@ -11,14 +11,18 @@ extern "C" {
 }
 
 /* A failed call's error is reported here and taken (cudaGetLastError: a non-sticky one would otherwise fail the
- * thread's next launch check, far from its cause; a sticky one stays, and cz_gpu_device_check finds it). */
-#define CZ_CUDA(call)                                                                              \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            (void)cudaGetLastError();                                                              \
-            return cz_error(CZ_EDEVICE, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-        }                                                                                          \
+ * thread's next launch check, far from its cause; a sticky one stays, and cz_gpu_device_check finds it). Out of
+ * memory, from an allocation or a launch (a kernel's resources on a full device: B_G2's batch addition under a 1 GiB
+ * margin on an H100, session 72), is CZ_ENOMEM, which the engine answers by freeing the device's scratch and trying
+ * the partition once more; anything else is CZ_EDEVICE. */
+#define CZ_CUDA(call)                                                                                      \
+    do {                                                                                                   \
+        cudaError_t e_ = (call);                                                                           \
+        if (e_ != cudaSuccess) {                                                                           \
+            (void)cudaGetLastError();                                                                      \
+            return cz_error(e_ == cudaErrorMemoryAllocation ? CZ_ENOMEM : CZ_EDEVICE, "%s:%d: %s: %s",     \
+                            __FILE__, __LINE__, #call, cudaGetErrorString(e_));                            \
+        }                                                                                                  \
     } while (0)
 
 /* After a launch: configuration errors show up here; execution errors at the next sync. */

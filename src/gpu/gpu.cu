@@ -87,6 +87,12 @@ extern "C" int cz_gpu_device_check(int ordinal, char *why, size_t n) {
     return cz_error(CZ_EDEVICE, "GPU %d is unusable: %s", ordinal, why);
 }
 
+/* Tests: what CZ_CUDA makes of a CUDA error (its code; the message on the calling thread). */
+extern "C" int cz_gpu_cuda_status_for_test_(int cuda_error) {
+    CZ_CUDA((cudaError_t)cuda_error);
+    return 0;
+}
+
 /* volatile: the store must reach the device whatever the compiler knows about the address */
 static __global__ void fault_kernel(volatile uint64_t *p) { *p = 1; }
 

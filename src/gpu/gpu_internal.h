@@ -112,6 +112,9 @@ int cz_gpu_ab_product_(cz_fr *d_c, const cz_fr *d_a, const cz_fr *d_b, unsigned 
  * proof's partitions differ a little in their tails, and each one longer than any before grew the tail MSM's buffers
  * again, 39-63 ms of host time a partition (H200, 2^27 Lagrange form, docs/perf.md). CZ_GPU_SCRATCH_SLACK=0: exact sizes (A/B). */
 int cz_gpu_scratch_grow_(void **p, size_t *cap, size_t bytes);
+/* Tests (gpu.cu): CZ_CUDA on cuda_error (a cudaError_t): 0 for cudaSuccess, CZ_ENOMEM for
+ * cudaErrorMemoryAllocation, else CZ_EDEVICE; runs without a device. */
+int cz_gpu_cuda_status_for_test_(int cuda_error);
 /* Device dev's scratch growths so far and the host time they took (prover stats: scratch_grows); 0 for an unknown dev. */
 void cz_gpu_scratch_growth_(int dev, uint64_t *count, double *ms);
 

@@ -196,7 +196,8 @@ static void config_mapping(cz_rng *rng) {
         const char *filter;
         int level; /* -1 off, -9 refused */
     } lv[] = {
-        {"info,cuzk_core=debug", CZ_LOG_INFO}, {" warn , cuzk=trace", CZ_LOG_WARN}, {"cuzk_core=debug", CZ_LOG_DEBUG},
+        {"info,cuzk_core=debug", CZ_LOG_DEBUG}, {" warn , cuzk=trace", CZ_LOG_TRACE}, {"cuzk_core=debug", CZ_LOG_DEBUG},
+        {"debug,cuzk_core=warn", CZ_LOG_WARN}, {"info,tonic=trace", CZ_LOG_INFO},
         {"h2=trace,cuzk=warn,cuzk_core=debug", CZ_LOG_DEBUG}, {"TRACE", CZ_LOG_TRACE}, {"warning", CZ_LOG_WARN},
         {"off", -1}, {"debug,", CZ_LOG_DEBUG}, {"tonic=trace", -9}, {"info,cuzk=loud", -9}, {"", -9}, {",", -9},
         {"inf", -9}, {"infox", -9},
