@@ -722,42 +722,32 @@ static int gen_vanilla(const opts *o, const char *sub) {
         }
         if (rnd[31] & 0xc0) return die("%s", "--randomness is not a field element (byte 31 must be masked with 0x3f)");
         unsigned count = o->count_set ? (unsigned)o->count : 1;
-        if (o->sealed || o->cache) { /* a sealed sector on disk: its one sector proof */
-            if (!o->sealed || !o->cache) return die("%s", "gen-vanilla: --sealed FILE and --cache DIR go together");
-            if (count != 1) return die("%s", "gen-vanilla: one sector proof from --sealed (no -c)");
-            uint8_t cr[32];
-            if (o->comm_r && parse_comm_r(o->comm_r, cr)) return die("%s", cz_error_message());
-            char note[200] = "";
-            double t0 = now_s();
-            char *js = reg > 0xffffffffu ? NULL
-                       : cz_bench_post_vanilla_sealed_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition,
-                                                           o->sector_num, o->sealed, o->cache, o->comm_r ? cr : NULL,
-                                                           note, sizeof note);
-            if (!js) return die("gen-vanilla: %s", reg > 0xffffffffu ? "bad --registered-proof" : cz_error_message());
-            const char *path = o->out ? o->out : wpost ? "wpost-vanilla.json" : "winning-vanilla.json";
-            int rc = write_text(path, js);
-            free(js);
-            if (rc) return rc;
-            printf("wrote %s (the %s sector proof of sector %llu, sealed %s, in %.2f s; %s%s)\n", path,
-                   wpost ? "Window PoSt" : "Winning PoSt", (unsigned long long)o->sector_num, o->sealed, now_s() - t0,
-                   note, o->comm_r ? "; comm_r checked" : "; comm_r not checked: no --comm-r");
-            printf("submit: cuzk-bench single -t %s --sector-size %llu --registered-proof %llu --partition %u --vanilla %s "
-                   "--randomness ", wpost ? "wpost" : "winning", (unsigned long long)ss, (unsigned long long)reg,
-                   winning ? 0 : o->partition, path);
-            print_hex(rnd, 32);
-            printf("\n");
-            return 0;
-        }
+        const bool disk = o->sealed || o->cache; /* a sealed sector on disk: its one sector proof */
+        uint8_t cr[32];
+        if (disk && (!o->sealed || !o->cache)) return die("%s", "gen-vanilla: --sealed FILE and --cache DIR go together");
+        if (disk && count != 1) return die("%s", "gen-vanilla: one sector proof from --sealed (no -c)");
+        if (o->comm_r && parse_comm_r(o->comm_r, cr)) return die("%s", cz_error_message());
+        char note[200] = "";
+        const double t0 = now_s();
         char *js = reg > 0xffffffffu ? NULL
-                   : cz_bench_post_vanilla_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition, count,
-                                                o->sector_num, fresh_seed());
+                   : disk ? cz_bench_post_vanilla_sealed_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition,
+                                                              o->sector_num, o->sealed, o->cache,
+                                                              o->comm_r ? cr : NULL, note, sizeof note)
+                          : cz_bench_post_vanilla_json((unsigned)reg, ss, rnd, winning ? 0 : o->partition, count,
+                                                       o->sector_num, fresh_seed());
         if (!js) return die("gen-vanilla: %s", reg > 0xffffffffu ? "bad --registered-proof" : cz_error_message());
         const char *path = o->out ? o->out : wpost ? "wpost-vanilla.json" : "winning-vanilla.json";
         int rc = write_text(path, js);
         free(js);
         if (rc) return rc;
-        printf("wrote %s (%u synthetic %s sector proof(s), %llu-byte sectors, registered_proof %llu)\n", path, count,
-               wpost ? "Window PoSt" : "Winning PoSt", (unsigned long long)ss, (unsigned long long)reg);
+        const char *what = wpost ? "Window PoSt" : "Winning PoSt";
+        if (disk)
+            printf("wrote %s (the %s sector proof of sector %llu, sealed %s, in %.2f s; %s%s)\n", path, what,
+                   (unsigned long long)o->sector_num, o->sealed, now_s() - t0, note,
+                   o->comm_r ? "; comm_r checked" : "; comm_r not checked: no --comm-r");
+        else
+            printf("wrote %s (%u synthetic %s sector proof(s), %llu-byte sectors, registered_proof %llu)\n", path, count,
+                   what, (unsigned long long)ss, (unsigned long long)reg);
         printf("submit: cuzk-bench single -t %s --sector-size %llu --registered-proof %llu --partition %u --vanilla %s "
                "--randomness ", wpost ? "wpost" : "winning", (unsigned long long)ss, (unsigned long long)reg,
                winning ? 0 : o->partition, path);

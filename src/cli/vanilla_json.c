@@ -55,21 +55,25 @@ static char *jarr_end(jarr *a) {
     return a->s;
 }
 
+/* The PoSt parameters registered (RegisteredPoStProof: 0-4 Winning, 5-14 Window) names, which must be for sector_size. */
+static int post_params_of(unsigned registered, uint64_t sector_size, cz_post_params *p, cz_post_kind *kind, bool *v12) {
+    uint64_t size;
+    int rc = cz_post_registered(registered, kind, &size, v12);
+    if (rc) return rc;
+    if (size != sector_size)
+        return cz_error(CZ_EINVAL, "registered_proof %u is for %llu-byte sectors, not %llu", registered,
+                        (unsigned long long)size, (unsigned long long)sector_size);
+    return cz_post_params_for(p, *kind, sector_size);
+}
+
 /* count sector proofs of a PoSt partition (registered = RegisteredPoStProof: 0-4 Winning, 5-14 Window).
  * Window sector i of partition k is at index k * sectors + i; sector ids first_sector + i. */
 char *cz_bench_post_vanilla_json(unsigned registered, uint64_t sector_size, const uint8_t randomness[32],
                                  uint32_t partition, unsigned count, uint64_t first_sector, uint64_t seed) {
     cz_post_kind kind;
-    uint64_t size;
     bool v12;
-    if (cz_post_registered(registered, &kind, &size, &v12)) return NULL;
-    if (size != sector_size) {
-        cz_error(CZ_EINVAL, "registered_proof %u is for %llu-byte sectors, not %llu", registered,
-                 (unsigned long long)size, (unsigned long long)sector_size);
-        return NULL;
-    }
     cz_post_params p;
-    if (cz_post_params_for(&p, kind, sector_size)) return NULL;
+    if (post_params_of(registered, sector_size, &p, &kind, &v12)) return NULL;
     unsigned max = kind == CZ_POST_WINNING ? 1 : p.sectors;
     if (!count || count > max) {
         cz_error(CZ_EINVAL, "%u sector proofs: a %s partition takes 1..%u", count, p.name, max);
@@ -103,16 +107,9 @@ char *cz_bench_post_vanilla_sealed_json(unsigned registered, uint64_t sector_siz
                                         uint32_t partition, uint64_t sector_id, const char *sealed, const char *cache,
                                         const uint8_t *comm_r_want, char *note, size_t note_cap) {
     cz_post_kind kind;
-    uint64_t size;
     bool v12;
-    if (cz_post_registered(registered, &kind, &size, &v12)) return NULL;
-    if (size != sector_size) {
-        cz_error(CZ_EINVAL, "registered_proof %u is for %llu-byte sectors, not %llu", registered,
-                 (unsigned long long)size, (unsigned long long)sector_size);
-        return NULL;
-    }
     cz_post_params p;
-    if (cz_post_params_for(&p, kind, sector_size)) return NULL;
+    if (post_params_of(registered, sector_size, &p, &kind, &v12)) return NULL;
     cz_fr want;
     if (comm_r_want && cz_fr_from_bytes_le(&want, comm_r_want)) {
         cz_error(CZ_ERANGE, "comm_r is not a field element");

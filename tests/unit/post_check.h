@@ -15,15 +15,34 @@
 #include "testutil.h"
 
 /* The fixture rel read whole (NULL if absent). */
-static uint8_t *pc_fixture(const char *rel, size_t *len) {
+static inline uint8_t *pc_fixture(const char *rel, size_t *len) {
     char path[1024];
     return (uint8_t *)cz_test_read_fixture(rel, path, sizeof path, len);
+}
+
+/* venus' pre-sealed 2 KiB sectors t0106 0 and 1 (fixtures): their CommR CIDs from pre-seal-t0106.json (js), in sector
+ * order. 0 when both decode as sealed-sector CIDs. */
+static inline int pc_venus_comm_r(const char *js, cz_fr comm_r[2]) {
+    const char *q = js;
+    for (int s = 0; s < 2; s++) {
+        q = strstr(q, "\"CommR\"");
+        const char *c = q ? strstr(q, "\"/\": \"") : NULL;
+        if (!c) return -1;
+        c += 6;
+        uint8_t b[32];
+        uint64_t codec;
+        if (cz_commcid_decode(b, &codec, c, (size_t)(strchr(c, '"') - c)) || codec != 0xf102 ||
+            cz_fr_from_bytes_le(&comm_r[s], b))
+            return -1;
+        q = c;
+    }
+    return 0;
 }
 
 /* Synthesizes sectors into a record|witness cs, checks all rows and that the public inputs equal
  * want (p->sectors * (1 + challenges) values, or NULL); with tamper, also that one damaged aux value
  * of the last sector's leaf fails the check. Returns 0 when everything held. */
-static int pc_check_circuit(const cz_post_params *p, const cz_post_sector *sectors, const cz_fr *want,
+static inline int pc_check_circuit(const cz_post_params *p, const cz_post_sector *sectors, const cz_fr *want,
                             bool tamper) {
     cz_cs *cs;
     int rc = cz_cs_new(&cs, CZ_CS_RECORD | CZ_CS_WITNESS);

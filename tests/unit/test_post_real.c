@@ -183,19 +183,7 @@ static void test_venus(cz_rng *rng) {
     /* the CommR CIDs, in sector order */
     cz_fr comm_r[2];
     uint64_t ids[2] = {0, 1};
-    const char *q = js;
-    for (int s = 0; s < 2; s++) {
-        q = strstr(q, "\"CommR\"");
-        const char *c = q ? strstr(q, "\"/\": \"") : NULL;
-        CHECK(c != NULL);
-        if (!c) goto done;
-        c += 6;
-        uint8_t b[32];
-        uint64_t codec;
-        CHECK(cz_commcid_decode(b, &codec, c, (size_t)(strchr(c, '"') - c)) == 0 && codec == 0xf102);
-        CHECK(cz_fr_from_bytes_le(&comm_r[s], b) == 0);
-        q = c;
-    }
+    CHECK(pc_venus_comm_r(js, comm_r) == 0);
     cz_post_params pw, pwin;
     cz_post_params_for(&pw, CZ_POST_WINDOW, 2048);
     cz_post_params_for(&pwin, CZ_POST_WINNING, 2048);
@@ -260,7 +248,6 @@ static void test_venus(cz_rng *rng) {
         cz_post_sector_proof_free(&parsed[s]);
         cz_full_tree_free(&trees[s]);
     }
-done:
     free(js);
 }
 

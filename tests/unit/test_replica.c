@@ -22,6 +22,7 @@
 #include "filecoin/post_vanilla.h"
 #include "filecoin/replica.h"
 #include "gadgets/poseidon.h"
+#include "post_check.h"
 #include "testutil.h"
 
 static char dir[256];
@@ -50,19 +51,7 @@ static void test_venus(cz_rng *rng) {
         return;
     }
     cz_fr comm_r[2];
-    const char *q = js;
-    for (int s = 0; s < 2; s++) {
-        q = strstr(q, "\"CommR\"");
-        const char *c = q ? strstr(q, "\"/\": \"") : NULL;
-        CHECK(c != NULL);
-        if (!c) goto done;
-        c += 6;
-        uint8_t b[32];
-        uint64_t codec;
-        CHECK(cz_commcid_decode(b, &codec, c, (size_t)(strchr(c, '"') - c)) == 0 && codec == 0xf102);
-        CHECK(cz_fr_from_bytes_le(&comm_r[s], b) == 0);
-        q = c;
-    }
+    CHECK(pc_venus_comm_r(js, comm_r) == 0);
     cz_post_params pw, pwin;
     cz_post_params_for(&pw, CZ_POST_WINDOW, 2048);
     cz_post_params_for(&pwin, CZ_POST_WINNING, 2048);
@@ -122,7 +111,6 @@ static void test_venus(cz_rng *rng) {
                   cz_error_message());
     }
     printf("venus 2 KiB sectors: the cache's tree-r-last (root only) and the replica give the whole tree's paths\n");
-done:
     free(js);
 }
 
