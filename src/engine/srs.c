@@ -663,7 +663,12 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
     int rc = 0;
     for (cz_srs_entry *e = m->head; e; e = e->next) {
         if (e->circuit != c) continue;
-        while (e->state == CZ_SRS_LOADING) pthread_cond_wait(&m->cv, &m->mu);
+        if (e->state == CZ_SRS_LOADING) { /* answered now: a 32 GiB load takes minutes, and a job holds what it loads */
+            const char *stage = cz_srs_stage_name(atomic_load(&e->stage));
+            rc = cz_error(CZ_EBUSY, "SRS %s is loading (%s): evict it once it is loaded", c->id,
+                          stage ? stage : "under way");
+            break;
+        }
         if (e->state == CZ_SRS_HOT) {
             if (e->refs) {
                 rc = cz_error(CZ_EBUSY, "SRS %s is in use (%u reference(s): jobs, or a GPU prover's build after "
@@ -684,6 +689,15 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
     }
     pthread_mutex_unlock(&m->mu);
     return rc;
+}
+
+const cz_circuit *cz_srs_circuit(cz_srs_mgr *m, const char *id) {
+    pthread_mutex_lock(&m->mu);
+    const cz_circuit *c = NULL;
+    for (cz_srs_entry *e = m->head; e && !c; e = e->next)
+        if (e->circuit && !strcmp(e->circuit->id, id)) c = e->circuit;
+    pthread_mutex_unlock(&m->mu);
+    return c;
 }
 
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {

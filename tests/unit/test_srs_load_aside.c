@@ -19,6 +19,20 @@
 static int (*recording)(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg);
 static int hold_rec, in_rec, recs;
 
+/* EvictSRS of gate-a on a thread of its own (it must answer during the load, not wait for its end). */
+static atomic_int ev_done;
+static int ev_rc;
+static bool ev_was;
+static char ev_msg[300];
+static pthread_t ev_thread;
+static void *evict_main(void *arg) {
+    uint64_t freed = 0;
+    ev_rc = cz_engine_evict(arg, "gate-a", &ev_was, &freed);
+    snprintf(ev_msg, sizeof ev_msg, "%s", cz_error_message());
+    atomic_store(&ev_done, 1);
+    return NULL;
+}
+
 /* gate-a's circuit recording: counted, and held while hold_rec is set. */
 static int held_recording(const cz_circuit *c, cz_r1cs *out, bool (*stop)(void *), void *stop_arg) {
     pthread_mutex_lock(&hmu);
@@ -102,10 +116,21 @@ static void aside(cz_rng *rng, uint64_t P) {
         pthread_mutex_unlock(&hmu);
         CHECK_MSG(loading_shown(e, "recording", b1_ms), "aside: gate-a's load under way, in its recording for %llu ms "
                   "at least, is not shown so in the status and metrics", (unsigned long long)b1_ms);
+        /* EvictSRS during the load is answered at once (it once waited for the whole load) */
+        pthread_t et;
+        ev_done = 0;
+        CHECK(pthread_create(&et, NULL, evict_main, e) == 0);
+        for (int i = 0; i < 200 && !atomic_load(&ev_done); i++) usleep(10000);
+        CHECK_MSG(atomic_load(&ev_done) && ev_rc == CZ_EBUSY && strstr(ev_msg, "is loading (recording)") && !ev_was,
+                  "aside: EvictSRS of gate-a during its load: done %d, rc %d, \"%s\" (want CZ_EBUSY at once)",
+                  atomic_load(&ev_done), ev_rc, ev_msg);
+        ev_thread = et;
         printf("aside: b1 and b2 COMPLETED in %llu and %llu ms while gate-a's SRS load was held\n",
                (unsigned long long)b1_ms, (unsigned long long)(cz_now_ms() - t0));
     }
     hold_recording(0);
+    if (ev_thread) pthread_join(ev_thread, NULL); /* an evict that waited: it ends with the load */
+    ev_thread = 0;
     done(e, "a1", NULL), done(e, "c1", NULL), done(e, "a2", NULL);
     CHECK_MSG(recs == 1, "aside: gate-a's circuit recorded %d times (one load, c1 waiting for it)", recs);
     CHECK_MSG(loading_shown(e, NULL, 0), "aside: gate-a's load is over but still shown as under way");
