@@ -26,6 +26,7 @@
 #include "cz_error.h"
 #include "engine/circuit.h"
 #include "engine/engine.h"
+#include "engine/log.h"
 #include "filecoin/post_inputs.h"
 #include "filecoin/sector.h"
 #include "r1cs/wcompact.h"
@@ -821,7 +822,10 @@ int main(int argc, char **argv) {
             printf("cuzk-bench %s\n", cz_version_line());
             return 0;
         } else if (OPT("-a", "--addr")) { NEED(); o.addr = v; }
-        else if (!strcmp(a, "--log-level")) { NEED(); }
+        else if (!strcmp(a, "--log-level")) { /* this process's own log (synth-only, gen-vanilla), as the daemon's */
+            NEED();
+            if (cz_log_set_level(v)) return die("--log-level: %s", cz_error_message());
+        }
         else if (OPT("-t", "--type")) { NEED(); o.type = v; }
         else if (!strcmp(a, "--c1")) { NEED(); o.c1 = v; }
         else if (!strcmp(a, "--vanilla")) { NEED(); o.vanilla = v; }
