@@ -725,7 +725,8 @@ static int gen_vanilla(const opts *o, const char *sub) {
         unsigned count = o->count_set ? (unsigned)o->count : 1;
         const bool disk = o->sealed || o->cache; /* a sealed sector on disk: its one sector proof */
         uint8_t cr[32];
-        if (disk && (!o->sealed || !o->cache)) return die("%s", "gen-vanilla: --sealed FILE and --cache DIR go together");
+        if (disk && (!o->sealed || !o->cache))
+            return die("%s", "gen-vanilla: --sealed FILE and --cache DIR go together");
         if (disk && count != 1) return die("%s", "gen-vanilla: one sector proof from --sealed (no -c)");
         if (o->comm_r && parse_comm_r(o->comm_r, cr)) return die("%s", cz_error_message());
         char note[200] = "";
@@ -747,8 +748,8 @@ static int gen_vanilla(const opts *o, const char *sub) {
                    (unsigned long long)o->sector_num, o->sealed, now_s() - t0, note,
                    o->comm_r ? "; comm_r checked" : "; comm_r not checked: no --comm-r");
         else
-            printf("wrote %s (%u synthetic %s sector proof(s), %llu-byte sectors, registered_proof %llu)\n", path, count,
-                   what, (unsigned long long)ss, (unsigned long long)reg);
+            printf("wrote %s (%u synthetic %s sector proof(s), %llu-byte sectors, registered_proof %llu)\n", path,
+                   count, what, (unsigned long long)ss, (unsigned long long)reg);
         printf("submit: cuzk-bench single -t %s --sector-size %llu --registered-proof %llu --partition %u --vanilla %s "
                "--randomness ", wpost ? "wpost" : "winning", (unsigned long long)ss, (unsigned long long)reg,
                winning ? 0 : o->partition, path);

@@ -55,7 +55,8 @@ static char *jarr_end(jarr *a) {
     return a->s;
 }
 
-/* The PoSt parameters registered (RegisteredPoStProof: 0-4 Winning, 5-14 Window) names, which must be for sector_size. */
+/* The PoSt parameters registered (RegisteredPoStProof: 0-4 Winning, 5-14 Window) names, which must be for
+ * sector_size. */
 static int post_params_of(unsigned registered, uint64_t sector_size, cz_post_params *p, cz_post_kind *kind, bool *v12) {
     uint64_t size;
     int rc = cz_post_registered(registered, kind, &size, v12);

@@ -152,7 +152,8 @@ int cz_replica_open(cz_replica *r, const cz_post_params *p, const char *sealed, 
     int rc = cz_file_read(path, 4096, &aux, &alen);
     if (rc) return rc;
     if (alen != 64) rc = cz_error(CZ_EFORMAT, "%s: %zu bytes, not 64 (comm_c, comm_r_last)", path, alen);
-    else if (cz_fr_from_bytes_le(&r->comm_c, (uint8_t *)aux) || cz_fr_from_bytes_le(&r->comm_r_last, (uint8_t *)aux + 32))
+    else if (cz_fr_from_bytes_le(&r->comm_c, (uint8_t *)aux) ||
+             cz_fr_from_bytes_le(&r->comm_r_last, (uint8_t *)aux + 32))
         rc = cz_error(CZ_ERANGE, "%s: comm_c or comm_r_last is not a field element", path);
     free(aux);
     if (rc) return rc;

@@ -35,7 +35,8 @@ try:
     # --log-level: this process's own log, as the daemon takes it (a level or a filter); an unknown one refused
     rc, out, err = bench(*U, "--log-level", "info,cuzk_core=debug", "status")
     rc2, _, err2 = bench(*U, "--log-level", "loud", "status")
-    check(rc == 0 and rc2 == 1 and "unknown log level 'loud'" in err2, f"--log-level: a filter taken, 'loud' refused ({err2.strip()})")
+    check(rc == 0 and rc2 == 1 and "unknown log level 'loud'" in err2,
+          f"--log-level: a filter taken, 'loud' refused ({err2.strip()})")
     rc, out, err = bench(*U, "preload", "--circuit-id", "nope")
     check(rc == 1 and "status 5" in err, "preload of an unknown id fails with NOT_FOUND (5)")
     rc, out, _ = bench(*T, "single", "-t", "porep")

@@ -112,7 +112,8 @@ try:
         check(all(g[0] and len(g[0]) == 1 for g in got) and "1 of 1 subtree(s) from the cache" in got[0][1],
               f"gen-vanilla --sealed: a Window PoSt sector proof of each venus sector ({got[0][1].splitlines()[:1]})")
         bad = sealed("window-post", 0, cids[1])
-        check(bad[0] is None and "not the sector's comm_r" in bad[1], f"gen-vanilla --sealed under the other CID: {bad[1]}")
+        check(bad[0] is None and "not the sector's comm_r" in bad[1],
+              f"gen-vanilla --sealed under the other CID: {bad[1]}")
         if all(g[0] for g in got):
             r = S.Prove(pb.ProveRequest(submit=req("wpost-sealed", 3, 10, [got[0][0][0], got[1][0][0]], R, 0)),
                         timeout=280).result
