@@ -1893,12 +1893,17 @@ int cz_engine_cancel(cz_engine *e, const char *job_id, bool *was_running) {
     return 0;
 }
 
-/* A circuit id of the registry, or of a circuit set with cz_engine_set_circuit_for_test. */
+/* The circuit of this id in the registry, or one set with cz_engine_set_circuit_for_test; NULL if none. */
+static const cz_circuit *find_circuit(const cz_engine *e, const char *id) {
+    const cz_circuit *c = cz_circuit_find(id);
+    for (int k = CZ_KIND_POREP; k <= CZ_KIND_WINNING && !c; k++)
+        if (e->circ_for_test[k] && !strcmp(e->circ_for_test[k]->id, id)) c = e->circ_for_test[k];
+    return c;
+}
+
+/* A circuit id of the registry, or of a circuit set with cz_engine_set_circuit_for_test, that can be proved. */
 static int circuit_by_id(cz_engine *e, const char *id, const cz_circuit **c) {
-    *c = cz_circuit_find(id);
-    for (int k = CZ_KIND_POREP; k <= CZ_KIND_WINNING && !*c; k++)
-        if (e->circ_for_test[k] && !strcmp(e->circ_for_test[k]->id, id)) *c = e->circ_for_test[k];
-    if (!*c) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
+    if (!(*c = find_circuit(e, id))) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
     if (!(*c)->available) return cz_error(CZ_EUNSUPPORTED, "circuit %s is not available yet", id);
     return 0;
 }
@@ -1987,8 +1992,7 @@ int cz_engine_preload(cz_engine *e, const char *id, bool *already, uint64_t *ms)
 }
 
 int cz_engine_evict(cz_engine *e, const char *id, bool *was_loaded, uint64_t *freed) {
-    const cz_circuit *c = cz_circuit_find(id);
-    if (!c) c = cz_srs_circuit(&e->srs, id); /* a circuit the engine was given (tests) */
+    const cz_circuit *c = find_circuit(e, id);
     if (!c) return cz_error(CZ_ENOTFOUND, "unknown circuit id '%s'", id);
     return cz_srs_evict(&e->srs, c, was_loaded, freed);
 }

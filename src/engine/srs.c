@@ -691,15 +691,6 @@ int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t 
     return rc;
 }
 
-const cz_circuit *cz_srs_circuit(cz_srs_mgr *m, const char *id) {
-    pthread_mutex_lock(&m->mu);
-    const cz_circuit *c = NULL;
-    for (cz_srs_entry *e = m->head; e && !c; e = e->next)
-        if (e->circuit && !strcmp(e->circuit->id, id)) c = e->circuit;
-    pthread_mutex_unlock(&m->mu);
-    return c;
-}
-
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m) {
     pthread_mutex_lock(&m->mu);
     uint64_t n = 0;

@@ -113,8 +113,6 @@ int cz_srs_preload_ref(cz_srs_mgr *m, const cz_circuit *c, bool *already, uint64
 /* One tier down: HOT -> WARM (COLD when there is no file), WARM -> COLD. *was_loaded: it was HOT;
  * *freed: decoded bytes released. CZ_EBUSY while referenced, and at once while loading (naming its stage). */
 int cz_srs_evict(cz_srs_mgr *m, const cz_circuit *c, bool *was_loaded, uint64_t *freed);
-/* The circuit of the entry with this id (one the manager knows: loaded, loading or found on disk); NULL if none. */
-const cz_circuit *cz_srs_circuit(cz_srs_mgr *m, const char *id);
 /* Bytes of HOT parameters, plus the reservations of SRS not HOT yet (charged to the engine's memory budget). */
 uint64_t cz_srs_loaded_bytes(cz_srs_mgr *m);
 /* The part of cz_srs_loaded_bytes no eviction can free now: HOT entries referenced by jobs, and the
